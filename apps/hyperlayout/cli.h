@@ -1,0 +1,17 @@
+/* hyperlayout CLI — shared declarations of the subcommands. */
+#ifndef HYPERLAYOUT_CLI_H
+#define HYPERLAYOUT_CLI_H
+
+#include "hyperlayout.h"
+
+/* Each subcommand gets argv from its own name on and returns the exit code. */
+int hl_cmd_demo(int argc, char **argv);
+
+/* Prints "hyperlayout CMD: MESSAGE" on stderr; returns 2 for `return` chains. */
+int hl_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a shape given on the command line; the brackets may be left out
+ * ("16,16,16" reads as "[16,16,16]"), which spares quoting in the shell. */
+hl_status hl_cli_parse_shape(hl_shape *s, const char *arg);
+
+#endif

@@ -1,0 +1,72 @@
+/* hyperlayout — the command-line tool: dispatches to one subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: hyperlayout <command> [options] [arguments]\n"
+    "\n"
+    "Stores and re-lays-out rectilinear arrays of any rank (dimension 0 fastest;\n"
+    "shapes are written most significant first: [L2,L1,L0] or [L2,L1,L0,type]).\n"
+    "\n"
+    "commands:\n"
+    "  demo [SHAPE ...]   the k-index apparatus at work on the given shapes\n"
+    "                     (default: the paper's examples)\n"
+    "  help [COMMAND]     this text, or a command's own help\n"
+    "\n"
+    "options:\n"
+    "  -h, --help         this text\n"
+    "  --version          the version\n"
+    "\n"
+    "`hyperlayout COMMAND --help` documents each command.\n";
+
+int hl_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hyperlayout %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+hl_status hl_cli_parse_shape(hl_shape *s, const char *arg)
+{
+    if (arg[0] == '[' || arg[0] == '\0')
+        return hl_shape_parse(s, arg);
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "[%s]", arg) >= (int)sizeof buf)
+        return HL_ERR_SYNTAX;
+    return hl_shape_parse(s, buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc == 2)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        puts("hyperlayout 0.1.0");
+        return 0;
+    }
+    if (!strcmp(cmd, "help")) {
+        char help[] = "--help";
+        char *sub[] = {argv[2], help, NULL};
+        if (!strcmp(argv[2], "demo"))
+            return hl_cmd_demo(2, sub);
+        return hl_cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
+    }
+    if (!strcmp(cmd, "demo"))
+        return hl_cmd_demo(argc - 1, argv + 1);
+    fprintf(stderr, "hyperlayout: unknown command '%s' (see hyperlayout --help)\n", cmd);
+    return 2;
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs, from Debian's packages only, what building and testing hyperlayout
+# needs.  As root it runs apt-get; otherwise it prints the exact command and
+# stops.  Does nothing when everything is already there.
+set -eu
+
+PACKAGES="build-essential cmake pkg-config libcmocka-dev"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "scripts/deps.sh: missing Debian packages:$missing" >&2
+    echo "scripts/deps.sh: run as root:  apt-get update && $cmd" >&2
+    exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "scripts/deps.sh: apt-get not found; install by hand:$missing" >&2
+    exit 1
+fi
+echo "scripts/deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+$cmd
