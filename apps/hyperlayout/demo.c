@@ -129,14 +129,12 @@ static void show_neighbours(const hl_kindex *ki, int64_t k)
     }
 }
 
-static int show_shape(const hl_shape *s, const int64_t *cell)
+static void show_shape(const hl_shape *s, const int64_t *cell)
 {
     char text[HL_SHAPE_NOTATION_MAX];
     hl_shape_format(s, text, sizeof text);
     hl_kindex ki;
-    hl_status st = hl_kindex_init(&ki, s->rank, s->extent);
-    if (st != HL_OK)
-        return hl_cli_error("demo", "%s: %s", text, hl_strerror(st));
+    hl_kindex_init(&ki, s->rank, s->extent); /* cannot fail: s is a valid shape */
     printf("== %s   rank %d, N = %" PRId64 ", %" PRId64 " byte%s per element\n", text, s->rank,
            ki.count, s->elem_size, s->elem_size == 1 ? "" : "s");
     print_list_dec("L", ki.extent, ki.rank);
@@ -150,9 +148,6 @@ static int show_shape(const hl_shape *s, const int64_t *cell)
 
     int64_t k;
     if (cell) {
-        if (!hl_kindex_valid_k(&ki, *cell))
-            return hl_cli_error("demo", "--cell %" PRId64 " is outside %s (0..%" PRId64 ")", *cell,
-                                text, ki.count - 1);
         k = *cell;
     } else {
         int64_t x[HL_MAX_RANK];
@@ -162,7 +157,6 @@ static int show_shape(const hl_shape *s, const int64_t *cell)
     }
     show_neighbours(&ki, k);
     printf("\n");
-    return 0;
 }
 
 /* ---- the grids ---------------------------------------------------------- */
@@ -239,8 +233,6 @@ static int show_grid(const hl_shape *s)
 {
     char text[HL_SHAPE_NOTATION_MAX];
     hl_shape_format(s, text, sizeof text);
-    if (s->rank != 2 || s->extent[0] > 16 || s->extent[1] > 16)
-        return hl_cli_error("demo", "--grid %s: need a 2D shape of at most [16,16]", text);
     hl_kindex ki;
     hl_kindex_init(&ki, 2, s->extent);
     int64_t L0 = s->extent[0], L1 = s->extent[1];
@@ -327,20 +319,24 @@ int hl_cmd_demo(int argc, char **argv)
         hl_status st = hl_cli_parse_shape(&parsed[i], shapes[i]);
         if (st != HL_OK)
             return hl_cli_error("demo", "bad shape '%s': %s", shapes[i], hl_strerror(st));
+        int64_t n = hl_shape_count(&parsed[i]);
+        if (have_cell && (cell < 0 || cell >= n))
+            return hl_cli_error("demo", "--cell %" PRId64 " is outside '%s' (0..%" PRId64 ")",
+                                cell, shapes[i], n - 1);
     }
     for (int i = 0; i < ngrids; i++) {
+        const hl_shape *g = &parsed_grids[i];
         hl_status st = hl_cli_parse_shape(&parsed_grids[i], grids[i]);
         if (st != HL_OK)
             return hl_cli_error("demo", "bad --grid shape '%s': %s", grids[i], hl_strerror(st));
+        if (g->rank != 2 || g->extent[0] > 16 || g->extent[1] > 16)
+            return hl_cli_error("demo", "--grid '%s': need a 2D shape of at most [16,16]", grids[i]);
     }
 
     printf("hyperlayout demo: the k-index apparatus (seed 000, sections 3-8)\n");
     printf("k = x0 + L0*x1 + L0*L1*x2 + ...; shapes print most significant first, lists L0 first\n\n");
-    for (int i = 0; i < nshapes; i++) {
-        int rc = show_shape(&parsed[i], have_cell ? &cell : NULL);
-        if (rc)
-            return rc;
-    }
+    for (int i = 0; i < nshapes; i++)
+        show_shape(&parsed[i], have_cell ? &cell : NULL);
     printf("Transforms of 2D arrays (section 8): flip, shift, crinkle, uncrinkle\n\n");
     for (int i = 0; i < ngrids; i++) {
         int rc = show_grid(&parsed_grids[i]);

@@ -46,7 +46,7 @@ hl_status hl_cli_parse_shape(hl_shape *s, const char *arg)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage, stderr);
+        fputs("hyperlayout: no command given (see hyperlayout --help)\n", stderr);
         return 2;
     }
     const char *cmd = argv[1];
