@@ -65,12 +65,22 @@ static inline hl_divider hl_divider_make(int64_t d)
     return dv;
 }
 
-/* floor(n / divisor) for 0 <= n < 2^63. */
+/* floor(n / divisor) for 0 <= n < 2^63: floor(m*n / 2^(63+l)) is
+ * floor(m*2n / 2^64) >> l, and 2n still fits in 64 bits. */
 HL_HOSTDEV static inline int64_t hl_div(hl_divider dv, int64_t n)
 {
-    uint64_t hi = hl_mulhi_u64(dv.magic, (uint64_t)n);
-    uint64_t lo = dv.magic * (uint64_t)n;
-    return (int64_t)(((hi << 1) | (lo >> 63)) >> dv.shift);
+    return (int64_t)(hl_mulhi_u64(dv.magic, (uint64_t)n << 1) >> dv.shift);
+}
+
+/* ceil(2^64 / d) for d >= 2, and 0 for d = 1: the fixed-point fraction
+ * used below for arrays of at most 2^32 cells. */
+static inline uint64_t hl_frac_make(int64_t d)
+{
+    if (d <= 1)
+        return 0;
+    __extension__ typedef unsigned __int128 hl_u128;
+    hl_u128 one = (hl_u128)1 << 64;
+    return (uint64_t)(one / (uint64_t)d) + (one % (uint64_t)d != 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -135,13 +145,22 @@ HL_HOSTDEV static inline int64_t hl_boundary_map(int64_t x, int64_t n, int64_t L
 /* General k-indexing: any extents                                           */
 /* ------------------------------------------------------------------------ */
 
+/* Digits without division.  For N <= 2^32 ("narrow" arrays) a digit comes
+ * from a 64-bit fixed-point fraction: with frac[j] = ceil(2^64 / LP[j]),
+ * F = frac[i+1]*k mod 2^64 equals (k mod LP[i+1]) * 2^64/LP[i+1] plus an
+ * error below N, so x_i = floor(F * L[i] / 2^64) exactly (the error times
+ * LP[i+1] stays below N^2 <= 2^64), and x_i >= t tests as
+ * F >= t * LP[i]*frac[i+1].  One 64-bit multiply replaces a division.
+ * Larger arrays use the magic dividers. */
 typedef struct hl_kindex {
     int rank;                               /* d */
+    int narrow;                             /* N <= 2^32: fractions apply */
     int64_t count;                          /* N = L0*...*L(d-1) */
     int64_t extent[HL_MAX_RANK];            /* L[i] */
     int64_t stride[HL_MAX_RANK + 1];        /* LP[i] = L0*...*L(i-1); LP[d] = N */
-    hl_divider div_extent[HL_MAX_RANK];     /* by L[i] */
     hl_divider div_stride[HL_MAX_RANK + 1]; /* by LP[i] */
+    uint64_t frac[HL_MAX_RANK + 1];         /* ceil(2^64 / LP[j]); 0 where LP[j] = 1 */
+    uint64_t frac_unit[HL_MAX_RANK];        /* LP[i] * frac[i+1]: the fraction of x_i = 1 */
 } hl_kindex;
 
 /* Checks rank (1..HL_MAX_RANK), extents (>= 1) and that N fits in int64. */
@@ -161,18 +180,20 @@ static inline hl_status hl_kindex_init(hl_kindex *ki, int rank, const int64_t *e
         n *= extent[i];
     }
     ki->rank = rank;
+    ki->narrow = n <= ((int64_t)1 << 32);
     ki->count = n;
     int64_t lp = 1;
-    for (int i = 0; i < HL_MAX_RANK; i++) {
-        int64_t L = i < rank ? extent[i] : 1;
-        ki->extent[i] = L;
+    for (int i = 0; i <= HL_MAX_RANK; i++) {
         ki->stride[i] = lp;
-        ki->div_extent[i] = hl_divider_make(L);
         ki->div_stride[i] = hl_divider_make(lp);
-        lp *= L;
+        ki->frac[i] = hl_frac_make(lp);
+        if (i == HL_MAX_RANK)
+            break;
+        ki->extent[i] = i < rank ? extent[i] : 1;
+        lp *= ki->extent[i];
     }
-    ki->stride[HL_MAX_RANK] = n;
-    ki->div_stride[HL_MAX_RANK] = hl_divider_make(n);
+    for (int i = 0; i < HL_MAX_RANK; i++)
+        ki->frac_unit[i] = (uint64_t)ki->stride[i] * ki->frac[i + 1];
     return HL_OK;
 }
 
@@ -198,13 +219,22 @@ HL_HOSTDEV static inline int64_t hl_kindex_tok(const hl_kindex *ki, const int64_
     return k;
 }
 
-/* Equation 10: x_i = (k / LP[i]) % L[i].  Written as
- * floor(k/LP[i]) - L[i]*floor(k/LP[i+1]) so the two divisions are
- * independent of each other. */
+/* F = (k mod LP[i+1]) / LP[i+1] as a 64-bit fraction (narrow arrays). */
+HL_HOSTDEV static inline uint64_t hl_kindex_frac(const hl_kindex *ki, int64_t k, int i)
+{
+    return ki->frac[i + 1] * (uint64_t)k;
+}
+
+/* Equation 10: x_i = (k / LP[i]) % L[i].  Narrow arrays read the digit off
+ * the fraction; others compute floor(k/LP[i]) - L[i]*floor(k/LP[i+1]),
+ * two independent divisions, skipping those whose answer is known
+ * (LP[0] = 1, and k < LP[d] = N). */
 HL_HOSTDEV static inline int64_t hl_kindex_index(const hl_kindex *ki, int64_t k, int i)
 {
-    int64_t q = hl_div(ki->div_stride[i], k);
-    int64_t q1 = hl_div(ki->div_stride[i + 1], k);
+    if (ki->narrow)
+        return (int64_t)hl_mulhi_u64(hl_kindex_frac(ki, k, i), (uint64_t)ki->extent[i]);
+    int64_t q = i == 0 ? k : hl_div(ki->div_stride[i], k);
+    int64_t q1 = i == ki->rank - 1 ? 0 : hl_div(ki->div_stride[i + 1], k);
     return q - ki->extent[i] * q1;
 }
 
@@ -222,16 +252,27 @@ HL_HOSTDEV static inline void hl_kindex_fromk(const hl_kindex *ki, int64_t k, in
 }
 
 /* Listing 2: the neighbour at signed distance n in dimension i, periodic.
- * Only the digits above i are needed (one division): adding n*LP[i] and
- * folding back into the same run of LP[i+1] cells wraps digit i. */
+ * k + n*LP[i] is right unless digit i wraps, which moves it by LP[i+1]:
+ * it wraps when x_i >= L-n (n > 0) or x_i < -n (n < 0).  Narrow arrays
+ * test that on the fraction (one multiply; the threshold does not depend on
+ * k, so loops hoist it); others find the start of the run of LP[i+1] cells
+ * holding k (one division). */
 HL_HOSTDEV static inline int64_t hl_kindex_neighbour(const hl_kindex *ki, int64_t k, int i, int64_t n)
 {
     int64_t L = ki->extent[i];
     if (n >= L || n <= -L)
         n %= L;
     int64_t run = ki->stride[i + 1];
-    int64_t base = hl_div(ki->div_stride[i + 1], k) * run;
     int64_t kn = k + n * ki->stride[i];
+    if (ki->narrow) {
+        uint64_t f = hl_kindex_frac(ki, k, i);
+        if (n > 0 && f >= (uint64_t)(L - n) * ki->frac_unit[i])
+            kn -= run;
+        else if (n < 0 && f < (uint64_t)(-n) * ki->frac_unit[i])
+            kn += run;
+        return kn;
+    }
+    int64_t base = hl_div(ki->div_stride[i + 1], k) * run;
     if (kn >= base + run)
         kn -= run;
     else if (kn < base)
@@ -283,6 +324,8 @@ HL_HOSTDEV static inline int64_t hl_kindex_flip(const hl_kindex *ki, int64_t k, 
 typedef struct hl_kshift {
     uint64_t dims;               /* dimensions with a non-zero shift */
     int64_t shift[HL_MAX_RANK];  /* s_i reduced to [0, L_i) */
+    int64_t add;                 /* sum of s_i * LP[i] */
+    uint64_t wrap[HL_MAX_RANK];  /* narrow arrays: digit i wraps iff its fraction >= wrap[i] */
 } hl_kshift;
 
 /* Any signed shifts; each is reduced modulo its extent. */
@@ -299,15 +342,26 @@ static inline hl_status hl_kshift_init(hl_kshift *sh, const hl_kindex *ki, const
                 s += ki->extent[i];
         }
         sh->shift[i] = s;
-        if (s)
+        if (s) {
             sh->dims |= (uint64_t)1 << i;
+            sh->add += s * ki->stride[i];
+            sh->wrap[i] = (uint64_t)(ki->extent[i] - s) * ki->frac_unit[i];
+        }
     }
     return HL_OK;
 }
 
-/* Position of cell k after the shift. */
+/* Position of cell k after the shift: k + sum s_i*LP[i], less LP[i+1] for
+ * every digit that wraps. */
 HL_HOSTDEV static inline int64_t hl_kindex_shift(const hl_kindex *ki, const hl_kshift *sh, int64_t k)
 {
+    if (ki->narrow) {
+        int64_t ks = k + sh->add;
+        for (int i = 0; i < ki->rank; i++)
+            if (((sh->dims >> i) & 1) && hl_kindex_frac(ki, k, i) >= sh->wrap[i])
+                ks -= ki->stride[i + 1];
+        return ks;
+    }
     int64_t ks = k;
     for (int i = 0; i < ki->rank; i++) {
         if (!((sh->dims >> i) & 1))
@@ -340,10 +394,13 @@ static inline hl_status hl_kshift_inverse(hl_kshift *inv, const hl_kindex *ki, c
  * is NumPy's concatenate([a[r::n] for r in range(n)]) along that axis. */
 typedef struct hl_kcrinkle {
     int dim;
+    int fraction;        /* narrow array and n divides L: digits off the fraction */
     int64_t step;        /* n, 1 <= n <= L */
     int64_t groups_long; /* L mod n: the first groups hold (L div n) + 1 cells */
     int64_t len;         /* L div n: cells in each of the other groups */
     int64_t split;       /* (L mod n) * (L div n + 1): start of the short groups */
+    int64_t move_r;      /* (len-1) * LP[dim]: k moves by this per unit of x mod n */
+    int64_t move_q;      /* (n-1) * LP[dim]: and back by this per unit of x div n */
     hl_divider div_step, div_len, div_len1;
 } hl_kcrinkle;
 
@@ -362,6 +419,9 @@ static inline hl_status hl_kcrinkle_init(hl_kcrinkle *cr, const hl_kindex *ki, i
     cr->len = L / step;
     cr->groups_long = L % step;
     cr->split = cr->groups_long * (cr->len + 1);
+    cr->fraction = ki->narrow && cr->groups_long == 0;
+    cr->move_r = (cr->len - 1) * ki->stride[dim];
+    cr->move_q = (step - 1) * ki->stride[dim];
     cr->div_step = hl_divider_make(step);
     cr->div_len = hl_divider_make(cr->len);
     cr->div_len1 = hl_divider_make(cr->len + 1);
@@ -393,9 +453,19 @@ HL_HOSTDEV static inline int64_t hl_kcrinkle_uncoord(const hl_kcrinkle *cr, int6
     return q * cr->step + r;
 }
 
-/* k of the cell's position in the crinkled array: out[crinkle(k)] = in[k]. */
+/* k of the cell's position in the crinkled array: out[crinkle(k)] = in[k].
+ * When n divides L, x = q*n + r moves to r*len + q, i.e. k moves by
+ * r*(len-1)*LP - q*(n-1)*LP.  On a narrow array q and r are the digits of
+ * the fraction F of x in radices len and n: q = floor(F*len / 2^64), and r
+ * from the fraction left over (same error bound as hl_kindex_index). */
 HL_HOSTDEV static inline int64_t hl_kindex_crinkle(const hl_kindex *ki, const hl_kcrinkle *cr, int64_t k)
 {
+    if (cr->fraction) {
+        uint64_t f = hl_kindex_frac(ki, k, cr->dim);
+        int64_t q = (int64_t)hl_mulhi_u64(f, (uint64_t)cr->len);
+        int64_t r = (int64_t)hl_mulhi_u64(f * (uint64_t)cr->len, (uint64_t)cr->step);
+        return k + r * cr->move_r - q * cr->move_q;
+    }
     int64_t x = hl_kindex_index(ki, k, cr->dim);
     return k + (hl_kcrinkle_coord(cr, x) - x) * ki->stride[cr->dim];
 }
