@@ -101,20 +101,24 @@ typedef enum hl_boundary {
 /* k value returned for a neighbour that does not exist (open boundary). */
 #define HL_NO_NEIGHBOUR ((int64_t)-1)
 
+/* x + d folded into [0, m) for 0 <= x < m and -m < d < m, without
+ * overflow for any m up to INT64_MAX: the sum is only formed when it lies
+ * in range. */
+HL_HOSTDEV static inline int64_t hl_wrap_add(int64_t x, int64_t d, int64_t m)
+{
+    if (d >= 0)
+        return d >= m - x ? d - (m - x) : x + d;
+    return -d > x ? m - (-d - x) : x + d;
+}
+
 /* Coordinate reached from x (0 <= x < L) by a step of n under a boundary
- * mode, or -1 where the open boundary has no cell.  Any int64 n is safe. */
+ * mode, or -1 where the open boundary has no cell.  Any int64 n and any L
+ * up to INT64_MAX are safe. */
 HL_HOSTDEV static inline int64_t hl_boundary_map(int64_t x, int64_t n, int64_t L, hl_boundary bc)
 {
     switch (bc) {
-    case HL_BOUNDARY_PERIODIC: {
-        int64_t s = n % L; /* |s| < L: x + s cannot overflow */
-        int64_t y = x + s;
-        if (y >= L)
-            y -= L;
-        else if (y < 0)
-            y += L;
-        return y;
-    }
+    case HL_BOUNDARY_PERIODIC:
+        return hl_wrap_add(x, n % L, L);
     case HL_BOUNDARY_CLAMP:
         if (n >= L - x)
             return L - 1;
@@ -129,7 +133,7 @@ HL_HOSTDEV static inline int64_t hl_boundary_map(int64_t x, int64_t n, int64_t L
         if (p == 0)
             return 0;
         uint64_t s = n >= 0 ? (uint64_t)n % p : p - (uint64_t)(-(n + 1)) % p - 1;
-        uint64_t y = ((uint64_t)x + s) % p;
+        uint64_t y = s >= p - (uint64_t)x ? s - (p - (uint64_t)x) : (uint64_t)x + s;
         if (y >= uL)
             y = bc == HL_BOUNDARY_REFLECT ? p - y : p - 1 - y;
         return (int64_t)y;
@@ -263,8 +267,8 @@ HL_HOSTDEV static inline int64_t hl_kindex_neighbour(const hl_kindex *ki, int64_
     if (n >= L || n <= -L)
         n %= L;
     int64_t run = ki->stride[i + 1];
-    int64_t kn = k + n * ki->stride[i];
     if (ki->narrow) {
+        int64_t kn = k + n * ki->stride[i];
         uint64_t f = hl_kindex_frac(ki, k, i);
         if (n > 0 && f >= (uint64_t)(L - n) * ki->frac_unit[i])
             kn -= run;
@@ -272,12 +276,9 @@ HL_HOSTDEV static inline int64_t hl_kindex_neighbour(const hl_kindex *ki, int64_
             kn += run;
         return kn;
     }
+    /* k + n*LP[i] may overflow when N > 2^62: wrap within the run instead */
     int64_t base = hl_div(ki->div_stride[i + 1], k) * run;
-    if (kn >= base + run)
-        kn -= run;
-    else if (kn < base)
-        kn += run;
-    return kn;
+    return base + hl_wrap_add(k - base, n * ki->stride[i], run);
 }
 
 /* Neighbour under any boundary mode; HL_NO_NEIGHBOUR where there is none. */
@@ -315,7 +316,7 @@ HL_HOSTDEV static inline int64_t hl_kindex_flip(const hl_kindex *ki, int64_t k, 
         if (!((dims >> i) & 1))
             continue;
         int64_t x = hl_kindex_index(ki, k, i);
-        kf += (ki->extent[i] - 1 - 2 * x) * ki->stride[i];
+        kf += (ki->extent[i] - 1 - x - x) * ki->stride[i];
     }
     return kf;
 }
@@ -366,12 +367,12 @@ HL_HOSTDEV static inline int64_t hl_kindex_shift(const hl_kindex *ki, const hl_k
     for (int i = 0; i < ki->rank; i++) {
         if (!((sh->dims >> i) & 1))
             continue;
+        /* digit i of k wraps iff (k mod LP[i+1]) + s_i*LP[i] >= LP[i+1];
+         * ks differs from k only in lower digits */
         int64_t run = ki->stride[i + 1];
-        int64_t base = hl_div(ki->div_stride[i + 1], k) * run;
-        int64_t kn = ks + sh->shift[i] * ki->stride[i];
-        /* digits above i are untouched by earlier dimensions, so `base`
-         * taken from k is also the base of ks */
-        ks = kn >= base + run ? kn - run : kn;
+        int64_t r = k - hl_div(ki->div_stride[i + 1], k) * run;
+        int64_t d = sh->shift[i] * ki->stride[i];
+        ks = d >= run - r ? ks - (run - d) : ks + d;
     }
     return ks;
 }
@@ -418,13 +419,14 @@ static inline hl_status hl_kcrinkle_init(hl_kcrinkle *cr, const hl_kindex *ki, i
     cr->step = step;
     cr->len = L / step;
     cr->groups_long = L % step;
-    cr->split = cr->groups_long * (cr->len + 1);
+    cr->split = cr->groups_long ? cr->groups_long * (cr->len + 1) : 0;
     cr->fraction = ki->narrow && cr->groups_long == 0;
     cr->move_r = (cr->len - 1) * ki->stride[dim];
     cr->move_q = (step - 1) * ki->stride[dim];
     cr->div_step = hl_divider_make(step);
     cr->div_len = hl_divider_make(cr->len);
-    cr->div_len1 = hl_divider_make(cr->len + 1);
+    if (cr->groups_long) /* else len + 1 may not even fit, and is never used */
+        cr->div_len1 = hl_divider_make(cr->len + 1);
     return HL_OK;
 }
 
