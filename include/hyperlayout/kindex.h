@@ -269,8 +269,11 @@ HL_HOSTDEV static inline int64_t hl_kindex_neighbour(const hl_kindex *ki, int64_
     int64_t run = ki->stride[i + 1];
     if (ki->narrow) {
         int64_t kn = k + n * ki->stride[i];
+        /* stepping up, digit i wraps exactly when adding n units to the
+         * fraction carries out of 64 bits (L units make 2^64 plus less
+         * than one unit's rounding) */
         uint64_t f = hl_kindex_frac(ki, k, i);
-        if (n > 0 && f >= (uint64_t)(L - n) * ki->frac_unit[i])
+        if (n > 0 && f + (uint64_t)n * ki->frac_unit[i] < f)
             kn -= run;
         else if (n < 0 && f < (uint64_t)(-n) * ki->frac_unit[i])
             kn += run;
