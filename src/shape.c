@@ -1,6 +1,8 @@
 /* hyperlayout — shapes and their notation. */
 #include "hyperlayout/shape.h"
 
+#include "hyperlayout/kindex.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -91,14 +93,10 @@ hl_status hl_shape_init(hl_shape *s, int rank, const int64_t *extent, hl_dtype d
     int64_t size = dtype == HL_DTYPE_BYTES ? elem_size : dtypes[dtype].size;
     if (size < 1)
         return HL_ERR_ELEM_SIZE;
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) {
-        if (extent[i] < 1)
-            return HL_ERR_EXTENT;
-        if (n > INT64_MAX / extent[i])
-            return HL_ERR_OVERFLOW;
-        n *= extent[i];
-    }
+    int64_t n;
+    hl_status st = hl_extents_count(rank, extent, &n);
+    if (st != HL_OK)
+        return st;
     if (n > INT64_MAX / size)
         return HL_ERR_BYTES_OVERFLOW;
     memset(s, 0, sizeof *s);

@@ -65,6 +65,8 @@
 
 #include "hyperlayout/kindex.h"
 
+#include "check.h"
+
 enum {
     MAX_N = 4096, /* largest N of the exhaustive shapes */
     MAX_R = 5,    /* largest rank */
@@ -94,46 +96,7 @@ typedef struct ref_shape {
     int64_t N;
 } ref_shape;
 
-/* The shape under test, named in failure messages. */
-static const ref_shape *g_shape;
 
-static void format_shape(char *buf, size_t size, const ref_shape *s)
-{
-    size_t n = 0;
-    buf[0] = 0;
-    if (!s)
-        return;
-    n += (size_t)snprintf(buf + n, size - n, "[");
-    for (int i = s->rank - 1; i >= 0 && n < size; i--)
-        n += (size_t)snprintf(buf + n, size - n, "%" PRId64 "%s", s->L[i], i ? "," : "]");
-}
-
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-/* Prints the shape, the context and both values, then fails the test. */
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...)
-{
-    char shape[128], ctx[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx, sizeof ctx, fmt, ap);
-    va_end(ap);
-    format_shape(shape, sizeof shape, g_shape);
-    print_error("%s%s%s%s: %s = %" PRId64 ", expected %" PRId64 "\n", shape[0] ? "shape " : "",
-                shape, shape[0] ? ": " : "", ctx, expr, got, want);
-    _fail(file, line);
-}
-
-/* CHECK_EQ(got, want, printf-style context): the compare is inline, the
- * message is only formatted on failure (this file makes ~1e9 checks). */
-#define CHECK_EQ(got, want, ...)                                                                   \
-    do {                                                                                           \
-        const int64_t got_ = (int64_t)(got), want_ = (int64_t)(want);                              \
-        if (got_ != want_)                                                                         \
-            check_failed(__FILE__, __LINE__, #got, got_, want_, __VA_ARGS__);                      \
-    } while (0)
 
 /* ------------------------------------------------------------------------ */
 /* References                                                                */
@@ -370,7 +333,7 @@ static void shift_vector(const ref_shape *s, int j, int64_t *v)
 static void shape_ctx_init(shape_ctx *c, const ref_shape *s)
 {
     c->s = s;
-    g_shape = s;
+    failure_shape(s->rank, s->L);
     const int r = s->rank;
     hl_kindex *ki = &c->ki;
     CHECK_EQ(hl_kindex_init(ki, r, s->L), HL_OK, "hl_kindex_init");
@@ -737,7 +700,7 @@ static void check_div(int64_t d, int64_t n)
 static void test_div_exhaustive_small(void **state)
 {
     (void)state;
-    g_shape = NULL;
+    failure_shape(0, NULL);
     for (int64_t d = 1; d <= MAX_N + 1; d++) {
         const hl_divider dv = hl_divider_make(d);
         CHECK_EQ(dv.divisor, d, "divisor");
@@ -751,7 +714,7 @@ static void test_div_exhaustive_small(void **state)
 static void test_div_special(void **state)
 {
     (void)state;
-    g_shape = NULL;
+    failure_shape(0, NULL);
     const int64_t anchors[] = {(int64_t)1 << 31, (int64_t)1 << 32, (int64_t)1 << 62, INT64_MAX};
     uint64_t seed = 42;
     for (int64_t d = 1; d <= 5000; d++) {
@@ -788,7 +751,7 @@ static void test_div_special(void **state)
 static void test_div_large(void **state)
 {
     (void)state;
-    g_shape = NULL;
+    failure_shape(0, NULL);
     uint64_t seed = 7;
     for (int j = 0; j <= 62; j++)
         for (int64_t t = -1; t <= 1; t++) {
@@ -875,7 +838,7 @@ static void test_larger_shapes_full(void **state)
 static void test_walk_table(void **state)
 {
     (void)state;
-    g_shape = NULL;
+    failure_shape(0, NULL);
     for (int64_t L = 1; L <= 40; L++) {
         walk_table_build(&g_walk, L);
         for (int m = 0; m < NMODES; m++)

@@ -20,6 +20,8 @@
 
 #include "hyperlayout/kindex.h"
 
+#include "check.h"
+
 __extension__ typedef __int128 i128;
 
 /* The families of functions; each cmocka test checks one, so that a bug
@@ -51,38 +53,7 @@ typedef struct big_shape {
     int64_t N;
 } big_shape;
 
-static const big_shape *g_shape; /* named in failure messages */
 
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...)
-{
-    char shape[HL_MAX_RANK * 24 + 8], ctx[256];
-    size_t n = 0;
-    shape[0] = 0;
-    if (g_shape) {
-        n += (size_t)snprintf(shape + n, sizeof shape - n, "[");
-        for (int i = g_shape->rank - 1; i >= 0; i--)
-            n += (size_t)snprintf(shape + n, sizeof shape - n, "%" PRId64 "%s", g_shape->L[i],
-                                  i ? "," : "]");
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx, sizeof ctx, fmt, ap);
-    va_end(ap);
-    print_error("%s%s%s%s: %s = %" PRId64 ", expected %" PRId64 "\n", shape[0] ? "shape " : "",
-                shape, shape[0] ? ": " : "", ctx, expr, got, want);
-    _fail(file, line);
-}
-
-#define CHECK_EQ(got, want, ...)                                                                   \
-    do {                                                                                           \
-        const int64_t got_ = (int64_t)(got), want_ = (int64_t)(want);                              \
-        if (got_ != want_)                                                                         \
-            check_failed(__FILE__, __LINE__, #got, got_, want_, __VA_ARGS__);                      \
-    } while (0)
 
 /* Sets s and returns 1, or returns 0 when N would not fit in int64. */
 static int big_shape_set(big_shape *s, int rank, const int64_t *L)
@@ -423,7 +394,7 @@ static void check_shifts(const big_shape *s, const hl_kindex *ki, const int64_t 
 
 static void check_shape(const big_shape *s, uint64_t *st, int fam)
 {
-    g_shape = s;
+    failure_shape(s->rank, s->L);
     hl_kindex ki;
     CHECK_EQ(hl_kindex_init(&ki, s->rank, s->L), HL_OK, "kindex_init");
     CHECK_EQ(ki.count, s->N, "count");
@@ -574,7 +545,7 @@ static void test_pow2_large(void **state)
             L[i] = (int64_t)1 << bits[i];
         big_shape s;
         assert_true(big_shape_set(&s, rank, L));
-        g_shape = &s;
+        failure_shape(s.rank, s.L);
         hl_kindex ki;
         hl_kpow2 kp;
         CHECK_EQ(hl_kindex_init(&ki, rank, L), HL_OK, "kindex_init");
@@ -649,7 +620,7 @@ static void test_pow2_large(void **state)
 static void test_kindex_init_errors(void **state)
 {
     (void)state;
-    g_shape = NULL;
+    failure_shape(0, NULL);
     hl_kindex ki;
     int64_t ones[HL_MAX_RANK + 1];
     for (int i = 0; i <= HL_MAX_RANK; i++)

@@ -167,12 +167,10 @@ typedef struct hl_kindex {
     uint64_t frac_unit[HL_MAX_RANK];        /* LP[i] * frac[i+1]: the fraction of x_i = 1 */
 } hl_kindex;
 
-/* Checks rank (1..HL_MAX_RANK), extents (>= 1) and that N fits in int64. */
-static inline hl_status hl_kindex_init(hl_kindex *ki, int rank, const int64_t *extent)
+/* N of a list of extents: checks rank (1..HL_MAX_RANK), extents (>= 1) and
+ * that the product fits in int64. */
+static inline hl_status hl_extents_count(int rank, const int64_t *extent, int64_t *count)
 {
-    if (!ki || !extent)
-        return HL_ERR_NULL;
-    *ki = (hl_kindex){0}; /* defined contents even on error */
     if (rank < 1 || rank > HL_MAX_RANK)
         return HL_ERR_RANK;
     int64_t n = 1;
@@ -183,6 +181,19 @@ static inline hl_status hl_kindex_init(hl_kindex *ki, int rank, const int64_t *e
             return HL_ERR_OVERFLOW;
         n *= extent[i];
     }
+    *count = n;
+    return HL_OK;
+}
+
+static inline hl_status hl_kindex_init(hl_kindex *ki, int rank, const int64_t *extent)
+{
+    if (!ki || !extent)
+        return HL_ERR_NULL;
+    *ki = (hl_kindex){0}; /* defined contents even on error */
+    int64_t n;
+    hl_status st = hl_extents_count(rank, extent, &n);
+    if (st != HL_OK)
+        return st;
     ki->rank = rank;
     ki->narrow = n <= ((int64_t)1 << 32);
     ki->count = n;
