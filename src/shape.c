@@ -17,7 +17,7 @@ static const struct {
     [HL_DTYPE_UINT32] = {"uint32", 4},   [HL_DTYPE_UINT64] = {"uint64", 8},
     [HL_DTYPE_FLOAT16] = {"float16", 2}, [HL_DTYPE_FLOAT32] = {"float32", 4},
     [HL_DTYPE_FLOAT64] = {"float64", 8}, [HL_DTYPE_COMPLEX64] = {"complex64", 8},
-    [HL_DTYPE_COMPLEX128] = {"complex128", 16},
+    [HL_DTYPE_COMPLEX128] = {"complex128", 16}, [HL_DTYPE_BOOL] = {"bool", 1},
     [HL_DTYPE_BYTES] = {"bytes", 0},
 };
 

@@ -21,6 +21,11 @@ const char *hl_strerror(hl_status st)
     case HL_ERR_ARG: return "argument out of range";
     case HL_ERR_NOMEM: return "out of memory";
     case HL_ERR_BUFFER: return "output buffer too small";
+    case HL_ERR_IO: return "file could not be opened, read or written";
+    case HL_ERR_FORMAT: return "malformed or truncated file";
+    case HL_ERR_UNSUPPORTED: return "file uses a feature hyperlayout does not support";
+    case HL_ERR_MISMATCH: return "shapes, element sizes or layouts do not match";
+    case HL_ERR_IN_PLACE: return "this plan cannot run in place";
     case HL_STATUS_COUNT: break;
     }
     return "unknown status code";

@@ -60,7 +60,8 @@ static void test_every_dtype(void **state)
         {"uint32", HL_DTYPE_UINT32, 4},     {"uint64", HL_DTYPE_UINT64, 8},
         {"float16", HL_DTYPE_FLOAT16, 2},   {"float32", HL_DTYPE_FLOAT32, 4},
         {"float64", HL_DTYPE_FLOAT64, 8},   {"complex64", HL_DTYPE_COMPLEX64, 8},
-        {"complex128", HL_DTYPE_COMPLEX128, 16}, {"bytes1", HL_DTYPE_BYTES, 1},
+        {"complex128", HL_DTYPE_COMPLEX128, 16}, {"bool", HL_DTYPE_BOOL, 1},
+        {"bytes1", HL_DTYPE_BYTES, 1},
         {"bytes12", HL_DTYPE_BYTES, 12},    {"bytes64", HL_DTYPE_BYTES, 64},
         {"bytes1000", HL_DTYPE_BYTES, 1000},
     };

@@ -22,6 +22,7 @@ typedef enum hl_dtype {
     HL_DTYPE_UINT8, HL_DTYPE_UINT16, HL_DTYPE_UINT32, HL_DTYPE_UINT64,
     HL_DTYPE_FLOAT16, HL_DTYPE_FLOAT32, HL_DTYPE_FLOAT64,
     HL_DTYPE_COMPLEX64, HL_DTYPE_COMPLEX128,
+    HL_DTYPE_BOOL,     /* one byte, 0 or 1 (NumPy's b1) */
     HL_DTYPE_BYTES,    /* opaque elements of elem_size bytes ("bytesN") */
     HL_DTYPE_COUNT
 } hl_dtype;
