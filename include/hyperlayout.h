@@ -3,8 +3,12 @@
 #define HYPERLAYOUT_H
 
 #include "hyperlayout/base.h"
+#include "hyperlayout/dist.h"
 #include "hyperlayout/kindex.h"
+#include "hyperlayout/layout.h"
 #include "hyperlayout/neighbours.h"
+#include "hyperlayout/plan.h"
+#include "hyperlayout/npy.h"
 #include "hyperlayout/shape.h"
 
 #endif

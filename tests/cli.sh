@@ -24,6 +24,10 @@ expect_fail() {
     if [ -s "$out" ]; then bad "hyperlayout $*: wrote to stdout"; return; fi
     ok
 }
+# expect_err TEXT : the last failing run's stderr contains TEXT
+expect_err() {
+    if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi
+}
 # expect_out PATTERN : the last successful run printed a line matching PATTERN
 expect_out() {
     if grep -q -e "$1" "$out"; then ok; else bad "output lacks '$1'"; fi
@@ -58,6 +62,67 @@ expect_out "== \[16,16\]"
 expect_ok demo "[2,3,5,7,int32]"
 expect_out "general path"
 
+# info: a .npy file written here byte by byte, [2,3,int32] (NumPy shape (2, 3))
+dir=$(mktemp -d)
+trap 'rm -f "$out" "$err"; rm -rf "$dir"' EXIT
+npy_header() { # MAGIC-VERSION DICT: a version 1.0 header padded to 128 bytes
+    printf "$1\166\000"
+    printf '%-117s\n' "$2"
+}
+{ npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
+  head -c 24 /dev/zero; } >"$dir/a.npy"
+expect_ok info "$dir/a.npy"
+expect_out "^format        .npy version 1.0$"
+expect_out "^numpy shape   (2, 3)$"
+expect_out "^numpy descr   '<i4'$"
+expect_out "^notation      \[2,3,int32\]$"
+expect_out "^rank          2$"
+expect_out "^extents       {3, 2}"
+expect_out "^N             6$"
+expect_out "^element size  4$"
+expect_out "^data bytes    24$"
+expect_out "^data offset   128$"
+expect_out "^file bytes    152$"
+expect_ok info -- "$dir/a.npy"
+expect_out "^notation      \[2,3,int32\]$"
+expect_ok info --help
+expect_out "numpy descr"
+expect_ok help info
+expect_out "L0 first"
+expect_ok --help
+expect_out "info FILE.npy"
+{ npy_header '\223NUMPY\001\000' "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }"
+  head -c 48 /dev/zero; } >"$dir/fortran.npy"
+{ npy_header '\223NUMPY\001\000' "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3), }"
+  head -c 48 /dev/zero; } >"$dir/big.npy"
+{ npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
+  head -c 23 /dev/zero; } >"$dir/short.npy"
+{ npy_header '\223NUMPY\011\011' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
+  head -c 24 /dev/zero; } >"$dir/version.npy"
+{ npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3) "
+  head -c 24 /dev/zero; } >"$dir/unbalanced.npy"
+printf 'not an npy file\n' >"$dir/text.npy"
+expect_fail info "$dir/fortran.npy"
+expect_err "hyperlayout info: $dir/fortran.npy: file uses a feature hyperlayout does not support"
+expect_fail info "$dir/big.npy"
+expect_err "does not support"
+expect_fail info "$dir/short.npy"
+expect_err "hyperlayout info: $dir/short.npy: malformed or truncated file"
+expect_fail info "$dir/version.npy"
+expect_err "malformed or truncated file"
+expect_fail info "$dir/unbalanced.npy"
+expect_err "malformed or truncated file"
+expect_fail info "$dir/text.npy"
+expect_err "malformed or truncated file"
+expect_fail info "$dir/missing.npy"
+expect_err "hyperlayout info: $dir/missing.npy: file could not be opened"
+expect_fail info "$dir"
+expect_err "hyperlayout info: $dir: file could not be opened"
+expect_fail info
+expect_fail info "$dir/a.npy" "$dir/a.npy"
+expect_fail info -- "$dir/a.npy" "$dir/a.npy"
+expect_fail info --frobnicate "$dir/a.npy"
+
 expect_fail bogus
 expect_fail
 expect_fail demo "[0,4]"
@@ -74,6 +139,42 @@ expect_fail demo --grid "[4,4,4]"
 expect_fail demo --grid "[17,4]"
 expect_fail demo --frobnicate
 expect_fail help bogus
+
+# transform: [2,3,int32] from above; a flip of dimension 0 (NumPy's last axis)
+# of zeros is zeros, and a permute gives NumPy shape (3, 2)
+expect_ok transform --help
+expect_out "crinkle:D:N"
+expect_ok help transform
+expect_ok transform "$dir/a.npy" "$dir/b.npy" flip:0 shift:1,-1 crinkle:0:2
+expect_ok info "$dir/b.npy"
+expect_out "(2, 3)"
+expect_ok transform --threads 1 "$dir/a.npy" "$dir/p.npy" permute:1,0
+expect_ok info "$dir/p.npy"
+expect_out "(3, 2)"
+cp "$dir/a.npy" "$dir/keep.npy"
+expect_fail transform "$dir/a.npy" "$dir/keep.npy" tile:2,2
+expect_err "block 2 does not divide extent 3 of dimension 0"
+cmp -s "$dir/a.npy" "$dir/keep.npy" && ok || bad "a failed transform changed its output file"
+expect_fail transform "$dir/a.npy" "$dir/c.npy"
+expect_fail transform "$dir/a.npy"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" flip:2
+expect_err "dimension 2 is not in 0..1"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" flop:0
+expect_err "unknown op"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" shift:1
+expect_err "needs 2 comma-separated values"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" crinkle:0:4
+expect_fail transform "$dir/a.npy" "$dir/c.npy" crinkle:0
+expect_fail transform "$dir/a.npy" "$dir/c.npy" permute:0,0
+expect_fail transform "$dir/a.npy" "$dir/c.npy" morton
+expect_err "is not a power of two"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" morton:1
+expect_fail transform "$dir/missing.npy" "$dir/c.npy" flip:0
+expect_fail transform "$dir/fortran.npy" "$dir/c.npy" flip:0
+expect_fail transform "$dir/a.npy" "$dir/nodir/c.npy" flip:0
+expect_fail transform --threads 0 "$dir/a.npy" "$dir/c.npy" flip:0
+expect_fail transform --bogus "$dir/a.npy" "$dir/c.npy" flip:0
+[ ! -e "$dir/c.npy" ] && ok || bad "a failed transform left an output file"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,6 +14,10 @@ static const char usage[] =
     "commands:\n"
     "  demo [SHAPE ...]   the k-index apparatus at work on the given shapes\n"
     "                     (default: the paper's examples)\n"
+    "  info FILE.npy      shape, type and sizes of a NumPy .npy file\n"
+    "  transform IN.npy OUT.npy OP [OP ...]\n"
+    "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
+    "                     tile, morton and their inverses, fused into one pass\n"
     "  help [COMMAND]     this text, or a command's own help\n"
     "\n"
     "options:\n"
@@ -63,10 +67,18 @@ int main(int argc, char **argv)
         char *sub[] = {argv[2], help, NULL};
         if (!strcmp(argv[2], "demo"))
             return hl_cmd_demo(2, sub);
+        if (!strcmp(argv[2], "info"))
+            return hl_cmd_info(2, sub);
+        if (!strcmp(argv[2], "transform"))
+            return hl_cmd_transform(2, sub);
         return hl_cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
     }
     if (!strcmp(cmd, "demo"))
         return hl_cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info"))
+        return hl_cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "transform"))
+        return hl_cmd_transform(argc - 1, argv + 1);
     fprintf(stderr, "hyperlayout: unknown command '%s' (see hyperlayout --help)\n", cmd);
     return 2;
 }

@@ -419,6 +419,28 @@ typedef struct hl_kcrinkle {
     hl_divider div_step, div_len, div_len1;
 } hl_kcrinkle;
 
+/* The crinkle of one extent L with step n (1 <= n <= L), for
+ * hl_kcrinkle_coord / hl_kcrinkle_uncoord alone (no k maps). */
+static inline hl_status hl_kcrinkle_init_extent(hl_kcrinkle *cr, int64_t L, int64_t step)
+{
+    if (!cr)
+        return HL_ERR_NULL;
+    *cr = (hl_kcrinkle){0};
+    if (L < 1)
+        return HL_ERR_EXTENT;
+    if (step < 1 || step > L)
+        return HL_ERR_STEP;
+    cr->step = step;
+    cr->len = L / step;
+    cr->groups_long = L % step;
+    cr->split = cr->groups_long ? cr->groups_long * (cr->len + 1) : 0;
+    cr->div_step = hl_divider_make(step);
+    cr->div_len = hl_divider_make(cr->len);
+    if (cr->groups_long) /* else len + 1 may not even fit, and is never used */
+        cr->div_len1 = hl_divider_make(cr->len + 1);
+    return HL_OK;
+}
+
 static inline hl_status hl_kcrinkle_init(hl_kcrinkle *cr, const hl_kindex *ki, int dim, int64_t step)
 {
     if (!cr || !ki)
@@ -426,21 +448,13 @@ static inline hl_status hl_kcrinkle_init(hl_kcrinkle *cr, const hl_kindex *ki, i
     *cr = (hl_kcrinkle){0};
     if (dim < 0 || dim >= ki->rank)
         return HL_ERR_DIM;
-    int64_t L = ki->extent[dim];
-    if (step < 1 || step > L)
-        return HL_ERR_STEP;
+    hl_status st = hl_kcrinkle_init_extent(cr, ki->extent[dim], step);
+    if (st != HL_OK)
+        return st;
     cr->dim = dim;
-    cr->step = step;
-    cr->len = L / step;
-    cr->groups_long = L % step;
-    cr->split = cr->groups_long ? cr->groups_long * (cr->len + 1) : 0;
     cr->fraction = ki->narrow && cr->groups_long == 0;
     cr->move_r = (cr->len - 1) * ki->stride[dim];
     cr->move_q = (step - 1) * ki->stride[dim];
-    cr->div_step = hl_divider_make(step);
-    cr->div_len = hl_divider_make(cr->len);
-    if (cr->groups_long) /* else len + 1 may not even fit, and is never used */
-        cr->div_len1 = hl_divider_make(cr->len + 1);
     return HL_OK;
 }
 

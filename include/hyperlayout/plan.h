@@ -1,0 +1,99 @@
+/* hyperlayout — plans: re-laying-out an array from one layout to another.
+ *
+ * FFTW-style: planning does the analysis once; hl_execute() is cheap,
+ * thread-safe and may be called any number of times, from many threads at
+ * once, on any buffers.  A plan is immutable.
+ *
+ * A plan from layout `src` to layout `dst` (same logical extents, same
+ * element size) moves every cell: out[dst(x)] = in[src(x)] for every logical
+ * coordinate x, offsets in elements.  The convenience constructors build the
+ * plans of seed 000 section 8 on a standard (k-order) array of a shape:
+ *
+ *   flip      out[x] = in[x'] with x'_i = L_i-1-x_i on the listed dimensions
+ *   shift     out[(x+s) mod L] = in[x]                      (NumPy's roll)
+ *   crinkle   along dimension dim, the cells regrouped by residue mod step
+ *   permute   output dimension j has extent L_{perm[j]}, out[y] = in[x]
+ *             where x_{perm[j]} = y_j
+ *   tile      the output holds whole tiles one after another (tiles in k
+ *             order, each tile's cells in k order)
+ *   morton    the output position of x is its Morton index
+ *   uncrinkle, untile, unmorton: the inverses.
+ *
+ * hl_plan_compose() chains plans — each acting on the previous one's output
+ * seen as a standard array of its output shape — into one plan that reads
+ * every input element once and writes every output element once (the
+ * "effective k-index" of section 11). */
+#ifndef HYPERLAYOUT_PLAN_H
+#define HYPERLAYOUT_PLAN_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "layout.h"
+#include "shape.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hl_plan hl_plan;
+
+typedef struct hl_plan_options {
+    int threads; /* OpenMP threads for hl_execute; 0 = OpenMP's default */
+} hl_plan_options;
+
+/* A plan between two layouts of the same extents; elements of elem_size
+ * bytes (any size >= 1).  opt may be NULL. */
+hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
+                         int64_t elem_size, const hl_plan_options *opt);
+
+/* The transforms of a standard array of `shape` (its elem_size is used). */
+hl_status hl_plan_flip(hl_plan **plan, const hl_shape *shape, uint64_t dims,
+                       const hl_plan_options *opt);
+hl_status hl_plan_shift(hl_plan **plan, const hl_shape *shape, const int64_t *shift,
+                        const hl_plan_options *opt);
+/* dim = -1 crinkles (uncrinkles) every dimension with the same step. */
+hl_status hl_plan_crinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
+                          const hl_plan_options *opt);
+hl_status hl_plan_uncrinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
+                            const hl_plan_options *opt);
+hl_status hl_plan_permute(hl_plan **plan, const hl_shape *shape, const int *perm,
+                          const hl_plan_options *opt);
+hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+                       const hl_plan_options *opt);
+hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+                         const hl_plan_options *opt);
+hl_status hl_plan_morton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
+hl_status hl_plan_unmorton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
+
+/* One plan doing steps[0], then steps[1], ...: each step's input span must
+ * equal the previous step's output span, with the same element size.  The
+ * steps are copied; the caller still owns and destroys them. */
+hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count,
+                          const hl_plan_options *opt);
+
+/* The plan that undoes p (HL_ERR_UNSUPPORTED where p drops or duplicates
+ * cells, i.e. is not a bijection between its spans' cells). */
+hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
+
+/* Runs the plan.  in and out must not overlap, except in == out, which runs
+ * in place (HL_ERR_IN_PLACE where the plan cannot: input and output spans
+ * differ, or some output slot is no cell's).  Padding slots of the output
+ * are left untouched. */
+hl_status hl_execute(const hl_plan *p, const void *in, void *out);
+
+void hl_plan_destroy(hl_plan *p);
+
+/* Elements the input and output buffers must hold. */
+int64_t hl_plan_in_span(const hl_plan *p);
+int64_t hl_plan_out_span(const hl_plan *p);
+int64_t hl_plan_elem_size(const hl_plan *p);
+/* The output read as a standard array: the input shape for most plans, the
+ * permuted one for permute (and for chains, the last step's). */
+const hl_shape *hl_plan_out_shape(const hl_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

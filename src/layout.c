@@ -1,0 +1,477 @@
+/* hyperlayout — layouts as digit maps. */
+#include "hyperlayout/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout/kindex.h"
+
+/* ---- coordinate maps ---------------------------------------------------- */
+
+int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x)
+{
+    hl_kcrinkle cr;
+    switch (m.op) {
+    case HL_COORD_REVERSE: return L - 1 - x;
+    case HL_COORD_ROTATE: return hl_wrap_add(x, m.arg, L);
+    case HL_COORD_CRINKLE:
+        hl_kcrinkle_init_extent(&cr, L, m.arg);
+        return hl_kcrinkle_coord(&cr, x);
+    case HL_COORD_UNCRINKLE:
+        hl_kcrinkle_init_extent(&cr, L, m.arg);
+        return hl_kcrinkle_uncoord(&cr, x);
+    }
+    return x;
+}
+
+int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y)
+{
+    switch (m.op) {
+    case HL_COORD_REVERSE: return L - 1 - y;
+    case HL_COORD_ROTATE: return hl_wrap_add(y, m.arg ? L - m.arg : 0, L);
+    case HL_COORD_CRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_UNCRINKLE, m.arg}, L, y);
+    case HL_COORD_UNCRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_CRINKLE, m.arg}, L, y);
+    }
+    return y;
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static void layout_clear(hl_layout *lay, int rank, const int64_t *extent)
+{
+    memset(lay, 0, sizeof *lay);
+    lay->rank = rank;
+    for (int i = 0; i < rank; i++)
+        lay->extent[i] = extent[i];
+}
+
+static void add_digit(hl_layout *lay, int dim, int64_t radix, int64_t stride)
+{
+    lay->digit[lay->ndigits++] = (hl_digit){dim, radix, stride};
+}
+
+/* Checks that min and max offsets of the digit box fit in int64. */
+static hl_status check_bounds(const hl_layout *lay)
+{
+    __extension__ typedef __int128 i128;
+    i128 lo = lay->base, hi = lay->base;
+    for (int t = 0; t < lay->ndigits; t++) {
+        i128 reach = (i128)(lay->digit[t].radix - 1) * lay->digit[t].stride;
+        if (reach < 0)
+            lo += reach;
+        else
+            hi += reach;
+        if (lo < INT64_MIN || hi > INT64_MAX - 1)
+            return HL_ERR_OVERFLOW;
+    }
+    return HL_OK;
+}
+
+static hl_status check_extents(hl_layout *lay, int rank, const int64_t *extent)
+{
+    if (!lay || !extent)
+        return HL_ERR_NULL;
+    int64_t n;
+    return hl_extents_count(rank, extent, &n);
+}
+
+hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent)
+{
+    hl_status st = check_extents(lay, rank, extent);
+    if (st != HL_OK)
+        return st;
+    layout_clear(lay, rank, extent);
+    int64_t lp = 1;
+    for (int i = 0; i < rank; i++) {
+        add_digit(lay, i, extent[i], lp);
+        lp *= extent[i];
+    }
+    return HL_OK;
+}
+
+hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
+                            const int64_t *stride, int64_t base)
+{
+    hl_status st = check_extents(lay, rank, extent);
+    if (st != HL_OK)
+        return st;
+    if (!stride)
+        return HL_ERR_NULL;
+    hl_layout tmp;
+    layout_clear(&tmp, rank, extent);
+    tmp.base = base;
+    for (int i = 0; i < rank; i++)
+        add_digit(&tmp, i, extent[i], stride[i]);
+    st = check_bounds(&tmp);
+    if (st == HL_OK)
+        *lay = tmp;
+    return st;
+}
+
+hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *block)
+{
+    hl_status st = check_extents(lay, rank, extent);
+    if (st != HL_OK)
+        return st;
+    if (!block)
+        return HL_ERR_NULL;
+    int64_t tile = 1, tiles = 1, nb[HL_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        if (block[i] < 1)
+            return HL_ERR_ARG;
+        nb[i] = extent[i] / block[i] + (extent[i] % block[i] != 0);
+        if (__builtin_mul_overflow(tile, block[i], &tile) ||
+            __builtin_mul_overflow(tiles, nb[i], &tiles))
+            return HL_ERR_OVERFLOW;
+    }
+    int64_t span;
+    if (__builtin_mul_overflow(tile, tiles, &span))
+        return HL_ERR_OVERFLOW;
+    layout_clear(lay, rank, extent);
+    int64_t in = 1, out = tile;
+    for (int i = 0; i < rank; i++) {
+        add_digit(lay, i, block[i], in);
+        add_digit(lay, i, nb[i], out);
+        in *= block[i];
+        out *= nb[i];
+    }
+    return HL_OK;
+}
+
+hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent)
+{
+    hl_status st = check_extents(lay, rank, extent);
+    if (st != HL_OK)
+        return st;
+    int bits[HL_MAX_RANK], total = 0, most = 0;
+    for (int i = 0; i < rank; i++) {
+        bits[i] = 0;
+        while (((int64_t)1 << bits[i]) < extent[i])
+            bits[i]++;
+        total += bits[i];
+        if (bits[i] > most)
+            most = bits[i];
+    }
+    if (total > 62)
+        return HL_ERR_OVERFLOW;
+    layout_clear(lay, rank, extent);
+    int pos = 0;
+    for (int level = 0; level < most; level++)
+        for (int i = 0; i < rank; i++)
+            if (level < bits[i])
+                add_digit(lay, i, 2, (int64_t)1 << pos++);
+    return HL_OK;
+}
+
+/* ---- modifiers ------------------------------------------------------------ */
+
+/* Puts m in front of dimension i's pipeline (it acts first), cancelling or
+ * merging it with the map already in front where they combine. */
+static hl_status prepend_map(hl_layout *lay, int i, hl_coord_map m)
+{
+    const int64_t L = lay->extent[i];
+    hl_coord_map *maps = lay->map[i];
+    int n = lay->nmaps[i];
+    if (n > 0) {
+        hl_coord_map *f = &maps[0];
+        int cancel = 0;
+        if (m.op == HL_COORD_REVERSE && f->op == HL_COORD_REVERSE)
+            cancel = 1;
+        else if (m.op == HL_COORD_ROTATE && f->op == HL_COORD_ROTATE) {
+            f->arg = hl_wrap_add(f->arg, m.arg, L);
+            cancel = f->arg == 0;
+            if (!cancel)
+                return HL_OK;
+        } else if (m.arg == f->arg && ((m.op == HL_COORD_CRINKLE && f->op == HL_COORD_UNCRINKLE) ||
+                                       (m.op == HL_COORD_UNCRINKLE && f->op == HL_COORD_CRINKLE)))
+            cancel = 1;
+        if (cancel) {
+            memmove(maps, maps + 1, sizeof *maps * (size_t)(n - 1));
+            lay->nmaps[i] = n - 1;
+            return HL_OK;
+        }
+    }
+    if (n == HL_LAYOUT_MAX_MAPS)
+        return HL_ERR_ARG;
+    memmove(maps + 1, maps, sizeof *maps * (size_t)n);
+    maps[0] = m;
+    lay->nmaps[i] = n + 1;
+    return HL_OK;
+}
+
+hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims)
+{
+    if (!out || !in)
+        return HL_ERR_NULL;
+    if (in->rank < 64 && (dims >> in->rank) != 0)
+        return HL_ERR_DIM;
+    hl_layout tmp = *in;
+    for (int i = 0; i < tmp.rank; i++) {
+        if (!((dims >> i) & 1) || tmp.extent[i] == 1)
+            continue;
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_REVERSE, 0});
+        if (st != HL_OK)
+            return st;
+    }
+    *out = tmp;
+    return HL_OK;
+}
+
+hl_status hl_layout_rotate(hl_layout *out, const hl_layout *in, const int64_t *shift)
+{
+    if (!out || !in || !shift)
+        return HL_ERR_NULL;
+    hl_layout tmp = *in;
+    for (int i = 0; i < tmp.rank; i++) {
+        int64_t s = shift[i] % tmp.extent[i];
+        if (s < 0)
+            s += tmp.extent[i];
+        if (s == 0)
+            continue;
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_ROTATE, s});
+        if (st != HL_OK)
+            return st;
+    }
+    *out = tmp;
+    return HL_OK;
+}
+
+static hl_status crinkle_map(hl_layout *out, const hl_layout *in, int dim, int64_t step,
+                             hl_coord_op op)
+{
+    if (!out || !in)
+        return HL_ERR_NULL;
+    if (dim < 0 || dim >= in->rank)
+        return HL_ERR_DIM;
+    const int64_t L = in->extent[dim];
+    if (step < 1 || step > L)
+        return HL_ERR_STEP;
+    hl_layout tmp = *in;
+    if (step > 1 && step < L) { /* steps 1 and L leave every cell in place */
+        hl_status st = prepend_map(&tmp, dim, (hl_coord_map){op, step});
+        if (st != HL_OK)
+            return st;
+    }
+    *out = tmp;
+    return HL_OK;
+}
+
+hl_status hl_layout_crinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step)
+{
+    return crinkle_map(out, in, dim, step, HL_COORD_CRINKLE);
+}
+
+hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step)
+{
+    return crinkle_map(out, in, dim, step, HL_COORD_UNCRINKLE);
+}
+
+hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm)
+{
+    if (!out || !in || !perm)
+        return HL_ERR_NULL;
+    uint64_t seen = 0;
+    for (int j = 0; j < in->rank; j++) {
+        if (perm[j] < 0 || perm[j] >= in->rank || ((seen >> perm[j]) & 1))
+            return HL_ERR_ARG;
+        seen |= (uint64_t)1 << perm[j];
+    }
+    hl_layout tmp = *in;
+    for (int j = 0; j < in->rank; j++) {
+        int i = perm[j];
+        tmp.extent[i] = in->extent[j];
+        tmp.nmaps[i] = in->nmaps[j];
+        memcpy(tmp.map[i], in->map[j], sizeof in->map[j]);
+    }
+    for (int t = 0; t < tmp.ndigits; t++)
+        tmp.digit[t].dim = perm[in->digit[t].dim];
+    *out = tmp;
+    return HL_OK;
+}
+
+/* ---- queries ---------------------------------------------------------------- */
+
+int64_t hl_layout_count(const hl_layout *lay)
+{
+    int64_t n = 1;
+    for (int i = 0; i < lay->rank; i++)
+        n *= lay->extent[i];
+    return n;
+}
+
+hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offset)
+{
+    if (!lay || !x || !offset)
+        return HL_ERR_NULL;
+    int64_t y[HL_MAX_RANK];
+    for (int i = 0; i < lay->rank; i++) {
+        if (x[i] < 0 || x[i] >= lay->extent[i])
+            return HL_ERR_RANGE;
+        y[i] = x[i];
+        for (int m = 0; m < lay->nmaps[i]; m++)
+            y[i] = hl_coord_apply(lay->map[i][m], lay->extent[i], y[i]);
+    }
+    int64_t off = lay->base;
+    for (int t = 0; t < lay->ndigits; t++) {
+        const hl_digit *g = &lay->digit[t];
+        int64_t q = y[g->dim] / g->radix;
+        off += (y[g->dim] - q * g->radix) * g->stride;
+        y[g->dim] = q;
+    }
+    *offset = off;
+    return HL_OK;
+}
+
+void hl_layout_bounds(const hl_layout *lay, int64_t *min, int64_t *max)
+{
+    int64_t lo = lay->base, hi = lay->base;
+    for (int t = 0; t < lay->ndigits; t++) {
+        int64_t reach = (lay->digit[t].radix - 1) * lay->digit[t].stride;
+        if (reach < 0)
+            lo += reach;
+        else
+            hi += reach;
+    }
+    if (min)
+        *min = lo;
+    if (max)
+        *max = hi;
+}
+
+int64_t hl_layout_span(const hl_layout *lay)
+{
+    int64_t max;
+    hl_layout_bounds(lay, NULL, &max);
+    return max + 1;
+}
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* Puts the digits with radix > 1, as indices ordered by |stride|, in
+ * order[] (insertion sort: at most HL_LAYOUT_MAX_DIGITS of them) and says
+ * whether they decompose offsets uniquely: each |stride| at least the reach
+ * of all smaller digits.  Returns that count of digits, or -1 if not. */
+static int sorted_digits(const hl_layout *lay, int *order)
+{
+    int n = 0;
+    for (int t = 0; t < lay->ndigits; t++) {
+        if (lay->digit[t].radix == 1)
+            continue;
+        int v = n++;
+        while (v > 0 && abs64(lay->digit[order[v - 1]].stride) > abs64(lay->digit[t].stride)) {
+            order[v] = order[v - 1];
+            v--;
+        }
+        order[v] = t;
+    }
+    int64_t reach = 1; /* what the digits below can add, plus one */
+    for (int v = 0; v < n; v++) {
+        const hl_digit *g = &lay->digit[order[v]];
+        int64_t s = abs64(g->stride);
+        if (s < reach)
+            return -1;
+        if (__builtin_mul_overflow(s, g->radix, &reach))
+            reach = INT64_MAX;
+    }
+    return n;
+}
+
+hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
+{
+    if (!lay || !x)
+        return HL_ERR_NULL;
+    int order[HL_LAYOUT_MAX_DIGITS];
+    int n = sorted_digits(lay, order);
+    if (n < 0)
+        return HL_ERR_UNSUPPORTED;
+    int64_t min;
+    hl_layout_bounds(lay, &min, NULL);
+    /* with every stride made positive, offset - min = sum d'_t |s_t| where
+     * d'_t is the digit, or radix-1 minus it for a negative stride */
+    if (offset < min)
+        return HL_ERR_RANGE;
+    int64_t rest = offset - min;
+    int64_t d[HL_LAYOUT_MAX_DIGITS] = {0};
+    for (int v = n - 1; v >= 0; v--) {
+        const hl_digit *g = &lay->digit[order[v]];
+        int64_t s = abs64(g->stride);
+        int64_t q = rest / s;
+        if (q >= g->radix)
+            return HL_ERR_RANGE;
+        rest -= q * s;
+        d[order[v]] = g->stride < 0 ? g->radix - 1 - q : q;
+    }
+    if (rest != 0)
+        return HL_ERR_RANGE;
+    int64_t y[HL_MAX_RANK] = {0}, scale[HL_MAX_RANK];
+    for (int i = 0; i < lay->rank; i++)
+        scale[i] = 1;
+    for (int t = 0; t < lay->ndigits; t++) { /* least significant first per dimension */
+        const hl_digit *g = &lay->digit[t];
+        y[g->dim] += d[t] * scale[g->dim];
+        scale[g->dim] *= g->radix;
+    }
+    for (int i = 0; i < lay->rank; i++) {
+        if (y[i] >= lay->extent[i])
+            return HL_ERR_RANGE; /* a padding slot */
+        for (int m = lay->nmaps[i] - 1; m >= 0; m--)
+            y[i] = hl_coord_unapply(lay->map[i][m], lay->extent[i], y[i]);
+        x[i] = y[i];
+    }
+    return HL_OK;
+}
+
+/* The largest value of sign * (sum of dimension i's digits times their
+ * strides) over the cells 0 <= y < L_i: a digit DP from the most
+ * significant digit, following y = L_i - 1 ("tight") or dropping below it,
+ * after which every lower digit takes its best value freely. */
+static int64_t dim_extreme(const hl_layout *lay, int i, int sign)
+{
+    int idx[HL_LAYOUT_MAX_DIGITS], m = 0;
+    int64_t lim[HL_LAYOUT_MAX_DIGITS], freebest[HL_LAYOUT_MAX_DIGITS + 1];
+    int64_t y = lay->extent[i] - 1;
+    freebest[0] = 0;
+    for (int t = 0; t < lay->ndigits; t++) {
+        const hl_digit *g = &lay->digit[t];
+        if (g->dim != i)
+            continue;
+        lim[m] = y % g->radix;
+        y /= g->radix;
+        int64_t reach = (g->radix - 1) * g->stride * sign;
+        freebest[m + 1] = freebest[m] + (reach > 0 ? reach : 0);
+        idx[m++] = t;
+    }
+    int64_t best = INT64_MIN, acc = 0;
+    for (int v = m - 1; v >= 0; v--) {
+        int64_t g = lay->digit[idx[v]].stride * sign;
+        if (lim[v] > 0) { /* drop below the limit here: d in [0, lim-1] */
+            int64_t d = g > 0 ? lim[v] - 1 : 0;
+            int64_t cand = acc + d * g + freebest[v];
+            if (cand > best)
+                best = cand;
+        }
+        acc += lim[v] * g;
+    }
+    return acc > best ? acc : best;
+}
+
+bool hl_layout_is_bijection(const hl_layout *lay)
+{
+    int order[HL_LAYOUT_MAX_DIGITS];
+    if (sorted_digits(lay, order) < 0)
+        return false;
+    /* Non-overlapping digits give the N cells N distinct offsets, so they
+     * fill [0, N) exactly when the smallest is 0 and the largest N-1. */
+    int64_t lo = lay->base, hi = lay->base;
+    for (int i = 0; i < lay->rank; i++) {
+        lo -= dim_extreme(lay, i, -1);
+        hi += dim_extreme(lay, i, +1);
+    }
+    return lo == 0 && hi == hl_layout_count(lay) - 1;
+}
+
+bool hl_layout_is_injective(const hl_layout *lay)
+{
+    int order[HL_LAYOUT_MAX_DIGITS];
+    return sorted_digits(lay, order) >= 0;
+}

@@ -1,0 +1,961 @@
+/* .npy files: round trips of every type at ranks 1..7, NumPy's exact header
+ * bytes, versions 1.0 / 2.0 / 3.0, every error path of the header parser,
+ * file errors, and the atomic save.  (Files written by NumPy itself are
+ * read in the separate CTest test npy_numpy.) */
+#define _XOPEN_SOURCE 700 /* mkdtemp, fork, setrlimit, dirent */
+
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hyperlayout.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char tmpdir[512];
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/hl_npy_XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            chmod(path, 0700);
+            remove_tree(path);
+        } else {
+            unlink(path);
+        }
+    }
+    closedir(d);
+    return rmdir(dir);
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    return remove_tree(tmpdir);
+}
+
+static const char *in_dir(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+/* Number of entries in a directory other than . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Whole file into a malloc'ed buffer; *n its size. */
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    unsigned char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return buf;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* A .npy file image: magic, version major.0, the length field (2 or 4
+ * bytes), dict, spaces up to an `align` boundary and '\n' (align 0: no
+ * padding, no newline).  Returns the length written into out. */
+static size_t build(unsigned char *out, size_t cap, int major, const char *dict, size_t align)
+{
+    size_t pre = major == 1 ? 10 : 12, n = strlen(dict);
+    size_t total = pre + n;
+    if (align) {
+        total += 1;
+        total = (total + align - 1) / align * align;
+    }
+    assert_true(total <= cap);
+    memcpy(out, "\x93NUMPY", 6);
+    out[6] = (unsigned char)major;
+    out[7] = 0;
+    size_t hlen = total - pre;
+    for (size_t i = 8; i < pre; i++)
+        out[i] = (unsigned char)(hlen >> (8 * (i - 8)));
+    memcpy(out + pre, dict, n);
+    if (align) {
+        memset(out + pre + n, ' ', total - pre - n - 1);
+        out[total - 1] = '\n';
+    }
+    return total;
+}
+
+/* Parses a header built around dict from an exactly sized heap copy, so
+ * that the sanitizers see any read past the end. */
+static hl_status parse_dict_v(int major, const char *dict, hl_npy_info *info)
+{
+    unsigned char img[8192];
+    size_t n = build(img, sizeof img, major, dict, 64);
+    unsigned char *copy = malloc(n);
+    assert_non_null(copy);
+    memcpy(copy, img, n);
+    hl_status st = hl_npy_parse_header(copy, n, info);
+    free(copy);
+    return st;
+}
+
+static hl_status parse_dict(const char *dict)
+{
+    hl_npy_info info;
+    return parse_dict_v(1, dict, &info);
+}
+
+#define DICT(descr, fortran, shape)                                                                \
+    "{'descr': " descr ", 'fortran_order': " fortran ", 'shape': " shape ", }"
+
+static const hl_dtype fixed_types[] = {
+    HL_DTYPE_INT8,    HL_DTYPE_INT16,     HL_DTYPE_INT32,      HL_DTYPE_INT64,
+    HL_DTYPE_UINT8,   HL_DTYPE_UINT16,    HL_DTYPE_UINT32,     HL_DTYPE_UINT64,
+    HL_DTYPE_FLOAT16, HL_DTYPE_FLOAT32,   HL_DTYPE_FLOAT64,    HL_DTYPE_COMPLEX64,
+    HL_DTYPE_COMPLEX128, HL_DTYPE_BOOL,
+};
+static const char *const fixed_descr[] = {
+    "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8",
+    "<f2", "<f4", "<f8", "<c8", "<c16", "|b1",
+};
+
+/* ---- round trips ------------------------------------------------------------ */
+
+static void round_trip(const hl_shape *s, const char *want_descr)
+{
+    char path[1024];
+    in_dir(path, sizeof path, "rt.npy");
+    int64_t bytes = hl_shape_bytes(s);
+    unsigned char *data = malloc((size_t)bytes);
+    assert_non_null(data);
+    for (int64_t i = 0; i < bytes; i++)
+        data[i] = s->dtype == HL_DTYPE_BOOL ? (unsigned char)(rnd() & 1) : (unsigned char)rnd();
+    assert_int_equal(hl_npy_save(path, s, data), HL_OK);
+
+    hl_npy_info info;
+    assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+    assert_int_equal(info.version_major, 1);
+    assert_int_equal(info.version_minor, 0);
+    assert_string_equal(info.descr, want_descr);
+    assert_int_equal(info.data_offset % 64, 0);
+    assert_int_equal(info.data_offset, info.header_len + 10);
+    assert_int_equal(info.data_bytes, bytes);
+    assert_int_equal(info.file_bytes, info.data_offset + bytes);
+    assert_int_equal(info.shape.rank, s->rank);
+    assert_memory_equal(info.shape.extent, s->extent, sizeof(int64_t) * (size_t)s->rank);
+    assert_int_equal(info.shape.elem_size, s->elem_size);
+    hl_dtype want_t = s->dtype == HL_DTYPE_NONE ? HL_DTYPE_BYTES : s->dtype;
+    assert_int_equal(info.shape.dtype, want_t);
+
+    /* the header on disk is hl_npy_format_header's */
+    size_t n, hlen;
+    unsigned char *file = read_file(path, &n);
+    unsigned char hdr[2048];
+    assert_int_equal(hl_npy_format_header(s, hdr, sizeof hdr, &hlen), HL_OK);
+    assert_int_equal(hlen, (size_t)info.data_offset);
+    assert_memory_equal(file, hdr, hlen);
+    assert_memory_equal(file + hlen, data, (size_t)bytes);
+    free(file);
+
+    hl_shape got;
+    void *back = NULL;
+    assert_int_equal(hl_npy_load(path, &got, &back), HL_OK);
+    assert_non_null(back);
+    assert_int_equal((uintptr_t)back % 64, 0);
+    assert_memory_equal(&got, &info.shape, sizeof got);
+    assert_memory_equal(back, data, (size_t)bytes);
+    free(back);
+
+    /* into a caller's buffer; a different shape is a mismatch */
+    unsigned char *into = calloc(1, (size_t)bytes);
+    assert_non_null(into);
+    assert_int_equal(hl_npy_load_into(path, s, into), HL_OK);
+    assert_memory_equal(into, data, (size_t)bytes);
+    hl_shape other = *s;
+    other.extent[0] += 1;
+    assert_int_equal(hl_npy_load_into(path, &other, into), HL_ERR_MISMATCH);
+    if (s->dtype != HL_DTYPE_INT8 && s->elem_size == 1) {
+        assert_int_equal(hl_shape_init(&other, s->rank, s->extent, HL_DTYPE_INT8, 1), HL_OK);
+        assert_int_equal(hl_npy_load_into(path, &other, into), HL_ERR_MISMATCH);
+    }
+    free(into);
+    free(data);
+    assert_int_equal(unlink(path), 0);
+}
+
+static void random_shape(hl_shape *s, int rank, hl_dtype t, int64_t size)
+{
+    int64_t extent[HL_MAX_RANK], budget = 3000;
+    for (int i = 0; i < rank; i++) {
+        int64_t cap = budget > 1 ? budget : 1;
+        if (cap > 40)
+            cap = 40;
+        extent[i] = 1 + (int64_t)(rnd() % (uint64_t)cap);
+        budget /= extent[i];
+    }
+    assert_int_equal(hl_shape_init(s, rank, extent, t, size), HL_OK);
+}
+
+static void test_round_trip_every_type(void **state)
+{
+    (void)state;
+    int files = 0;
+    for (int rank = 1; rank <= 7; rank++) {
+        for (size_t k = 0; k < sizeof fixed_types / sizeof *fixed_types; k++) {
+            for (int rep = 0; rep < 3; rep++) {
+                hl_shape s;
+                random_shape(&s, rank, fixed_types[k], 0);
+                round_trip(&s, fixed_descr[k]);
+                files++;
+            }
+        }
+        static const int64_t void_sizes[] = {1, 3, 12, 64, 100};
+        for (size_t k = 0; k < sizeof void_sizes / sizeof *void_sizes; k++) {
+            hl_shape s;
+            char descr[32];
+            random_shape(&s, rank, HL_DTYPE_BYTES, void_sizes[k]);
+            snprintf(descr, sizeof descr, "|V%lld", (long long)void_sizes[k]);
+            round_trip(&s, descr);
+            files++;
+        }
+        hl_shape s; /* untyped: written as |V1, read back as bytes1 */
+        random_shape(&s, rank, HL_DTYPE_NONE, 0);
+        round_trip(&s, "|V1");
+        files++;
+    }
+    /* the largest rank and a long first axis */
+    int64_t ones[HL_MAX_RANK];
+    for (int i = 0; i < HL_MAX_RANK; i++)
+        ones[i] = i % 5 == 0 ? 2 : 1;
+    hl_shape s;
+    assert_int_equal(hl_shape_init(&s, HL_MAX_RANK, ones, HL_DTYPE_FLOAT64, 0), HL_OK);
+    round_trip(&s, "<f8");
+    const int64_t one_long[] = {3, 100000};
+    assert_int_equal(hl_shape_init(&s, 2, one_long, HL_DTYPE_UINT16, 0), HL_OK);
+    round_trip(&s, "<u2");
+    assert_int_equal(count_entries(tmpdir), 0); /* no temporary files left */
+    print_message("round trips: %d files\n", files + 2);
+}
+
+/* ---- NumPy's exact header bytes --------------------------------------------- */
+
+static void test_header_is_numpys(void **state)
+{
+    (void)state;
+    /* dict and total size as NumPy 1.24's _write_array_header writes them */
+    static const struct {
+        int rank;
+        int64_t ext_msb[HL_MAX_RANK];
+        hl_dtype t;
+        int64_t size;
+        const char *dict;
+        size_t total;
+    } cases[] = {
+        {2, {3, 4}, HL_DTYPE_FLOAT32, 0, DICT("'<f4'", "False", "(3, 4)"), 128},
+        {1, {7}, HL_DTYPE_BYTES, 3, DICT("'|V3'", "False", "(7,)"), 128},
+        {4, {2, 3, 4, 5}, HL_DTYPE_COMPLEX128, 0, DICT("'<c16'", "False", "(2, 3, 4, 5)"), 128},
+        {2, {1234567890123456789, 5}, HL_DTYPE_BOOL, 0,
+         DICT("'|b1'", "False", "(1234567890123456789, 5)"), 128},
+        {32, {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+              2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 12345},
+         HL_DTYPE_UINT64, 0,
+         DICT("'<u8'", "False",
+              "(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, "
+              "2, 2, 2, 2, 12345)"),
+         192},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int64_t ext[HL_MAX_RANK];
+        for (int i = 0; i < cases[c].rank; i++)
+            ext[i] = cases[c].ext_msb[cases[c].rank - 1 - i];
+        hl_shape s;
+        assert_int_equal(hl_shape_init(&s, cases[c].rank, ext, cases[c].t, cases[c].size), HL_OK);
+        unsigned char want[512], got[512];
+        size_t n = build(want, sizeof want, 1, cases[c].dict, 64), len;
+        assert_int_equal(n, cases[c].total);
+        assert_int_equal(hl_npy_format_header(&s, got, sizeof got, &len), HL_OK);
+        assert_int_equal(len, n);
+        assert_memory_equal(got, want, n);
+        /* and it parses back to the shape */
+        hl_npy_info info;
+        assert_int_equal(hl_npy_parse_header(got, len, &info), HL_OK);
+        assert_memory_equal(&info.shape, &s, sizeof s);
+    }
+}
+
+static void test_format_header_args(void **state)
+{
+    (void)state;
+    const int64_t ext[] = {4, 3};
+    hl_shape s;
+    assert_int_equal(hl_shape_init(&s, 2, ext, HL_DTYPE_INT32, 0), HL_OK);
+    unsigned char buf[256];
+    size_t len = 0;
+    assert_int_equal(hl_npy_format_header(&s, NULL, 0, &len), HL_ERR_BUFFER);
+    assert_int_equal(len, 128);
+    assert_int_equal(hl_npy_format_header(&s, buf, 127, &len), HL_ERR_BUFFER);
+    assert_int_equal(hl_npy_format_header(&s, buf, 128, &len), HL_OK);
+    assert_int_equal(hl_npy_format_header(NULL, buf, sizeof buf, &len), HL_ERR_NULL);
+    assert_int_equal(hl_npy_format_header(&s, buf, sizeof buf, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_npy_format_header(&s, NULL, 10, &len), HL_ERR_NULL);
+    hl_shape bad = s;
+    bad.elem_size = 3;
+    assert_int_equal(hl_npy_format_header(&bad, buf, sizeof buf, &len), HL_ERR_ELEM_SIZE);
+    bad = s;
+    bad.dtype = HL_DTYPE_NONE; /* untyped elements are one byte */
+    assert_int_equal(hl_npy_format_header(&bad, buf, sizeof buf, &len), HL_ERR_ELEM_SIZE);
+    bad = s;
+    bad.rank = 0;
+    assert_int_equal(hl_npy_format_header(&bad, buf, sizeof buf, &len), HL_ERR_RANK);
+    bad = s;
+    bad.extent[1] = 0;
+    assert_int_equal(hl_npy_format_header(&bad, buf, sizeof buf, &len), HL_ERR_EXTENT);
+    bad = s;
+    bad.dtype = HL_DTYPE_COUNT;
+    assert_int_equal(hl_npy_format_header(&bad, buf, sizeof buf, &len), HL_ERR_DTYPE);
+}
+
+/* ---- parsing: versions and accepted variants ------------------------------- */
+
+static void test_versions(void **state)
+{
+    (void)state;
+    const char *dict = DICT("'<i8'", "False", "(2, 3, 5)");
+    for (int major = 1; major <= 3; major++) {
+        static const size_t aligns[] = {64, 16, 0};
+        for (size_t a = 0; a < 3; a++) {
+            unsigned char img[512];
+            size_t n = build(img, sizeof img, major, dict, aligns[a]);
+            hl_npy_info info;
+            assert_int_equal(hl_npy_parse_header(img, n, &info), HL_OK);
+            assert_int_equal(info.version_major, major);
+            assert_int_equal(info.version_minor, 0);
+            assert_int_equal(info.data_offset, (int64_t)n);
+            assert_int_equal(info.header_len, (int64_t)n - (major == 1 ? 10 : 12));
+            assert_int_equal(info.file_bytes, -1);
+            assert_int_equal(info.data_bytes, 2 * 3 * 5 * 8);
+            assert_string_equal(info.descr, "<i8");
+            assert_int_equal(info.shape.rank, 3);
+            assert_int_equal(info.shape.extent[0], 5); /* NumPy's last axis is L0 */
+            assert_int_equal(info.shape.extent[1], 3);
+            assert_int_equal(info.shape.extent[2], 2);
+            assert_int_equal(info.shape.dtype, HL_DTYPE_INT64);
+            if (aligns[a])
+                assert_int_equal(info.data_offset % (int64_t)aligns[a], 0);
+            /* the data that follows is not the header's business */
+            assert_int_equal(hl_npy_parse_header(img, sizeof img, &info), HL_OK);
+            assert_int_equal(info.data_offset, (int64_t)n);
+        }
+    }
+    /* version 3.0: utf8, e.g. in a comment */
+    hl_npy_info info;
+    assert_int_equal(parse_dict_v(3, "{'descr': '<f4', # \xc3\xa9t\xc3\xa9\n 'fortran_order': False, "
+                                     "'shape': (4,)}", &info), HL_OK);
+    assert_int_equal(info.version_major, 3);
+}
+
+static void test_accepted_variants(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dict;
+        hl_dtype t;
+        int64_t size;
+        int rank;
+        int64_t l0;
+    } ok[] = {
+        {"{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 4)}", HL_DTYPE_FLOAT32, 4, 2, 4},
+        {"{'shape': (3, 4), 'fortran_order': False, 'descr': '<f4'}", HL_DTYPE_FLOAT32, 4, 2, 4},
+        {"{'descr':'<f4','fortran_order':False,'shape':(3,4,)}", HL_DTYPE_FLOAT32, 4, 2, 4},
+        {"  {\n 'descr' :\t'<f4' ,\n 'fortran_order' : False ,\r\n 'shape' : ( 3 ,\n 4 ) ,\n }\n",
+         HL_DTYPE_FLOAT32, 4, 2, 4},
+        {DICT("'=f4'", "False", "(4,)"), HL_DTYPE_FLOAT32, 4, 1, 4},
+        {DICT("'f4'", "False", "(4,)"), HL_DTYPE_FLOAT32, 4, 1, 4},
+        {DICT("'|f4'", "False", "(4,)"), HL_DTYPE_FLOAT32, 4, 1, 4},
+        {DICT("'<i1'", "False", "(4,)"), HL_DTYPE_INT8, 1, 1, 4},
+        {DICT("'>u1'", "False", "(4,)"), HL_DTYPE_UINT8, 1, 1, 4},
+        {DICT("'>b1'", "False", "(4,)"), HL_DTYPE_BOOL, 1, 1, 4},
+        {DICT("'<V8'", "False", "(4,)"), HL_DTYPE_BYTES, 8, 1, 4},
+        {DICT("'>V8'", "False", "(4,)"), HL_DTYPE_BYTES, 8, 1, 4},
+        {DICT("'|V0012'", "False", "(4,)"), HL_DTYPE_BYTES, 12, 1, 4},
+        {DICT("'<f2'", "False", "(4,)"), HL_DTYPE_FLOAT16, 2, 1, 4},
+        {DICT("'<c8'", "False", "(4,)"), HL_DTYPE_COMPLEX64, 8, 1, 4},
+        {DICT("'<c16'", "False", "(4,)"), HL_DTYPE_COMPLEX128, 16, 1, 4},
+        {DICT("'<f8'", "False", "((3, 4))"), HL_DTYPE_FLOAT64, 8, 2, 4},
+        {DICT("('<f8')", "(False)", "(3, 4)"), HL_DTYPE_FLOAT64, 8, 2, 4},
+        {DICT("'<f8'", "False", "(3L, 4L)"), HL_DTYPE_FLOAT64, 8, 2, 4}, /* Python 2 writers */
+        {DICT("'<f8'", "False", "(0003, 4)"), HL_DTYPE_FLOAT64, 8, 2, 4},
+        {DICT("'<f8'", "False", "(9223372036854775807,)"), HL_DTYPE_FLOAT64, 1, 1,
+         9223372036854775807},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        hl_npy_info info;
+        hl_status st = parse_dict_v(1, ok[i].dict, &info);
+        if (ok[i].l0 == 9223372036854775807) { /* count fits, bytes do not */
+            assert_int_equal(st, HL_ERR_BYTES_OVERFLOW);
+            continue;
+        }
+        if (st != HL_OK)
+            fail_msg("%s: %s", ok[i].dict, hl_strerror(st));
+        assert_int_equal(info.shape.dtype, ok[i].t);
+        assert_int_equal(info.shape.elem_size, ok[i].size);
+        assert_int_equal(info.shape.rank, ok[i].rank);
+        assert_int_equal(info.shape.extent[0], ok[i].l0);
+    }
+    hl_npy_info info;
+    assert_int_equal(parse_dict_v(1, DICT("'=f4'", "False", "(4,)"), &info), HL_OK);
+    assert_string_equal(info.descr, "<f4"); /* canonical form */
+    assert_int_equal(parse_dict_v(1, DICT("'|V0012'", "False", "(4,)"), &info), HL_OK);
+    assert_string_equal(info.descr, "|V12");
+    /* the L suffix is Python 2's, so not in a version 3.0 (Python 3) file */
+    assert_int_equal(parse_dict_v(2, DICT("'<f8'", "False", "(3L, 4)"), &info), HL_OK);
+    assert_int_equal(parse_dict_v(3, DICT("'<f8'", "False", "(3L, 4)"), &info), HL_ERR_FORMAT);
+    /* the largest shapes that fit: the end of the data must be an int64 file offset */
+    assert_int_equal(parse_dict(DICT("'|u1'", "False", "(9223372036854775679,)")), HL_OK);
+    assert_int_equal(parse_dict(DICT("'|u1'", "False", "(9223372036854775680,)")),
+                     HL_ERR_BYTES_OVERFLOW);
+    assert_int_equal(parse_dict(DICT("'|u1'", "False", "(9223372036854775807,)")),
+                     HL_ERR_BYTES_OVERFLOW);
+    assert_int_equal(parse_dict(DICT("'|u1'", "False", "(3037000499, 3037000499)")), HL_OK);
+}
+
+/* ---- parsing: every error -------------------------------------------------- */
+
+static void test_truncated_every_byte(void **state)
+{
+    (void)state;
+    for (int major = 1; major <= 3; major++) {
+        unsigned char img[512];
+        size_t n = build(img, sizeof img, major, DICT("'<f8'", "False", "(6, 7)"), 64);
+        for (size_t k = 0; k < n; k++) {
+            unsigned char *copy = malloc(k ? k : 1);
+            assert_non_null(copy);
+            memcpy(copy, img, k);
+            hl_npy_info info;
+            memset(&info, 0xA5, sizeof info);
+            hl_npy_info before = info;
+            assert_int_equal(hl_npy_parse_header(copy, k, &info), HL_ERR_FORMAT);
+            assert_memory_equal(&info, &before, sizeof info); /* untouched on error */
+            free(copy);
+        }
+        unsigned char *copy = malloc(n);
+        assert_non_null(copy);
+        memcpy(copy, img, n);
+        hl_npy_info info;
+        assert_int_equal(hl_npy_parse_header(copy, n, &info), HL_OK);
+        free(copy);
+        /* a header cut short by its own length field: the dict is unbalanced */
+        for (size_t cut = 1; cut < n - (major == 1 ? 10 : 12); cut++) {
+            unsigned char short_img[512];
+            memcpy(short_img, img, n);
+            size_t hlen = n - (major == 1 ? 10 : 12) - cut;
+            short_img[8] = (unsigned char)hlen;
+            short_img[9] = (unsigned char)(hlen >> 8);
+            size_t len = (major == 1 ? 10 : 12) + hlen;
+            copy = malloc(len);
+            assert_non_null(copy);
+            memcpy(copy, short_img, len);
+            hl_status st = hl_npy_parse_header(copy, len, &info);
+            /* all of the dict ('}' at 61 of 124) survives a cut into the padding */
+            if (hlen >= strlen(DICT("'<f8'", "False", "(6, 7)")))
+                assert_int_equal(st, HL_OK);
+            else
+                assert_int_equal(st, HL_ERR_FORMAT);
+            free(copy);
+        }
+    }
+}
+
+static void test_bad_magic_and_version(void **state)
+{
+    (void)state;
+    unsigned char img[256];
+    size_t n = build(img, sizeof img, 1, DICT("'<f8'", "False", "(6, 7)"), 64);
+    hl_npy_info info;
+    for (int i = 0; i < 6; i++) {
+        unsigned char bad[256];
+        memcpy(bad, img, n);
+        bad[i] ^= 0x20;
+        assert_int_equal(hl_npy_parse_header(bad, n, &info), HL_ERR_FORMAT);
+    }
+    static const unsigned char versions[][2] = {{9, 9}, {1, 1}, {0, 0}, {4, 0}, {2, 1}, {255, 0}};
+    for (size_t v = 0; v < sizeof versions / sizeof *versions; v++) {
+        unsigned char bad[256];
+        memcpy(bad, img, n);
+        bad[6] = versions[v][0];
+        bad[7] = versions[v][1];
+        assert_int_equal(hl_npy_parse_header(bad, n, &info), HL_ERR_FORMAT);
+    }
+    /* a 2.0 file read as 1.0 and vice versa: the length field is wrong */
+    unsigned char bad[256];
+    memcpy(bad, img, n);
+    bad[6] = 2;
+    assert_int_equal(hl_npy_parse_header(bad, n, &info), HL_ERR_FORMAT);
+    /* header length 0 and 65535 beyond the buffer */
+    memcpy(bad, img, n);
+    bad[8] = bad[9] = 0;
+    assert_int_equal(hl_npy_parse_header(bad, n, &info), HL_ERR_FORMAT);
+    bad[8] = bad[9] = 0xFF;
+    assert_int_equal(hl_npy_parse_header(bad, n, &info), HL_ERR_FORMAT);
+    assert_int_equal(hl_npy_parse_header(NULL, n, &info), HL_ERR_NULL);
+    assert_int_equal(hl_npy_parse_header(img, n, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_npy_parse_header(img, 0, &info), HL_ERR_FORMAT);
+}
+
+static void test_header_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dict;
+        hl_status want;
+    } cases[] = {
+        /* valid files hyperlayout does not hold */
+        {DICT("'<f8'", "True", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'>f8'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'>i2'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'>c16'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|O'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|O8'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<U5'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|S3'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<M8[ns]'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<m8[s]'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f16'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<c32'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|V0'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|V'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'|V1x'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("''", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'float32'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f\\x34'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("[('a', '<f4')]", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
+        {DICT("[('a', '<f4'), ('b', '<i8', (2, 3)), ('c', [('d', '|u1')])]", "False", "(6,)"),
+         HL_ERR_UNSUPPORTED},
+        {DICT("[('', '|V4'), ('f', '<f4')]", "False", "(6,)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f4'", "False", "()"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f4'", "False", "(0,)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f4'", "False", "(3, 0, 2)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f4'", "False", "(0, 4611686018427387904, 4611686018427387904)"),
+         HL_ERR_UNSUPPORTED},
+        {DICT("'<f4'", "False",
+              "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)"),
+         HL_ERR_UNSUPPORTED}, /* rank 33 */
+        {DICT("'<f4'", "True", "()"), HL_ERR_UNSUPPORTED},
+        /* too big */
+        {DICT("'|u1'", "False", "(4611686018427387904, 4)"), HL_ERR_OVERFLOW},
+        {DICT("'|u1'", "False", "(3037000500, 3037000500)"), HL_ERR_OVERFLOW},
+        {DICT("'|u1'", "False", "(9223372036854775808,)"), HL_ERR_OVERFLOW},
+        {DICT("'|u1'", "False", "(99999999999999999999999999999999,)"), HL_ERR_OVERFLOW},
+        {DICT("'<f8'", "False", "(2305843009213693952, 2)"), HL_ERR_BYTES_OVERFLOW},
+        {DICT("'|V9223372036854775807'", "False", "(2,)"), HL_ERR_BYTES_OVERFLOW},
+        {DICT("'|V99999999999999999999'", "False", "(2,)"), HL_ERR_BYTES_OVERFLOW},
+        /* malformed */
+        {"{'descr': '<f4', 'fortran_order': False}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'extra': 1}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), } junk", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), } {}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,, }", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, }", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,)", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,))}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,]}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,,4)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3 4)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4' 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order' False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4, 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}, ", HL_ERR_FORMAT},
+        {"{'descr': \"<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{,'descr': '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'descr': '<f4',, 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"('descr', '<f4')", HL_ERR_FORMAT},
+        {"[{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}]", HL_ERR_FORMAT},
+        {"x{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"", HL_ERR_FORMAT},
+        {"{descr: '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{u'descr': '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{3: '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {"{'DESCR': '<f4', 'fortran_order': False, 'shape': (3,)}", HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(5)"), HL_ERR_FORMAT}, /* an int, not a tuple */
+        {DICT("'<f4'", "False", "[5]"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "5"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "'5'"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(3.0,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(1e3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(0x10,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(-1,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(- 3, 4)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(3, None)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "((3,), 4)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(3L, 4)"), HL_OK}, /* version 1.0: Python 2 */
+        {DICT("'<f4'", "False", "(3LL, 4)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(3_0,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(.,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "False", "(-,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "0", "(3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "None", "(3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "'False'", "(3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "false", "(3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "Falsey", "(3,)"), HL_ERR_FORMAT},
+        {DICT("'<f4'", "(False,)", "(3,)"), HL_ERR_FORMAT},
+        {DICT("5", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("None", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("{'a': 1}", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("('<f4',)", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("b'<f4'", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("Foo", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4')", "False", "(3,)"), HL_ERR_FORMAT}, /* unbalanced list */
+        {DICT("[('a', '<f4'])", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', <f4)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4'), ('b', {1: 2, 3})]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4'), ('b', {1: 2, 3: 4})]", "False", "(3,)"), HL_ERR_UNSUPPORTED},
+        {DICT("'<f4\n'", "False", "(3,)"), HL_ERR_FORMAT}, /* newline in a string */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hl_status st = parse_dict(cases[i].dict);
+        if (st != cases[i].want)
+            fail_msg("case %zu %s: got '%s', want '%s'", i, cases[i].dict, hl_strerror(st),
+                     hl_strerror(cases[i].want));
+    }
+
+    /* a NUL byte inside the header */
+    char dict[128] = DICT("'<f4'", "False", "(3,)");
+    unsigned char img[256];
+    size_t n = build(img, sizeof img, 1, dict, 64);
+    img[10 + 12] = '\0'; /* inside '<f4' */
+    hl_npy_info info;
+    assert_int_equal(hl_npy_parse_header(img, n, &info), HL_ERR_FORMAT);
+    img[10 + 12] = 'f';
+    img[n - 5] = '\0'; /* in the padding */
+    assert_int_equal(hl_npy_parse_header(img, n, &info), HL_ERR_FORMAT);
+
+    /* deep nesting: a structured dtype up to the depth limit, then malformed */
+    char deep[4096];
+    for (int depth = 1; depth <= 200; depth += 9) {
+        size_t k = (size_t)snprintf(deep, sizeof deep, "{'descr': ");
+        for (int d = 0; d < depth; d++)
+            deep[k++] = '[';
+        for (int d = 0; d < depth; d++)
+            deep[k++] = ']';
+        snprintf(deep + k, sizeof deep - k, ", 'fortran_order': False, 'shape': (3,)}");
+        hl_status st = parse_dict(deep);
+        assert_int_equal(st, depth <= 32 ? HL_ERR_UNSUPPORTED : HL_ERR_FORMAT);
+    }
+    /* only opening brackets */
+    memset(deep, '(', 3000);
+    deep[3000] = '\0';
+    assert_int_equal(parse_dict(deep), HL_ERR_FORMAT);
+}
+
+/* ---- files ------------------------------------------------------------------- */
+
+static void test_file_errors(void **state)
+{
+    (void)state;
+    char path[1024];
+    hl_npy_info info;
+    hl_shape shape;
+    void *data = (void *)&info; /* must come back NULL */
+
+    errno = 0;
+    assert_int_equal(hl_npy_read_header(in_dir(path, sizeof path, "missing.npy"), &info), HL_ERR_IO);
+    assert_int_equal(errno, ENOENT);
+    assert_int_equal(hl_npy_load(path, &shape, &data), HL_ERR_IO);
+    assert_null(data);
+    assert_int_equal(hl_npy_read_header(tmpdir, &info), HL_ERR_IO); /* a directory */
+    assert_int_equal(hl_npy_read_header(NULL, &info), HL_ERR_NULL);
+    assert_int_equal(hl_npy_read_header(path, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_npy_load(path, NULL, &data), HL_ERR_NULL);
+    assert_int_equal(hl_npy_load(path, &shape, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_npy_load_into(path, NULL, &info), HL_ERR_NULL);
+
+    in_dir(path, sizeof path, "bad.npy");
+    write_file(path, "", 0);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_FORMAT);
+    write_file(path, "\x93NUMPY\x01", 7);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_FORMAT);
+    write_file(path, "hello, this is not an npy file at all, not at all", 49);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_FORMAT);
+
+    /* a valid header: [6,7,float64], 336 bytes of data */
+    unsigned char img[1024];
+    size_t n = build(img, sizeof img, 1, DICT("'<f8'", "False", "(6, 7)"), 64);
+    for (size_t i = n; i < n + 336 + 8; i++)
+        img[i] = (unsigned char)i;
+    write_file(path, img, n + 336);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+    assert_int_equal(info.file_bytes, (int64_t)n + 336);
+    data = NULL;
+    assert_int_equal(hl_npy_load(path, &shape, &data), HL_OK);
+    assert_memory_equal(data, img + n, 336);
+    free(data);
+    write_file(path, img, n + 336 + 8); /* bytes after the data are allowed */
+    assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+    assert_int_equal(info.file_bytes, (int64_t)n + 344);
+    for (size_t cut = 1; cut <= 336 + n; cut += 37) { /* truncated data or header */
+        write_file(path, img, n + 336 - cut);
+        assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_FORMAT);
+        data = (void *)&info;
+        assert_int_equal(hl_npy_load(path, &shape, &data), HL_ERR_FORMAT);
+        assert_null(data);
+    }
+    /* the header length field points past the end of the file */
+    img[8] = 0xF0;
+    img[9] = 0xFF;
+    write_file(path, img, n + 336);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_FORMAT);
+
+    /* a header above HL_NPY_MAX_HEADER: valid, but not read */
+    size_t big = (size_t)HL_NPY_MAX_HEADER + 4096;
+    unsigned char *huge = malloc(big + 64);
+    assert_non_null(huge);
+    const char *dict = DICT("'|u1'", "False", "(4,)");
+    memcpy(huge, "\x93NUMPY\x02\x00", 8);
+    size_t hlen = big - 12;
+    for (int i = 0; i < 4; i++)
+        huge[8 + i] = (unsigned char)(hlen >> (8 * i));
+    memset(huge + 12, ' ', hlen);
+    memcpy(huge + 12, dict, strlen(dict));
+    huge[big - 1] = '\n';
+    memset(huge + big, 7, 4);
+    write_file(path, huge, big + 4);
+    assert_int_equal(hl_npy_read_header(path, &info), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_npy_parse_header(huge, big + 4, &info), HL_OK); /* no limit in memory */
+    free(huge);
+    assert_int_equal(unlink(path), 0);
+}
+
+static void test_load_into_mismatch(void **state)
+{
+    (void)state;
+    char path[1024];
+    in_dir(path, sizeof path, "into.npy");
+    const int64_t ext[] = {5, 4, 3};
+    hl_shape s;
+    assert_int_equal(hl_shape_init(&s, 3, ext, HL_DTYPE_NONE, 0), HL_OK);
+    unsigned char data[60], back[60];
+    for (int i = 0; i < 60; i++)
+        data[i] = (unsigned char)(i * 7);
+    assert_int_equal(hl_npy_save(path, &s, data), HL_OK);
+    hl_shape t;
+    assert_int_equal(hl_shape_init(&t, 3, ext, HL_DTYPE_BYTES, 1), HL_OK);
+    assert_int_equal(hl_npy_load_into(path, &t, back), HL_OK); /* none ~ bytes1 */
+    assert_memory_equal(back, data, 60);
+    assert_int_equal(hl_shape_init(&t, 3, ext, HL_DTYPE_UINT8, 0), HL_OK);
+    assert_int_equal(hl_npy_load_into(path, &t, back), HL_ERR_MISMATCH);
+    assert_int_equal(hl_shape_init(&t, 2, ext, HL_DTYPE_NONE, 0), HL_OK);
+    assert_int_equal(hl_npy_load_into(path, &t, back), HL_ERR_MISMATCH);
+    const int64_t swapped[] = {3, 4, 5};
+    assert_int_equal(hl_shape_init(&t, 3, swapped, HL_DTYPE_NONE, 0), HL_OK);
+    assert_int_equal(hl_npy_load_into(path, &t, back), HL_ERR_MISMATCH);
+    assert_int_equal(unlink(path), 0);
+}
+
+/* ---- the atomic save ----------------------------------------------------------- */
+
+static const char original[] = "the original contents, which a failed save must keep";
+
+static void assert_original(const char *path)
+{
+    size_t n;
+    unsigned char *got = read_file(path, &n);
+    assert_int_equal(n, sizeof original);
+    assert_memory_equal(got, original, sizeof original);
+    free(got);
+}
+
+static void test_save_atomic(void **state)
+{
+    (void)state;
+    char dir[768], path[1024];
+    in_dir(dir, sizeof dir, "save");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/target.npy", dir);
+    write_file(path, original, sizeof original);
+
+    const int64_t ext[] = {1000, 300};
+    hl_shape s;
+    assert_int_equal(hl_shape_init(&s, 2, ext, HL_DTYPE_FLOAT32, 0), HL_OK);
+    size_t bytes = (size_t)hl_shape_bytes(&s);
+    unsigned char *data = malloc(bytes);
+    assert_non_null(data);
+    for (size_t i = 0; i < bytes; i++)
+        data[i] = (unsigned char)rnd();
+
+    /* argument errors: nothing created, nothing touched */
+    assert_int_equal(hl_npy_save(path, &s, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_npy_save(path, NULL, data), HL_ERR_NULL);
+    assert_int_equal(hl_npy_save(NULL, &s, data), HL_ERR_NULL);
+    hl_shape bad = s;
+    bad.rank = 0;
+    assert_int_equal(hl_npy_save(path, &bad, data), HL_ERR_RANK);
+    bad = s;
+    bad.extent[0] = -1;
+    assert_int_equal(hl_npy_save(path, &bad, data), HL_ERR_EXTENT);
+    assert_int_equal(hl_npy_save("", &s, data), HL_ERR_IO);
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 1);
+
+    /* a directory that does not exist; a target that is a directory */
+    char other[1024];
+    snprintf(other, sizeof other, "%s/no/such/dir/x.npy", dir);
+    assert_int_equal(hl_npy_save(other, &s, data), HL_ERR_IO);
+    snprintf(other, sizeof other, "%s/sub", dir);
+    assert_int_equal(mkdir(other, 0700), 0);
+    char inner[1100];
+    snprintf(inner, sizeof inner, "%s/keep", other);
+    write_file(inner, "x", 1);
+    assert_int_equal(hl_npy_save(other, &s, data), HL_ERR_IO);
+    struct stat sb;
+    assert_int_equal(stat(other, &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    assert_int_equal(count_entries(other), 1);
+    assert_int_equal(count_entries(dir), 2); /* target.npy, sub: no temporary left */
+
+    /* a write that fails half way (file size limit): target untouched */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {.rlim_cur = 65536, .rlim_max = 65536};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(3);
+        hl_status st = hl_npy_save(path, &s, data);
+        _exit(st == HL_ERR_IO && errno == EFBIG ? 0 : 1);
+    }
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 2);
+
+    /* a directory we may not write to (root may write anywhere: skip then) */
+    if (geteuid() != 0) {
+        char ro[1100], ro_target[1200];
+        snprintf(ro, sizeof ro, "%s/ro", dir);
+        assert_int_equal(mkdir(ro, 0700), 0);
+        snprintf(ro_target, sizeof ro_target, "%s/target.npy", ro);
+        write_file(ro_target, original, sizeof original);
+        assert_int_equal(chmod(ro, 0500), 0);
+        errno = 0;
+        assert_int_equal(hl_npy_save(ro_target, &s, data), HL_ERR_IO);
+        assert_int_equal(errno, EACCES);
+        assert_original(ro_target);
+        assert_int_equal(count_entries(ro), 1);
+        assert_int_equal(chmod(ro, 0700), 0);
+    } else {
+        print_message("running as root: the read-only directory case is skipped\n");
+    }
+
+    /* success replaces the target and keeps its permission bits */
+    assert_int_equal(chmod(path, 0640), 0);
+    assert_int_equal(hl_npy_save(path, &s, data), HL_OK);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+    hl_shape got;
+    void *back;
+    assert_int_equal(hl_npy_load(path, &got, &back), HL_OK);
+    assert_memory_equal(back, data, bytes);
+    free(back);
+
+    /* a new file gets 0666 less the umask; a relative path works */
+    mode_t old = umask(027);
+    snprintf(other, sizeof other, "%s/new.npy", dir);
+    assert_int_equal(hl_npy_save(other, &s, data), HL_OK);
+    umask(old);
+    assert_int_equal(stat(other, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    assert_int_equal(hl_npy_save("rel.npy", &s, data), HL_OK);
+    assert_int_equal(hl_npy_read_header("rel.npy", &(hl_npy_info){0}), HL_OK);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(count_entries(dir), 4); /* target, sub, new, rel */
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_every_type),
+        cmocka_unit_test(test_header_is_numpys),
+        cmocka_unit_test(test_format_header_args),
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_accepted_variants),
+        cmocka_unit_test(test_truncated_every_byte),
+        cmocka_unit_test(test_bad_magic_and_version),
+        cmocka_unit_test(test_header_errors),
+        cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_load_into_mismatch),
+        cmocka_unit_test(test_save_atomic),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}

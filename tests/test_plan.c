@@ -1,0 +1,431 @@
+/* Plans against brute-force references: every transform on random shapes
+ * and element sizes, chains against their steps one by one, inverses, in
+ * place against out of place, thread counts, and every error path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+
+#include "check.h"
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Du;
+
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rng() % (uint64_t)(hi - lo + 1));
+}
+
+static const int64_t elem_sizes[] = {1, 2, 4, 8, 16, 3, 12};
+
+/* ---- references: where does input cell x go? ------------------------------ */
+
+static int64_t k_of(int rank, const int64_t *e, const int64_t *x)
+{
+    int64_t k = 0, lp = 1;
+    for (int i = 0; i < rank; i++) {
+        k += x[i] * lp;
+        lp *= e[i];
+    }
+    return k;
+}
+
+static int64_t crinkle_pos(int64_t L, int64_t n, int64_t x)
+{
+    int64_t pos = 0;
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t y = r; y < L; y += n, pos++)
+            if (y == x)
+                return pos;
+    return -1;
+}
+
+typedef enum { OP_FLIP, OP_SHIFT, OP_CRINKLE, OP_UNCRINKLE, OP_PERMUTE, OP_TILE, OP_UNTILE,
+               OP_MORTON, OP_UNMORTON, OP_COUNT } op_kind;
+
+typedef struct {
+    op_kind kind;
+    uint64_t dims;
+    int dim;
+    int64_t step;
+    int64_t v[8];
+    int perm[8];
+} op;
+
+/* Output offset of input cell x (extents L) under a forward op (flip, shift,
+ * crinkle, permute, tile, morton); *out_ext gets the output's extents. */
+static int64_t ref_target(const op *o, int rank, const int64_t *L, const int64_t *x,
+                          int64_t *out_ext)
+{
+    int64_t y[8];
+    memcpy(out_ext, L, sizeof(int64_t) * (size_t)rank);
+    memcpy(y, x, sizeof(int64_t) * (size_t)rank);
+    switch (o->kind) {
+    case OP_FLIP:
+        for (int i = 0; i < rank; i++)
+            if ((o->dims >> i) & 1)
+                y[i] = L[i] - 1 - x[i];
+        return k_of(rank, L, y);
+    case OP_SHIFT:
+        for (int i = 0; i < rank; i++)
+            y[i] = (((x[i] + o->v[i]) % L[i]) + L[i]) % L[i];
+        return k_of(rank, L, y);
+    case OP_CRINKLE:
+        for (int i = 0; i < rank; i++)
+            if (o->dim == -1 || o->dim == i)
+                y[i] = crinkle_pos(L[i], o->step, x[i]);
+        return k_of(rank, L, y);
+    case OP_PERMUTE:
+        for (int j = 0; j < rank; j++) {
+            out_ext[j] = L[o->perm[j]];
+            y[j] = x[o->perm[j]];
+        }
+        return k_of(rank, out_ext, y);
+    case OP_TILE: {
+        int64_t t[8], u[8], nb[8], size = 1;
+        const int64_t *b = o->v;
+        for (int i = 0; i < rank; i++) {
+            t[i] = x[i] / b[i];
+            u[i] = x[i] % b[i];
+            nb[i] = L[i] / b[i];
+            size *= b[i];
+        }
+        return k_of(rank, nb, t) * size + k_of(rank, b, u);
+    }
+    case OP_MORTON: {
+        int bits[8], most = 0;
+        for (int i = 0; i < rank; i++) {
+            for (bits[i] = 0; (1 << bits[i]) < L[i]; bits[i]++)
+                ;
+            most = bits[i] > most ? bits[i] : most;
+        }
+        int64_t m = 0;
+        int pos = 0;
+        for (int b = 0; b < most; b++)
+            for (int i = 0; i < rank; i++)
+                if (b < bits[i])
+                    m |= ((x[i] >> b) & 1) << pos++;
+        return m;
+    }
+    default: break; /* inverse ops: see ref_apply */
+    }
+    return -1;
+}
+
+/* Draws an op that applies to extents L. */
+static void random_op(op *o, int rank, const int64_t *L)
+{
+    memset(o, 0, sizeof *o);
+    int pow2 = 1;
+    for (int i = 0; i < rank; i++)
+        pow2 = pow2 && (L[i] & (L[i] - 1)) == 0;
+    do
+        o->kind = (op_kind)rnd(0, OP_COUNT - 1);
+    while ((o->kind == OP_MORTON || o->kind == OP_UNMORTON) && !pow2);
+    o->dims = rng() & ((1u << rank) - 1);
+    for (int i = 0; i < rank; i++)
+        o->v[i] = rnd(-2 * L[i], 2 * L[i]);
+    o->dim = rnd(0, 3) == 0 ? -1 : (int)rnd(0, rank - 1);
+    int64_t minL = L[0];
+    for (int i = 0; i < rank; i++)
+        minL = L[i] < minL ? L[i] : minL;
+    o->step = rnd(1, o->dim == -1 ? minL : L[o->dim]);
+    for (int i = 0; i < rank; i++)
+        o->perm[i] = i;
+    for (int i = rank - 1; i > 0; i--) {
+        int t = (int)rnd(0, i), tmp = o->perm[i];
+        o->perm[i] = o->perm[t];
+        o->perm[t] = tmp;
+    }
+    if (o->kind == OP_TILE || o->kind == OP_UNTILE)
+        for (int i = 0; i < rank; i++) { /* a divisor of L[i] */
+            int64_t b;
+            do
+                b = rnd(1, L[i]);
+            while (L[i] % b);
+            o->v[i] = b;
+        }
+}
+
+static hl_status make_plan(hl_plan **p, const op *o, const hl_shape *s, int threads)
+{
+    hl_plan_options opt = {threads};
+    switch (o->kind) {
+    case OP_FLIP: return hl_plan_flip(p, s, o->dims, &opt);
+    case OP_SHIFT: return hl_plan_shift(p, s, o->v, &opt);
+    case OP_CRINKLE: return hl_plan_crinkle(p, s, o->dim, o->step, &opt);
+    case OP_UNCRINKLE: return hl_plan_uncrinkle(p, s, o->dim, o->step, &opt);
+    case OP_PERMUTE: return hl_plan_permute(p, s, o->perm, &opt);
+    case OP_TILE: return hl_plan_tile(p, s, o->v, &opt);
+    case OP_UNTILE: return hl_plan_untile(p, s, o->v, &opt);
+    case OP_MORTON: return hl_plan_morton(p, s, &opt);
+    case OP_UNMORTON: return hl_plan_unmorton(p, s, &opt);
+    case OP_COUNT: break;
+    }
+    return HL_ERR_ARG;
+}
+
+/* Input with distinct bytes per element. */
+static void fill(char *buf, int64_t n, int64_t es, uint64_t salt)
+{
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t b = 0; b < es; b++)
+            buf[k * es + b] = (char)((uint64_t)k * 131u + (uint64_t)b * 7u + salt);
+}
+
+/* Applies o by the reference; returns the output extents in out_ext.  An
+ * inverse op reads where the forward op would have written:
+ * out[k(x)] = in[target(x)]. */
+static void ref_apply(const op *o, int rank, const int64_t *L, int64_t es, const char *in,
+                      char *out, int64_t *out_ext)
+{
+    op fwd = *o;
+    const int inverse = o->kind == OP_UNCRINKLE || o->kind == OP_UNTILE || o->kind == OP_UNMORTON;
+    if (inverse)
+        fwd.kind = o->kind == OP_UNCRINKLE ? OP_CRINKLE : o->kind == OP_UNTILE ? OP_TILE : OP_MORTON;
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= L[i];
+    for (int64_t k = 0; k < n; k++) {
+        int64_t x[8], rest = k;
+        for (int i = 0; i < rank; i++) {
+            x[i] = rest % L[i];
+            rest /= L[i];
+        }
+        int64_t t = ref_target(&fwd, rank, L, x, out_ext);
+        if (inverse)
+            memcpy(out + k * es, in + t * es, (size_t)es);
+        else
+            memcpy(out + t * es, in + k * es, (size_t)es);
+    }
+}
+
+static void random_shape(hl_shape *s, int64_t *es_out)
+{
+    int rank = (int)rnd(1, 5);
+    int64_t L[8];
+    int pow2 = rnd(0, 2) == 0;
+    for (int i = 0; i < rank; i++)
+        L[i] = pow2 ? (int64_t)1 << rnd(0, 3) : rnd(1, 6);
+    int64_t es = elem_sizes[rnd(0, 6)];
+    assert_int_equal(hl_shape_init(s, rank, L, HL_DTYPE_BYTES, es), HL_OK);
+    *es_out = es;
+}
+
+static void test_single_ops(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 6000; t++) {
+        hl_shape s;
+        int64_t es;
+        random_shape(&s, &es);
+        op o;
+        random_op(&o, s.rank, s.extent);
+        hl_plan *p;
+        assert_int_equal(make_plan(&p, &o, &s, (int)rnd(0, 2)), HL_OK);
+        int64_t n = hl_shape_count(&s);
+        assert_int_equal(hl_plan_in_span(p), n);
+        assert_int_equal(hl_plan_out_span(p), n);
+        char *in = malloc((size_t)(n * es)), *want = malloc((size_t)(n * es)),
+             *got = malloc((size_t)(n * es));
+        fill(in, n, es, (uint64_t)t);
+        int64_t out_ext[8];
+        ref_apply(&o, s.rank, s.extent, es, in, want, out_ext);
+        failure_shape(s.rank, s.extent);
+        assert_int_equal(hl_execute(p, in, got), HL_OK);
+        if (memcmp(got, want, (size_t)(n * es)) != 0)
+            fail_msg("op %d dim %d step %" PRId64 " es %" PRId64 ": output differs", o.kind, o.dim,
+                     o.step, es);
+        for (int i = 0; i < s.rank; i++)
+            CHECK_EQ(hl_plan_out_shape(p)->extent[i], out_ext[i], "out extent %d", i);
+        /* in place gives the same (every op here is a bijection on [0, N)) */
+        assert_int_equal(hl_execute(p, in, in), HL_OK);
+        assert_memory_equal(in, want, (size_t)(n * es));
+        /* the inverse undoes it */
+        hl_plan *inv;
+        assert_int_equal(hl_plan_inverse(&inv, p), HL_OK);
+        assert_int_equal(hl_execute(inv, want, got), HL_OK);
+        fill(in, n, es, (uint64_t)t);
+        assert_memory_equal(got, in, (size_t)(n * es));
+        hl_plan_destroy(inv);
+        hl_plan_destroy(p);
+        free(in);
+        free(want);
+        free(got);
+    }
+    failure_shape(0, NULL);
+}
+
+static void test_chains(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 4000; t++) {
+        hl_shape s;
+        int64_t es;
+        random_shape(&s, &es);
+        const int64_t n = hl_shape_count(&s);
+        int len = (int)rnd(1, 4);
+        hl_plan *steps[4];
+        hl_shape cur = s;
+        char *a = malloc((size_t)(n * es)), *b = malloc((size_t)(n * es)),
+             *in = malloc((size_t)(n * es)), *got = malloc((size_t)(n * es));
+        fill(in, n, es, (uint64_t)t);
+        memcpy(a, in, (size_t)(n * es));
+        for (int j = 0; j < len; j++) {
+            op o;
+            random_op(&o, cur.rank, cur.extent);
+            assert_int_equal(make_plan(&steps[j], &o, &cur, 0), HL_OK);
+            int64_t out_ext[8];
+            ref_apply(&o, cur.rank, cur.extent, es, a, b, out_ext);
+            memcpy(a, b, (size_t)(n * es));
+            for (int i = 0; i < cur.rank; i++)
+                cur.extent[i] = out_ext[i];
+        }
+        hl_plan *chain;
+        assert_int_equal(hl_plan_compose(&chain, (const hl_plan *const *)steps, len, NULL), HL_OK);
+        assert_int_equal(hl_execute(chain, in, got), HL_OK);
+        assert_memory_equal(got, a, (size_t)(n * es));
+        for (int i = 0; i < cur.rank; i++)
+            assert_int_equal(hl_plan_out_shape(chain)->extent[i], cur.extent[i]);
+        /* in place and the inverse */
+        assert_int_equal(hl_execute(chain, in, in), HL_OK);
+        assert_memory_equal(in, a, (size_t)(n * es));
+        hl_plan *inv;
+        assert_int_equal(hl_plan_inverse(&inv, chain), HL_OK);
+        assert_int_equal(hl_execute(inv, a, got), HL_OK);
+        fill(in, n, es, (uint64_t)t);
+        assert_memory_equal(got, in, (size_t)(n * es));
+        hl_plan_destroy(inv);
+        hl_plan_destroy(chain);
+        for (int j = 0; j < len; j++)
+            hl_plan_destroy(steps[j]);
+        free(a);
+        free(b);
+        free(in);
+        free(got);
+    }
+}
+
+/* Layout-to-layout plans with padding: a tiled array whose blocks do not
+ * divide, and back. */
+static void test_padded_tiles(void **state)
+{
+    (void)state;
+    const int64_t L[] = {7, 5}, blk[] = {3, 2};
+    hl_layout std, tiled;
+    assert_int_equal(hl_layout_standard(&std, 2, L), HL_OK);
+    assert_int_equal(hl_layout_tiled(&tiled, 2, L, blk), HL_OK);
+    hl_plan *fwd, *back;
+    assert_int_equal(hl_plan_create(&fwd, &std, &tiled, 4, NULL), HL_OK);
+    assert_int_equal(hl_plan_out_span(fwd), 54);
+    assert_int_equal(hl_plan_create(&back, &tiled, &std, 4, NULL), HL_OK);
+    int32_t in[35], mid[54], out[35];
+    for (int i = 0; i < 35; i++)
+        in[i] = i * 3 + 1;
+    memset(mid, 0xff, sizeof mid);
+    assert_int_equal(hl_execute(fwd, in, mid), HL_OK);
+    assert_int_equal(mid[(2 + 3 * 2) * 6], in[6 + 7 * 4]); /* x = (6, 4) */
+    assert_int_equal(mid[(2 + 3 * 2) * 6 + 1], -1);        /* padding untouched */
+    assert_int_equal(hl_execute(back, mid, out), HL_OK);
+    assert_memory_equal(in, out, sizeof in);
+    assert_int_equal(hl_execute(fwd, in, in), HL_ERR_IN_PLACE);
+    hl_plan *chain;
+    const hl_plan *both[] = {fwd, back};
+    assert_int_equal(hl_plan_compose(&chain, both, 2, NULL), HL_OK);
+    memset(out, 0, sizeof out);
+    assert_int_equal(hl_execute(chain, in, out), HL_OK);
+    assert_memory_equal(in, out, sizeof in);
+    hl_plan_destroy(chain);
+    hl_plan_destroy(fwd);
+    hl_plan_destroy(back);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    hl_plan *p = (hl_plan *)&p;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[4,6,float32]"), HL_OK);
+    const hl_plan_options bad = {-1};
+    assert_int_equal(hl_plan_flip(&p, &s, 1, &bad), HL_ERR_ARG);
+    assert_null(p);
+    assert_int_equal(hl_plan_flip(NULL, &s, 1, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_plan_flip(&p, NULL, 1, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_plan_flip(&p, &s, 4, NULL), HL_ERR_DIM);
+    assert_int_equal(hl_plan_shift(&p, &s, NULL, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_plan_crinkle(&p, &s, 2, 2, NULL), HL_ERR_DIM);
+    assert_int_equal(hl_plan_crinkle(&p, &s, 0, 7, NULL), HL_ERR_STEP);
+    assert_int_equal(hl_plan_crinkle(&p, &s, -1, 5, NULL), HL_ERR_STEP);
+    assert_int_equal(hl_plan_uncrinkle(&p, &s, 0, 0, NULL), HL_ERR_STEP);
+    const int perm_bad[] = {1, 1};
+    assert_int_equal(hl_plan_permute(&p, &s, perm_bad, NULL), HL_ERR_ARG);
+    const int64_t blk_bad[] = {0, 2};
+    assert_int_equal(hl_plan_tile(&p, &s, blk_bad, NULL), HL_ERR_ARG);
+    assert_int_equal(hl_plan_tile(&p, &s, NULL, NULL), HL_ERR_NULL);
+
+    hl_layout a, b;
+    const int64_t L1[] = {4, 6}, L2[] = {6, 4}, ov[] = {1, 1}, neg[] = {-1, 4};
+    hl_layout_standard(&a, 2, L1);
+    hl_layout_standard(&b, 2, L2);
+    assert_int_equal(hl_plan_create(&p, &a, &b, 4, NULL), HL_ERR_MISMATCH);
+    assert_int_equal(hl_plan_create(&p, &a, &a, 0, NULL), HL_ERR_ELEM_SIZE);
+    assert_int_equal(hl_plan_create(&p, NULL, &a, 4, NULL), HL_ERR_NULL);
+    hl_layout_strided(&b, 2, L1, ov, 0);
+    assert_int_equal(hl_plan_create(&p, &a, &b, 4, NULL), HL_ERR_UNSUPPORTED);
+    hl_layout_strided(&b, 2, L1, neg, 0);
+    assert_int_equal(hl_plan_create(&p, &a, &b, 4, NULL), HL_ERR_RANGE);
+    const int64_t huge[] = {(int64_t)1 << 61, 2};
+    hl_layout_standard(&b, 2, huge);
+    assert_int_equal(hl_plan_create(&p, &b, &b, 8, NULL), HL_ERR_BYTES_OVERFLOW);
+
+    /* an overlapping source is fine forward, but has no inverse */
+    hl_layout_strided(&b, 2, L1, ov, 0);
+    assert_int_equal(hl_plan_create(&p, &b, &a, 4, NULL), HL_OK);
+    hl_plan *inv;
+    assert_int_equal(hl_plan_inverse(&inv, p), HL_ERR_UNSUPPORTED);
+    int32_t in[9], out[24];
+    for (int i = 0; i < 9; i++)
+        in[i] = i;
+    assert_int_equal(hl_execute(p, in, out), HL_OK);
+    assert_int_equal(out[1 + 4 * 2], 1 + 2); /* x = (1, 2) reads in[1 + 2] */
+    assert_int_equal(hl_execute(p, in, in), HL_ERR_IN_PLACE);
+    assert_int_equal(hl_execute(p, NULL, out), HL_ERR_NULL);
+
+    hl_plan *f1, *f2, *chain;
+    hl_shape s8;
+    hl_shape_parse(&s8, "[4,6,float64]");
+    hl_plan_flip(&f1, &s, 1, NULL);
+    hl_plan_flip(&f2, &s8, 1, NULL);
+    const hl_plan *pair[] = {f1, f2};
+    assert_int_equal(hl_plan_compose(&chain, pair, 2, NULL), HL_ERR_MISMATCH);
+    assert_int_equal(hl_plan_compose(&chain, pair, 0, NULL), HL_ERR_ARG);
+    const hl_plan *with_null[] = {f1, NULL};
+    assert_int_equal(hl_plan_compose(&chain, with_null, 2, NULL), HL_ERR_NULL);
+    hl_plan_destroy(f1);
+    hl_plan_destroy(f2);
+    hl_plan_destroy(p);
+    hl_plan_destroy(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_ops), cmocka_unit_test(test_chains),
+        cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
