@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hyperlayout/kindex.h"
+#include "lower.h"
 
 typedef struct plan_step {
     hl_layout src, dst;
@@ -23,9 +24,15 @@ struct hl_plan {
     plan_step *steps;
     int64_t elem_size, in_span, out_span;
     int threads;
+    bool reference; /* evaluate cell by cell even where boxes exist */
     bool bijective; /* every step maps its cells one to one onto [0, N) on both sides */
     hl_shape out_shape;
+    hl_box *boxes;  /* the lowered plan, or NULL: then cell by cell */
+    int64_t nboxes;
 };
+
+/* Plans lowered to more boxes than this run cell by cell instead. */
+#define HL_PLAN_MAX_BOXES 65536
 
 /* ---- construction ---------------------------------------------------------- */
 
@@ -44,9 +51,10 @@ static hl_status plan_alloc(hl_plan **plan, int nsteps)
     return HL_OK;
 }
 
-static hl_status check_options(const hl_plan_options *opt, int *threads)
+static hl_status check_options(const hl_plan_options *opt, int *threads, bool *reference)
 {
     *threads = opt ? opt->threads : 0;
+    *reference = opt && opt->reference;
     return *threads < 0 ? HL_ERR_ARG : HL_OK;
 }
 
@@ -79,7 +87,7 @@ static hl_status check_step(const hl_layout *src, const hl_layout *dst, int64_t 
     return HL_OK;
 }
 
-static void plan_finish(hl_plan *p)
+static hl_status plan_finish(hl_plan *p)
 {
     p->in_span = hl_layout_span(&p->steps[0].src);
     p->out_span = hl_layout_span(&p->steps[p->nsteps - 1].dst);
@@ -87,6 +95,11 @@ static void plan_finish(hl_plan *p)
     for (int j = 0; j < p->nsteps; j++)
         p->bijective = p->bijective && hl_layout_is_bijection(&p->steps[j].src) &&
                        hl_layout_is_bijection(&p->steps[j].dst);
+    if (p->nsteps > 1 || p->reference)
+        return HL_OK;
+    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &p->boxes,
+                            &p->nboxes);
+    return st == HL_ERR_UNSUPPORTED ? HL_OK : st;
 }
 
 hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
@@ -96,7 +109,8 @@ hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *
         return HL_ERR_NULL;
     *plan = NULL;
     int threads;
-    hl_status st = check_options(opt, &threads);
+    bool reference;
+    hl_status st = check_options(opt, &threads, &reference);
     if (st == HL_OK)
         st = check_step(src, dst, elem_size);
     if (st != HL_OK)
@@ -107,9 +121,13 @@ hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *
     p->steps[0] = (plan_step){*src, *dst};
     p->elem_size = elem_size;
     p->threads = threads;
+    p->reference = reference;
     /* the output read as a standard array of the logical extents */
     hl_shape_init(&p->out_shape, dst->rank, dst->extent, HL_DTYPE_BYTES, elem_size);
-    plan_finish(p);
+    if ((st = plan_finish(p)) != HL_OK) {
+        hl_plan_destroy(p);
+        return st;
+    }
     *plan = p;
     return HL_OK;
 }
@@ -274,7 +292,8 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
     if (count < 1)
         return HL_ERR_ARG;
     int threads, total = 0;
-    hl_status st = check_options(opt, &threads);
+    bool reference;
+    hl_status st = check_options(opt, &threads, &reference);
     if (st != HL_OK)
         return st;
     for (int j = 0; j < count; j++) {
@@ -300,8 +319,12 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
             p->steps[at++] = steps[j]->steps[t];
     p->elem_size = steps[0]->elem_size;
     p->threads = threads;
+    p->reference = reference;
     p->out_shape = steps[count - 1]->out_shape;
-    plan_finish(p);
+    if ((st = plan_finish(p)) != HL_OK) {
+        hl_plan_destroy(p);
+        return st;
+    }
     *plan = p;
     return HL_OK;
 }
@@ -324,11 +347,15 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
     }
     p->elem_size = q->elem_size;
     p->threads = q->threads;
+    p->reference = q->reference;
     /* the inverse's output is the original input, a standard array of the
      * first step's extents */
     hl_shape_init(&p->out_shape, q->steps[0].src.rank, q->steps[0].src.extent, HL_DTYPE_BYTES,
                   q->elem_size);
-    plan_finish(p);
+    if ((st = plan_finish(p)) != HL_OK) {
+        hl_plan_destroy(p);
+        return st;
+    }
     *inverse = p;
     return HL_OK;
 }
@@ -338,6 +365,7 @@ void hl_plan_destroy(hl_plan *p)
     if (!p)
         return;
     free(p->steps);
+    free(p->boxes);
     free(p);
 }
 
@@ -345,6 +373,7 @@ int64_t hl_plan_in_span(const hl_plan *p) { return p->in_span; }
 int64_t hl_plan_out_span(const hl_plan *p) { return p->out_span; }
 int64_t hl_plan_elem_size(const hl_plan *p) { return p->elem_size; }
 const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
+int64_t hl_plan_boxes(const hl_plan *p) { return p->boxes ? p->nboxes : 0; }
 
 /* ---- execution ----------------------------------------------------------- */
 
@@ -459,6 +488,10 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
             return HL_ERR_IN_PLACE;
         return execute_in_place(p, out);
     }
-    execute_out_of_place(p, in, out);
+    if (p->boxes)
+        hl_run_boxes(p->boxes, p->nboxes, p->elem_size, in, out,
+                     p->threads > 0 ? p->threads : omp_get_max_threads());
+    else
+        execute_out_of_place(p, in, out);
     return HL_OK;
 }

@@ -163,7 +163,7 @@ static void random_op(op *o, int rank, const int64_t *L)
 
 static hl_status make_plan(hl_plan **p, const op *o, const hl_shape *s, int threads)
 {
-    hl_plan_options opt = {threads};
+    hl_plan_options opt = {threads, false};
     switch (o->kind) {
     case OP_FLIP: return hl_plan_flip(p, s, o->dims, &opt);
     case OP_SHIFT: return hl_plan_shift(p, s, o->v, &opt);
@@ -246,6 +246,7 @@ static void test_single_ops(void **state)
         int64_t out_ext[8];
         ref_apply(&o, s.rank, s.extent, es, in, want, out_ext);
         failure_shape(s.rank, s.extent);
+        CHECK_EQ(hl_plan_boxes(p) > 0, 1, "op %d lowered to boxes", o.kind);
         assert_int_equal(hl_execute(p, in, got), HL_OK);
         if (memcmp(got, want, (size_t)(n * es)) != 0)
             fail_msg("op %d dim %d step %" PRId64 " es %" PRId64 ": output differs", o.kind, o.dim,
@@ -354,13 +355,84 @@ static void test_padded_tiles(void **state)
     hl_plan_destroy(back);
 }
 
+/* A random layout of extents L: standard, tiled or Morton, then random
+ * flips, rotations and (un)crinkles. */
+static void random_layout(hl_layout *lay, int rank, const int64_t *L)
+{
+    int64_t blk[8];
+    switch (rnd(0, 2)) {
+    case 0: assert_int_equal(hl_layout_standard(lay, rank, L), HL_OK); break;
+    case 1:
+        for (int i = 0; i < rank; i++)
+            blk[i] = rnd(1, 4);
+        assert_int_equal(hl_layout_tiled(lay, rank, L, blk), HL_OK);
+        break;
+    default: assert_int_equal(hl_layout_morton(lay, rank, L), HL_OK);
+    }
+    for (int m = (int)rnd(0, 4); m > 0; m--) {
+        int d = (int)rnd(0, rank - 1);
+        int64_t sh[8];
+        for (int i = 0; i < rank; i++)
+            sh[i] = rnd(-9, 9);
+        switch (rnd(0, 3)) {
+        case 0: assert_int_equal(hl_layout_flip(lay, lay, rng() & ((1u << rank) - 1)), HL_OK); break;
+        case 1: assert_int_equal(hl_layout_rotate(lay, lay, sh), HL_OK); break;
+        case 2: assert_int_equal(hl_layout_crinkle(lay, lay, d, rnd(1, L[d])), HL_OK); break;
+        default: assert_int_equal(hl_layout_uncrinkle(lay, lay, d, rnd(1, L[d])), HL_OK);
+        }
+    }
+}
+
+/* The box engine against cell-by-cell evaluation on random pairs of layouts,
+ * padding included. */
+static void test_boxes_against_cells(void **state)
+{
+    (void)state;
+    int64_t lowered = 0, cases = 3000;
+    for (int t = 0; t < cases; t++) {
+        int rank = (int)rnd(1, 4);
+        int64_t L[8];
+        for (int i = 0; i < rank; i++)
+            L[i] = rnd(1, 9);
+        hl_layout src, dst;
+        random_layout(&src, rank, L);
+        random_layout(&dst, rank, L);
+        int64_t es = elem_sizes[rnd(0, 6)];
+        hl_plan *fast, *slow;
+        const hl_plan_options ref = {1, true};
+        assert_int_equal(hl_plan_create(&fast, &src, &dst, es, NULL), HL_OK);
+        assert_int_equal(hl_plan_create(&slow, &src, &dst, es, &ref), HL_OK);
+        assert_int_equal(hl_plan_boxes(slow), 0);
+        lowered += hl_plan_boxes(fast) > 0;
+        int64_t nin = hl_plan_in_span(fast), nout = hl_plan_out_span(fast);
+        char *in = malloc((size_t)(nin * es)), *a = malloc((size_t)(nout * es)),
+             *b = malloc((size_t)(nout * es));
+        fill(in, nin, es, (uint64_t)t);
+        memset(a, 0x5a, (size_t)(nout * es));
+        memset(b, 0x5a, (size_t)(nout * es));
+        assert_int_equal(hl_execute(fast, in, a), HL_OK);
+        assert_int_equal(hl_execute(slow, in, b), HL_OK);
+        if (memcmp(a, b, (size_t)(nout * es)) != 0)
+            fail_msg("case %d: boxes and cells differ (rank %d, %" PRId64 " boxes)", t, rank,
+                     hl_plan_boxes(fast));
+        hl_plan_destroy(fast);
+        hl_plan_destroy(slow);
+        free(in);
+        free(a);
+        free(b);
+    }
+    /* nearly all of these lower; say so if that ever changes */
+    print_message("%" PRId64 " of %" PRId64 " random layout pairs lowered to boxes\n", lowered, cases);
+    assert_true(lowered * 10 >= cases * 9);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
     hl_plan *p = (hl_plan *)&p;
     hl_shape s;
     assert_int_equal(hl_shape_parse(&s, "[4,6,float32]"), HL_OK);
-    const hl_plan_options bad = {-1};
+    const hl_plan_options bad = {-1, false};
     assert_int_equal(hl_plan_flip(&p, &s, 1, &bad), HL_ERR_ARG);
     assert_null(p);
     assert_int_equal(hl_plan_flip(NULL, &s, 1, NULL), HL_ERR_NULL);
@@ -425,7 +497,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_ops), cmocka_unit_test(test_chains),
-        cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

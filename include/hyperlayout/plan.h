@@ -26,6 +26,7 @@
 #ifndef HYPERLAYOUT_PLAN_H
 #define HYPERLAYOUT_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base.h"
@@ -39,7 +40,9 @@ extern "C" {
 typedef struct hl_plan hl_plan;
 
 typedef struct hl_plan_options {
-    int threads; /* OpenMP threads for hl_execute; 0 = OpenMP's default */
+    int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default */
+    bool reference; /* evaluate cell by cell, never through the box engine:
+                       slow, for checking the engine */
 } hl_plan_options;
 
 /* A plan between two layouts of the same extents; elements of elem_size
@@ -91,6 +94,10 @@ int64_t hl_plan_elem_size(const hl_plan *p);
 /* The output read as a standard array: the input shape for most plans, the
  * permuted one for permute (and for chains, the last step's). */
 const hl_shape *hl_plan_out_shape(const hl_plan *p);
+/* Number of affine boxes the plan was lowered to; 0 when it runs cell by
+ * cell (chains of several steps, hl_plan_options.reference, or layouts too
+ * irregular to lower). */
+int64_t hl_plan_boxes(const hl_plan *p);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,34 @@
+/* hyperlayout internal — lowering a plan step (src layout, dst layout) to
+ * boxes on which both offsets are affine, and the strided-copy kernel that
+ * runs them. */
+#ifndef HYPERLAYOUT_LOWER_H
+#define HYPERLAYOUT_LOWER_H
+
+#include <stdint.h>
+
+#include "hyperlayout/layout.h"
+
+#define HL_BOX_MAX_DIGITS 64
+
+/* A box: every tuple of digits d_t in [0, extent_t) is one cell, read at
+ * src_base + sum d_t*src_stride_t and written at dst_base + sum d_t*dst_stride_t
+ * (elements). */
+typedef struct hl_box {
+    int ndigits;
+    int64_t src_base, dst_base;
+    int64_t extent[HL_BOX_MAX_DIGITS];
+    int64_t src_stride[HL_BOX_MAX_DIGITS];
+    int64_t dst_stride[HL_BOX_MAX_DIGITS];
+} hl_box;
+
+/* Lowers out[dst(x)] = in[src(x)] to at most max_boxes boxes covering every
+ * cell once.  HL_ERR_UNSUPPORTED when the layouts do not lower within that
+ * budget (the caller then evaluates cells one by one). */
+hl_status hl_lower(const hl_layout *src, const hl_layout *dst, int64_t max_boxes, hl_box **boxes,
+                   int64_t *nboxes);
+
+/* Copies the cells of the boxes with `threads` OpenMP threads. */
+void hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t elem_size, const char *in, char *out,
+                  int threads);
+
+#endif
