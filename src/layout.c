@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hyperlayout/kindex.h"
+#include "lower.h"
 
 /* ---- coordinate maps ---------------------------------------------------- */
 
@@ -474,4 +475,74 @@ bool hl_layout_is_injective(const hl_layout *lay)
 {
     int order[HL_LAYOUT_MAX_DIGITS];
     return sorted_digits(lay, order) >= 0;
+}
+
+/* ---- folding chains -------------------------------------------------------- */
+
+static hl_coord_map inverse_map(hl_coord_map m, int64_t L)
+{
+    switch (m.op) {
+    case HL_COORD_REVERSE: return m;
+    case HL_COORD_ROTATE: return (hl_coord_map){HL_COORD_ROTATE, m.arg ? L - m.arg : 0};
+    case HL_COORD_CRINKLE: return (hl_coord_map){HL_COORD_UNCRINKLE, m.arg};
+    case HL_COORD_UNCRINKLE: return (hl_coord_map){HL_COORD_CRINKLE, m.arg};
+    }
+    return m;
+}
+
+hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout *d1,
+                            const hl_layout *s2)
+{
+    /* d1 and s2 must be one digit structure seen through per-dimension
+     * maps, with s2's dimension j being d1's dimension pi[j] */
+    if (d1->ndigits != s2->ndigits || d1->rank != s2->rank || d1->base != s2->base)
+        return HL_ERR_UNSUPPORTED;
+    int pi[HL_MAX_RANK];
+    for (int j = 0; j < s2->rank; j++)
+        pi[j] = -1;
+    for (int t = 0; t < d1->ndigits; t++) {
+        const hl_digit *a = &d1->digit[t], *b = &s2->digit[t];
+        if (a->radix != b->radix || a->stride != b->stride)
+            return HL_ERR_UNSUPPORTED;
+        if (pi[b->dim] == -1)
+            pi[b->dim] = a->dim;
+        else if (pi[b->dim] != a->dim)
+            return HL_ERR_UNSUPPORTED;
+    }
+    uint64_t seen = 0;
+    for (int j = 0; j < s2->rank; j++) {
+        if (pi[j] == -1) { /* a dimension without digits has extent 1 */
+            for (int i = 0; i < d1->rank && pi[j] == -1; i++) {
+                bool used = (seen >> i) & 1;
+                for (int t = 0; t < d1->ndigits && !used; t++)
+                    used = d1->digit[t].dim == i;
+                if (!used && d1->extent[i] == 1)
+                    pi[j] = i;
+            }
+            if (pi[j] == -1)
+                return HL_ERR_UNSUPPORTED;
+        }
+        if ((seen >> pi[j]) & 1 || d1->extent[pi[j]] != s2->extent[j])
+            return HL_ERR_UNSUPPORTED;
+        seen |= (uint64_t)1 << pi[j];
+    }
+    /* out(y) = s1(d1maps^-1(relabel(s2maps(y)))): the inverse of d1's
+     * pipeline first, then the relabelling, then s2's maps in front */
+    hl_layout tmp = *s1;
+    hl_status st = HL_OK;
+    for (int i = 0; i < d1->rank && st == HL_OK; i++)
+        for (int m = 0; m < d1->nmaps[i] && st == HL_OK; m++)
+            st = prepend_map(&tmp, i, inverse_map(d1->map[i][m], d1->extent[i]));
+    int perm[HL_MAX_RANK]; /* dimension i of tmp (d1's numbering) is dimension perm[i] of out */
+    for (int j = 0; j < s2->rank; j++)
+        perm[pi[j]] = j;
+    if (st == HL_OK)
+        st = hl_layout_permute(&tmp, &tmp, perm);
+    for (int j = 0; j < s2->rank && st == HL_OK; j++)
+        for (int m = s2->nmaps[j] - 1; m >= 0 && st == HL_OK; m--)
+            st = prepend_map(&tmp, j, s2->map[j][m]);
+    if (st != HL_OK)
+        return HL_ERR_UNSUPPORTED;
+    *out = tmp;
+    return HL_OK;
 }

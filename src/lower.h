@@ -27,6 +27,13 @@ typedef struct hl_box {
 hl_status hl_lower(const hl_layout *src, const hl_layout *dst, int64_t max_boxes, hl_box **boxes,
                    int64_t *nboxes);
 
+/* Folds two plan steps (s1, d1) then (s2, d2) into (out, d2):
+ * out(y) = s1(d1^-1(s2(y))).  Possible when d1 and s2 are one digit
+ * structure (e.g. both standard) seen through per-dimension maps and a
+ * relabelling of dimensions; HL_ERR_UNSUPPORTED otherwise.  (layout.c) */
+hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout *d1,
+                            const hl_layout *s2);
+
 /* Copies the cells of the boxes with `threads` OpenMP threads. */
 void hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t elem_size, const char *in, char *out,
                   int threads);

@@ -313,10 +313,23 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
     hl_plan *p;
     if ((st = plan_alloc(&p, total)) != HL_OK)
         return st;
+    /* fold each step into the previous one where the layouts allow, so that
+     * chains of flips, shifts, crinkles and permutes become one step */
     int at = 0;
     for (int j = 0; j < count; j++)
-        for (int t = 0; t < steps[j]->nsteps; t++)
-            p->steps[at++] = steps[j]->steps[t];
+        for (int t = 0; t < steps[j]->nsteps; t++) {
+            const plan_step *next = &steps[j]->steps[t];
+            hl_layout folded;
+            if (at > 0 && !reference &&
+                hl_layout_through(&folded, &p->steps[at - 1].src, &p->steps[at - 1].dst,
+                                  &next->src) == HL_OK) {
+                p->steps[at - 1].src = folded;
+                p->steps[at - 1].dst = next->dst;
+            } else {
+                p->steps[at++] = *next;
+            }
+        }
+    p->nsteps = at;
     p->elem_size = steps[0]->elem_size;
     p->threads = threads;
     p->reference = reference;
