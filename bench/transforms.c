@@ -29,13 +29,14 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void parallel_memcpy(char *dst, const char *src, int64_t bytes, int threads)
+static void parallel_memcpy(char *dst, const char *src, size_t bytes, int threads)
 {
 #pragma omp parallel num_threads(threads)
     {
         int nt = omp_get_num_threads(), me = omp_get_thread_num();
-        int64_t lo = bytes * me / nt / 64 * 64, hi = me == nt - 1 ? bytes : bytes * (me + 1) / nt / 64 * 64;
-        memcpy(dst + lo, src + lo, (size_t)(hi - lo));
+        size_t lo = bytes * (size_t)me / (size_t)nt / 64 * 64;
+        size_t hi = me == nt - 1 ? bytes : bytes * (size_t)(me + 1) / (size_t)nt / 64 * 64;
+        memcpy(dst + lo, src + lo, hi - lo);
     }
 }
 
@@ -78,8 +79,9 @@ static hl_status op_permute(hl_plan **p, const hl_shape *s, const hl_plan_option
 static hl_status op_tile(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
 {
     int64_t b[HL_MAX_RANK];
-    for (int i = 0; i < s->rank; i++)
-        b[i] = s->extent[i] % 8 == 0 ? 8 : 1;
+    for (int i = 0; i < s->rank; i++) /* the largest divisor up to 8 */
+        for (b[i] = 8; s->extent[i] % b[i]; b[i]--)
+            ;
     return hl_plan_tile(p, s, b, o);
 }
 static hl_status op_morton(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
@@ -158,13 +160,13 @@ int main(int argc, char **argv)
             hl_shape s;
             if (hl_shape_parse(&s, text) != HL_OK)
                 return 2;
-            const int64_t bytes = hl_shape_bytes(&s);
-            char *in = aligned_alloc(64, (size_t)bytes), *out = aligned_alloc(64, (size_t)bytes);
+            const size_t bytes = (size_t)hl_shape_bytes(&s);
+            char *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes);
             if (!in || !out)
                 return 2;
-            for (int64_t b = 0; b < bytes; b++)
+            for (size_t b = 0; b < bytes; b++)
                 in[b] = (char)(b * 7);
-            memset(out, 0, (size_t)bytes);
+            memset(out, 0, bytes);
             double tm = 1e30;
             for (int r = 0; r < reps; r++) {
                 double t0 = now();

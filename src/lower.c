@@ -22,6 +22,9 @@
 
 #include <omp.h>
 #include <stdbool.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -510,14 +513,58 @@ static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t s
     }
 }
 
+/* Rows written with non-temporal stores (large outputs only: they bypass the
+ * cache, so a write does not first read its line, as memcpy does for big
+ * copies).  The row is gathered in chunks into an L1-resident buffer by the
+ * plain loops above, then streamed out 16 bytes at a time. */
+static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
+{
+#if defined(__SSE2__)
+    enum { CHUNK = 2048 };
+    _Alignas(64) char buf[CHUNK];
+    /* elements up to a 16-byte boundary of out, with plain stores */
+    int64_t head = 0;
+    while (head < n && ((uintptr_t)(out + head * es) & 15) != 0)
+        head++;
+    if (head == n || (es & (es - 1)) != 0 || es > 16) {
+        copy_row(out, in, n, 1, ss, es);
+        return;
+    }
+    copy_row(out, in, head, 1, ss, es);
+    int64_t i = head;
+    const int64_t per = CHUNK / es;
+    while (n - i >= per) {
+        const char *src = in + i * ss * es;
+        const char *from = src;
+        if (ss != 1) {
+            copy_row(buf, src, per, 1, ss, es);
+            from = buf;
+        }
+        __m128i *dst = (__m128i *)(void *)(out + i * es);
+        for (int64_t b = 0; b < CHUNK / 16; b++)
+            _mm_stream_si128(dst + b, _mm_loadu_si128((const __m128i *)(const void *)(from + 16 * b)));
+        i += per;
+    }
+    copy_row(out + i * es, in + i * ss * es, n - i, 1, ss, es);
+#else
+    copy_row(out, in, n, 1, ss, es);
+#endif
+}
+
 /* A box prepared for the kernel: the digits sorted with the dst-contiguous
  * one innermost and, when another digit is src-contiguous, that one second
  * (the two are then copied in square tiles, so that both sides stay in
  * cache). */
+enum { BLOCK_MAX = 1024 };
+
 typedef struct {
     int n;
     int64_t ext[HL_BOX_MAX_DIGITS], ss[HL_BOX_MAX_DIGITS], ds[HL_BOX_MAX_DIGITS];
-    bool tiled; /* digits 0 and 1 form a transpose */
+    bool tiled;   /* digits 0 and 1 form a transpose */
+    int blocked;  /* > 0: digits 0..blocked-1 write one contiguous block of
+                     `block` cells, read at src offsets table[] */
+    int64_t block;
+    int64_t table[BLOCK_MAX];
 } prepared;
 
 static void prepare(const hl_box *b, prepared *p)
@@ -549,13 +596,42 @@ static void prepare(const hl_box *b, prepared *p)
         m++;
     }
     p->n = m;
-    /* the src-contiguous digit, if it is not the innermost, goes second */
     p->tiled = false;
+    p->blocked = 0;
+    /* small dst-contiguous digits (tiles, Morton bits) are gathered together
+     * into one contiguous block through a table of src offsets */
+    if (p->n >= 2 && p->ds[0] == 1 && p->ext[0] < 64) {
+        int k = 0;
+        int64_t len = 1;
+        while (k < p->n && p->ds[k] == len && len * p->ext[k] <= BLOCK_MAX) {
+            len *= p->ext[k];
+            k++;
+        }
+        if (k >= 2) {
+            p->blocked = k;
+            p->block = len;
+            int64_t d[HL_BOX_MAX_DIGITS] = {0}, off = 0;
+            for (int64_t j = 0; j < len; j++) {
+                p->table[j] = off;
+                for (int t = 0; t < k; t++) {
+                    off += p->ss[t];
+                    if (++d[t] < p->ext[t])
+                        break;
+                    off -= p->ss[t] * p->ext[t];
+                    d[t] = 0;
+                }
+            }
+            return;
+        }
+    }
+    /* the src-contiguous digit, if it is not the innermost and the innermost
+     * reads a new cache line at every step, goes second: a transpose */
     int best = 0;
     for (int t = 1; t < p->n; t++)
         if (abs64(p->ss[t]) < abs64(p->ss[best]))
             best = t;
-    if (p->n >= 2 && best > 0 && abs64(p->ss[best]) < abs64(p->ss[0])) {
+    if (p->n >= 2 && best > 0 && abs64(p->ss[best]) < abs64(p->ss[0]) && p->ext[best] >= 4 &&
+        abs64(p->ss[0]) >= 16) {
         int64_t e = p->ext[best], s = p->ss[best], d = p->ds[best];
         for (int t = best; t > 1; t--) {
             p->ext[t] = p->ext[t - 1];
@@ -571,63 +647,124 @@ static void prepare(const hl_box *b, prepared *p)
 
 /* Copies one "plane" of the box: digits 0 (and 1 when tiled) at the given
  * outer offsets. */
-static void copy_plane(const prepared *p, char *out, const char *in, int64_t es)
+/* out[j] = in[table[j]] for one block. */
+#define BLOCK_LOOP(T)                                                                              \
+    do {                                                                                           \
+        T *o = (T *)(void *)out;                                                                   \
+        const T *s = (const T *)(const void *)in;                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            o[j] = s[table[j]];                                                                    \
+    } while (0)
+
+static void copy_block(char *out, const char *in, const int64_t *table, int64_t n, int64_t es)
 {
+    switch (es) {
+    case 1: BLOCK_LOOP(uint8_t); break;
+    case 2: BLOCK_LOOP(uint16_t); break;
+    case 4: BLOCK_LOOP(uint32_t); break;
+    case 8: BLOCK_LOOP(uint64_t); break;
+    case 16: BLOCK_LOOP(hl_u128_pair); break;
+    default:
+        for (int64_t j = 0; j < n; j++)
+            memcpy(out + j * es, in + table[j] * es, (size_t)es);
+    }
+}
+
+static void copy_plane(const prepared *p, char *out, const char *in, int64_t es, bool stream)
+{
+    (void)stream;
     if (p->n == 0) {
         memcpy(out, in, (size_t)es);
         return;
     }
-    if (!p->tiled) {
-        copy_row(out, in, p->ext[0], p->ds[0], p->ss[0], es);
+    if (p->blocked) {
+        copy_block(out, in, p->table, p->block, es);
         return;
     }
-    const int64_t tile = es >= 8 ? 16 : 32;
-    for (int64_t b0 = 0; b0 < p->ext[1]; b0 += tile)
-        for (int64_t a0 = 0; a0 < p->ext[0]; a0 += tile) {
+    if (!p->tiled) {
+        if (stream && p->ds[0] == 1)
+            stream_row(out, in, p->ext[0], p->ss[0], es);
+        else
+            copy_row(out, in, p->ext[0], p->ds[0], p->ss[0], es);
+        return;
+    }
+    /* a transpose of digits 0 (dst-contiguous) and 1 (src-contiguous), in
+     * tiles staged through an L1 buffer so that memory is only ever read
+     * and written along rows */
+    enum { TILE_BYTES = 16384 };
+    _Alignas(64) char buf[TILE_BYTES];
+    const int64_t tile = es <= 4 ? 64 : es <= 16 ? 32 : 1;
+    if (tile == 1 || tile * tile * es > TILE_BYTES) {
+        for (int64_t b = 0; b < p->ext[1]; b++)
+            copy_row(out + b * p->ds[1] * es, in + b * p->ss[1] * es, p->ext[0], p->ds[0], p->ss[0], es);
+        return;
+    }
+    for (int64_t a0 = 0; a0 < p->ext[0]; a0 += tile)
+        for (int64_t b0 = 0; b0 < p->ext[1]; b0 += tile) {
             int64_t na = p->ext[0] - a0 < tile ? p->ext[0] - a0 : tile;
             int64_t nb = p->ext[1] - b0 < tile ? p->ext[1] - b0 : tile;
-            for (int64_t b1 = b0; b1 < b0 + nb; b1++)
-                copy_row(out + (a0 * p->ds[0] + b1 * p->ds[1]) * es,
-                         in + (a0 * p->ss[0] + b1 * p->ss[1]) * es, na, p->ds[0], p->ss[0], es);
+            const char *src = in + (a0 * p->ss[0] + b0 * p->ss[1]) * es;
+            char *dst = out + (a0 * p->ds[0] + b0 * p->ds[1]) * es;
+            for (int64_t a = 0; a < na; a++) /* buf[a][b] = tile cell (a, b) */
+                copy_row(buf + a * nb * es, src + a * p->ss[0] * es, nb, 1, p->ss[1], es);
+            for (int64_t b = 0; b < nb; b++)
+                copy_row(dst + b * p->ds[1] * es, buf + b * es, na, p->ds[0], nb, es);
         }
 }
 
-void hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t es, const char *in, char *out,
-                  int threads)
+hl_status hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t es, const char *in, char *out,
+                       int threads)
 {
+    /* stream the output past the caches when it is much larger than them */
+    int64_t cells = 0;
+    for (int64_t bi = 0; bi < nboxes; bi++) {
+        int64_t c = 1;
+        for (int t = 0; t < boxes[bi].ndigits; t++)
+            c *= boxes[bi].extent[t];
+        cells += c;
+    }
+    const bool stream = cells * es >= ((int64_t)32 << 20);
+    prepared *p = malloc(sizeof *p); /* with its offset table: too big for a stack frame */
+    if (!p)
+        return HL_ERR_NOMEM;
     for (int64_t bi = 0; bi < nboxes; bi++) {
         const hl_box *b = &boxes[bi];
-        prepared p;
-        prepare(b, &p);
-        const int inner = p.n == 0 ? 0 : p.tiled ? 2 : 1;
+        prepare(b, p);
+        const int inner = p->n == 0 ? 0 : p->blocked ? p->blocked : p->tiled ? 2 : 1;
         int64_t outer = 1;
-        for (int t = inner; t < p.n; t++)
-            outer *= p.ext[t];
-        const int64_t per_plane = p.n == 0 ? 1 : p.ext[0] * (p.tiled ? p.ext[1] : 1);
+        for (int t = inner; t < p->n; t++)
+            outer *= p->ext[t];
+        const int64_t per_plane = p->n == 0 ? 1 : p->blocked ? p->block : p->ext[0] * (p->tiled ? p->ext[1] : 1);
         const int use = outer * per_plane * es >= (1 << 16) ? threads : 1;
 #pragma omp parallel num_threads(use)
         {
             const int nt = omp_get_num_threads(), me = omp_get_thread_num();
             int64_t lo = outer * me / nt, hi = outer * (me + 1) / nt;
             int64_t d[HL_BOX_MAX_DIGITS], so = b->src_base, doff = b->dst_base, rest = lo;
-            for (int t = inner; t < p.n; t++) {
-                d[t] = rest % p.ext[t];
-                rest /= p.ext[t];
-                so += d[t] * p.ss[t];
-                doff += d[t] * p.ds[t];
+            for (int t = inner; t < p->n; t++) {
+                d[t] = rest % p->ext[t];
+                rest /= p->ext[t];
+                so += d[t] * p->ss[t];
+                doff += d[t] * p->ds[t];
             }
             for (int64_t o = lo; o < hi; o++) {
-                copy_plane(&p, out + doff * es, in + so * es, es);
-                for (int t = inner; t < p.n; t++) { /* odometer over the outer digits */
-                    so += p.ss[t];
-                    doff += p.ds[t];
-                    if (++d[t] < p.ext[t])
+                copy_plane(p, out + doff * es, in + so * es, es, stream);
+                for (int t = inner; t < p->n; t++) { /* odometer over the outer digits */
+                    so += p->ss[t];
+                    doff += p->ds[t];
+                    if (++d[t] < p->ext[t])
                         break;
-                    so -= p.ss[t] * p.ext[t];
-                    doff -= p.ds[t] * p.ext[t];
+                    so -= p->ss[t] * p->ext[t];
+                    doff -= p->ds[t] * p->ext[t];
                     d[t] = 0;
                 }
             }
+#if defined(__SSE2__)
+            if (stream)
+                _mm_sfence(); /* order the streamed stores before returning */
+#endif
         }
     }
+    free(p);
+    return HL_OK;
 }

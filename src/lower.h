@@ -35,7 +35,7 @@ hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout
                             const hl_layout *s2);
 
 /* Copies the cells of the boxes with `threads` OpenMP threads. */
-void hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t elem_size, const char *in, char *out,
-                  int threads);
+hl_status hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t elem_size, const char *in,
+                       char *out, int threads);
 
 #endif

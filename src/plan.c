@@ -502,9 +502,8 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
         return execute_in_place(p, out);
     }
     if (p->boxes)
-        hl_run_boxes(p->boxes, p->nboxes, p->elem_size, in, out,
-                     p->threads > 0 ? p->threads : omp_get_max_threads());
-    else
-        execute_out_of_place(p, in, out);
+        return hl_run_boxes(p->boxes, p->nboxes, p->elem_size, in, out,
+                            p->threads > 0 ? p->threads : omp_get_max_threads());
+    execute_out_of_place(p, in, out);
     return HL_OK;
 }
