@@ -14,48 +14,10 @@
 #include "hyperlayout.h"
 
 #include "check.h"
+#include "reference.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static int64_t rnd(int64_t lo, int64_t hi) /* inclusive */
-{
-    return lo + (int64_t)(rng() % (uint64_t)(hi - lo + 1));
-}
 
 /* ---- references ---------------------------------------------------------- */
-
-/* The k of x in a box of extents e (dimension 0 fastest). */
-static int64_t ref_k(int rank, const int64_t *e, const int64_t *x)
-{
-    int64_t k = 0, lp = 1;
-    for (int i = 0; i < rank; i++) {
-        k += x[i] * lp;
-        lp *= e[i];
-    }
-    return k;
-}
-
-/* Crinkle by the NumPy definition: the position of x in the concatenation
- * of the residue classes 0, 1, ..., n-1, each in increasing order. */
-static int64_t ref_crinkle(int64_t L, int64_t n, int64_t x)
-{
-    int64_t pos = 0;
-    for (int64_t r = 0; r < n; r++)
-        for (int64_t y = r; y < L; y += n) {
-            if (y == x)
-                return pos;
-            pos++;
-        }
-    return -1;
-}
 
 static int64_t ref_uncrinkle(int64_t L, int64_t n, int64_t p)
 {
@@ -428,6 +390,7 @@ static void test_errors(void **state)
 
 int main(void)
 {
+    rng_state = 0x9E3779B97F4A7C15u;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_and_span), cmocka_unit_test(test_tiled_padding),
         cmocka_unit_test(test_morton),            cmocka_unit_test(test_errors),

@@ -14,45 +14,12 @@
 #include "hyperlayout.h"
 
 #include "check.h"
+#include "reference.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Du;
-
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static int64_t rnd(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rng() % (uint64_t)(hi - lo + 1));
-}
 
 static const int64_t elem_sizes[] = {1, 2, 4, 8, 16, 3, 12};
 
 /* ---- references: where does input cell x go? ------------------------------ */
-
-static int64_t k_of(int rank, const int64_t *e, const int64_t *x)
-{
-    int64_t k = 0, lp = 1;
-    for (int i = 0; i < rank; i++) {
-        k += x[i] * lp;
-        lp *= e[i];
-    }
-    return k;
-}
-
-static int64_t crinkle_pos(int64_t L, int64_t n, int64_t x)
-{
-    int64_t pos = 0;
-    for (int64_t r = 0; r < n; r++)
-        for (int64_t y = r; y < L; y += n, pos++)
-            if (y == x)
-                return pos;
-    return -1;
-}
 
 typedef enum { OP_FLIP, OP_SHIFT, OP_CRINKLE, OP_UNCRINKLE, OP_PERMUTE, OP_TILE, OP_UNTILE,
                OP_MORTON, OP_UNMORTON, OP_COUNT } op_kind;
@@ -79,22 +46,22 @@ static int64_t ref_target(const op *o, int rank, const int64_t *L, const int64_t
         for (int i = 0; i < rank; i++)
             if ((o->dims >> i) & 1)
                 y[i] = L[i] - 1 - x[i];
-        return k_of(rank, L, y);
+        return ref_k(rank, L, y);
     case OP_SHIFT:
         for (int i = 0; i < rank; i++)
             y[i] = (((x[i] + o->v[i]) % L[i]) + L[i]) % L[i];
-        return k_of(rank, L, y);
+        return ref_k(rank, L, y);
     case OP_CRINKLE:
         for (int i = 0; i < rank; i++)
             if (o->dim == -1 || o->dim == i)
-                y[i] = crinkle_pos(L[i], o->step, x[i]);
-        return k_of(rank, L, y);
+                y[i] = ref_crinkle(L[i], o->step, x[i]);
+        return ref_k(rank, L, y);
     case OP_PERMUTE:
         for (int j = 0; j < rank; j++) {
             out_ext[j] = L[o->perm[j]];
             y[j] = x[o->perm[j]];
         }
-        return k_of(rank, out_ext, y);
+        return ref_k(rank, out_ext, y);
     case OP_TILE: {
         int64_t t[8], u[8], nb[8], size = 1;
         const int64_t *b = o->v;
@@ -104,7 +71,7 @@ static int64_t ref_target(const op *o, int rank, const int64_t *L, const int64_t
             nb[i] = L[i] / b[i];
             size *= b[i];
         }
-        return k_of(rank, nb, t) * size + k_of(rank, b, u);
+        return ref_k(rank, nb, t) * size + ref_k(rank, b, u);
     }
     case OP_MORTON: {
         int bits[8], most = 0;
@@ -500,6 +467,7 @@ static void test_errors(void **state)
 
 int main(void)
 {
+    rng_state = 0x2545F4914F6CDD1Du;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_ops), cmocka_unit_test(test_chains),
         cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
