@@ -561,10 +561,12 @@ typedef struct {
     int n;
     int64_t ext[HL_BOX_MAX_DIGITS], ss[HL_BOX_MAX_DIGITS], ds[HL_BOX_MAX_DIGITS];
     bool tiled;   /* digits 0 and 1 form a transpose */
-    int blocked;  /* > 0: digits 0..blocked-1 write one contiguous block of
-                     `block` cells, read at src offsets table[] */
+    int blocked;  /* > 0: digits 0..blocked-1 form one block of `block`
+                     cells, read at src offsets table[] and written at dst
+                     offsets dtable[] (at 0, 1, 2, ... when dense) */
+    bool dense;
     int64_t block;
-    int64_t table[BLOCK_MAX];
+    int64_t table[BLOCK_MAX], dtable[BLOCK_MAX];
 } prepared;
 
 static void prepare(const hl_box *b, prepared *p)
@@ -598,28 +600,45 @@ static void prepare(const hl_box *b, prepared *p)
     p->n = m;
     p->tiled = false;
     p->blocked = 0;
-    /* small dst-contiguous digits (tiles, Morton bits) are gathered together
-     * into one contiguous block through a table of src offsets */
-    if (p->n >= 2 && p->ds[0] == 1 && p->ext[0] < 64) {
+    /* short rows (tiles, Morton bits, small extents): the innermost digits
+     * up to BLOCK_MAX cells are copied as one block through tables of
+     * offsets, and the digit reading most contiguously goes right after
+     * them, so that consecutive blocks reuse the same source lines */
+    if (p->n >= 2 && p->ext[0] < 64) {
         int k = 0;
         int64_t len = 1;
-        while (k < p->n && p->ds[k] == len && len * p->ext[k] <= BLOCK_MAX) {
+        while (k < p->n && len * p->ext[k] <= BLOCK_MAX) {
             len *= p->ext[k];
             k++;
         }
-        if (k >= 2) {
+        if (k >= 2 || (k == 1 && p->n > 1)) {
             p->blocked = k;
             p->block = len;
-            int64_t d[HL_BOX_MAX_DIGITS] = {0}, off = 0;
+            p->dense = true;
+            int64_t d[HL_BOX_MAX_DIGITS] = {0}, so = 0, dof = 0;
             for (int64_t j = 0; j < len; j++) {
-                p->table[j] = off;
+                p->table[j] = so;
+                p->dtable[j] = dof;
+                p->dense = p->dense && dof == j;
                 for (int t = 0; t < k; t++) {
-                    off += p->ss[t];
+                    so += p->ss[t];
+                    dof += p->ds[t];
                     if (++d[t] < p->ext[t])
                         break;
-                    off -= p->ss[t] * p->ext[t];
+                    so -= p->ss[t] * p->ext[t];
+                    dof -= p->ds[t] * p->ext[t];
                     d[t] = 0;
                 }
+            }
+            int best = k;
+            for (int t = k + 1; t < p->n; t++)
+                if (abs64(p->ss[t]) < abs64(p->ss[best]))
+                    best = t;
+            for (; best > k; best--) {
+                int64_t t;
+                t = p->ext[best], p->ext[best] = p->ext[best - 1], p->ext[best - 1] = t;
+                t = p->ss[best], p->ss[best] = p->ss[best - 1], p->ss[best - 1] = t;
+                t = p->ds[best], p->ds[best] = p->ds[best - 1], p->ds[best - 1] = t;
             }
             return;
         }
@@ -647,16 +666,21 @@ static void prepare(const hl_box *b, prepared *p)
 
 /* Copies one "plane" of the box: digits 0 (and 1 when tiled) at the given
  * outer offsets. */
-/* out[j] = in[table[j]] for one block. */
+/* out[dtable[j]] = in[table[j]] for one block (out[j] when dense). */
 #define BLOCK_LOOP(T)                                                                              \
     do {                                                                                           \
         T *o = (T *)(void *)out;                                                                   \
         const T *s = (const T *)(const void *)in;                                                  \
-        for (int64_t j = 0; j < n; j++)                                                            \
-            o[j] = s[table[j]];                                                                    \
+        if (dtable)                                                                                \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                o[dtable[j]] = s[table[j]];                                                        \
+        else                                                                                       \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                o[j] = s[table[j]];                                                                \
     } while (0)
 
-static void copy_block(char *out, const char *in, const int64_t *table, int64_t n, int64_t es)
+static void copy_block(char *out, const char *in, const int64_t *table, const int64_t *dtable,
+                       int64_t n, int64_t es)
 {
     switch (es) {
     case 1: BLOCK_LOOP(uint8_t); break;
@@ -666,7 +690,7 @@ static void copy_block(char *out, const char *in, const int64_t *table, int64_t 
     case 16: BLOCK_LOOP(hl_u128_pair); break;
     default:
         for (int64_t j = 0; j < n; j++)
-            memcpy(out + j * es, in + table[j] * es, (size_t)es);
+            memcpy(out + (dtable ? dtable[j] : j) * es, in + table[j] * es, (size_t)es);
     }
 }
 
@@ -678,7 +702,7 @@ static void copy_plane(const prepared *p, char *out, const char *in, int64_t es,
         return;
     }
     if (p->blocked) {
-        copy_block(out, in, p->table, p->block, es);
+        copy_block(out, in, p->table, p->dense ? NULL : p->dtable, p->block, es);
         return;
     }
     if (!p->tiled) {
