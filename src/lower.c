@@ -483,7 +483,8 @@ static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
         T *o = (T *)(void *)out;                                                                   \
         const T *s = (const T *)(const void *)in;                                                  \
         if (ds == 1 && ss == 1)                                                                    \
-            memcpy(o, s, (size_t)n * sizeof(T));                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i] = s[i];                                                                       \
         else if (ds == 1 && ss == -1)                                                              \
             for (int64_t i = 0; i < n; i++)                                                        \
                 o[i] = s[-i];                                                                      \
@@ -532,18 +533,19 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
     }
     copy_row(out, in, head, 1, ss, es);
     int64_t i = head;
-    const int64_t per = CHUNK / es;
-    while (n - i >= per) {
+    const int64_t per = CHUNK / es, vec = 16 / es; /* whole 16-byte stores */
+    while (n - i >= vec) {
+        int64_t m = n - i < per ? (n - i) / vec * vec : per;
         const char *src = in + i * ss * es;
         const char *from = src;
         if (ss != 1) {
-            copy_row(buf, src, per, 1, ss, es);
+            copy_row(buf, src, m, 1, ss, es);
             from = buf;
         }
         __m128i *dst = (__m128i *)(void *)(out + i * es);
-        for (int64_t b = 0; b < CHUNK / 16; b++)
+        for (int64_t b = 0; b < m * es / 16; b++)
             _mm_stream_si128(dst + b, _mm_loadu_si128((const __m128i *)(const void *)(from + 16 * b)));
-        i += per;
+        i += m;
     }
     copy_row(out + i * es, in + i * ss * es, n - i, 1, ss, es);
 #else
