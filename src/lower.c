@@ -180,8 +180,8 @@ static void threshold(plist *out, piece p, int e, int64_t T, int depth)
     }
 }
 
-/* Appends the pieces of p with EX_T1 = (e mod R) and EX_T2 = (e div R)
- * affine, for e >= 0. */
+/* Appends the pieces of p on which EX_T1 = (e mod R) is affine, for e >= 0
+ * (the quotient then follows from e and T1: see split_v). */
 static void radix(plist *out, piece p, int e, int64_t R)
 {
     make_positive(&p, e);
@@ -201,43 +201,30 @@ static void radix(plist *out, piece p, int e, int64_t R)
             return;
         }
     }
-    /* low part (e's remainders), high part (quotients) */
+    /* the sum of the remainders: e mod R unless it reaches R (a carry) */
     p.c[EX_T1] = p.c[e] - floor_div(p.c[e], R) * R;
-    p.c[EX_T2] = floor_div(p.c[e], R);
-    for (int j = 0; j < p.n; j++) {
+    for (int j = 0; j < p.n; j++)
         p.w[EX_T1][j] = p.w[e][j] % R;
-        p.w[EX_T2][j] = p.w[e][j] / R;
-    }
-    for (int guard = 0; guard < 64 && !out->fail; guard++) {
-        int64_t lo, hi;
-        range(&p, EX_T1, &lo, &hi);
-        if (hi < R) {
-            push(out, &p);
-            return;
-        }
-        /* a carry: where the low part reaches R, take R off it */
-        plist parts = {0};
-        threshold(&parts, p, EX_T1, R, 0);
-        if (parts.fail) {
-            free(parts.p);
-            out->fail = true;
-            return;
-        }
-        for (int64_t t = 0; t < parts.n; t++) {
-            piece q = parts.p[t];
-            if (q.tag) {
-                q.c[EX_T1] -= R;
-                q.c[EX_T2] += 1;
-                radix(out, q, EX_T1, R); /* T1 may still reach R */
-                /* radix() recomputed T1, T2 from T1 alone: restore the quotient */
-            } else {
-                push(out, &q);
-            }
-        }
-        free(parts.p);
+    int64_t lo, hi;
+    range(&p, EX_T1, &lo, &hi);
+    if (hi < R) {
+        push(out, &p);
         return;
     }
-    out->fail = true;
+    /* where the low part reaches R, take R off it; it may still reach R */
+    plist parts = {0};
+    threshold(&parts, p, EX_T1, R, 0);
+    for (int64_t t = 0; t < parts.n && !parts.fail; t++) {
+        piece q = parts.p[t];
+        if (q.tag) {
+            q.c[EX_T1] -= R;
+            radix(out, q, EX_T1, R);
+        } else {
+            push(out, &q);
+        }
+    }
+    out->fail |= parts.fail;
+    free(parts.p);
 }
 
 /* Runs fn on every piece of *l, replacing *l by what it appends. */
@@ -254,8 +241,7 @@ static bool each(plist *l, piece_fn fn, const void *arg)
 }
 
 typedef struct {
-    int64_t L, a, n, len, rem, split, stride;
-    bool last;
+    int64_t L, a, n, len, rem, split;
 } step_arg;
 
 static void do_rotate(plist *out, piece p, const void *arg)
@@ -271,15 +257,13 @@ static void do_rotate(plist *out, piece p, const void *arg)
     free(parts.p);
 }
 
-/* Radix split of V into (T1 = V mod R, T2 = V div R), keeping the quotient
- * right where radix() recursed on T1 after a carry. */
+/* Radix split of V into T1 = V mod R and T2 = V div R = (V - T1) / R. */
 static void split_v(plist *out, piece p, int64_t R)
 {
     plist parts = {0};
     radix(&parts, p, EX_V, R);
     for (int64_t t = 0; t < parts.n; t++) {
         piece *q = &parts.p[t];
-        /* T2 must equal (V - T1) / R exactly: recompute it from V and T1 */
         q->c[EX_T2] = (q->c[EX_V] - q->c[EX_T1]) / R;
         for (int j = 0; j < q->n; j++)
             q->w[EX_T2][j] = (q->w[EX_V][j] - q->w[EX_T1][j]) / R;
@@ -698,7 +682,6 @@ static void copy_block(char *out, const char *in, const int64_t *table, const in
 
 static void copy_plane(const prepared *p, char *out, const char *in, int64_t es, bool stream)
 {
-    (void)stream;
     if (p->n == 0) {
         memcpy(out, in, (size_t)es);
         return;
