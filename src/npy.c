@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod, posix_memalign */
 
 #include "hyperlayout/npy.h"
+#include "hyperlayout/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -676,44 +677,6 @@ hl_status hl_npy_load_into(const char *path, const hl_shape *expect, void *data)
     return st;
 }
 
-/* The process's umask, without changing it (umask() would, and is not
- * thread-safe); 022 when /proc does not tell. */
-static mode_t current_umask(void)
-{
-    mode_t mask = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return mask;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "Umask:", 6) == 0) {
-            mask = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
-            break;
-        }
-    }
-    fclose(f);
-    return mask;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const unsigned char *p = buf;
-    while (n > 0) {
-        size_t chunk = n < ((size_t)1 << 30) ? n : ((size_t)1 << 30);
-        ssize_t w = write(fd, p, chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 hl_status hl_npy_save(const char *path, const hl_shape *s, const void *data)
 {
     if (!path || !s || !data)
@@ -723,68 +686,7 @@ hl_status hl_npy_save(const char *path, const hl_shape *s, const void *data)
     hl_status st = hl_npy_format_header(s, header, sizeof header, &hlen);
     if (st != HL_OK)
         return st;
-    if (path[0] == '\0') {
-        errno = ENOENT;
-        return HL_ERR_IO;
-    }
-
-    /* The temporary file: "DIR/.BASE.XXXXXX" beside the target. */
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    size_t baselen = strlen(path + dirlen);
-    if (baselen > 200)
-        baselen = 200; /* stay below NAME_MAX */
-    char *tmp = malloc(dirlen + baselen + 16);
-    if (!tmp)
-        return HL_ERR_NOMEM;
-    memcpy(tmp, path, dirlen);
-    tmp[dirlen] = '.';
-    memcpy(tmp + dirlen + 1, path + dirlen, baselen);
-    memcpy(tmp + dirlen + 1 + baselen, ".XXXXXX", 8);
-
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return HL_ERR_IO;
-    }
-    struct stat sb;
-    mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (sb.st_mode & 07777)
-                                                              : (0666 & ~current_umask());
-    int fail = fchmod(fd, mode) != 0 || write_all(fd, header, hlen) != 0 ||
-               write_all(fd, data, (size_t)hl_shape_bytes(s)) != 0 || fsync(fd) != 0;
-    int e = errno;
-    if (close(fd) != 0 && !fail) {
-        fail = 1;
-        e = errno;
-    }
-    if (!fail && rename(tmp, path) != 0) {
-        fail = 1;
-        e = errno;
-    }
-    if (fail) {
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return HL_ERR_IO;
-    }
-    free(tmp);
-
-    /* Make the rename durable; the new file is in place whatever this says. */
-    char *dir = malloc(dirlen + 2);
-    if (dir) {
-        if (dirlen > 0)
-            memcpy(dir, path, dirlen);
-        else
-            dir[dirlen++] = '.';
-        dir[dirlen] = '\0';
-        int dfd = open(dir, O_RDONLY);
-        if (dfd >= 0) {
-            (void)fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
-    return HL_OK;
+    const void *chunks[2] = {header, data};
+    size_t lens[2] = {hlen, (size_t)hl_shape_bytes(s)};
+    return hl_atomic_write(path, 2, chunks, lens);
 }

@@ -47,6 +47,24 @@ hl_status hl_cli_parse_shape(hl_shape *s, const char *arg)
     return hl_shape_parse(s, buf);
 }
 
+/* The subcommands; a new one is one line here, one in cli.h and its usage line. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"demo", hl_cmd_demo},
+    {"info", hl_cmd_info},
+    {"transform", hl_cmd_transform},
+};
+
+static int (*find_command(const char *name))(int, char **)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name))
+            return commands[i].run;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -63,22 +81,16 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "help")) {
+        int (*run)(int, char **) = find_command(argv[2]);
+        if (!run)
+            return hl_cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
         char help[] = "--help";
         char *sub[] = {argv[2], help, NULL};
-        if (!strcmp(argv[2], "demo"))
-            return hl_cmd_demo(2, sub);
-        if (!strcmp(argv[2], "info"))
-            return hl_cmd_info(2, sub);
-        if (!strcmp(argv[2], "transform"))
-            return hl_cmd_transform(2, sub);
-        return hl_cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
+        return run(2, sub);
     }
-    if (!strcmp(cmd, "demo"))
-        return hl_cmd_demo(argc - 1, argv + 1);
-    if (!strcmp(cmd, "info"))
-        return hl_cmd_info(argc - 1, argv + 1);
-    if (!strcmp(cmd, "transform"))
-        return hl_cmd_transform(argc - 1, argv + 1);
+    int (*run)(int, char **) = find_command(cmd);
+    if (run)
+        return run(argc - 1, argv + 1);
     fprintf(stderr, "hyperlayout: unknown command '%s' (see hyperlayout --help)\n", cmd);
     return 2;
 }
