@@ -4,8 +4,10 @@
  * plan is executed out of place on the same two buffers that a parallel
  * memcpy copies with the same thread count; the table gives GB/s counted as
  * bytes read + written and the ratio to memcpy measured in the same run.
- * Each figure is the best of several repeats. */
+ * GB/s is the best of several repeats; memcpy and the plan alternate and the
+ * ratio is the median of the per-repeat ratios. */
 #include <inttypes.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +18,14 @@
 
 static const char usage[] =
     "usage: bench_transforms [--quick] [--threads N] [--csv FILE] [--reps N]\n"
+    "                        [--op NAME] [--shape SHAPE]\n"
     "\n"
     "Times flip, shift, crinkle, permute, tile, Morton and a fused chain\n"
     "(flip:0 shift:1,... crinkle:0:2) on 2^24-element arrays of float32 and\n"
     "float64, out of place, against memcpy of the same buffers with the same\n"
-    "threads.  --quick: 2^20 elements and fewer repeats (a smoke run).\n";
+    "threads.  --quick: 2^20 elements and fewer repeats (a smoke run).\n"
+    "--op / --shape: only the ops whose name starts with NAME / the shapes\n"
+    "written exactly as in the table (e.g. --shape [4096,4096]).\n";
 
 static double now(void)
 {
@@ -38,6 +43,25 @@ static void parallel_memcpy(char *dst, const char *src, size_t bytes, int thread
         size_t hi = me == nt - 1 ? bytes : bytes * (size_t)(me + 1) / (size_t)nt / 64 * 64;
         memcpy(dst + lo, src + lo, hi - lo);
     }
+}
+
+static double time_memcpy(char *out, const char *in, size_t bytes, int threads)
+{
+    double t0 = now();
+    parallel_memcpy(out, in, bytes, threads);
+    return now() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 typedef struct {
@@ -114,7 +138,7 @@ static const op_def ops[] = {
 int main(int argc, char **argv)
 {
     int quick = 0, threads = omp_get_max_threads(), reps = 5;
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *only_op = NULL, *only_shape = NULL;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = 1;
@@ -122,6 +146,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--op") && a + 1 < argc)
+            only_op = argv[++a];
+        else if (!strcmp(argv[a], "--shape") && a + 1 < argc)
+            only_shape = argv[++a];
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else {
@@ -154,6 +182,8 @@ int main(int argc, char **argv)
     printf("%-22s %-8s %-26s %7s %9s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s", "memcpy", "ratio");
     const char *dtypes[] = {"float32", "float64"};
     for (size_t si = 0; si < 7; si++) {
+        if (only_shape && strcmp(only_shape, shapes[si]))
+            continue;
         for (int ti = 0; ti < 2; ti++) {
             char text[128];
             snprintf(text, sizeof text, "%.*s,%s]", (int)strlen(shapes[si]) - 1, shapes[si], dtypes[ti]);
@@ -168,17 +198,14 @@ int main(int argc, char **argv)
                 in[b] = (char)(b * 7);
             memset(out, 0, bytes);
             double tm = 1e30;
-            for (int r = 0; r < reps; r++) {
-                double t0 = now();
-                parallel_memcpy(out, in, bytes, threads);
-                double t = now() - t0;
-                tm = t < tm ? t : tm;
-            }
-            const double mgbps = 2.0 * (double)bytes / tm / 1e9;
+            for (int r = 0; r < 2; r++) /* warm both buffers */
+                tm = fmin(tm, time_memcpy(out, in, bytes, threads));
             int pow2 = 1;
             for (int i = 0; i < s.rank; i++)
                 pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
             for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+                if (only_op && strncmp(ops[oi].name, only_op, strlen(only_op)))
+                    continue;
                 if (ops[oi].pow2_only && !pow2)
                     continue;
                 hl_plan *p;
@@ -187,21 +214,29 @@ int main(int argc, char **argv)
                     fprintf(stderr, "bench_transforms: cannot plan %s on %s\n", ops[oi].name, text);
                     return 2;
                 }
-                double best = 1e30;
-                for (int r = 0; r < reps; r++) {
+                /* memcpy and the plan alternate, and the ratio is the median of
+                 * the per-repeat ratios: the machine's bandwidth drifts */
+                double best = 1e30, ratio[64];
+                int done = 0;
+                for (int r = 0; r < reps && r < 64; r++) {
+                    const double m = time_memcpy(out, in, bytes, threads);
                     double t0 = now();
                     hl_execute(p, in, out);
                     double t = now() - t0;
-                    best = t < best ? t : best;
-                    if (best > 20 * tm && r >= 1) /* a cell-by-cell plan: two runs will do */
+                    tm = fmin(tm, m);
+                    best = fmin(best, t);
+                    ratio[done++] = m / t;
+                    if (t > 20 * m && r >= 1) /* a cell-by-cell plan: two runs will do */
                         break;
                 }
+                const double mgbps = 2.0 * (double)bytes / tm / 1e9;
+                const double rmed = median(ratio, done);
                 const double gbps = 2.0 * (double)bytes / best / 1e9;
                 printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %8.3f\n", shapes[si], dtypes[ti],
-                       ops[oi].name, hl_plan_boxes(p), gbps, mgbps, tm / best);
+                       ops[oi].name, hl_plan_boxes(p), gbps, mgbps, rmed);
                 if (csv)
                     fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6f,%.3f,%.3f,%.4f\n", shapes[si],
-                            dtypes[ti], ops[oi].name, hl_plan_boxes(p), best, gbps, mgbps, tm / best);
+                            dtypes[ti], ops[oi].name, hl_plan_boxes(p), best, gbps, mgbps, rmed);
                 hl_plan_destroy(p);
                 fflush(stdout);
             }

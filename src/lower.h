@@ -1,6 +1,5 @@
 /* hyperlayout internal — lowering a plan step (src layout, dst layout) to
- * boxes on which both offsets are affine, and the strided-copy kernel that
- * runs them. */
+ * boxes on which both offsets are affine (run by copy.c). */
 #ifndef HYPERLAYOUT_LOWER_H
 #define HYPERLAYOUT_LOWER_H
 
@@ -33,9 +32,5 @@ hl_status hl_lower(const hl_layout *src, const hl_layout *dst, int64_t max_boxes
  * relabelling of dimensions; HL_ERR_UNSUPPORTED otherwise.  (layout.c) */
 hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout *d1,
                             const hl_layout *s2);
-
-/* Copies the cells of the boxes with `threads` OpenMP threads. */
-hl_status hl_run_boxes(const hl_box *boxes, int64_t nboxes, int64_t elem_size, const char *in,
-                       char *out, int threads);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hyperlayout/kindex.h"
+#include "copy.h"
 #include "lower.h"
 
 typedef struct plan_step {
@@ -27,7 +28,7 @@ struct hl_plan {
     bool reference; /* evaluate cell by cell even where boxes exist */
     bool bijective; /* every step maps its cells one to one onto [0, N) on both sides */
     hl_shape out_shape;
-    hl_box *boxes;  /* the lowered plan, or NULL: then cell by cell */
+    hl_copy *copy;  /* the lowered plan, or NULL: then cell by cell */
     int64_t nboxes;
 };
 
@@ -97,9 +98,14 @@ static hl_status plan_finish(hl_plan *p)
                        hl_layout_is_bijection(&p->steps[j].dst);
     if (p->nsteps > 1 || p->reference)
         return HL_OK;
-    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &p->boxes,
+    hl_box *boxes;
+    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
                             &p->nboxes);
-    return st == HL_ERR_UNSUPPORTED ? HL_OK : st;
+    if (st != HL_OK)
+        return st == HL_ERR_UNSUPPORTED ? HL_OK : st;
+    st = hl_copy_create(&p->copy, boxes, p->nboxes, p->elem_size);
+    free(boxes);
+    return st;
 }
 
 hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
@@ -378,7 +384,7 @@ void hl_plan_destroy(hl_plan *p)
     if (!p)
         return;
     free(p->steps);
-    free(p->boxes);
+    hl_copy_destroy(p->copy);
     free(p);
 }
 
@@ -386,7 +392,7 @@ int64_t hl_plan_in_span(const hl_plan *p) { return p->in_span; }
 int64_t hl_plan_out_span(const hl_plan *p) { return p->out_span; }
 int64_t hl_plan_elem_size(const hl_plan *p) { return p->elem_size; }
 const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
-int64_t hl_plan_boxes(const hl_plan *p) { return p->boxes ? p->nboxes : 0; }
+int64_t hl_plan_boxes(const hl_plan *p) { return p->copy ? p->nboxes : 0; }
 
 /* ---- execution ----------------------------------------------------------- */
 
@@ -501,8 +507,8 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
             return HL_ERR_IN_PLACE;
         return execute_in_place(p, out);
     }
-    if (p->boxes)
-        return hl_run_boxes(p->boxes, p->nboxes, p->elem_size, in, out,
+    if (p->copy)
+        return hl_copy_run(p->copy, in, out,
                             p->threads > 0 ? p->threads : omp_get_max_threads());
     execute_out_of_place(p, in, out);
     return HL_OK;

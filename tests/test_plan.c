@@ -3,6 +3,7 @@
  * place against out of place, thread counts, and every error path. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -181,13 +182,24 @@ static void ref_apply(const op *o, int rank, const int64_t *L, int64_t es, const
     }
 }
 
-static void random_shape(hl_shape *s, int64_t *es_out)
+/* A random shape: small ones (every extent up to 8) exercise every code
+ * path on few cells; big ones (up to 2^18 cells, extents up to 600) reach
+ * the kernel's transposes, cut runs and partial chunks. */
+static void random_shape(hl_shape *s, int64_t *es_out, bool big)
 {
-    int rank = (int)rnd(1, 5);
+    int rank = (int)rnd(1, big ? 4 : 5);
     int64_t L[8];
     int pow2 = rnd(0, 2) == 0;
-    for (int i = 0; i < rank; i++)
-        L[i] = pow2 ? (int64_t)1 << rnd(0, 3) : rnd(1, 6);
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (big)
+            L[i] = pow2 ? (int64_t)1 << rnd(0, 9) : rnd(1, 600);
+        else
+            L[i] = pow2 ? (int64_t)1 << rnd(0, 3) : rnd(1, 6);
+        while (big && n * L[i] > ((int64_t)1 << 18))
+            L[i] = (L[i] + 1) / 2;
+        n *= L[i];
+    }
     int64_t es = elem_sizes[rnd(0, 6)];
     assert_int_equal(hl_shape_init(s, rank, L, HL_DTYPE_BYTES, es), HL_OK);
     *es_out = es;
@@ -199,7 +211,7 @@ static void test_single_ops(void **state)
     for (int t = 0; t < 6000; t++) {
         hl_shape s;
         int64_t es;
-        random_shape(&s, &es);
+        random_shape(&s, &es, false);
         op o;
         random_op(&o, s.rank, s.extent);
         hl_plan *p;
@@ -238,13 +250,16 @@ static void test_single_ops(void **state)
     failure_shape(0, NULL);
 }
 
-static void test_chains(void **state)
+/* A random chain of one to four ops against its steps applied one by one
+ * by the reference; in place, and the inverse. */
+static void check_chain(int t, bool big, int threads)
 {
-    (void)state;
-    for (int t = 0; t < 4000; t++) {
+    {
         hl_shape s;
         int64_t es;
-        random_shape(&s, &es);
+        random_shape(&s, &es, big);
+        failure_shape(s.rank, s.extent);
+        const hl_plan_options opt = {threads, false};
         const int64_t n = hl_shape_count(&s);
         int len = (int)rnd(1, 4), digit_ops = 1;
         hl_plan *steps[4];
@@ -266,7 +281,7 @@ static void test_chains(void **state)
                 cur.extent[i] = out_ext[i];
         }
         hl_plan *chain;
-        assert_int_equal(hl_plan_compose(&chain, (const hl_plan *const *)steps, len, NULL), HL_OK);
+        assert_int_equal(hl_plan_compose(&chain, (const hl_plan *const *)steps, len, &opt), HL_OK);
         /* chains of flips, shifts, crinkles and permutes fold into one step */
         if (digit_ops)
             assert_true(hl_plan_boxes(chain) > 0);
@@ -291,6 +306,23 @@ static void test_chains(void **state)
         free(in);
         free(got);
     }
+}
+
+static void test_chains(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 4000; t++)
+        check_chain(t, false, 0);
+    failure_shape(0, NULL);
+}
+
+/* The same on big shapes, with 1 to 3 threads. */
+static void test_big_chains(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 300; t++)
+        check_chain(t, true, (int)rnd(1, 3));
+    failure_shape(0, NULL);
 }
 
 /* Layout-to-layout plans with padding: a tiled array whose blocks do not
@@ -470,6 +502,7 @@ int main(void)
     rng_state = 0x2545F4914F6CDD1Du;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_ops), cmocka_unit_test(test_chains),
+        cmocka_unit_test(test_big_chains),
         cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
         cmocka_unit_test(test_errors),
     };

@@ -1,0 +1,713 @@
+/* hyperlayout — the strided-copy kernel.
+ *
+ * A box is a nest of digits, each with an extent and a src and a dst stride.
+ * At planning the digits are sorted by |dst stride| (the innermost writes
+ * contiguously), digits that continue each other on both sides are merged,
+ * and each box gets one of four modes for its inner digits (a "plane"):
+ *
+ *   ROW        one row: a vectorised loop, or non-temporal stores when the
+ *              output is much larger than the caches;
+ *   BLOCK      short rows (tiles, Morton bits, small extents): up to
+ *              BLOCK_MAX cells copied through tables of offsets;
+ *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
+ *              innermost src digits (a run contiguous in src, "B") are
+ *              different: A rows of B cells are read along src rows into a
+ *              staging buffer, transposed in cache, and written as B rows of
+ *              A cells along dst rows — memory is only ever touched in runs
+ *              of hundreds of bytes, however the digits are ordered;
+ *   ONE        a single cell.
+ *
+ * The remaining (outer) digits are walked by an odometer.  All boxes of a
+ * plan share one parallel region: the planes of all boxes are dealt out to
+ * the threads in contiguous ranges of equal work. */
+#include "copy.h"
+
+#include <omp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
+enum { ONE, ROW, BLOCK, TRANSPOSE };
+
+enum {
+    BLOCK_MAX = 1024,      /* cells of one table-driven block */
+    STAGE_BYTES = 1 << 16, /* one staging buffer of the transpose (x2 per thread) */
+    MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
+    WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
+    STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
+};
+
+/* Outputs at least this large are written with non-temporal stores. */
+#define STREAM_BYTES ((int64_t)32 << 20)
+
+typedef struct {
+    int mode;
+    int n;     /* digits; 0..inner-1 form the plane, inner..n-1 are outer */
+    int inner;
+    int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
+    int64_t src_base, dst_base;
+    int64_t planes, plane_cells; /* outer cells, nominal cells per plane */
+    /* BLOCK: block cells at src offsets stab[] and dst offsets dtab[] (j
+     * itself when dense) */
+    int64_t block;
+    bool dense;
+    /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
+     * offset stab[a] with src stride sdir, column b written at dst offset
+     * dtab[b] with dst stride ddir.  The last dst and src digits of the
+     * plane are cut into chunks: outer digits `inner` and `inner+1` count
+     * the chunks, and a partial chunk uses a prefix of the tables. */
+    int64_t rows_in, row_chunk, row_last; /* rows = rows_in * chunk of digit row_last */
+    int64_t cols_in, col_chunk, col_last;
+    int64_t sdir, ddir;
+    int64_t *stab, *dtab;
+} kbox;
+
+struct hl_copy {
+    int64_t nboxes, es, cells;
+    bool stream;
+    bool staging; /* some box transposes: threads need staging buffers */
+    kbox *box;
+};
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+static void swap_digits(kbox *k, int a, int b)
+{
+    int64_t t;
+    t = k->ext[a], k->ext[a] = k->ext[b], k->ext[b] = t;
+    t = k->ss[a], k->ss[a] = k->ss[b], k->ss[b] = t;
+    t = k->ds[a], k->ds[a] = k->ds[b], k->ds[b] = t;
+}
+
+/* Moves digit `from` to position `to` (< from), shifting the ones between. */
+static void move_digit(kbox *k, int from, int to)
+{
+    for (int t = from; t > to; t--)
+        swap_digits(k, t, t - 1);
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t lo, hi;
+} u128_pair;
+
+/* A row: n elements, strides ds (out) and ss (in), in elements.  The common
+ * strides get their own loops so that the compiler vectorises them. */
+#define ROW_LOOP(T)                                                                                \
+    do {                                                                                           \
+        T *o = (T *)(void *)out;                                                                   \
+        const T *s = (const T *)(const void *)in;                                                  \
+        if (ds == 1 && ss == 1)                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i] = s[i];                                                                       \
+        else if (ds == 1 && ss == -1)                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i] = s[-i];                                                                      \
+        else if (ds == 1 && ss == 2)                                                               \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i] = s[2 * i];                                                                   \
+        else if (ds == 2 && ss == 1)                                                               \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[2 * i] = s[i];                                                                   \
+        else if (ds == 1)                                                                          \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i] = s[i * ss];                                                                  \
+        else if (ss == 1)                                                                          \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i * ds] = s[i];                                                                  \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                o[i * ds] = s[i * ss];                                                             \
+    } while (0)
+
+static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es)
+{
+    switch (es) {
+    case 1: ROW_LOOP(uint8_t); break;
+    case 2: ROW_LOOP(uint16_t); break;
+    case 4: ROW_LOOP(uint32_t); break;
+    case 8: ROW_LOOP(uint64_t); break;
+    case 16: ROW_LOOP(u128_pair); break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(out + i * ds * es, in + i * ss * es, (size_t)es);
+    }
+}
+
+/* A row written with non-temporal stores: they bypass the cache, so a write
+ * does not first read its line (as memcpy does for big copies).  Only whole
+ * 64-byte lines are streamed: a partial line written that way costs a
+ * read-modify-write in memory, so the row's first and last partial lines get
+ * plain stores.  Strided sources are gathered in chunks into an L1 buffer by
+ * copy_row first. */
+static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
+{
+#if defined(__SSE2__)
+    enum { CHUNK = 2048, LINE = 64 };
+    _Alignas(64) char buf[CHUNK];
+    if ((es & (es - 1)) != 0 || es > LINE) {
+        copy_row(out, in, n, 1, ss, es);
+        return;
+    }
+    const int64_t line = LINE / es;
+    int64_t head = (int64_t)(((uintptr_t)-(uintptr_t)out & (LINE - 1)) / (uintptr_t)es);
+    if ((uintptr_t)out % (uintptr_t)es != 0 || head + line > n) {
+        copy_row(out, in, n, 1, ss, es);
+        return;
+    }
+    copy_row(out, in, head, 1, ss, es);
+    int64_t i = head;
+    const int64_t per = CHUNK / es;
+    while (n - i >= line) {
+        int64_t m = n - i < per ? (n - i) / line * line : per;
+        const char *from = in + i * ss * es;
+        if (ss != 1) {
+            copy_row(buf, from, m, 1, ss, es);
+            from = buf;
+        }
+        __m128i *dst = (__m128i *)(void *)(out + i * es);
+        for (int64_t b = 0; b < m * es / 16; b++)
+            _mm_stream_si128(dst + b, _mm_loadu_si128((const __m128i *)(const void *)(from + 16 * b)));
+        i += m;
+    }
+    copy_row(out + i * es, in + i * ss * es, n - i, 1, ss, es);
+#else
+    copy_row(out, in, n, 1, ss, es);
+#endif
+}
+
+static void put_row(char *out, const char *in, int64_t n, int64_t ds, int64_t es, bool stream)
+{
+    if (stream && ds == 1)
+        stream_row(out, in, n, 1, es);
+    else
+        copy_row(out, in, n, ds, 1, es);
+}
+
+/* ---- blocks and in-cache transposes ------------------------------------------ */
+
+/* out[dtab[j]] = in[stab[j]] for one block (out[j] when dtab is NULL). */
+#define BLOCK_LOOP(T)                                                                              \
+    do {                                                                                           \
+        T *o = (T *)(void *)out;                                                                   \
+        const T *s = (const T *)(const void *)in;                                                  \
+        if (dtab)                                                                                  \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                o[dtab[j]] = s[stab[j]];                                                           \
+        else                                                                                       \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                o[j] = s[stab[j]];                                                                 \
+    } while (0)
+
+static void copy_block(char *out, const char *in, const int64_t *stab, const int64_t *dtab,
+                       int64_t n, int64_t es)
+{
+    switch (es) {
+    case 1: BLOCK_LOOP(uint8_t); break;
+    case 2: BLOCK_LOOP(uint16_t); break;
+    case 4: BLOCK_LOOP(uint32_t); break;
+    case 8: BLOCK_LOOP(uint64_t); break;
+    case 16: BLOCK_LOOP(u128_pair); break;
+    default:
+        for (int64_t j = 0; j < n; j++)
+            memcpy(out + (dtab ? dtab[j] : j) * es, in + stab[j] * es, (size_t)es);
+    }
+}
+
+/* out[b][a] = row[a][b] for r rows of c cells (row[a] anywhere, out dense,
+ * r x c cells fit the cache), in square tiles so that both sides stay in L1.
+ * Reading the rows in place (not through a first copy) halves the work:
+ * each tile reads 16 rows side by side, which the prefetchers follow. */
+#define TRANSPOSE_LOOP(T)                                                                          \
+    do {                                                                                           \
+        T *o = (T *)(void *)out;                                                                   \
+        for (int64_t a0 = 0; a0 < r; a0 += 16)                                                     \
+            for (int64_t b0 = 0; b0 < c; b0 += 16) {                                               \
+                int64_t a1 = a0 + 16 < r ? a0 + 16 : r, b1 = b0 + 16 < c ? b0 + 16 : c;            \
+                for (int64_t a = a0; a < a1; a++) {                                                \
+                    const T *s = (const T *)(const void *)row[a];                                  \
+                    for (int64_t b = b0; b < b1; b++)                                              \
+                        o[b * r + a] = s[b];                                                       \
+                }                                                                                  \
+            }                                                                                      \
+    } while (0)
+
+#if defined(__SSE2__)
+/* Asks for rows a..a+15 ahead of their use: a plane's rows are short runs
+ * far apart, too many for the hardware prefetchers to follow. */
+static void prefetch_rows(const char *const *row, int64_t a, int64_t r, int64_t bytes)
+{
+    for (int64_t j = a; j < a + 16 && j < r; j++)
+        for (int64_t l = 0; l < bytes; l += 64)
+            _mm_prefetch(row[j] + l, _MM_HINT_T0);
+}
+
+/* 4-byte elements: 4 x 4 tiles in registers. */
+static void transpose4(char *out, const char *const *row, int64_t r, int64_t c)
+{
+    float *o = (float *)(void *)out;
+    const int64_t r4 = r & ~(int64_t)3, c4 = c & ~(int64_t)3;
+    prefetch_rows(row, 0, r, c * 4);
+    for (int64_t a0 = 0; a0 < r4; a0 += 16) {
+        prefetch_rows(row, a0 + 16, r, c * 4);
+        for (int64_t b0 = 0; b0 < c4; b0 += 16) {
+            int64_t a1 = a0 + 16 < r4 ? a0 + 16 : r4, b1 = b0 + 16 < c4 ? b0 + 16 : c4;
+            for (int64_t a = a0; a < a1; a += 4) {
+                const float *s0 = (const float *)(const void *)row[a];
+                const float *s1 = (const float *)(const void *)row[a + 1];
+                const float *s2 = (const float *)(const void *)row[a + 2];
+                const float *s3 = (const float *)(const void *)row[a + 3];
+                for (int64_t b = b0; b < b1; b += 4) {
+                    __m128 x0 = _mm_loadu_ps(s0 + b), x1 = _mm_loadu_ps(s1 + b);
+                    __m128 x2 = _mm_loadu_ps(s2 + b), x3 = _mm_loadu_ps(s3 + b);
+                    _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
+                    _mm_storeu_ps(o + b * r + a, x0);
+                    _mm_storeu_ps(o + (b + 1) * r + a, x1);
+                    _mm_storeu_ps(o + (b + 2) * r + a, x2);
+                    _mm_storeu_ps(o + (b + 3) * r + a, x3);
+                }
+            }
+        }
+    }
+    for (int64_t a = 0; a < r; a++) { /* the edges */
+        const float *s = (const float *)(const void *)row[a];
+        for (int64_t b = a < r4 ? c4 : 0; b < c; b++)
+            o[b * r + a] = s[b];
+    }
+}
+
+/* 8-byte elements: 2 x 2 tiles in registers. */
+static void transpose8(char *out, const char *const *row, int64_t r, int64_t c)
+{
+    double *o = (double *)(void *)out;
+    const int64_t r2 = r & ~(int64_t)1, c2 = c & ~(int64_t)1;
+    prefetch_rows(row, 0, r, c * 8);
+    for (int64_t a0 = 0; a0 < r2; a0 += 16) {
+        prefetch_rows(row, a0 + 16, r, c * 8);
+        for (int64_t b0 = 0; b0 < c2; b0 += 16) {
+            int64_t a1 = a0 + 16 < r2 ? a0 + 16 : r2, b1 = b0 + 16 < c2 ? b0 + 16 : c2;
+            for (int64_t a = a0; a < a1; a += 2) {
+                const double *s0 = (const double *)(const void *)row[a];
+                const double *s1 = (const double *)(const void *)row[a + 1];
+                for (int64_t b = b0; b < b1; b += 2) {
+                    __m128d x0 = _mm_loadu_pd(s0 + b), x1 = _mm_loadu_pd(s1 + b);
+                    _mm_storeu_pd(o + b * r + a, _mm_unpacklo_pd(x0, x1));
+                    _mm_storeu_pd(o + (b + 1) * r + a, _mm_unpackhi_pd(x0, x1));
+                }
+            }
+        }
+    }
+    for (int64_t a = 0; a < r; a++) {
+        const double *s = (const double *)(const void *)row[a];
+        for (int64_t b = a < r2 ? c2 : 0; b < c; b++)
+            o[b * r + a] = s[b];
+    }
+}
+#endif
+
+static void transpose(char *out, const char *const *row, int64_t r, int64_t c, int64_t es)
+{
+    switch (es) {
+    case 1: TRANSPOSE_LOOP(uint8_t); break;
+    case 2: TRANSPOSE_LOOP(uint16_t); break;
+#if defined(__SSE2__)
+    case 4: transpose4(out, row, r, c); break;
+    case 8: transpose8(out, row, r, c); break;
+#else
+    case 4: TRANSPOSE_LOOP(uint32_t); break;
+    case 8: TRANSPOSE_LOOP(uint64_t); break;
+#endif
+    case 16: TRANSPOSE_LOOP(u128_pair); break;
+    default:
+        for (int64_t a = 0; a < r; a++)
+            for (int64_t b = 0; b < c; b++)
+                memcpy(out + (b * r + a) * es, row[a] + b * es, (size_t)es);
+    }
+}
+
+/* ---- planning ---------------------------------------------------------------- */
+
+/* The offsets of every combination of digits first..last-1 (the last one
+ * cut to `chunk`), first digit fastest, along strides st. */
+static int64_t *offset_table(const kbox *k, const int64_t *st, int first, int last, int64_t chunk,
+                             int64_t len)
+{
+    int64_t *tab = malloc(sizeof *tab * (size_t)len);
+    if (!tab)
+        return NULL;
+    int64_t d[WORK_DIGITS] = {0}, off = 0;
+    for (int64_t j = 0; j < len; j++) {
+        tab[j] = off;
+        for (int t = first; t < last; t++) {
+            const int64_t e = t == last - 1 ? chunk : k->ext[t];
+            off += st[t];
+            if (++d[t] < e)
+                break;
+            off -= st[t] * e;
+            d[t] = 0;
+        }
+    }
+    return tab;
+}
+
+/* The largest power of two whose square of elements fits a staging buffer. */
+static int64_t stage_side(int64_t es)
+{
+    int64_t side = 1;
+    while (2 * side <= STAGE_SIDE_MAX && 2 * side * 2 * side * es <= STAGE_BYTES)
+        side *= 2;
+    return side;
+}
+
+/* Gathers a run of the plane: digit `first` and then, wherever they are,
+ * the digits that continue it along strides st (contiguous there), moved to
+ * first+1, first+2, ...; digits reading with |ss| = 1 are left out when
+ * `skip_src_unit`.  The run is taken while it fits `side` cells; the digit
+ * that overflows is cut into chunks (kept if a chunk has at least 2 cells).
+ * Returns the number of digits; *inner is the product of all but the last,
+ * *chunk the last one's chunk, *full the run's whole length. */
+static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool skip_src_unit,
+                    int64_t *inner, int64_t *chunk, int64_t *full)
+{
+    int count = 0;
+    int64_t in = 1;
+    *full = 1;
+    for (;;) {
+        int t = -1;
+        for (int j = first + count; j < k->n && t < 0; j++)
+            if ((count == 0 ? j == first : st[j] == st[first] * *full) &&
+                !(skip_src_unit && abs64(k->ss[j]) == 1))
+                t = j;
+        if (t < 0)
+            break;
+        move_digit(k, t, first + count);
+        const int64_t e = k->ext[first + count];
+        if (in * e > side && side / in < 2)
+            break;
+        *inner = in;
+        if (in * e > side) {
+            *chunk = side / in;
+            *full *= e;
+            count++;
+            break;
+        }
+        *chunk = e;
+        in *= e;
+        *full *= e;
+        count++;
+    }
+    return count;
+}
+
+/* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
+ * run (from the digit with |ss| = 1) are different digits, each run at least
+ * a cache line long.  Each is taken up to a side of the staging buffer. */
+static bool plan_transpose(kbox *k, int64_t es)
+{
+    const int64_t side = stage_side(es);
+    if (abs64(k->ds[0]) != 1 || abs64(k->ss[0]) == 1)
+        return false;
+    int64_t rows_full, cols_full;
+    const int nd = take_run(k, 0, k->ds, side, true, &k->rows_in, &k->row_chunk, &rows_full);
+    int s0 = -1;
+    for (int t = nd; t < k->n && s0 < 0; t++)
+        if (abs64(k->ss[t]) == 1)
+            s0 = t;
+    if (nd == 0 || s0 < 0)
+        return false;
+    move_digit(k, s0, nd);
+    const int ns = take_run(k, nd, k->ss, side, false, &k->cols_in, &k->col_chunk, &cols_full);
+    if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_RUN_BYTES)
+        return false;
+    k->mode = TRANSPOSE;
+    k->row_last = nd - 1;
+    k->col_last = nd + ns - 1;
+    k->sdir = k->ss[nd];
+    k->ddir = k->ds[0];
+    k->inner = nd + ns;
+    return true;
+}
+
+/* The chunk counters of the transpose's two cut digits become the two
+ * innermost outer digits; the offset tables cover one whole chunk. */
+static hl_status finish_transpose(kbox *k)
+{
+    const int rl = (int)k->row_last, cl = (int)k->col_last;
+    for (int t = k->n - 1; t >= k->inner; t--) {
+        k->ext[t + 2] = k->ext[t];
+        k->ss[t + 2] = k->ss[t];
+        k->ds[t + 2] = k->ds[t];
+    }
+    k->n += 2;
+    const int r = k->inner, c = k->inner + 1;
+    k->ext[r] = (k->ext[rl] + k->row_chunk - 1) / k->row_chunk;
+    k->ss[r] = k->ss[rl] * k->row_chunk;
+    k->ds[r] = k->ds[rl] * k->row_chunk;
+    k->ext[c] = (k->ext[cl] + k->col_chunk - 1) / k->col_chunk;
+    k->ss[c] = k->ss[cl] * k->col_chunk;
+    k->ds[c] = k->ds[cl] * k->col_chunk;
+    const int64_t rows = k->rows_in * k->row_chunk, cols = k->cols_in * k->col_chunk;
+    k->plane_cells = rows * cols;
+    k->stab = offset_table(k, k->ss, 0, rl + 1, k->row_chunk, rows);
+    k->dtab = offset_table(k, k->ds, rl + 1, cl + 1, k->col_chunk, cols);
+    return k->stab && k->dtab ? HL_OK : HL_ERR_NOMEM;
+}
+
+/* Short rows (tiles, Morton bits, small extents): the innermost digits up
+ * to BLOCK_MAX cells form one block, and the digit reading most
+ * contiguously goes right after them, so that consecutive blocks reuse the
+ * same source lines.  False when rows are long or everything is one block. */
+static bool plan_block(kbox *k, hl_status *st)
+{
+    if (k->n < 2 || k->ext[0] >= 64)
+        return false;
+    int nb = 0;
+    int64_t len = 1;
+    while (nb < k->n && len * k->ext[nb] <= BLOCK_MAX)
+        len *= k->ext[nb++];
+    if (nb == 0 || nb == k->n)
+        return false;
+    k->mode = BLOCK;
+    k->inner = nb;
+    k->block = k->plane_cells = len;
+    k->stab = offset_table(k, k->ss, 0, nb, k->ext[nb - 1], len);
+    k->dtab = offset_table(k, k->ds, 0, nb, k->ext[nb - 1], len);
+    if (!k->stab || !k->dtab) {
+        *st = HL_ERR_NOMEM;
+        return true;
+    }
+    k->dense = true;
+    for (int64_t j = 0; j < len && k->dense; j++)
+        k->dense = k->dtab[j] == j;
+    int best = nb;
+    for (int t = nb + 1; t < k->n; t++)
+        if (abs64(k->ss[t]) < abs64(k->ss[best]))
+            best = t;
+    move_digit(k, best, nb);
+    return true;
+}
+
+static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
+{
+    int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
+    memset(k, 0, sizeof *k);
+    k->ext = work[0];
+    k->ss = work[1];
+    k->ds = work[2];
+    k->src_base = b->src_base;
+    k->dst_base = b->dst_base;
+    for (int t = 0; t < b->ndigits; t++) {
+        k->ext[k->n] = b->extent[t];
+        k->ss[k->n] = b->src_stride[t];
+        k->ds[k->n] = b->dst_stride[t];
+        k->n++;
+    }
+    /* sort by |dst stride|, then merge digits that continue each other */
+    for (int a = 1; a < k->n; a++)
+        for (int c = a; c > 0 && abs64(k->ds[c - 1]) > abs64(k->ds[c]); c--)
+            swap_digits(k, c, c - 1);
+    int m = 0;
+    for (int t = 0; t < k->n; t++) {
+        if (m > 0 && k->ds[t] == k->ds[m - 1] * k->ext[m - 1] &&
+            k->ss[t] == k->ss[m - 1] * k->ext[m - 1]) {
+            k->ext[m - 1] *= k->ext[t];
+            continue;
+        }
+        k->ext[m] = k->ext[t];
+        k->ss[m] = k->ss[t];
+        k->ds[m] = k->ds[t];
+        m++;
+    }
+    k->n = m;
+    k->planes = 1;
+    hl_status st = HL_OK;
+    memcpy(saved, work, sizeof work);
+    if (k->n == 0) {
+        k->mode = ONE;
+        k->plane_cells = 1;
+    } else if (plan_transpose(k, es)) {
+        st = finish_transpose(k);
+    } else {
+        memcpy(work, saved, sizeof work);
+        if (!plan_block(k, &st)) {
+            k->mode = ROW;
+            k->inner = 1;
+            k->plane_cells = k->ext[0];
+        }
+    }
+    for (int t = k->inner; t < k->n; t++)
+        k->planes *= k->ext[t];
+    int64_t *dig = malloc(sizeof *dig * 3 * (size_t)(k->n > 0 ? k->n : 1));
+    if (!dig) {
+        k->ext = k->ss = k->ds = NULL;
+        return HL_ERR_NOMEM;
+    }
+    for (int j = 0; j < 3; j++)
+        memcpy(dig + j * k->n, work[j], sizeof *dig * (size_t)k->n);
+    k->ext = dig;
+    k->ss = dig + k->n;
+    k->ds = dig + 2 * k->n;
+    return st;
+}
+
+void hl_copy_destroy(hl_copy *c)
+{
+    if (!c)
+        return;
+    for (int64_t i = 0; i < c->nboxes; i++) {
+        free(c->box[i].stab);
+        free(c->box[i].dtab);
+        free(c->box[i].ext);
+    }
+    free(c->box);
+    free(c);
+}
+
+hl_status hl_copy_create(hl_copy **out, const hl_box *boxes, int64_t nboxes, int64_t es)
+{
+    hl_copy *c = calloc(1, sizeof *c);
+    if (!c)
+        return HL_ERR_NOMEM;
+    c->es = es;
+    c->box = calloc((size_t)(nboxes > 0 ? nboxes : 1), sizeof *c->box);
+    if (!c->box) {
+        free(c);
+        return HL_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < nboxes; i++) {
+        c->nboxes = i + 1;
+        hl_status st = prepare(&c->box[i], &boxes[i], es);
+        if (st != HL_OK) {
+            hl_copy_destroy(c);
+            return st;
+        }
+        int64_t cells = 1;
+        for (int t = 0; t < boxes[i].ndigits; t++)
+            cells *= boxes[i].extent[t];
+        c->cells += cells;
+        c->staging = c->staging || c->box[i].mode == TRANSPOSE;
+    }
+    c->stream = c->cells * es >= STREAM_BYTES;
+    *out = c;
+    return HL_OK;
+}
+
+/* ---- execution ---------------------------------------------------------------- */
+
+static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage)
+{
+    switch (k->mode) {
+    case ONE:
+        memcpy(out, in, (size_t)es);
+        return;
+    case ROW:
+        if (stream && k->ds[0] == 1)
+            stream_row(out, in, k->ext[0], k->ss[0], es);
+        else
+            copy_row(out, in, k->ext[0], k->ds[0], k->ss[0], es);
+        return;
+    case BLOCK:
+        if (k->dense && stream && k->block * es <= 2 * STAGE_BYTES) {
+            copy_block(stage, in, k->stab, NULL, k->block, es);
+            stream_row(out, stage, k->block, 1, es);
+        } else {
+            copy_block(out, in, k->stab, k->dense ? NULL : k->dtab, k->block, es);
+        }
+        return;
+    default: {
+        /* the last chunk of a cut digit is a prefix of the tables */
+        const int64_t rl = k->row_last, cl = k->col_last;
+        const int64_t rc = d[k->inner] * k->row_chunk, cc = d[k->inner + 1] * k->col_chunk;
+        const int64_t rows = k->rows_in * (k->ext[rl] - rc < k->row_chunk ? k->ext[rl] - rc : k->row_chunk);
+        const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
+        /* rows read backwards (a flip on the src side) are first copied
+         * forwards into the first half of the stage */
+        const char *row[STAGE_SIDE_MAX];
+        for (int64_t r = 0; r < rows; r++) {
+            row[r] = in + k->stab[r] * es;
+            if (k->sdir != 1) {
+                copy_row(stage + r * cols * es, row[r], cols, 1, k->sdir, es);
+                row[r] = stage + r * cols * es;
+            }
+        }
+        char *b = stage + STAGE_BYTES;
+        transpose(b, row, rows, cols, es);
+        for (int64_t c = 0; c < cols; c++)
+            put_row(out + k->dtab[c] * es, b + c * rows * es, rows, k->ddir, es, stream);
+        return;
+    }
+    }
+}
+
+/* Runs planes [lo, hi) of one box. */
+static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
+                       bool stream, char *stage)
+{
+    int64_t d[WORK_DIGITS] = {0}, so = k->src_base, doff = k->dst_base, rest = lo;
+    for (int t = k->inner; t < k->n; t++) {
+        d[t] = rest % k->ext[t];
+        rest /= k->ext[t];
+        so += d[t] * k->ss[t];
+        doff += d[t] * k->ds[t];
+    }
+    for (int64_t o = lo; o < hi; o++) {
+        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage);
+        for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
+            so += k->ss[t];
+            doff += k->ds[t];
+            if (++d[t] < k->ext[t])
+                break;
+            so -= k->ss[t] * k->ext[t];
+            doff -= k->ds[t] * k->ext[t];
+            d[t] = 0;
+        }
+    }
+}
+
+hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, int threads)
+{
+    int64_t work = 0;
+    for (int64_t i = 0; i < c->nboxes; i++)
+        work += c->box[i].planes * c->box[i].plane_cells;
+    const int use = work * c->es >= (1 << 16) ? threads : 1;
+    const bool stage_needed = c->staging || c->stream;
+    int failed = 0;
+#pragma omp parallel num_threads(use) reduction(| : failed)
+    {
+        const int nt = omp_get_num_threads(), me = omp_get_thread_num();
+        char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
+        if (stage_needed && !stage) {
+            failed = 1;
+        } else {
+            /* this thread's share of the work, cut at plane boundaries */
+            const int64_t lo = work / nt * me + work % nt * me / nt;
+            const int64_t hi = work / nt * (me + 1) + work % nt * (me + 1) / nt;
+            int64_t start = 0;
+            for (int64_t i = 0; i < c->nboxes && start < hi; i++) {
+                const kbox *k = &c->box[i];
+                const int64_t size = k->planes * k->plane_cells;
+                if (start + size > lo) {
+                    int64_t p0 = lo > start ? (lo - start + k->plane_cells - 1) / k->plane_cells : 0;
+                    int64_t p1 = (hi - start + k->plane_cells - 1) / k->plane_cells;
+                    if (p1 > k->planes)
+                        p1 = k->planes;
+                    if (p0 < p1)
+                        run_planes(k, p0, p1, in, out, c->es, c->stream, stage);
+                }
+                start += size;
+            }
+#if defined(__SSE2__)
+            if (c->stream)
+                _mm_sfence(); /* order the streamed stores before returning */
+#endif
+        }
+        free(stage);
+    }
+    return failed ? HL_ERR_NOMEM : HL_OK;
+}
