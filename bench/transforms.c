@@ -68,6 +68,7 @@ typedef struct {
     const char *name;
     hl_status (*make)(hl_plan **p, const hl_shape *s, const hl_plan_options *opt);
     int pow2_only;
+    int in_place; /* also timed in place (the ops that run in place by dimensions) */
 } op_def;
 
 static hl_status op_flip0(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
@@ -128,11 +129,15 @@ static hl_status op_chain(hl_plan **p, const hl_shape *s, const hl_plan_options 
 }
 
 static const op_def ops[] = {
-    {"flip:0", op_flip0, 0},         {"flip:all", op_flip_all, 0},
-    {"shift:1,-1,..", op_shift, 0},  {"crinkle:0:2", op_crinkle0, 0},
-    {"crinkle:all:2", op_crinkle_all, 0}, {"permute:reverse", op_permute, 0},
-    {"tile:8,..", op_tile, 0},       {"morton", op_morton, 1},
-    {"chain:flip,shift,crinkle", op_chain, 0},
+    {"flip:0", op_flip0, 0, 1},
+    {"flip:all", op_flip_all, 0, 1},
+    {"shift:1,-1,..", op_shift, 0, 1},
+    {"crinkle:0:2", op_crinkle0, 0, 1},
+    {"crinkle:all:2", op_crinkle_all, 0, 1},
+    {"permute:reverse", op_permute, 0, 0},
+    {"tile:8,..", op_tile, 0, 0},
+    {"morton", op_morton, 1, 0},
+    {"chain:flip,shift,crinkle", op_chain, 0, 1},
 };
 
 int main(int argc, char **argv)
@@ -176,10 +181,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (csv)
-        fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,memcpy_gbps,ratio_to_memcpy\n");
+        fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,memcpy_gbps,ratio_to_memcpy,"
+                     "in_place_gbps,in_place_ratio\n");
     printf("bench_transforms: out of place, %d thread%s, best of %d; GB/s = (bytes read + written) / s\n\n",
            threads, threads == 1 ? "" : "s", reps);
-    printf("%-22s %-8s %-26s %7s %9s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s", "memcpy", "ratio");
+    printf("%-22s %-8s %-26s %7s %9s %9s %8s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s",
+           "memcpy", "ratio", "inpl GB/s", "ratio");
     const char *dtypes[] = {"float32", "float64"};
     for (size_t si = 0; si < 7; si++) {
         if (only_shape && strcmp(only_shape, shapes[si]))
@@ -232,11 +239,33 @@ int main(int argc, char **argv)
                 const double mgbps = 2.0 * (double)bytes / tm / 1e9;
                 const double rmed = median(ratio, done);
                 const double gbps = 2.0 * (double)bytes / best / 1e9;
-                printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %8.3f\n", shapes[si], dtypes[ti],
+                /* in place, on the output buffer (the same alternation) */
+                double ibest = 0, iratio = 0;
+                if (ops[oi].in_place) {
+                    double ir[64];
+                    int idone = 0;
+                    ibest = 1e30;
+                    for (int r = 0; r < reps && r < 64; r++) {
+                        const double m = time_memcpy(in, out, bytes, threads);
+                        double t0 = now();
+                        hl_execute(p, out, out);
+                        double t = now() - t0;
+                        ibest = fmin(ibest, t);
+                        ir[idone++] = m / t;
+                    }
+                    iratio = median(ir, idone);
+                    ibest = 2.0 * (double)bytes / ibest / 1e9;
+                }
+                printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %8.3f", shapes[si], dtypes[ti],
                        ops[oi].name, hl_plan_boxes(p), gbps, mgbps, rmed);
+                if (ops[oi].in_place)
+                    printf(" %9.2f %8.3f\n", ibest, iratio);
+                else
+                    printf(" %9s %8s\n", "-", "-");
                 if (csv)
-                    fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6f,%.3f,%.3f,%.4f\n", shapes[si],
-                            dtypes[ti], ops[oi].name, hl_plan_boxes(p), best, gbps, mgbps, rmed);
+                    fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6f,%.3f,%.3f,%.4f,%.3f,%.4f\n",
+                            shapes[si], dtypes[ti], ops[oi].name, hl_plan_boxes(p), best, gbps, mgbps,
+                            rmed, ibest, iratio);
                 hl_plan_destroy(p);
                 fflush(stdout);
             }

@@ -14,6 +14,7 @@
 
 #include "hyperlayout/kindex.h"
 #include "copy.h"
+#include "inplace.h"
 #include "lower.h"
 
 typedef struct plan_step {
@@ -29,6 +30,7 @@ struct hl_plan {
     bool bijective; /* every step maps its cells one to one onto [0, N) on both sides */
     hl_shape out_shape;
     hl_copy *copy;  /* the lowered plan, or NULL: then cell by cell */
+    hl_inplace *inplace; /* in place by dimensions, or NULL: then by cycles of cells */
     int64_t nboxes;
 };
 
@@ -98,8 +100,11 @@ static hl_status plan_finish(hl_plan *p)
                        hl_layout_is_bijection(&p->steps[j].dst);
     if (p->nsteps > 1 || p->reference)
         return HL_OK;
+    hl_status st = hl_inplace_create(&p->inplace, &p->steps[0].src, &p->steps[0].dst, p->elem_size);
+    if (st != HL_OK && st != HL_ERR_UNSUPPORTED)
+        return st;
     hl_box *boxes;
-    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
+    st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
                             &p->nboxes);
     if (st != HL_OK)
         return st == HL_ERR_UNSUPPORTED ? HL_OK : st;
@@ -385,6 +390,7 @@ void hl_plan_destroy(hl_plan *p)
         return;
     free(p->steps);
     hl_copy_destroy(p->copy);
+    hl_inplace_destroy(p->inplace);
     free(p);
 }
 
@@ -505,6 +511,8 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
     if (in == out) {
         if (!p->bijective || p->in_span != p->out_span)
             return HL_ERR_IN_PLACE;
+        if (p->inplace)
+            return hl_inplace_run(p->inplace, out, p->threads > 0 ? p->threads : omp_get_max_threads());
         return execute_in_place(p, out);
     }
     if (p->copy)

@@ -1,0 +1,270 @@
+/* hyperlayout — in place, one dimension at a time.
+ *
+ * When both layouts of a plan keep one digit per dimension with the standard
+ * stride LP[i] (up to sign) and differ only by coordinate maps (reverse,
+ * rotate, crinkle, uncrinkle), the plan moves whole slabs: along dimension
+ * i, slab p of every group (LP[i] contiguous elements) receives slab
+ * sigma_i(p).  The dimensions commute, so they are applied one after the
+ * other.  sigma_i is split into cycles at planning; at execution every
+ * (group, piece of a slab) is an independent task that walks the cycles with
+ * one piece of buffer: each element is read once and written once. */
+#include "inplace.h"
+
+#include <omp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows of dimension 0 up to this size are permuted through a copy in
+ * cache (a vectorisable gather) rather than along cycles. */
+enum { ROW_BYTES = 1 << 16, PIECE_BYTES = 16384 };
+
+typedef struct {
+    int dim;
+    int64_t len, slab, groups; /* L_i, LP[i], N / (L_i LP[i]) */
+    int64_t ncycles;
+    int64_t *order; /* the cycles one after another: p, sigma(p), sigma^2(p), ... */
+    int64_t *start; /* ncycles + 1 offsets into order */
+    int64_t *sigma; /* for dimension 0 in short rows: row[p] = old row[sigma[p]] */
+} moved_dim;
+
+struct hl_inplace {
+    int64_t es;
+    int n;
+    moved_dim dim[HL_MAX_RANK];
+};
+
+void hl_inplace_destroy(hl_inplace *ip)
+{
+    if (!ip)
+        return;
+    for (int j = 0; j < ip->n; j++) {
+        free(ip->dim[j].order);
+        free(ip->dim[j].start);
+        free(ip->dim[j].sigma);
+    }
+    free(ip);
+}
+
+/* Position along dimension i of the cell at coordinate x (others 0), or -1
+ * when the layout is not the standard one up to per-dimension maps. */
+static bool positions(const hl_layout *lay, int i, int64_t lp, int64_t *pos)
+{
+    int digits = 0;
+    for (int t = 0; t < lay->ndigits; t++)
+        if (lay->digit[t].dim == i) {
+            digits++;
+            if (lay->digit[t].radix != lay->extent[i] ||
+                (lay->digit[t].stride != lp && lay->digit[t].stride != -lp))
+                return false;
+        }
+    if (digits != 1 && lay->extent[i] > 1)
+        return false;
+    int64_t x[HL_MAX_RANK] = {0}, o0, o, lo = INT64_MAX;
+    if (hl_layout_offset(lay, x, &o0) != HL_OK)
+        return false;
+    for (int64_t v = 0; v < lay->extent[i]; v++) {
+        x[i] = v;
+        if (hl_layout_offset(lay, x, &o) != HL_OK)
+            return false;
+        pos[v] = (o - o0) / lp;
+        lo = pos[v] < lo ? pos[v] : lo;
+    }
+    for (int64_t v = 0; v < lay->extent[i]; v++)
+        pos[v] -= lo;
+    return true;
+}
+
+/* The cycles of sigma (fixed points left out); false when nothing moves. */
+static hl_status split_cycles(moved_dim *m, const int64_t *sigma)
+{
+    const int64_t L = m->len;
+    bool *seen = calloc((size_t)L, 1);
+    m->order = malloc(sizeof *m->order * (size_t)L);
+    m->start = malloc(sizeof *m->start * (size_t)(L + 1));
+    if (!seen || !m->order || !m->start) {
+        free(seen);
+        return HL_ERR_NOMEM;
+    }
+    int64_t at = 0;
+    m->ncycles = 0;
+    for (int64_t p = 0; p < L; p++) {
+        if (seen[p] || sigma[p] == p)
+            continue;
+        m->start[m->ncycles++] = at;
+        for (int64_t q = p; !seen[q]; q = sigma[q]) {
+            seen[q] = true;
+            m->order[at++] = q;
+        }
+    }
+    m->start[m->ncycles] = at;
+    free(seen);
+    return HL_OK;
+}
+
+hl_status hl_inplace_create(hl_inplace **out, const hl_layout *src, const hl_layout *dst,
+                            int64_t es)
+{
+    *out = NULL;
+    if (src->rank != dst->rank)
+        return HL_ERR_UNSUPPORTED;
+    int64_t smin, dmin;
+    hl_layout_bounds(src, &smin, NULL);
+    hl_layout_bounds(dst, &dmin, NULL);
+    if (smin != 0 || dmin != 0 || !hl_layout_is_bijection(src) || !hl_layout_is_bijection(dst))
+        return HL_ERR_UNSUPPORTED;
+    hl_inplace *ip = calloc(1, sizeof *ip);
+    if (!ip)
+        return HL_ERR_NOMEM;
+    ip->es = es;
+    int64_t n = 1;
+    for (int i = 0; i < src->rank; i++)
+        n *= src->extent[i];
+    hl_status st = HL_OK;
+    int64_t lp = 1;
+    for (int i = 0; i < src->rank && st == HL_OK; lp *= src->extent[i], i++) {
+        const int64_t L = src->extent[i];
+        if (L == 1)
+            continue;
+        int64_t *ps = malloc(sizeof *ps * (size_t)L), *pd = malloc(sizeof *pd * (size_t)L),
+                *sigma = malloc(sizeof *sigma * (size_t)L);
+        if (!ps || !pd || !sigma) {
+            st = HL_ERR_NOMEM;
+        } else if (!positions(src, i, lp, ps) || !positions(dst, i, lp, pd)) {
+            st = HL_ERR_UNSUPPORTED;
+        } else {
+            for (int64_t v = 0; v < L; v++) /* dst slab pd[v] receives src slab ps[v] */
+                sigma[pd[v]] = ps[v];
+            moved_dim *m = &ip->dim[ip->n];
+            *m = (moved_dim){i, L, lp, n / (L * lp), 0, NULL, NULL, NULL};
+            st = split_cycles(m, sigma);
+            if (st == HL_OK && m->ncycles > 0) {
+                ip->n++;
+                if (lp == 1 && L * es <= ROW_BYTES) {
+                    m->sigma = sigma;
+                    sigma = NULL;
+                }
+            } else if (st == HL_OK) {
+                free(m->order);
+                free(m->start);
+            }
+        }
+        free(ps);
+        free(pd);
+        free(sigma);
+    }
+    if (st != HL_OK) {
+        hl_inplace_destroy(ip);
+        return st;
+    }
+    *out = ip;
+    return HL_OK;
+}
+
+/* Moves `bytes` (one element or a piece of a slab); the common sizes inline. */
+static inline void move(char *to, const char *from, int64_t bytes)
+{
+    switch (bytes) {
+    case 1: *to = *from; break;
+    case 2: memcpy(to, from, 2); break;
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    case 16: memcpy(to, from, 16); break;
+    default: memcpy(to, from, (size_t)bytes);
+    }
+}
+
+/* Elements per piece of a slab: at most PIECE_BYTES, fewer when there are
+ * too few tasks to keep the threads busy. */
+static int64_t piece_of(const moved_dim *m, int64_t es, int threads)
+{
+    if (m->sigma)
+        return m->len;
+    int64_t piece = m->slab * es <= PIECE_BYTES ? m->slab : PIECE_BYTES / es;
+    if (piece < 1)
+        piece = 1;
+    while (piece * es > 1024 && m->groups * ((m->slab + piece - 1) / piece) < 8 * threads)
+        piece = (piece + 1) / 2;
+    return piece;
+}
+
+/* buf: threads pieces of `stride` bytes each. */
+/* row[p] = old[sigma[p]] */
+#define GATHER(T)                                                                                  \
+    do {                                                                                           \
+        T *o = (T *)(void *)row;                                                                   \
+        const T *s = (const T *)(const void *)old;                                                 \
+        for (int64_t p = 0; p < n; p++)                                                            \
+            o[p] = s[sigma[p]];                                                                    \
+    } while (0)
+
+static void gather_row(char *row, const char *old, const int64_t *sigma, int64_t n, int64_t es)
+{
+    switch (es) {
+    case 1: GATHER(uint8_t); break;
+    case 2: GATHER(uint16_t); break;
+    case 4: GATHER(uint32_t); break;
+    case 8: GATHER(uint64_t); break;
+    default:
+        for (int64_t p = 0; p < n; p++)
+            memcpy(row + p * es, old + sigma[p] * es, (size_t)es);
+    }
+}
+
+static void run_rows(const moved_dim *m, char *a, int64_t es, int threads, char *buf, int64_t stride)
+{
+    const int64_t bytes = m->len * es;
+    const int use = m->groups > 1 && bytes * m->groups >= (1 << 16) ? threads : 1;
+#pragma omp parallel for schedule(static) num_threads(use)
+    for (int64_t g = 0; g < m->groups; g++) {
+        char *old = buf + omp_get_thread_num() * stride;
+        memcpy(old, a + g * bytes, (size_t)bytes);
+        gather_row(a + g * bytes, old, m->sigma, m->len, es);
+    }
+}
+
+static void run_dim(const moved_dim *m, char *a, int64_t es, int threads, char *buf, int64_t stride)
+{
+    if (m->sigma) {
+        run_rows(m, a, es, threads, buf, stride);
+        return;
+    }
+    const int64_t piece = piece_of(m, es, threads);
+    const int64_t pieces = (m->slab + piece - 1) / piece, tasks = m->groups * pieces;
+    const int64_t step = m->slab * es; /* from one slab to the next */
+    const int use = tasks > 1 && m->len * step * m->groups >= (1 << 16) ? threads : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(use)
+    for (int64_t t = 0; t < tasks; t++) {
+        char *tmp = buf + omp_get_thread_num() * stride;
+        const int64_t g = t / pieces, c0 = t % pieces * piece;
+        const int64_t bytes = (m->slab - c0 < piece ? m->slab - c0 : piece) * es;
+        char *base = a + (g * m->len * m->slab + c0) * es;
+        for (int64_t c = 0; c < m->ncycles; c++) {
+            const int64_t *cyc = m->order + m->start[c], n = m->start[c + 1] - m->start[c];
+            move(tmp, base + cyc[0] * step, bytes);
+            for (int64_t j = 0; j + 1 < n; j++)
+                move(base + cyc[j] * step, base + cyc[j + 1] * step, bytes);
+            move(base + cyc[n - 1] * step, tmp, bytes);
+        }
+    }
+}
+
+hl_status hl_inplace_run(const hl_inplace *ip, char *a, int threads)
+{
+    /* every buffer is allocated before the first pass: a failure must leave
+     * the array as it was */
+    int64_t stride = 64;
+    for (int j = 0; j < ip->n; j++) {
+        const int64_t b = piece_of(&ip->dim[j], ip->es, threads) * ip->es;
+        stride = b > stride ? b : stride;
+    }
+    stride = (stride + 63) / 64 * 64;
+    char *buf = aligned_alloc(64, (size_t)(stride * threads));
+    if (!buf)
+        return HL_ERR_NOMEM;
+    for (int j = 0; j < ip->n; j++)
+        run_dim(&ip->dim[j], a, ip->es, threads, buf, stride);
+    free(buf);
+    return HL_OK;
+}
