@@ -8,7 +8,8 @@
  *   ROW        one row: a vectorised loop, or non-temporal stores when the
  *              output is much larger than the caches;
  *   BLOCK      short rows (tiles, Morton bits, small extents): up to
- *              BLOCK_MAX cells copied through tables of offsets;
+ *              BLOCK_MAX cells copied through tables of offsets (of cells,
+ *              or of rows when rows have 16 cells or more);
  *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
  *              innermost src digits (a run contiguous in src, "B") are
  *              different: A rows of B cells are read along src rows into a
@@ -51,9 +52,10 @@ typedef struct {
     int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
     int64_t src_base, dst_base;
     int64_t planes, plane_cells; /* outer cells, nominal cells per plane */
-    /* BLOCK: block cells at src offsets stab[] and dst offsets dtab[] (j
-     * itself when dense) */
-    int64_t block;
+    /* BLOCK: block cells in entries of row_len cells (along digit 0) at src
+     * offsets stab[] and dst offsets dtab[] (dense: j * row_len) */
+    int64_t block, row_len; /* cells; cells per table entry (1, or a row of digit 0) */
+    int64_t blk_chunk;      /* > 0: the block's last digit is cut into chunks of this */
     bool dense;
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir, column b written at dst offset
@@ -467,23 +469,46 @@ static bool plan_block(kbox *k, hl_status *st)
     if (k->n < 2 || k->ext[0] >= 64)
         return false;
     int nb = 0;
-    int64_t len = 1;
+    int64_t len = 1, chunk = 0;
     while (nb < k->n && len * k->ext[nb] <= BLOCK_MAX)
         len *= k->ext[nb++];
     if (nb == 0 || nb == k->n)
         return false;
+    if (len < 64) { /* a small block: the next digit, cut into chunks, fills it */
+        chunk = BLOCK_MAX / len;
+        len *= chunk;
+        nb++;
+    }
     k->mode = BLOCK;
     k->inner = nb;
     k->block = k->plane_cells = len;
-    k->stab = offset_table(k, k->ss, 0, nb, k->ext[nb - 1], len);
-    k->dtab = offset_table(k, k->ds, 0, nb, k->ext[nb - 1], len);
+    k->blk_chunk = chunk;
+    /* rows of 16 or more cells are copied as rows (vectorised), shorter ones
+     * cell by cell through the tables */
+    const int first = k->ext[0] >= 16 ? 1 : 0;
+    k->row_len = first ? k->ext[0] : 1;
+    const int64_t entries = len / k->row_len, last = chunk ? chunk : k->ext[nb - 1];
+    k->stab = offset_table(k, k->ss, first, nb, last, entries);
+    k->dtab = offset_table(k, k->ds, first, nb, last, entries);
     if (!k->stab || !k->dtab) {
         *st = HL_ERR_NOMEM;
         return true;
     }
-    k->dense = true;
-    for (int64_t j = 0; j < len && k->dense; j++)
-        k->dense = k->dtab[j] == j;
+    k->dense = !first || k->ds[0] == 1;
+    for (int64_t j = 0; j < entries && k->dense; j++)
+        k->dense = k->dtab[j] == j * k->row_len;
+    if (chunk) { /* the chunk counter becomes the innermost outer digit */
+        for (int t = k->n - 1; t >= nb; t--) {
+            k->ext[t + 1] = k->ext[t];
+            k->ss[t + 1] = k->ss[t];
+            k->ds[t + 1] = k->ds[t];
+        }
+        k->n++;
+        k->ext[nb] = (k->ext[nb - 1] + chunk - 1) / chunk;
+        k->ss[nb] = k->ss[nb - 1] * chunk;
+        k->ds[nb] = k->ds[nb - 1] * chunk;
+        return true;
+    }
     int best = nb;
     for (int t = nb + 1; t < k->n; t++)
         if (abs64(k->ss[t]) < abs64(k->ss[best]))
@@ -612,14 +637,24 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         else
             copy_row(out, in, k->ext[0], k->ds[0], k->ss[0], es);
         return;
-    case BLOCK:
-        if (k->dense && stream && k->block * es <= 2 * STAGE_BYTES) {
-            copy_block(stage, in, k->stab, NULL, k->block, es);
-            stream_row(out, stage, k->block, 1, es);
-        } else {
-            copy_block(out, in, k->stab, k->dense ? NULL : k->dtab, k->block, es);
+    case BLOCK: {
+        /* the last chunk of a cut digit is a prefix of the tables */
+        int64_t cells = k->block;
+        if (k->blk_chunk) {
+            const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->blk_chunk;
+            if (left < k->blk_chunk)
+                cells = k->block / k->blk_chunk * left;
         }
+        char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
+        if (k->row_len == 1)
+            copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
+        else
+            for (int64_t j = 0; j < cells / k->row_len; j++)
+                copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
+        if (to == stage)
+            stream_row(out, stage, cells, 1, es);
         return;
+    }
     default: {
         /* the last chunk of a cut digit is a prefix of the tables */
         const int64_t rl = k->row_last, cl = k->col_last;
