@@ -127,8 +127,46 @@ typedef struct {
                 o[i * ds] = s[i * ss];                                                             \
     } while (0)
 
+#if defined(__SSE2__)
+/* Reversed and stride-2 rows of 4- and 8-byte cells with SSE2 shuffles (the
+ * compiler leaves these loops scalar at the baseline x86-64 level).  Returns
+ * how many cells were copied; the caller finishes the row. */
+static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
+{
+    int64_t i = 0;
+    __m128i *o = (__m128i *)(void *)out;
+    if (es == 4 && ss == -1)
+        for (; i + 4 <= n; i += 4)
+            _mm_storeu_si128(o++, _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 4 * (i + 3))),
+                                                    _MM_SHUFFLE(0, 1, 2, 3)));
+    else if (es == 8 && ss == -1)
+        for (; i + 2 <= n; i += 2)
+            _mm_storeu_si128(o++, _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 8 * (i + 1))),
+                                                    _MM_SHUFFLE(1, 0, 3, 2)));
+    else if (es == 4 && ss == 2)
+        for (; i + 4 <= n; i += 4) {
+            __m128 a = _mm_loadu_ps((const float *)(const void *)(in + 8 * i));
+            __m128 b = _mm_loadu_ps((const float *)(const void *)(in + 8 * i + 16));
+            _mm_storeu_ps((float *)(void *)o++, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+        }
+    else if (es == 8 && ss == 2)
+        for (; i + 2 <= n; i += 2)
+            _mm_storeu_si128(o++, _mm_unpacklo_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i)),
+                                                     _mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i + 16))));
+    return i;
+}
+#endif
+
 static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es)
 {
+#if defined(__SSE2__)
+    if (ds == 1 && (ss == -1 || ss == 2) && (es == 4 || es == 8)) {
+        const int64_t done = row_sse2(out, in, n, ss, es);
+        out += done * es;
+        in += done * ss * es;
+        n -= done;
+    }
+#endif
     switch (es) {
     case 1: ROW_LOOP(uint8_t); break;
     case 2: ROW_LOOP(uint16_t); break;
@@ -526,10 +564,17 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
     k->ds = work[2];
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
+    /* a box is a set of cells: each digit may be walked in either direction,
+     * and is walked so that it writes forwards */
     for (int t = 0; t < b->ndigits; t++) {
-        k->ext[k->n] = b->extent[t];
-        k->ss[k->n] = b->src_stride[t];
-        k->ds[k->n] = b->dst_stride[t];
+        const int64_t e = b->extent[t], sgn = b->dst_stride[t] < 0 ? -1 : 1;
+        k->ext[k->n] = e;
+        k->ss[k->n] = sgn * b->src_stride[t];
+        k->ds[k->n] = sgn * b->dst_stride[t];
+        if (sgn < 0) {
+            k->src_base += (e - 1) * b->src_stride[t];
+            k->dst_base += (e - 1) * b->dst_stride[t];
+        }
         k->n++;
     }
     /* sort by |dst stride|, then merge digits that continue each other */
@@ -624,14 +669,31 @@ hl_status hl_copy_create(hl_copy **out, const hl_box *boxes, int64_t nboxes, int
 
 /* ---- execution ---------------------------------------------------------------- */
 
+/* Requests the n bytes of a run that starts at `at` and goes in direction
+ * dir (+1 forwards; -1: `at` is its last element). */
+static void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
+{
+#if defined(__SSE2__)
+    const char *lo = dir < 0 ? at - n + es : at;
+    for (int64_t l = 0; l < n; l += 64)
+        _mm_prefetch(lo + l, _MM_HINT_T0);
+#else
+    (void)at, (void)n, (void)dir, (void)es;
+#endif
+}
+
+enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
+
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
-                      bool stream, char *stage)
+                      bool stream, char *stage, int64_t next)
 {
     switch (k->mode) {
     case ONE:
         memcpy(out, in, (size_t)es);
         return;
     case ROW:
+        if (next && abs64(k->ss[0]) == 1 && k->ext[0] * es <= PREFETCH_MAX)
+            prefetch_run(in + next, k->ext[0] * es, k->ss[0], es);
         if (stream && k->ds[0] == 1)
             stream_row(out, in, k->ext[0], k->ss[0], es);
         else
@@ -645,6 +707,9 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             if (left < k->blk_chunk)
                 cells = k->block / k->blk_chunk * left;
         }
+        if (next && k->row_len > 1 && abs64(k->ss[0]) == 1)
+            for (int64_t j = 0; j < cells / k->row_len; j++)
+                prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
         if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
@@ -673,6 +738,9 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         }
         char *b = stage + STAGE_BYTES;
         transpose(b, row, rows, cols, es);
+        if (next) /* the first rows of the next plane (the rest: in transpose) */
+            for (int64_t r = 0; r < rows && r < 16; r++)
+                prefetch_run(in + next + k->stab[r] * es, cols * es, k->sdir, es);
         for (int64_t c = 0; c < cols; c++)
             put_row(out + k->dtab[c] * es, b + c * rows * es, rows, k->ddir, es, stream);
         return;
@@ -691,8 +759,12 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         so += d[t] * k->ss[t];
         doff += d[t] * k->ds[t];
     }
+    /* the next plane is most likely one step of the first outer digit away;
+     * its source is requested while this one is copied, since short streams,
+     * or streams read backwards, train no prefetcher */
+    const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
     for (int64_t o = lo; o < hi; o++) {
-        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage);
+        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
         for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
             so += k->ss[t];
             doff += k->ds[t];
