@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elem.h"
+
 /* Rows of dimension 0 up to this size are permuted through a copy in
  * cache (a vectorisable gather) rather than along cycles. */
 enum { ROW_BYTES = 1 << 16, PIECE_BYTES = 16384 };
@@ -162,19 +164,6 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_layout *src, const hl_lay
     return HL_OK;
 }
 
-/* Moves `bytes` (one element or a piece of a slab); the common sizes inline. */
-static inline void move(char *to, const char *from, int64_t bytes)
-{
-    switch (bytes) {
-    case 1: *to = *from; break;
-    case 2: memcpy(to, from, 2); break;
-    case 4: memcpy(to, from, 4); break;
-    case 8: memcpy(to, from, 8); break;
-    case 16: memcpy(to, from, 16); break;
-    default: memcpy(to, from, (size_t)bytes);
-    }
-}
-
 /* Elements per piece of a slab: at most PIECE_BYTES, fewer when there are
  * too few tasks to keep the threads busy. */
 static int64_t piece_of(const moved_dim *m, int64_t es, int threads)
@@ -190,6 +179,20 @@ static int64_t piece_of(const moved_dim *m, int64_t es, int threads)
 }
 
 /* buf: threads pieces of `stride` bytes each. */
+/* The first cycle starting at or after position `at` of order[]. */
+static int64_t first_cycle(const moved_dim *m, int64_t at)
+{
+    int64_t lo = 0, hi = m->ncycles;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (m->start[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* row[p] = old[sigma[p]] */
 #define GATHER(T)                                                                                  \
     do {                                                                                           \
@@ -233,19 +236,29 @@ static void run_dim(const moved_dim *m, char *a, int64_t es, int threads, char *
     const int64_t piece = piece_of(m, es, threads);
     const int64_t pieces = (m->slab + piece - 1) / piece, tasks = m->groups * pieces;
     const int64_t step = m->slab * es; /* from one slab to the next */
-    const int use = tasks > 1 && m->len * step * m->groups >= (1 << 16) ? threads : 1;
+    /* with few tasks (a long dimension of small slabs: a 1-D array) the
+     * cycles themselves are shared out, in runs of about equal length */
+    int64_t runs = 1;
+    if (tasks < 8 * threads && m->ncycles > 1)
+        runs = m->ncycles < 64 * threads ? m->ncycles : 64 * threads;
+    const int64_t items = tasks * runs;
+    const int use = items > 1 && m->len * step * m->groups >= (1 << 16) ? threads : 1;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(use)
-    for (int64_t t = 0; t < tasks; t++) {
+    for (int64_t t = 0; t < items; t++) {
         char *tmp = buf + omp_get_thread_num() * stride;
-        const int64_t g = t / pieces, c0 = t % pieces * piece;
+        const int64_t task = t / runs, run = t % runs;
+        const int64_t g = task / pieces, c0 = task % pieces * piece;
         const int64_t bytes = (m->slab - c0 < piece ? m->slab - c0 : piece) * es;
         char *base = a + (g * m->len * m->slab + c0) * es;
-        for (int64_t c = 0; c < m->ncycles; c++) {
+        /* cycles whose first element falls in this run's share of order[] */
+        const int64_t lo = m->len * run / runs, hi = m->len * (run + 1) / runs;
+        int64_t c = first_cycle(m, lo);
+        for (; c < m->ncycles && m->start[c] < hi; c++) {
             const int64_t *cyc = m->order + m->start[c], n = m->start[c + 1] - m->start[c];
-            move(tmp, base + cyc[0] * step, bytes);
+            hl_elem_copy(tmp, base + cyc[0] * step, bytes);
             for (int64_t j = 0; j + 1 < n; j++)
-                move(base + cyc[j] * step, base + cyc[j + 1] * step, bytes);
-            move(base + cyc[n - 1] * step, tmp, bytes);
+                hl_elem_copy(base + cyc[j] * step, base + cyc[j + 1] * step, bytes);
+            hl_elem_copy(base + cyc[n - 1] * step, tmp, bytes);
         }
     }
 }

@@ -14,6 +14,7 @@
 
 #include "hyperlayout/kindex.h"
 #include "copy.h"
+#include "elem.h"
 #include "inplace.h"
 #include "lower.h"
 
@@ -430,25 +431,13 @@ static int64_t target_of(const hl_plan *p, int64_t k)
     return k;
 }
 
-static inline void copy_elem(char *dst, const char *src, int64_t size)
-{
-    switch (size) {
-    case 1: *dst = *src; break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 16: memcpy(dst, src, 16); break;
-    default: memcpy(dst, src, (size_t)size);
-    }
-}
-
 static void execute_out_of_place(const hl_plan *p, const char *in, char *out)
 {
     const hl_layout *last = &p->steps[p->nsteps - 1].dst;
     const int64_t n = hl_layout_count(last), es = p->elem_size, chunk = 1024;
     const int rank = last->rank;
     const int64_t nchunks = (n + chunk - 1) / chunk;
-    const int threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+    const int threads = nchunks < 2 ? 1 : p->threads > 0 ? p->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t y[HL_MAX_RANK], k = c * chunk, end = k + chunk < n ? k + chunk : n;
@@ -461,7 +450,7 @@ static void execute_out_of_place(const hl_plan *p, const char *in, char *out)
             int64_t to, from = source_of(p, y);
             hl_layout_offset(last, y, &to);
             if (from >= 0)
-                copy_elem(out + to * es, in + from * es, es);
+                hl_elem_copy(out + to * es, in + from * es, es);
             else
                 memset(out + to * es, 0, (size_t)es);
             for (int i = 0; i < rank && ++y[i] == last->extent[i]; i++)
@@ -486,13 +475,13 @@ static hl_status execute_in_place(const hl_plan *p, char *a)
     for (int64_t s = 0; s < n; s++) {
         if ((seen[s / 64] >> (s % 64)) & 1)
             continue;
-        copy_elem(hold, a + s * es, es);
+        hl_elem_copy(hold, a + s * es, es);
         int64_t k = s;
         do {
             int64_t next = target_of(p, k);
             seen[next / 64] |= (uint64_t)1 << (next % 64);
-            copy_elem(spare, a + next * es, es);
-            copy_elem(a + next * es, hold, es);
+            hl_elem_copy(spare, a + next * es, es);
+            hl_elem_copy(a + next * es, hold, es);
             char *t = hold;
             hold = spare;
             spare = t;
