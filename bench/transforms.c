@@ -64,6 +64,30 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Times p from `from` to `to` (the same buffer: in place), alternating
+ * with a memcpy of the same bytes between the two buffers a and b; the
+ * ratio is the median of the per-repeat ratios, since the machine's
+ * bandwidth drifts.  *tm keeps the best memcpy. */
+static void time_plan(const hl_plan *p, const char *from, char *to, char *a, const char *b,
+                      size_t bytes, int threads, int reps, double *tm, double *best, double *ratio)
+{
+    double r[64];
+    int done = 0;
+    *best = 1e30;
+    for (int i = 0; i < reps && i < 64; i++) {
+        const double m = time_memcpy(a, b, bytes, threads);
+        double t0 = now();
+        hl_execute(p, from, to);
+        double t = now() - t0;
+        *tm = fmin(*tm, m);
+        *best = fmin(*best, t);
+        r[done++] = m / t;
+        if (t > 20 * m && i >= 1) /* a cell-by-cell plan: two runs will do */
+            break;
+    }
+    *ratio = median(r, done);
+}
+
 typedef struct {
     const char *name;
     hl_status (*make)(hl_plan **p, const hl_shape *s, const hl_plan_options *opt);
@@ -221,39 +245,13 @@ int main(int argc, char **argv)
                     fprintf(stderr, "bench_transforms: cannot plan %s on %s\n", ops[oi].name, text);
                     return 2;
                 }
-                /* memcpy and the plan alternate, and the ratio is the median of
-                 * the per-repeat ratios: the machine's bandwidth drifts */
-                double best = 1e30, ratio[64];
-                int done = 0;
-                for (int r = 0; r < reps && r < 64; r++) {
-                    const double m = time_memcpy(out, in, bytes, threads);
-                    double t0 = now();
-                    hl_execute(p, in, out);
-                    double t = now() - t0;
-                    tm = fmin(tm, m);
-                    best = fmin(best, t);
-                    ratio[done++] = m / t;
-                    if (t > 20 * m && r >= 1) /* a cell-by-cell plan: two runs will do */
-                        break;
-                }
+                double best, rmed, ibest = 0, iratio = 0;
+                time_plan(p, in, out, out, in, bytes, threads, reps, &tm, &best, &rmed);
                 const double mgbps = 2.0 * (double)bytes / tm / 1e9;
-                const double rmed = median(ratio, done);
                 const double gbps = 2.0 * (double)bytes / best / 1e9;
-                /* in place, on the output buffer (the same alternation) */
-                double ibest = 0, iratio = 0;
-                if (ops[oi].in_place) {
-                    double ir[64];
-                    int idone = 0;
-                    ibest = 1e30;
-                    for (int r = 0; r < reps && r < 64; r++) {
-                        const double m = time_memcpy(in, out, bytes, threads);
-                        double t0 = now();
-                        hl_execute(p, out, out);
-                        double t = now() - t0;
-                        ibest = fmin(ibest, t);
-                        ir[idone++] = m / t;
-                    }
-                    iratio = median(ir, idone);
+                if (ops[oi].in_place) { /* on the output buffer */
+                    double unused = 1e30;
+                    time_plan(p, out, out, in, out, bytes, threads, reps, &unused, &ibest, &iratio);
                     ibest = 2.0 * (double)bytes / ibest / 1e9;
                 }
                 printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %8.3f", shapes[si], dtypes[ti],
