@@ -143,14 +143,14 @@ static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_
         for (; i + 2 <= n; i += 2)
             _mm_storeu_si128(o++, _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 8 * (i + 1))),
                                                     _MM_SHUFFLE(1, 0, 3, 2)));
-    else if (es == 4 && ss == 2)
-        for (; i + 4 <= n; i += 4) {
+    else if (es == 4 && ss == 2) /* reads 8 cells for 4: stop before the row's end */
+        for (; i + 5 <= n; i += 4) {
             __m128 a = _mm_loadu_ps((const float *)(const void *)(in + 8 * i));
             __m128 b = _mm_loadu_ps((const float *)(const void *)(in + 8 * i + 16));
             _mm_storeu_ps((float *)(void *)o++, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
         }
     else if (es == 8 && ss == 2)
-        for (; i + 2 <= n; i += 2)
+        for (; i + 3 <= n; i += 2)
             _mm_storeu_si128(o++, _mm_unpacklo_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i)),
                                                      _mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i + 16))));
     return i;
