@@ -35,6 +35,7 @@ expect_out() {
 
 expect_ok --help
 expect_out "demo"
+expect_out "demo --pictures DIR"
 expect_ok --version
 expect_ok demo --help
 expect_out "--cell"
