@@ -194,7 +194,9 @@ static int64_t map_of(const struct picture *pic, const hl_kindex *ki, const hl_k
     }
 }
 
-static int write_png(const char *dir, const char *file, const uint8_t *px, int width, int height)
+/* Writes DIR/FILE and lists it with WHAT; the exit code. */
+static int write_png(const char *dir, const char *file, const uint8_t *px, int width, int height,
+                     const char *what)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
@@ -203,7 +205,7 @@ static int write_png(const char *dir, const char *file, const uint8_t *px, int w
     if (st != HL_OK)
         return hl_cli_error("demo", "cannot write %s: %s%s%s", path, hl_strerror(st),
                             st == HL_ERR_IO ? ": " : "", st == HL_ERR_IO ? strerror(errno) : "");
-    printf("  %-20s %dx%d  ", file, width, height);
+    printf("  %-19s %4dx%-4d %s\n", file, width, height, what);
     return 0;
 }
 
@@ -228,9 +230,7 @@ static int write_montage(const char *dir, const struct montage *m, uint8_t *cons
         const int tw = (int)strlen(cap) * 12 - 2;
         draw_text(canvas, width, height, x0 + (PANEL - tw) / 2, GAP + PANEL + 8, 2, cap, dark);
     }
-    int rc = write_png(dir, m->file, canvas, width, height);
-    if (!rc)
-        printf("%s\n", m->what);
+    int rc = write_png(dir, m->file, canvas, width, height, m->what);
     free(canvas);
     return rc;
 }
@@ -288,11 +288,8 @@ int hl_demo_pictures(const char *dir)
                "[128,128,bytes3] RGB image, dimension 0 = x, dimension 1 = y (row 0 on top); each\n"
                "one plan run by hl_execute and checked against the per-element maps; in %s:\n",
                dir);
-        for (int i = 0; i < NPICS && !rc; i++) {
-            rc = write_png(dir, pictures[i].file, pics[i], SIDE, SIDE);
-            if (!rc)
-                printf("%s\n", pictures[i].what);
-        }
+        for (int i = 0; i < NPICS && !rc; i++)
+            rc = write_png(dir, pictures[i].file, pics[i], SIDE, SIDE, pictures[i].what);
         for (size_t m = 0; m < sizeof montages / sizeof montages[0] && !rc; m++)
             rc = write_montage(dir, &montages[m], pics);
     }
