@@ -16,8 +16,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The text demo, the paper's pictures (PNG files in $(BUILD)/demo/) and a short
+# run of the paper's Figure 11/12 benchmark.
 demo: build
 	$(BUILD)/bin/hyperlayout demo
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/bin/hyperlayout demo --pictures $(BUILD)/demo
+	$(BUILD)/bin/bench_paper --sizes 1024,4096 --reps 3
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

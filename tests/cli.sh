@@ -35,6 +35,7 @@ expect_out() {
 
 expect_ok --help
 expect_out "demo"
+expect_out "demo --pictures DIR"
 expect_ok --version
 expect_ok demo --help
 expect_out "--cell"
@@ -122,6 +123,46 @@ expect_fail info
 expect_fail info "$dir/a.npy" "$dir/a.npy"
 expect_fail info -- "$dir/a.npy" "$dir/a.npy"
 expect_fail info --frobnicate "$dir/a.npy"
+
+# demo --pictures: the paper's pictures as PNG files (Figures 8 and 10)
+expect_ok demo --help
+expect_out "--pictures DIR"
+mkdir "$dir/pics"
+expect_ok demo --pictures "$dir/pics"
+expect_out "figure8.png"
+# png_ihdr FILE: the signature and the IHDR chunk's length, type, width and height, in hex
+png_ihdr() { od -An -tx1 -N24 "$1" | tr -d ' \n'; }
+sig=89504e470d0a1a0a0000000d49484452
+for f in original crinkle_dim0 crinkle_dim1 crinkle_both uncrinkle_dim0 uncrinkle_dim1 \
+         flip_dim0 flip_dim1 shift; do
+    [ "$(png_ihdr "$dir/pics/$f.png")" = "${sig}0000008000000080" ] && ok \
+        || bad "$f.png is not a 128x128 PNG"
+done
+# montages: 3 or 5 panels of 256 pixels, 12 apart, 304 high
+[ "$(png_ihdr "$dir/pics/figure8.png")" = "${sig}0000033000000130" ] && ok || bad "figure8.png size"
+[ "$(png_ihdr "$dir/pics/figure10.png")" = "${sig}0000033000000130" ] && ok || bad "figure10.png size"
+[ "$(png_ihdr "$dir/pics/transforms.png")" = "${sig}0000054800000130" ] && ok || bad "transforms.png size"
+# the files were renamed into place: no temporary is left behind
+[ "$(ls -A "$dir/pics" | wc -l)" -eq 12 ] && ok || bad "demo --pictures left other files: $(ls -A "$dir/pics")"
+# every pixel against the transforms' definitions, where a python3 is at hand
+if command -v python3 >/dev/null 2>&1; then
+    if python3 "$(dirname "$0")/pictures_check.py" "$dir/pics" >"$out" 2>&1; then ok
+    else bad "pictures_check.py"; cat "$out"; fi
+fi
+expect_fail demo --pictures "$dir/missing"
+expect_err "hyperlayout demo: --pictures '$dir/missing': No such file or directory"
+"$HL" demo --pictures "$dir/missing" 2>/dev/null
+[ $? -eq 2 ] && ok || bad "demo --pictures with a missing directory: exit status not 2"
+expect_fail demo --pictures "$dir/a.npy"
+expect_err "not a directory"
+expect_fail demo --pictures
+expect_fail demo --pictures "$dir/pics" "[4,4]"
+expect_err "--pictures takes no SHAPE"
+if [ "$(id -u)" -ne 0 ]; then # root writes into read-only directories anyway
+    mkdir "$dir/ro" && chmod 555 "$dir/ro"
+    expect_fail demo --pictures "$dir/ro"
+    expect_err "cannot write $dir/ro/original.png"
+fi
 
 expect_fail bogus
 expect_fail

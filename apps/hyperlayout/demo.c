@@ -1,7 +1,8 @@
 /* hyperlayout demo — the k-index apparatus of seed 000 at work, everything
  * computed by the library: notation, strides, bit fields, a cell's
  * neighbours under each boundary mode, and flip / shift / crinkle of small
- * 2D arrays drawn as grids. */
+ * 2D arrays drawn as grids; with --pictures, the paper's Figures 8 and 10 as
+ * PNG files (pictures.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 static const char demo_usage[] =
     "usage: hyperlayout demo [--cell K] [--grid SHAPE]... [SHAPE ...]\n"
+    "       hyperlayout demo --pictures DIR\n"
     "\n"
     "Shows the k-index apparatus (seed 000, sections 3-8) on each SHAPE:\n"
     "strides LP, the power-of-two bit fields (bits, offset, mask, inverse) where\n"
@@ -23,6 +25,15 @@ static const char demo_usage[] =
     "                 cell, x0 = 0 and x1 = L1-1, so the boundary modes differ)\n"
     "  --grid SHAPE   a 2D shape to draw, at most [16,16]; may repeat\n"
     "                 (default: [4,4] and [5,7])\n"
+    "  --pictures DIR instead, write the paper's pictures (Figures 8 and 10) into\n"
+    "                 DIR, which must exist: a generated 128x128 RGB test image\n"
+    "                 with one-pixel lines, and that image crinkled and uncrinkled\n"
+    "                 with step 2 in dimension 0 (x) and 1 (y), crinkled in both,\n"
+    "                 flipped in each and shifted, each by one plan (hl_execute):\n"
+    "                 original.png, crinkle_dim0.png, crinkle_dim1.png,\n"
+    "                 crinkle_both.png, uncrinkle_dim0.png, uncrinkle_dim1.png,\n"
+    "                 flip_dim0.png, flip_dim1.png, shift.png (128x128), and the\n"
+    "                 side-by-side figure8.png, figure10.png, transforms.png\n"
     "  -h, --help     this text\n";
 
 static const char *const default_shapes[] = {"[16,16,16]", "[4,4,4]", "[6,12]", "[5,3,7]"};
@@ -277,11 +288,16 @@ int hl_cmd_demo(int argc, char **argv)
     int nshapes = 0, ngrids = 0;
     int64_t cell = 0;
     int have_cell = 0;
+    const char *pictures = NULL;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(demo_usage, stdout);
             return 0;
+        } else if (!strcmp(arg, "--pictures")) {
+            if (a + 1 >= argc)
+                return hl_cli_error("demo", "--pictures needs a directory");
+            pictures = argv[++a];
         } else if (!strcmp(arg, "--cell") || !strcmp(arg, "--grid")) {
             if (a + 1 >= argc)
                 return hl_cli_error("demo", "%s needs a value", arg);
@@ -305,6 +321,11 @@ int hl_cmd_demo(int argc, char **argv)
                 return hl_cli_error("demo", "too many shapes");
             shapes[nshapes++] = arg;
         }
+    }
+    if (pictures) {
+        if (nshapes || ngrids || have_cell)
+            return hl_cli_error("demo", "--pictures takes no SHAPE, --grid or --cell");
+        return hl_demo_pictures(pictures);
     }
     if (nshapes == 0)
         for (size_t i = 0; i < sizeof default_shapes / sizeof *default_shapes; i++)

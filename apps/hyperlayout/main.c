@@ -14,6 +14,8 @@ static const char usage[] =
     "commands:\n"
     "  demo [SHAPE ...]   the k-index apparatus at work on the given shapes\n"
     "                     (default: the paper's examples)\n"
+    "  demo --pictures DIR\n"
+    "                     the paper's Figures 8 and 10 as PNG files in DIR\n"
     "  info FILE.npy      shape, type and sizes of a NumPy .npy file\n"
     "  transform IN.npy OUT.npy OP [OP ...]\n"
     "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
