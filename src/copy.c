@@ -40,6 +40,7 @@ enum {
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
     STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
+    ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
 };
 
 /* Outputs at least this large are written with non-temporal stores. */
@@ -55,7 +56,8 @@ typedef struct {
     /* BLOCK: block cells in entries of row_len cells (along digit 0) at src
      * offsets stab[] and dst offsets dtab[] (dense: j * row_len) */
     int64_t block, row_len; /* cells; cells per table entry (1, or a row of digit 0) */
-    int64_t blk_chunk;      /* > 0: the block's last digit is cut into chunks of this */
+    int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
+                    this many (the chunk counter is then outer digit `inner`) */
     bool dense;
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir, column b written at dst offset
@@ -498,6 +500,22 @@ static hl_status finish_transpose(kbox *k)
     return k->stab && k->dtab ? HL_OK : HL_ERR_NOMEM;
 }
 
+/* Cuts digit t (the plane's last) into chunks of `chunk`: the chunk counter
+ * becomes the innermost outer digit, at t + 1. */
+static void cut_digit(kbox *k, int t, int64_t chunk)
+{
+    for (int j = k->n - 1; j > t; j--) {
+        k->ext[j + 1] = k->ext[j];
+        k->ss[j + 1] = k->ss[j];
+        k->ds[j + 1] = k->ds[j];
+    }
+    k->n++;
+    k->ext[t + 1] = (k->ext[t] + chunk - 1) / chunk;
+    k->ss[t + 1] = k->ss[t] * chunk;
+    k->ds[t + 1] = k->ds[t] * chunk;
+    k->cut = chunk;
+}
+
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
  * to BLOCK_MAX cells form one block, and the digit reading most
  * contiguously goes right after them, so that consecutive blocks reuse the
@@ -520,7 +538,6 @@ static bool plan_block(kbox *k, hl_status *st)
     k->mode = BLOCK;
     k->inner = nb;
     k->block = k->plane_cells = len;
-    k->blk_chunk = chunk;
     /* rows of 16 or more cells are copied as rows (vectorised), shorter ones
      * cell by cell through the tables */
     const int first = k->ext[0] >= 16 ? 1 : 0;
@@ -535,16 +552,8 @@ static bool plan_block(kbox *k, hl_status *st)
     k->dense = !first || k->ds[0] == 1;
     for (int64_t j = 0; j < entries && k->dense; j++)
         k->dense = k->dtab[j] == j * k->row_len;
-    if (chunk) { /* the chunk counter becomes the innermost outer digit */
-        for (int t = k->n - 1; t >= nb; t--) {
-            k->ext[t + 1] = k->ext[t];
-            k->ss[t + 1] = k->ss[t];
-            k->ds[t + 1] = k->ds[t];
-        }
-        k->n++;
-        k->ext[nb] = (k->ext[nb - 1] + chunk - 1) / chunk;
-        k->ss[nb] = k->ss[nb - 1] * chunk;
-        k->ds[nb] = k->ds[nb - 1] * chunk;
+    if (chunk) {
+        cut_digit(k, nb - 1, chunk);
         return true;
     }
     int best = nb;
@@ -605,9 +614,14 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
     } else {
         memcpy(work, saved, sizeof work);
         if (!plan_block(k, &st)) {
+            /* long rows are cut so that the threads can share them */
             k->mode = ROW;
             k->inner = 1;
             k->plane_cells = k->ext[0];
+            if (k->ext[0] > 2 * ROW_CHUNK) {
+                cut_digit(k, 0, ROW_CHUNK);
+                k->plane_cells = ROW_CHUNK;
+            }
         }
     }
     for (int t = k->inner; t < k->n; t++)
@@ -691,21 +705,25 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
     case ONE:
         memcpy(out, in, (size_t)es);
         return;
-    case ROW:
-        if (next && abs64(k->ss[0]) == 1 && k->ext[0] * es <= PREFETCH_MAX)
-            prefetch_run(in + next, k->ext[0] * es, k->ss[0], es);
+    case ROW: {
+        int64_t n = k->ext[0];
+        if (k->cut)
+            n = n - d[1] * k->cut < k->cut ? n - d[1] * k->cut : k->cut;
+        if (next && abs64(k->ss[0]) == 1 && n * es <= PREFETCH_MAX)
+            prefetch_run(in + next, n * es, k->ss[0], es);
         if (stream && k->ds[0] == 1)
-            stream_row(out, in, k->ext[0], k->ss[0], es);
+            stream_row(out, in, n, k->ss[0], es);
         else
-            copy_row(out, in, k->ext[0], k->ds[0], k->ss[0], es);
+            copy_row(out, in, n, k->ds[0], k->ss[0], es);
         return;
+    }
     case BLOCK: {
         /* the last chunk of a cut digit is a prefix of the tables */
         int64_t cells = k->block;
-        if (k->blk_chunk) {
-            const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->blk_chunk;
-            if (left < k->blk_chunk)
-                cells = k->block / k->blk_chunk * left;
+        if (k->cut) {
+            const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->cut;
+            if (left < k->cut)
+                cells = k->block / k->cut * left;
         }
         if (next && k->row_len > 1 && abs64(k->ss[0]) == 1)
             for (int64_t j = 0; j < cells / k->row_len; j++)
