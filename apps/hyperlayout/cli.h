@@ -8,6 +8,7 @@
 int hl_cmd_demo(int argc, char **argv);
 int hl_cmd_info(int argc, char **argv);
 int hl_cmd_transform(int argc, char **argv);
+int hl_cmd_walker(int argc, char **argv);
 
 /* Prints "hyperlayout CMD: MESSAGE" on stderr; returns 2 for `return` chains. */
 int hl_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
