@@ -1,10 +1,11 @@
 #!/bin/sh
 # The seed's walker table (seed 002, "Comparison of the algorithms"): builds
 # bench_walker with each compiler at each optimisation level, runs the
-# builds round-robin --repeat times (each run times Ptr, Par and Prop
-# interleaved in one process), and prints the minimum times, Par/Ptr,
-# Prop/Ptr, the -O0/-O3 speedups, and the same ratios net of the Gaussian
-# generator's own time; then writes the numbers as CSV.
+# builds round-robin --repeat times (each run times Ptr, Par, Prop and the
+# Gaussian generator alone in lockstep, chunk by chunk, in process CPU
+# time), and prints the minimum times, Par/Ptr, Prop/Ptr, the -O0/-O3
+# speedups, and the same ratios net of the generator's own time; then
+# writes the numbers as CSV.
 #
 # Only the integrator (apps/walker/advance_*.c) and its driver are built at
 # the level under test; the Gaussian generator and the SDE set-up are built
@@ -101,11 +102,10 @@ awk -v particles="$particles" -v ncomp="$ncomp" -v steps="$steps" -v repeat="$re
     -v csv="$tmp_csv" -v configs="$configs" '
 function keep(key, t) { if (!(key in best) || t < best[key]) best[key] = t }
 $2 == "time" { keep($1 SUBSEP $3, $5) }
-$2 == "rng" { keep($1 SUBSEP "rng", $3) }
 $2 == "identical" && $3 != "yes" { bad[$1] = 1; nbad++ }
 END {
     n = split(configs, list, " ")
-    printf "walker (seed 002): %d particles, K = %d, dt 0.05, %d steps, 1 thread; minimum of %d runs\n\n",
+    printf "walker (seed 002): %d particles, K = %d, dt 0.05, %d steps, 1 thread, CPU seconds; minimum of %d runs\n\n",
         particles, ncomp, steps, repeat
     printf "%-12s %9s %9s %9s %8s %8s %9s %8s %8s\n", "Run", "Ptr (s)", "Par (s)", "Prop (s)",
         "Par/Ptr", "Prop/Ptr", "RNG (s)", "net Par", "net Prop"
@@ -115,7 +115,7 @@ END {
         name = list[i]; sub(/=.*/, "", name)
         cc = name; sub(/\/.*/, "", cc)
         lv = name; sub(/.*\//, "", lv)
-        p = best[name, "Ptr"]; a = best[name, "Par"]; q = best[name, "Prop"]; g = best[name, "rng"]
+        p = best[name, "Ptr"]; a = best[name, "Par"]; q = best[name, "Prop"]; g = best[name, "RNG"]
         np = (p > g) ? (a - g) / (p - g) : 0; nq = (p > g) ? (q - g) / (p - g) : 0
         printf "%-12s %9.3f %9.3f %9.3f %8.3f %8.3f %9.3f %8.3f %8.3f%s\n", name, p, a, q, a / p, q / p,
             g, np, nq, (name in bad) ? "  STATES DIFFER" : ""

@@ -209,14 +209,11 @@ static void print_stats_row(const char *label, const walker_stats *s)
     putchar('\n');
 }
 
-/* The statistics series, one CSV row per record. */
-static hl_status write_stats_csv(const char *path, const int64_t *steps, const walker_stats *s,
+/* The statistics series, one CSV row per record, through an atomic file
+ * opened before the run (so that an unwritable path fails at once). */
+static hl_status write_stats_csv(hl_atomic_file *f, const int64_t *steps, const walker_stats *s,
                                  int64_t n, double dt)
 {
-    hl_atomic_file *f = NULL;
-    hl_status st = hl_atomic_open(&f, path);
-    if (st != HL_OK)
-        return st;
     FILE *out = hl_atomic_stream(f);
     fputs("step,t,mean_Y1,mean_Y2,y1y1,y2y2,y1y2\n", out);
     for (int64_t i = 0; i < n; i++)
@@ -225,12 +222,8 @@ static hl_status write_stats_csv(const char *path, const int64_t *steps, const w
     return hl_atomic_commit(f);
 }
 
-static hl_status write_times_csv(const char *path, const opts *o, const double *times)
+static hl_status write_times_csv(hl_atomic_file *f, const opts *o, const double *times)
 {
-    hl_atomic_file *f = NULL;
-    hl_status st = hl_atomic_open(&f, path);
-    if (st != HL_OK)
-        return st;
     FILE *out = hl_atomic_stream(f);
     fputs("variant,layout,repetition,seconds,particles,ncomp,steps,threads\n", out);
     for (int64_t r = 0; r < o->reps; r++)
@@ -256,6 +249,15 @@ static int run(const opts *o, const walker_sde *sde)
     int64_t *rec_step = calloc((size_t)nrec, sizeof *rec_step), n_rec = 0;
     walker_stats *rec = calloc((size_t)nrec, sizeof *rec), exact;
     hl_status st = om && times && rec_step && rec ? HL_OK : HL_ERR_NOMEM;
+    hl_atomic_file *stats_out = NULL, *csv_out = NULL;
+    if (st == HL_OK && o->stats_file && (st = hl_atomic_open(&stats_out, o->stats_file)) != HL_OK) {
+        rc = hl_cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
+        goto done;
+    }
+    if (st == HL_OK && o->csv_file && (st = hl_atomic_open(&csv_out, o->csv_file)) != HL_OK) {
+        rc = hl_cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
+        goto done;
+    }
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++)
         if (o->run[v]) {
             hl_fields_um f; /* the same storage holds either layout */
@@ -368,17 +370,27 @@ static int run(const opts *o, const walker_sde *sde)
     if (nrun > 1)
         printf("final particle states: %s\n", same ? "bitwise identical in every variant"
                                                    : "DIFFERENT between the variants");
-    if (o->stats_file && (st = write_stats_csv(o->stats_file, rec_step, rec, n_rec, o->dt)) != HL_OK) {
-        rc = hl_cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
-        goto done;
+    if (stats_out) {
+        st = write_stats_csv(stats_out, rec_step, rec, n_rec, o->dt);
+        stats_out = NULL; /* committed or removed */
+        if (st != HL_OK) {
+            rc = hl_cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
+            goto done;
+        }
     }
-    if (o->csv_file && (st = write_times_csv(o->csv_file, o, times)) != HL_OK) {
-        rc = hl_cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
-        goto done;
+    if (csv_out) {
+        st = write_times_csv(csv_out, o, times);
+        csv_out = NULL;
+        if (st != HL_OK) {
+            rc = hl_cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
+            goto done;
+        }
     }
     if (!same)
         rc = 1;
 done:
+    hl_atomic_abort(stats_out);
+    hl_atomic_abort(csv_out);
     for (int v = 0; v < WALKER_NVARIANTS; v++)
         free(state[v]);
     free(om);
