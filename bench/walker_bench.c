@@ -15,6 +15,8 @@
  * Output, one record per line (for the script):
  *   time NAME REP SECONDS WALL_SECONDS   (NAME: Ptr, Par, Prop, RNG)
  *   min NAME SECONDS                     identical yes|no */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

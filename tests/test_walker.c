@@ -140,7 +140,7 @@ static void test_sde(void **state)
     assert_int_equal(walker_sde_init(&s, 2, &one, 1, &half, 1, &neg, 1, 0.05, 0), HL_ERR_ARG);
     assert_int_equal(walker_sde_init(&s, 2, &one, 1, &half, 1, &one, 1, 0.0, 0), HL_ERR_ARG);
     assert_int_equal(walker_sde_init(&s, 2, &one, 0, &half, 1, &one, 1, 0.05, 0), HL_ERR_ARG);
-    assert_int_equal(walker_sde_init(&s, 2, &one, 1, &half, 1, &one, 1, NAN, 0), HL_ERR_ARG);
+    assert_int_equal(walker_sde_init(&s, 2, &one, 1, &half, 1, &one, 1, (double)NAN, 0), HL_ERR_ARG);
     assert_int_equal(walker_sde_init(&s, 2, NULL, 1, &half, 1, &one, 1, 0.05, 0), HL_ERR_NULL);
     walker_sde_free(&s);
 }
