@@ -221,7 +221,7 @@ static void test_variants_identical(void **state)
  *     particles, +1.3% on <y2y2> (+0.45% at dt = 0.01, 2*10^5 particles),
  *     within 0.15% elsewhere (the means' 0.1% is the transient);
  *   - sampling: with 8000 particles and the 60 time units spanning about two
- *     correlation times, the standard deviations over seeds 0..19 are 0.25%
+ *     correlation times, the standard deviations over seeds 0..19 are 0.2-0.3%
  *     on the means and 0.6-1.0% on the second moments; the largest
  *     deviations seen were 0.7% (<Y2>) and 2.3% (<y2y2>, bias included).
  * A wrong drift or diffusion term (a factor 2 on b, S or kappa) moves some
