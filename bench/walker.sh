@@ -16,8 +16,9 @@
 #                        [--compilers "gcc clang"] [--levels "-O0 -O3"]
 #                        [--csv FILE] [--dir BUILD_DIR]
 # Defaults: the seed's 40000 particles, K = 100, end time 140 (dt 0.05),
-# R = 3; CSV to walker.csv.  On a small shared machine the full size takes
-# hours at -O0: scale --particles down (the table says what it used).
+# R = 3; CSV to build/bench-walker/walker.csv.  On a small shared machine
+# the full size takes hours at -O0: scale --particles down (the table says
+# what it used).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -27,7 +28,7 @@ end=140
 repeat=3
 compilers="gcc clang"
 levels="-O0 -O3"
-csv=walker.csv
+csv=build/bench-walker/walker.csv
 dir=build/bench-walker
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
     --csv) csv=$2 ;;
     --dir) dir=$2 ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
         exit 0
         ;;
     *)
