@@ -6,6 +6,8 @@
  * bytes read + written and the ratio to memcpy measured in the same run.
  * GB/s is the best of several repeats; memcpy and the plan alternate and the
  * ratio is the median of the per-repeat ratios. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
 #include <inttypes.h>
 #include <math.h>
 #include <omp.h>

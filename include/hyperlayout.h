@@ -5,6 +5,7 @@
 #include "hyperlayout/atomic.h"
 #include "hyperlayout/base.h"
 #include "hyperlayout/dist.h"
+#include "hyperlayout/fields.h"
 #include "hyperlayout/kindex.h"
 #include "hyperlayout/layout.h"
 #include "hyperlayout/neighbours.h"

@@ -217,5 +217,42 @@ expect_fail transform --threads 0 "$dir/a.npy" "$dir/c.npy" flip:0
 expect_fail transform --bogus "$dir/a.npy" "$dir/c.npy" flip:0
 [ ! -e "$dir/c.npy" ] && ok || bad "a failed transform left an output file"
 
+# walker (seed 002): a small run of every variant, its statistics and CSV files
+expect_ok walker --help
+expect_out "--particles"
+expect_out "Prop"
+expect_ok help walker
+expect_ok walker --particles 50 --ncomp 5 --steps 40 --stats-every 20 --repeat 2 \
+    --stats "$dir/stats.csv" --csv "$dir/times.csv"
+expect_out "omega_1 5, omega_2 2, omega_N 3, omega_0 22"
+expect_out "^      40      2.00 "
+expect_out "^  Dirichlet  *2.2727e-01  *9.0909e-02"
+expect_out "^Prop     equation-major"
+expect_out "bitwise identical in every variant"
+[ "$(wc -l <"$dir/stats.csv")" -eq 3 ] && ok || bad "stats.csv: expected a header and 2 rows"
+grep -q "^40,2," "$dir/stats.csv" && ok || bad "stats.csv lacks step 40"
+[ "$(wc -l <"$dir/times.csv")" -eq 7 ] && ok || bad "times.csv: expected a header and 6 rows"
+grep -q "^Par,unknown-major,1," "$dir/times.csv" && ok || bad "times.csv lacks Par's second run"
+expect_ok walker --particles 20 --ncomp 1 --steps 5 --variant prop --stats-every 0 --b 0.5 --S 0.5 --kappa 0.1
+expect_out "omega_1 2.5, omega_2 0, omega_N 2.5"
+expect_out "^Prop "
+expect_ok walker --particles 20 --ncomp 3 --steps 5 --variant par --b 0.1,0.2 --stats-every 0
+expect_out "not a Dirichlet distribution"
+expect_fail walker --particles 0
+expect_err "--particles needs a count"
+expect_fail walker --ncomp 5000000
+expect_fail walker --dt -1
+expect_fail walker --S 0.5,1.5
+expect_err "parameters out of range"
+expect_fail walker --b 0.1,,2
+expect_err "comma-separated numbers"
+expect_fail walker --variant fast
+expect_err "ptr, par, prop or all"
+expect_fail walker --repeat
+expect_fail walker --bogus 1
+expect_fail walker extra
+expect_fail walker --particles 10 --steps 1 --csv "$dir/nodir/t.csv"
+[ ! -e "$dir/nodir" ] && ok || bad "a failed walker created a directory"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,6 +8,7 @@
 int hl_cmd_demo(int argc, char **argv);
 int hl_cmd_info(int argc, char **argv);
 int hl_cmd_transform(int argc, char **argv);
+int hl_cmd_walker(int argc, char **argv);
 
 /* demo --pictures DIR: writes the paper's pictures into DIR; the exit code. */
 int hl_demo_pictures(const char *dir);

@@ -57,6 +57,7 @@ static const struct {
     {"demo", hl_cmd_demo},
     {"info", hl_cmd_info},
     {"transform", hl_cmd_transform},
+    {"walker", hl_cmd_walker},
 };
 
 static int (*find_command(const char *name))(int, char **)
