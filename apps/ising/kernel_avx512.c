@@ -1,0 +1,4 @@
+/* hyperlayout Ising — the kernels compiled for avx512 (target flags set by CMakeLists.txt; called only when the CPU has them). */
+#define HL_ISING_KERNELS hl_ising_kernels_avx512
+#define HL_ISING_ISA_NAME "avx512"
+#include "kernel_impl.h"

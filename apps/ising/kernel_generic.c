@@ -1,0 +1,4 @@
+/* hyperlayout Ising — the kernels compiled for generic (no target flags: any CPU). */
+#define HL_ISING_KERNELS hl_ising_kernels_generic
+#define HL_ISING_ISA_NAME "generic"
+#include "kernel_impl.h"
