@@ -52,6 +52,10 @@ static const char ising_usage[] =
     "                       time, slow) or auto (default: C in 2D, else B when\n"
     "                       every extent is a power of two, else A)\n"
     "  --threads N          OpenMP threads (default: all cores)\n"
+    "  --dynamics D         metropolis (acceptance min(1, exp(-dE/T))) or heatbath\n"
+    "                       (1 / (1 + exp(dE/T))); default metropolis, but heatbath\n"
+    "                       in 1D, where the checkerboard Metropolis chain is not\n"
+    "                       ergodic (its domain walls move deterministically)\n"
     "output (in --out DIR, created if needed; every file is written atomically)\n"
     "  --out DIR            results.csv, results.json, snapshot_NNN.png,\n"
     "                       checkpoint.bin, observables.png (default ising-out)\n"
@@ -65,8 +69,9 @@ static const char ising_usage[] =
     "                       written after each temperature)\n"
     "  --no-checkpoint      write none\n"
     "  --resume             continue the run in DIR/checkpoint.bin, bit for bit as if\n"
-    "                       never stopped; the lattice, temperature, sweep, seed and\n"
-    "                       start options must be the ones it was started with\n"
+    "                       never stopped; the lattice, temperature, sweep, seed,\n"
+    "                       start and dynamics options must be the ones it was\n"
+    "                       started with\n"
     "  --progress, --no-progress\n"
     "                       a progress bar on stderr for runs over a second (default:\n"
     "                       when stderr is a terminal)\n"
@@ -323,6 +328,7 @@ int hl_cmd_ising(int argc, char **argv)
     const char *out = "ising-out", *temps = NULL, *betas = NULL;
     hl_ising_variant variant = HL_ISING_AUTO;
     hl_ising_start start = HL_ISING_START_HOT;
+    int dynamics = -1; /* default by rank */
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
@@ -431,6 +437,13 @@ int hl_cmd_ising(int argc, char **argv)
                 variant = HL_ISING_AUTO;
             else
                 return hl_cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
+        } else if (!strcmp(o, "--dynamics")) {
+            if (!strcmp(v, "metropolis"))
+                dynamics = HL_ISING_METROPOLIS;
+            else if (!strcmp(v, "heatbath"))
+                dynamics = HL_ISING_HEATBATH;
+            else
+                return hl_cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
             if (parse_i64(v, 1, 4096, &threads) < 0)
                 return hl_cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
@@ -525,6 +538,10 @@ int hl_cmd_ising(int argc, char **argv)
     p.therm = therm;
     p.sweeps = sweeps;
     p.start = start;
+    p.dynamics = dynamics >= 0 ? (hl_ising_dynamics)dynamics : dims == 1 ? HL_ISING_HEATBATH : HL_ISING_METROPOLIS;
+    if (dims == 1 && p.dynamics == HL_ISING_METROPOLIS)
+        fprintf(stderr, "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
+                        "results depend on the start\n");
     ctx c = {&p, out, progress, 0, quiet, series, snapshot, now(), T};
     hl_ising_options opt = {0};
     opt.variant = variant;
@@ -540,8 +557,9 @@ int hl_cmd_ising(int argc, char **argv)
         printf("# Ising d=%" PRId64 " L=", dims);
         for (int i = 0; i < dims; i++)
             printf("%s%" PRId64, i ? "," : "", L[i]);
-        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " variant=%s isa=%s%s\n", h, seed,
-               therm, sweeps, variant_name, isa, resume ? " (resumed)" : "");
+        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s isa=%s%s\n", h,
+               seed, therm, sweeps, hl_ising_dynamics_name(p.dynamics), variant_name, isa,
+               resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-14s %-14s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
     }
@@ -557,8 +575,8 @@ int hl_cmd_ising(int argc, char **argv)
     clear_bar(&c);
     const double seconds = now() - c.t0;
     if (st == HL_ERR_MISMATCH) {
-        rc = hl_cli_error(cmd, "--resume: %s is of another run (lattice, temperatures, sweeps, seed or start "
-                               "differ)",
+        rc = hl_cli_error(cmd, "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                               "or dynamics differ)",
                           ckpath);
         goto done;
     }

@@ -4,7 +4,7 @@
  * and reads them):
  *   "HLISING\0" u32 version  u32 0x01020304
  *   params: i32 rank, i64 extent[rank], u64 seed, f64 h, i32 ntemps,
- *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start
+ *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start, i32 dynamics
  *   state:  i32 temp (ntemps when all are done), i64 done, i64 sweep, i64 measured,
  *           i64 magnetisation[measured], i64 bonds[measured],
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
@@ -109,7 +109,7 @@ static void result_unpack(const double *d, hl_ising_result *r)
 
 static void params_put(ck_io *io, const hl_ising_params *p)
 {
-    int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start;
+    int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start, dyn = (int32_t)p->dynamics;
     PUT(io, rank);
     put(io, p->extent, (size_t)p->rank * sizeof p->extent[0]);
     PUT(io, p->seed);
@@ -119,12 +119,13 @@ static void params_put(ck_io *io, const hl_ising_params *p)
     PUT(io, p->therm);
     PUT(io, p->sweeps);
     PUT(io, start);
+    PUT(io, dyn);
 }
 
 /* Reads the params back and compares them with p, bit for bit. */
 static hl_status params_check(ck_io *io, const hl_ising_params *p)
 {
-    int32_t rank, ntemps, start;
+    int32_t rank, ntemps, start, dyn;
     int64_t extent[HL_ISING_MAX_RANK], therm, sweeps;
     uint64_t seed;
     double h, beta;
@@ -147,7 +148,9 @@ static hl_status params_check(ck_io *io, const hl_ising_params *p)
     GET(io, therm);
     GET(io, sweeps);
     GET(io, start);
-    same &= therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start;
+    GET(io, dyn);
+    same &= therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start &&
+            dyn == (int32_t)p->dynamics;
     if (io->bad)
         return HL_ERR_FORMAT;
     return same ? HL_OK : HL_ERR_MISMATCH;

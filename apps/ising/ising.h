@@ -67,6 +67,25 @@ hl_status hl_ising_set_threads(hl_ising *is, int threads);
 
 /* Inverse temperature beta = 1/T >= 0 and field h (finite).  HL_ERR_ARG otherwise. */
 hl_status hl_ising_set_beta(hl_ising *is, double beta, double h);
+
+/* The acceptance probability of a flip that changes the energy by dE:
+ *   METROPOLIS  min(1, exp(-beta dE)) (the default);
+ *   HEATBATH    1 / (1 + exp(beta dE)) (Glauber).
+ * Both satisfy detailed balance.  But the checkerboard Metropolis chain is
+ * not ergodic in one dimension: a spin between two opposite neighbours
+ * (dE = 0) always flips, so every domain wall moves one site per half-sweep
+ * in a direction fixed by the parity of its position, walls moving the same
+ * way never meet, and the difference between the numbers of left- and
+ * right-moving walls never changes.  Heat-bath flips such a spin with
+ * probability 1/2 only, and is ergodic in every dimension.  (In d >= 2 the
+ * only Metropolis configurations that never mix are the fully frustrated
+ * ones, such as the Neel state, where every spin of a colour must flip: a
+ * random start lands there with probability ~2^-N.)  Set before or after
+ * hl_ising_set_beta; the table is rebuilt. */
+typedef enum hl_ising_dynamics { HL_ISING_METROPOLIS = 0, HL_ISING_HEATBATH } hl_ising_dynamics;
+hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d);
+hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is);
+const char *hl_ising_dynamics_name(hl_ising_dynamics d); /* "metropolis", "heatbath" */
 const hl_ising_table *hl_ising_table_of(const hl_ising *is);
 
 /* Sweeps done so far: the s of the next sweep's random numbers. */

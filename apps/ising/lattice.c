@@ -192,38 +192,69 @@ hl_status hl_ising_set_threads(hl_ising *is, int threads)
     return HL_OK;
 }
 
+/* The thresholds of beta, h and the dynamics: for a = s S (spin s, neighbour
+ * sum S), dE = 2 (a + s h); a flip is accepted when the word is below
+ * floor(P 2^32), or outright (Metropolis, dE <= 0) when a <= cut. */
+static void build_table(hl_ising_table *t, int rank, double beta, double h, hl_ising_dynamics dyn)
+{
+    const int twod = 2 * rank;
+    memset(t, 0, sizeof *t);
+    t->twod = twod;
+    t->symmetric = h == 0;
+    for (int n = 0; n < 2; n++) {
+        const double s = n ? -1.0 : 1.0;
+        /* Metropolis: a <= -s h  <=>  a <= floor(-s h) for integer a, |a| <= 2d;
+         * heat-bath accepts nothing outright */
+        double cut = dyn == HL_ISING_METROPOLIS ? floor(-s * h) : -twod - 1;
+        cut = cut < -twod - 1 ? -twod - 1 : cut > twod ? twod : cut;
+        t->cut[n] = (int8_t)cut;
+        for (int e = 0; e <= twod; e++) {
+            const int a = 2 * e - twod;
+            const double dE = 2.0 * (a + s * h);
+            if (a <= t->cut[n]) {
+                t->thr[n][e] = UINT32_MAX; /* never read: accepted outright */
+                continue;
+            }
+            /* P < 1 here (Metropolis: dE > 0), so floor(P 2^32) <= 2^32 - 1
+             * but where P rounds to 1 */
+            const double p = dyn == HL_ISING_METROPOLIS ? exp(-beta * dE) : 1 / (1 + exp(beta * dE));
+            const double x = floor(ldexp(p, 32));
+            t->thr[n][e] = x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
+        }
+    }
+}
+
 hl_status hl_ising_set_beta(hl_ising *is, double beta, double h)
 {
     if (!is)
         return HL_ERR_NULL;
     if (!(beta >= 0) || !isfinite(beta) || !isfinite(h))
         return HL_ERR_ARG;
-    hl_ising_table *t = &is->table;
-    const int twod = 2 * is->rank;
-    memset(t, 0, sizeof *t);
-    t->twod = twod;
-    t->symmetric = h == 0;
-    for (int n = 0; n < 2; n++) {
-        const double s = n ? -1.0 : 1.0;
-        /* a <= -s h  <=>  a <= floor(-s h) for integer a; |a| <= 2d */
-        double cut = floor(-s * h);
-        cut = cut < -twod - 1 ? -twod - 1 : cut > twod ? twod : cut;
-        t->cut[n] = (int8_t)cut;
-        for (int e = 0; e <= twod; e++) {
-            const int a = 2 * e - twod;
-            if (a <= t->cut[n]) {
-                t->thr[n][e] = UINT32_MAX; /* never read: accepted outright */
-                continue;
-            }
-            /* dE = 2 (a + s h) > 0, so p < 1; floor(p 2^32) <= 2^32 - 1 */
-            const double p = exp(-beta * 2.0 * (a + s * h));
-            const double x = floor(ldexp(p, 32));
-            t->thr[n][e] = x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
-        }
-    }
+    build_table(&is->table, is->rank, beta, h, is->dynamics);
     is->beta = beta;
     is->h = h;
     return HL_OK;
+}
+
+hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (d != HL_ISING_METROPOLIS && d != HL_ISING_HEATBATH)
+        return HL_ERR_ARG;
+    is->dynamics = d;
+    build_table(&is->table, is->rank, is->beta, is->h, d);
+    return HL_OK;
+}
+
+hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is)
+{
+    return is->dynamics;
+}
+
+const char *hl_ising_dynamics_name(hl_ising_dynamics d)
+{
+    return d == HL_ISING_METROPOLIS ? "metropolis" : d == HL_ISING_HEATBATH ? "heatbath" : "?";
 }
 
 const hl_ising_table *hl_ising_table_of(const hl_ising *is)
@@ -269,7 +300,7 @@ void hl_ising_randomize(hl_ising *is)
 {
     const uint64_t t[2] = {hl_ising_phase(-1, 0), hl_ising_phase(-1, 1)};
     const int nt = is->threads;
-#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
+#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads()) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         uint32_t w = hl_ising_word(is->seed, t[hl_ising_colour_of(is, k)], k / 2);
         is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)] = (w >> 31) ? -1 : 1;
@@ -284,7 +315,7 @@ static hl_status relayout(const hl_ising *is, int crinkle, const int8_t *in, int
     hl_status st = hl_shape_init(&shape, is->rank, is->extent, HL_DTYPE_INT8, 1);
     hl_plan *p = NULL;
     hl_plan_options opt = {0};
-    opt.threads = is->threads;
+    opt.threads = is->count < (1 << 20) ? 1 : is->threads; /* threads cost more than they save below */
     if (st == HL_OK)
         st = crinkle ? hl_plan_crinkle(&p, &shape, 0, 2, &opt) : hl_plan_uncrinkle(&p, &shape, 0, 2, &opt);
     if (st == HL_OK)
@@ -321,7 +352,8 @@ void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds
 {
     int64_t m = 0, b = 0;
     const int nt = is->threads;
-#pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt > 0 ? nt : omp_get_max_threads())
+#pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt > 0 ? nt : omp_get_max_threads()) \
+    if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         const int s = is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)];
         int sum = 0;

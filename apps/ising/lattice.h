@@ -19,6 +19,7 @@ struct hl_ising {
     hl_kcrinkle cr; /* dimension 0, step 2 */
     hl_kpow2 kp;
     double beta, h;
+    hl_ising_dynamics dynamics;
     hl_ising_table table;
     int64_t sweep;
     const hl_ising_kernels *kernels;

@@ -119,9 +119,9 @@ hl_status hl_ising_write_json(const char *path, const hl_ising_params *p, const 
         fprintf(f, "%s%" PRId64, i ? ", " : "", p->extent[i]);
     fprintf(f, "],\n  \"sites\": %" PRId64 ",\n  \"J\": 1,\n  \"h\": ", r && n ? r[0].sites : (int64_t)0);
     json_num(f, p->h);
-    fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"start\": \"%s\",\n  \"therm\": %" PRId64
+    fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"start\": \"%s\",\n  \"dynamics\": \"%s\",\n  \"therm\": %" PRId64
                ",\n  \"sweeps\": %" PRId64 ",\n",
-            p->seed, starts[p->start], p->therm, p->sweeps);
+            p->seed, starts[p->start], hl_ising_dynamics_name(p->dynamics), p->therm, p->sweeps);
     fprintf(f, "  \"variant\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n  \"seconds\": ",
             info->variant, info->isa, info->threads);
     json_num(f, info->seconds);

@@ -28,6 +28,7 @@ typedef struct hl_ising_params {
     int64_t therm;      /* unmeasured sweeps at each temperature */
     int64_t sweeps;     /* measured sweeps at each temperature (>= 2) */
     hl_ising_start start;
+    hl_ising_dynamics dynamics;
 } hl_ising_params;
 
 /* How to run it (never changes the results). */

@@ -19,11 +19,13 @@
  * produces a block of 64 with no shuffles.  The number depends on the site
  * and the sweep only, never on the layout, the thread or the variant.
  *
- * Metropolis.  With J = 1 and field h, flipping spin s whose 2d neighbours sum
- * to S changes the energy by dE = 2 s (S + h).  The flip is accepted when
- * dE <= 0, or when w < floor(exp(-beta dE) 2^32) for the site's 32-bit word w
- * (clamped to 2^32 - 1, so a positive dE is never accepted for certain).
- * With a = s S, dE <= 0 exactly when a <= cut = floor(-s h), an integer test. */
+ * The decision.  With J = 1 and field h, flipping spin s whose 2d neighbours
+ * sum to S changes the energy by dE = 2 s (S + h); it depends on s and
+ * a = s S only.  The flip is accepted when w < floor(P(dE) 2^32) for the
+ * site's 32-bit word w, P being the acceptance probability of the dynamics
+ * (Metropolis min(1, exp(-beta dE)), heat-bath 1/(1 + exp(beta dE)); the
+ * threshold clamped to 2^32 - 1), and outright when Metropolis has dE <= 0,
+ * which is the integer test a <= cut = floor(-s h). */
 #ifndef HYPERLAYOUT_ISING_SITE_H
 #define HYPERLAYOUT_ISING_SITE_H
 
@@ -39,9 +41,10 @@
 /* Sites of one colour served by one block of 16 Philox calls. */
 #define HL_ISING_BLOCK 64
 
-/* The Metropolis acceptance of one temperature and field, for rank d.
+/* The acceptance of one temperature, field and dynamics, for rank d.
  * thr[n][(a + 2d) / 2] is the threshold of a = s*S for spin s = +1 (n = 0)
- * and s = -1 (n = 1); entries with a <= cut[n] are never read. */
+ * and s = -1 (n = 1); entries with a <= cut[n] are never read (heat-bath:
+ * cut = -2d - 1, nothing outright).  Thresholds do not grow with a. */
 typedef struct hl_ising_table {
     int twod;                                       /* 2d */
     int symmetric;                                  /* h == 0: thr[0] == thr[1] */

@@ -44,7 +44,10 @@ static void half_sweep(hl_ising *is, int c, int bonds, uint32_t *words, int nt, 
     const int64_t units = (G + HL_ISING_CHUNK - 1) / HL_ISING_CHUNK;
     const uint64_t t = hl_ising_phase(is->sweep, c);
     int64_t m = 0, b = 0;
-#pragma omp parallel num_threads(units < nt ? (int)units : nt) reduction(+ : m, b)
+    /* a thread per two units at most: below that, starting and joining the
+     * threads costs about what they save */
+    const int team = units / 2 < nt ? (units >= 2 ? (int)(units / 2) : 1) : nt;
+#pragma omp parallel num_threads(team) reduction(+ : m, b)
     {
         uint32_t *word = words + (size_t)omp_get_thread_num() * HL_ISING_CHUNK;
 #pragma omp for schedule(static)
