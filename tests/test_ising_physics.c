@@ -68,7 +68,7 @@ static void test_2d(void **state)
 {
     (void)state;
     const int64_t L = quick ? 32 : 64;
-    const int64_t sweeps = quick ? 4096 : 131072, therm = quick ? 500 : 4000;
+    const int64_t sweeps = quick ? 16384 : 131072, therm = quick ? 500 : 4000;
     const double T[3] = {1.5, 2.0, 3.0};
     hl_ising_result r[3];
     /* each temperature from an ordered start: below Tc the lattice stays in
@@ -86,7 +86,7 @@ static void test_1d(void **state)
 {
     (void)state;
     const int64_t L = quick ? 1024 : 4096;
-    const int64_t sweeps = quick ? 4096 : 65536, therm = quick ? 1000 : 4000;
+    const int64_t sweeps = quick ? 16384 : 65536, therm = quick ? 1000 : 4000;
     const double T[3] = {0.8, 1.0, 2.0};
     hl_ising_result r[3];
     /* heat-bath: checkerboard Metropolis is not ergodic in 1D (ising.h) */

@@ -542,6 +542,20 @@ int hl_cmd_ising(int argc, char **argv)
     if (dims == 1 && p.dynamics == HL_ISING_METROPOLIS)
         fprintf(stderr, "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
                         "results depend on the start\n");
+    if (resume) {
+        st = hl_ising_checkpoint_check(ckpath, &p);
+        if (st == HL_ERR_MISMATCH) {
+            rc = hl_cli_error(cmd, "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                                   "or dynamics differ)",
+                              ckpath);
+            goto done;
+        }
+        if (st != HL_OK) {
+            rc = hl_cli_error(cmd, "--resume: %s: %s", ckpath,
+                              st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
+            goto done;
+        }
+    }
     ctx c = {&p, out, progress, 0, quiet, series, snapshot, now(), T};
     hl_ising_options opt = {0};
     opt.variant = variant;

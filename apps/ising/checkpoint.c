@@ -202,6 +202,32 @@ hl_status hl_ising_checkpoint_save(const char *path, const hl_ising_params *p, c
     return hl_atomic_commit(af);
 }
 
+/* Reads and checks the magic, version, marker and parameters. */
+static hl_status head_check(ck_io *io, const hl_ising_params *p)
+{
+    char magic[8];
+    uint32_t version, marker;
+    get(io, magic, sizeof magic);
+    GET(io, version);
+    GET(io, marker);
+    if (io->bad || memcmp(magic, ck_magic, sizeof magic) || version != CK_VERSION || marker != CK_MARKER)
+        return HL_ERR_FORMAT;
+    return params_check(io, p);
+}
+
+hl_status hl_ising_checkpoint_check(const char *path, const hl_ising_params *p)
+{
+    if (!path || !p)
+        return HL_ERR_NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HL_ERR_IO;
+    ck_io io = {f, 0xcbf29ce484222325ull, 0};
+    hl_status st = head_check(&io, p);
+    fclose(f);
+    return st;
+}
+
 hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, hl_ising_state *s,
                                    hl_ising *lattice)
 {
@@ -211,16 +237,7 @@ hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, h
     if (!f)
         return HL_ERR_IO;
     ck_io io = {f, 0xcbf29ce484222325ull, 0};
-    char magic[8];
-    uint32_t version, marker;
-    get(&io, magic, sizeof magic);
-    GET(&io, version);
-    GET(&io, marker);
-    hl_status st = HL_OK;
-    if (io.bad || memcmp(magic, ck_magic, sizeof magic) || version != CK_VERSION || marker != CK_MARKER)
-        st = HL_ERR_FORMAT;
-    if (st == HL_OK)
-        st = params_check(&io, p);
+    hl_status st = head_check(&io, p);
     int32_t temp = 0;
     int64_t done = 0, sweep = 0, measured = 0;
     if (st == HL_OK) {

@@ -70,6 +70,10 @@ typedef struct hl_ising_state {
 hl_status hl_ising_checkpoint_save(const char *path, const hl_ising_params *p, const hl_ising_state *s,
                                    const hl_ising *lattice);
 
+/* Whether PATH is a checkpoint of the run p (header and parameters only):
+ * HL_OK, HL_ERR_MISMATCH, HL_ERR_FORMAT, or HL_ERR_IO (errno set). */
+hl_status hl_ising_checkpoint_check(const char *path, const hl_ising_params *p);
+
 /* Reads PATH into *s (whose arrays the caller sized for p) and the lattice's
  * spins and sweep counter.  HL_ERR_IO (errno ENOENT) when there is none. */
 hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, hl_ising_state *s,
