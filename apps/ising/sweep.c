@@ -50,7 +50,8 @@ static void half_sweep(hl_ising *is, int c, int bonds, uint32_t *words, int nt, 
 #pragma omp parallel num_threads(team) reduction(+ : m, b)
     {
         uint32_t *word = words + (size_t)omp_get_thread_num() * HL_ISING_CHUNK;
-#pragma omp for schedule(static)
+        /* dynamic: on a shared machine a thread whose core is busy does less */
+#pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; u++) {
             const int64_t g0 = u * HL_ISING_CHUNK;
             const int64_t g1 = g0 + HL_ISING_CHUNK < G ? g0 + HL_ISING_CHUNK : G;
