@@ -18,6 +18,8 @@ build: configure
 
 demo: build
 	$(BUILD)/bin/hyperlayout demo
+	$(BUILD)/bin/hyperlayout ising --dims 2 --L 128 --T 1.5:3.5:0.1 --start up --therm 1000 --sweeps 5000 \
+	  --out $(BUILD)/demo-ising
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -9,6 +9,8 @@
  * figure is the median over the repeats, and a ratio (A/B, B/C, A/C, time
  * over time) the median of the ratios within each repeat.  Every variant's
  * final spins are compared: they must be identical. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
 #include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>

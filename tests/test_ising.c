@@ -140,8 +140,8 @@ static void test_table(void **state)
     assert_int_equal(hl_ising_set_beta(is, 50, 0), HL_OK);
     assert_int_equal(hl_ising_update(1, 2, 0, t), 1);
     assert_int_equal(hl_ising_set_beta(is, -1, 0), HL_ERR_ARG);
-    assert_int_equal(hl_ising_set_beta(is, NAN, 0), HL_ERR_ARG);
-    assert_int_equal(hl_ising_set_beta(is, 1, INFINITY), HL_ERR_ARG);
+    assert_int_equal(hl_ising_set_beta(is, (double)NAN, 0), HL_ERR_ARG);
+    assert_int_equal(hl_ising_set_beta(is, 1, (double)INFINITY), HL_ERR_ARG);
     hl_ising_destroy(is);
 }
 

@@ -55,7 +55,7 @@ static double crossing(const series *a, const series *b, double lo, double hi)
 {
     double flo = binder(a, lo) - binder(b, lo), fhi = binder(a, hi) - binder(b, hi);
     if (flo * fhi > 0)
-        return NAN;
+        return (double)NAN;
     for (int i = 0; i < 24; i++) { /* to 1e-8 of beta */
         const double mid = 0.5 * (lo + hi), f = binder(a, mid) - binder(b, mid);
         if ((f > 0) == (flo > 0)) {

@@ -228,7 +228,7 @@ static void test_analyse(void **state)
     assert_int_equal(hl_ising_analyse(M, B, n, N, 0.5, 0, 0.6, &rw), HL_OK);
     assert_true(rw.e.mean < r.e.mean);
     assert_int_equal(hl_ising_analyse(M, B, 1, N, 0.5, 0, 0.5, &r), HL_ERR_ARG);
-    assert_int_equal(hl_ising_analyse(M, B, n, N, NAN, 0, 0.5, &r), HL_ERR_ARG);
+    assert_int_equal(hl_ising_analyse(M, B, n, N, (double)NAN, 0, 0.5, &r), HL_ERR_ARG);
     free(M);
     free(B);
 }

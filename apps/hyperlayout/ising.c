@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "exact.h"
+#include "figure.h"
 #include "ising.h"
 #include "output.h"
 #include "run.h"
@@ -58,7 +59,9 @@ static const char ising_usage[] =
     "                       ergodic (its domain walls move deterministically)\n"
     "output (in --out DIR, created if needed; every file is written atomically)\n"
     "  --out DIR            results.csv, results.json, snapshot_NNN.png,\n"
-    "                       checkpoint.bin, observables.png (default ising-out)\n"
+    "                       checkpoint.bin, observables.png, and in 2D at h = 0\n"
+    "                       magnetisation.png (|m| next to Yang's exact curve;\n"
+    "                       drawn without Python) (default ising-out)\n"
     "  --series             also series_NNN.csv: e and m of every measured sweep\n"
     "  --no-snapshot        no PNG of the spins after each temperature (d >= 2; for\n"
     "                       d > 2 the plane x2 = x3 = ... = 0)\n"
@@ -216,7 +219,7 @@ typedef struct ctx {
     const char *dir;
     int progress, drawn, quiet, series, snapshot;
     double t0;
-    const double *T; /* the temperatures as given (NAN where --beta 0) */
+    const double *T; /* the temperatures as given (infinite where --beta 0) */
 } ctx;
 
 static void clear_bar(ctx *c)
@@ -291,7 +294,7 @@ static hl_status on_finished(void *arg, int temp, const hl_ising_result *r, cons
         value_err(u, sizeof u, r->binder);
         value_err(ch, sizeof ch, r->c);
         value_err(x, sizeof x, r->chi);
-        printf("%8.5g  %-16s %-14s %-14s %-14s %-14s %7.1f%s\n", c->T[temp], e, a, u, ch, x, r->tau_m,
+        printf("%8.5g  %-16s %-15s %-16s %-14s %-14s %7.1f%s\n", c->T[temp], e, a, u, ch, x, r->tau_m,
                r->reliable ? "" : " *");
         fflush(stdout);
     }
@@ -574,7 +577,7 @@ int hl_cmd_ising(int argc, char **argv)
         printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s isa=%s%s\n", h,
                seed, therm, sweeps, hl_ising_dynamics_name(p.dynamics), variant_name, isa,
                resume ? " (resumed)" : "");
-        printf("# %6s  %-16s %-14s %-14s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
+        printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
     }
     struct sigaction sa, old;
@@ -617,6 +620,17 @@ int hl_cmd_ising(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    /* 2D at h = 0: |m| against Yang's curve, drawn here (no Python needed) */
+    const int figure = dims == 2 && h == 0 && finished >= 2;
+    if (figure) {
+        snprintf(path, sizeof path, "%s/magnetisation.png", out);
+        st = hl_ising_magnetisation_figure(path, results, finished);
+        if (st != HL_OK) {
+            rc = hl_cli_error(cmd, "%s: %s", path, hl_strerror(st));
+            rc = 1;
+            goto done;
+        }
+    }
     if (!complete) {
         fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n", ckpath);
         rc = 130;
@@ -637,6 +651,8 @@ int hl_cmd_ising(int argc, char **argv)
     }
     if (!quiet) {
         printf("# %.1f s; results in %s/results.csv and results.json", seconds, out);
+        if (figure)
+            printf(", |m| against Yang's exact curve in %s/magnetisation.png", out);
         if (plot)
             printf(", plot in %s/observables.png", out);
         printf("\n");

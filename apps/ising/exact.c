@@ -8,7 +8,7 @@ static const double pi = 3.14159265358979323846;
 double hl_agm(double a, double b)
 {
     if (!(a >= 0) || !(b >= 0))
-        return NAN;
+        return (double)NAN;
     if (a == 0 || b == 0)
         return 0;
     /* converges quadratically; 64 rounds is far more than doubles need, and
@@ -28,9 +28,9 @@ double hl_agm(double a, double b)
 double hl_elliptic_k(double k)
 {
     if (!(k >= 0 && k <= 1))
-        return NAN;
+        return (double)NAN;
     if (k == 1)
-        return INFINITY;
+        return (double)INFINITY;
     /* 1 - k^2 as (1 - k)(1 + k): accurate near k = 1, where K grows like
      * ln(4 / k') and the complement k' decides everything */
     return pi / (2 * hl_agm(1, sqrt((1 - k) * (1 + k))));
@@ -44,7 +44,7 @@ double hl_ising2d_tc(void)
 double hl_ising2d_energy(double T)
 {
     if (!(T > 0))
-        return NAN;
+        return (double)NAN;
     const double b2 = 2 / T;
     const double th = tanh(b2), ch = cosh(b2);
     double q = 2 * sinh(b2) / (ch * ch);
@@ -60,7 +60,7 @@ double hl_ising2d_energy(double T)
 double hl_ising2d_magnetisation(double T)
 {
     if (!(T > 0))
-        return NAN;
+        return (double)NAN;
     if (T >= hl_ising2d_tc())
         return 0;
     const double s = sinh(2 / T);
@@ -71,7 +71,7 @@ double hl_ising2d_magnetisation(double T)
 double hl_ising1d_energy(double T, int64_t L)
 {
     if (!(T > 0))
-        return NAN;
+        return (double)NAN;
     const double t = tanh(1 / T);
     if (L <= 0)
         return -t;

@@ -24,12 +24,12 @@ static hl_status finish(hl_atomic_file *f, int ok)
 static double exact_e(const hl_ising_params *p, double beta)
 {
     if (p->h != 0 || beta <= 0)
-        return NAN;
+        return (double)NAN;
     if (p->rank == 2)
         return hl_ising2d_energy(1 / beta);
     if (p->rank == 1)
         return hl_ising1d_energy(1 / beta, p->extent[0]);
-    return NAN;
+    return (double)NAN;
 }
 
 static double exact_m(const hl_ising_params *p, double beta)

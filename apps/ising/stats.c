@@ -118,7 +118,7 @@ hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, i
         free(m);
         return HL_ERR_NOMEM;
     }
-    double wmax_log = -INFINITY;
+    double wmax_log = -(double)INFINITY;
     for (int64_t t = first; t < n; t++) {
         const double l = -db * N * (e[t] - e_ref);
         wmax_log = l > wmax_log ? l : wmax_log;
