@@ -105,6 +105,7 @@ expect_file "$dir/r2/snapshot_001.png"
 head -c 4 "$dir/r2/snapshot_000.png" | od -c | grep -q "P   N   G" && ok || bad "snapshot is not a PNG"
 [ "$(lines "$dir/r2/series_001.csv")" = 201 ] && ok || bad "series_001.csv lines"
 expect_file "$dir/r2/checkpoint.bin"
+expect_file "$dir/r2/magnetisation.png"
 [ ! -e "$dir/r2/observables.png" ] && ok || bad "--no-plot drew a plot"
 # the same run again: the same numbers, whatever the variant and threads
 cp "$dir/r2/results.csv" "$dir/want.csv"

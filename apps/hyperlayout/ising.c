@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -608,7 +609,7 @@ int hl_cmd_ising(int argc, char **argv)
     int finished = complete ? nt : 0;
     while (!complete && finished < nt && results[finished].samples > 0)
         finished++;
-    hl_ising_run_info info = {variant_name, isa, (int)threads, seconds, complete};
+    hl_ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds, complete};
     snprintf(path, sizeof path, "%s/results.csv", out);
     st = hl_ising_write_csv(path, &p, results, finished);
     if (st == HL_OK) {
