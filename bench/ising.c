@@ -21,16 +21,15 @@
 #include "hyperlayout/atomic.h"
 #include "ising.h"
 
-static const char usage[] =
-    "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
-    "\n"
-    "Spin-flip attempts per ns of variants A, B and C of the Ising sweep on\n"
-    "2D 4096^2 and 4094^2, 3D 256^3 and 254^3, 4D 64^4 and 62^4, with one thread\n"
-    "and with all (--threads N: that many; default: OpenMP's count).  Prints a\n"
-    "table and the time ratios A/B, B/C (A/C where B does not apply), measured\n"
-    "in the same run; --csv FILE writes them as CSV too.\n"
-    "  --quick    fewer sweeps and repeats (a smoke run, seconds)\n"
-    "  --reps N   repeats (default 5; --quick 2)\n";
+static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
+                            "\n"
+                            "Spin-flip attempts per ns of variants A, B and C of the Ising sweep on\n"
+                            "2D 4096^2 and 4094^2, 3D 256^3 and 254^3, 4D 64^4 and 62^4, with one thread\n"
+                            "and with all (--threads N: that many; default: OpenMP's count).  Prints a\n"
+                            "table and the time ratios A/B, B/C (A/C where B does not apply), measured\n"
+                            "in the same run; --csv FILE writes them as CSV too.\n"
+                            "  --quick    fewer sweeps and repeats (a smoke run, seconds)\n"
+                            "  --reps N   repeats (default 5; --quick 2)\n";
 
 static double now(void)
 {
@@ -59,7 +58,7 @@ typedef struct lattice {
 } lattice;
 
 static const lattice lattices[] = {
-    {"2D 4096^2", 2, {4096, 4096}, 2.5},  {"2D 4094^2", 2, {4094, 4094}, 2.5},
+    {"2D 4096^2", 2, {4096, 4096}, 2.5},   {"2D 4094^2", 2, {4094, 4094}, 2.5},
     {"3D 256^3", 3, {256, 256, 256}, 4.5}, {"3D 254^3", 3, {254, 254, 254}, 4.5},
     {"4D 64^4", 4, {64, 64, 64, 64}, 6.7}, {"4D 62^4", 4, {62, 62, 62, 62}, 6.7},
 };
@@ -97,8 +96,9 @@ int main(int argc, char **argv)
         return 1;
     }
     if (csv)
-        fprintf(hl_atomic_stream(csv), "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
-                                       "ratio_A_B,ratio_B_C,ratio_A_C\n");
+        fprintf(hl_atomic_stream(csv),
+                "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
+                "ratio_A_B,ratio_B_C,ratio_A_C\n");
     const int tcounts[2] = {1, threads};
     const int ntc = threads > 1 ? 2 : 1;
     const char *isa = NULL;
@@ -157,7 +157,8 @@ int main(int argc, char **argv)
             double rate[NV];
             for (int v = 0; v < NV; v++)
                 rate[v] = have[v] ? (double)N * (double)sweeps / median(t[v], reps) * 1e-9 : 0;
-            const double ab = have[1] ? median(rab, reps) : 0, bc = have[1] && have[2] ? median(rbc, reps) : 0;
+            const double ab = have[1] ? median(rab, reps) : 0,
+                         bc = have[1] && have[2] ? median(rbc, reps) : 0;
             const double ac = have[2] ? median(rac, reps) : 0;
             printf("%-10s %7d  %-7s", lt->name, nt, isa);
             for (int v = 0; v < NV; v++)
@@ -172,8 +173,8 @@ int main(int argc, char **argv)
                 for (int v = 0; v < NV; v++)
                     if (have[v])
                         fprintf(hl_atomic_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
-                                lt->name, N, nt, hl_ising_variant_name(variants[v]), isa, rate[v], rate[v] / nt,
-                                ab, bc, ac);
+                                lt->name, N, nt, hl_ising_variant_name(variants[v]), isa, rate[v],
+                                rate[v] / nt, ab, bc, ac);
         }
         for (int v = 0; v < NV; v++)
             hl_ising_destroy(is[v]);

@@ -219,12 +219,28 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {1, {2}},          {1, {8}},           {1, {130}},           {1, {1 << 15}},
-    {2, {2, 2}},       {2, {4, 6}},        {2, {6, 10}},         {2, {64, 64}},
-    {2, {130, 6}},     {2, {2, 64}},       {2, {256, 8}},        {2, {254, 12}},
-    {3, {4, 8, 6}},    {3, {16, 16, 16}},  {3, {2, 4, 8}},       {3, {10, 4, 2}},
-    {4, {2, 4, 2, 6}}, {4, {8, 8, 8, 8}},  {5, {4, 4, 4, 4, 4}}, {6, {2, 4, 2, 4, 2, 6}},
-    {8, {2, 2, 2, 2, 2, 2, 2, 2}},         {8, {4, 2, 4, 2, 2, 2, 2, 4}},
+    {1, {2}},
+    {1, {8}},
+    {1, {130}},
+    {1, {1 << 15}},
+    {2, {2, 2}},
+    {2, {4, 6}},
+    {2, {6, 10}},
+    {2, {64, 64}},
+    {2, {130, 6}},
+    {2, {2, 64}},
+    {2, {256, 8}},
+    {2, {254, 12}},
+    {3, {4, 8, 6}},
+    {3, {16, 16, 16}},
+    {3, {2, 4, 8}},
+    {3, {10, 4, 2}},
+    {4, {2, 4, 2, 6}},
+    {4, {8, 8, 8, 8}},
+    {5, {4, 4, 4, 4, 4}},
+    {6, {2, 4, 2, 4, 2, 6}},
+    {8, {2, 2, 2, 2, 2, 2, 2, 2}},
+    {8, {4, 2, 4, 2, 2, 2, 2, 4}},
 };
 
 /* Runs `sweeps` sweeps from the hot start and returns the spins; M and B
@@ -283,8 +299,8 @@ static void test_variants_agree(void **state)
         for (size_t e = 0; e < sizeof ens / sizeof *ens; e++) {
             dynamics = ens[e].dyn;
             int64_t rm[SWEEPS], rb[SWEEPS], m[SWEEPS], b[SWEEPS];
-            int8_t *ref = trajectory(sh, HL_ISING_REFERENCE, "generic", 1, ens[e].beta, ens[e].h, ens[e].first,
-                                     SWEEPS, rm, rb);
+            int8_t *ref = trajectory(sh, HL_ISING_REFERENCE, "generic", 1, ens[e].beta, ens[e].h,
+                                     ens[e].first, SWEEPS, rm, rb);
             for (size_t v = 0; v < 3; v++)
                 for (int i = 0; i < 3; i++)
                     for (int t = 0; t < 3; t++) {
@@ -292,7 +308,8 @@ static void test_variants_agree(void **state)
                                                  ens[e].first, SWEEPS, m, b);
                         if (!got)
                             continue;
-                        if (memcmp(got, ref, (size_t)N) || memcmp(m, rm, sizeof m) || memcmp(b, rb, sizeof b)) {
+                        if (memcmp(got, ref, (size_t)N) || memcmp(m, rm, sizeof m) ||
+                            memcmp(b, rb, sizeof b)) {
                             print_error("rank %d L0 %" PRId64 " beta %g h %g: variant %s, %s, %d threads "
                                         "differs from the reference\n",
                                         sh->rank, sh->L[0], ens[e].beta, ens[e].h,

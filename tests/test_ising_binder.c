@@ -36,7 +36,8 @@ static series simulate(int64_t L, int64_t therm, int64_t sweeps, uint64_t seed)
     assert_int_equal(hl_ising_set_threads(is, 1), HL_OK); /* ctest runs tests side by side */
     hl_ising_randomize(is);
     assert_int_equal(hl_ising_sweep(is, therm, NULL, NULL), HL_OK);
-    series s = {sweeps, L * L * L, malloc((size_t)sweeps * sizeof(int64_t)), malloc((size_t)sweeps * sizeof(int64_t))};
+    series s = {sweeps, L * L * L, malloc((size_t)sweeps * sizeof(int64_t)),
+                malloc((size_t)sweeps * sizeof(int64_t))};
     assert_int_equal(hl_ising_sweep(is, sweeps, s.m, s.b), HL_OK);
     hl_ising_destroy(is);
     return s;
@@ -116,8 +117,8 @@ static void test_binder_crossing(void **state)
         free(jb.b);
     }
     const double mean = sum / ok, err = sqrt((double)(ok - 1) / ok * (sum2 - ok * mean * mean));
-    printf("crossing of U_%d and U_%d: beta = %.5f +- %.5f (beta_c = %.7f, %+.2f%%)\n", (int)small, (int)large, x,
-           err, bc, 100 * (x - bc) / bc);
+    printf("crossing of U_%d and U_%d: beta = %.5f +- %.5f (beta_c = %.7f, %+.2f%%)\n", (int)small,
+           (int)large, x, err, bc, 100 * (x - bc) / bc);
     assert_true(isfinite(x));
     assert_int_equal(ok, BLOCKS);
     assert_true(fabs(x - bc) <= tol * bc);

@@ -16,13 +16,13 @@
 
 static const double pi = 3.14159265358979323846;
 
-#define CLOSE(got, want, tol)                                                                      \
-    do {                                                                                           \
-        const double g_ = (got), w_ = (want);                                                      \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                           \
-            print_error("%s = %.17g, expected %.17g (tolerance %g)\n", #got, g_, w_, (double)(tol)); \
-            fail();                                                                                \
-        }                                                                                          \
+#define CLOSE(got, want, tol)                                                                                \
+    do {                                                                                                     \
+        const double g_ = (got), w_ = (want);                                                                \
+        if (!(fabs(g_ - w_) <= (tol))) {                                                                     \
+            print_error("%s = %.17g, expected %.17g (tolerance %g)\n", #got, g_, w_, (double)(tol));         \
+            fail();                                                                                          \
+        }                                                                                                    \
     } while (0)
 
 static void test_agm(void **state)

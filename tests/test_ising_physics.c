@@ -74,7 +74,8 @@ static void test_2d(void **state)
     /* each temperature from an ordered start: below Tc the lattice stays in
      * one phase, as Yang's magnetisation assumes */
     for (int i = 0; i < 3; i++)
-        simulate(2, L, &T[i], 1, therm, sweeps, HL_ISING_START_UP, 11 + (uint64_t)i, HL_ISING_METROPOLIS, &r[i]);
+        simulate(2, L, &T[i], 1, therm, sweeps, HL_ISING_START_UP, 11 + (uint64_t)i, HL_ISING_METROPOLIS,
+                 &r[i]);
     printf("2D, L = %" PRId64 ", %" PRId64 " sweeps:\n", L, sweeps);
     for (int i = 0; i < 3; i++)
         within("e", T[i], r[i].e, hl_ising2d_energy(T[i]), quick ? 5e-3 : 1e-3, &r[i]);
@@ -107,8 +108,8 @@ static void ground_state(int d, int64_t L)
     hl_ising_result r[6];
     const int64_t sweeps = quick ? 32 : 128;
     simulate(d, L, T, 6, sweeps, sweeps, HL_ISING_START_HOT, 31, HL_ISING_METROPOLIS, r);
-    printf("%dD, L = %" PRId64 ", T = %.1f: e = %.6f +- %.6f, |m| = %.6f\n", d, L, T[5], r[5].e.mean, r[5].e.err,
-           r[5].absm.mean);
+    printf("%dD, L = %" PRId64 ", T = %.1f: e = %.6f +- %.6f, |m| = %.6f\n", d, L, T[5], r[5].e.mean,
+           r[5].e.err, r[5].absm.mean);
     assert_true(r[5].e.mean == -(double)d);
     assert_true(r[5].e.err == 0);
     assert_true(r[5].absm.mean == 1);

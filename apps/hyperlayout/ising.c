@@ -398,8 +398,9 @@ int hl_cmd_ising(int argc, char **argv)
                 if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
                     return hl_cli_error(cmd, "--L: '%s' is not a positive extent", item);
                 if (L[nL] % 2)
-                    return hl_cli_error(cmd, "--L: extent %" PRId64 " is odd; the checkerboard needs even "
-                                             "extents",
+                    return hl_cli_error(cmd,
+                                        "--L: extent %" PRId64 " is odd; the checkerboard needs even "
+                                        "extents",
                                         L[nL]);
                 nL++;
                 if (!comma)
@@ -549,15 +550,19 @@ int hl_cmd_ising(int argc, char **argv)
     p.therm = therm;
     p.sweeps = sweeps;
     p.start = start;
-    p.dynamics = dynamics >= 0 ? (hl_ising_dynamics)dynamics : dims == 1 ? HL_ISING_HEATBATH : HL_ISING_METROPOLIS;
+    p.dynamics = dynamics >= 0 ? (hl_ising_dynamics)dynamics
+                 : dims == 1   ? HL_ISING_HEATBATH
+                               : HL_ISING_METROPOLIS;
     if (dims == 1 && p.dynamics == HL_ISING_METROPOLIS)
-        fprintf(stderr, "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
-                        "results depend on the start\n");
+        fprintf(stderr,
+                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
+                "results depend on the start\n");
     if (resume) {
         st = hl_ising_checkpoint_check(ckpath, &p);
         if (st == HL_ERR_MISMATCH) {
-            rc = hl_cli_error(cmd, "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                                   "or dynamics differ)",
+            rc = hl_cli_error(cmd,
+                              "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                              "or dynamics differ)",
                               ckpath);
             goto done;
         }
@@ -600,8 +605,9 @@ int hl_cmd_ising(int argc, char **argv)
     clear_bar(&c);
     const double seconds = now() - c.t0;
     if (st == HL_ERR_MISMATCH) {
-        rc = hl_cli_error(cmd, "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                               "or dynamics differ)",
+        rc = hl_cli_error(cmd,
+                          "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                          "or dynamics differ)",
                           ckpath);
         goto done;
     }
@@ -616,7 +622,8 @@ int hl_cmd_ising(int argc, char **argv)
     int finished = complete ? nt : 0;
     while (!complete && finished < nt && results[finished].samples > 0)
         finished++;
-    hl_ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds, complete};
+    hl_ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds,
+                              complete};
     snprintf(path, sizeof path, "%s/results.csv", out);
     st = hl_ising_write_csv(path, &p, results, finished);
     if (st == HL_OK) {
@@ -640,7 +647,8 @@ int hl_cmd_ising(int argc, char **argv)
         }
     }
     if (!complete) {
-        fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n", ckpath);
+        fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n",
+                ckpath);
         rc = 130;
         goto done;
     }

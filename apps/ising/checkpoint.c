@@ -149,8 +149,8 @@ static hl_status params_check(ck_io *io, const hl_ising_params *p)
     GET(io, sweeps);
     GET(io, start);
     GET(io, dyn);
-    same &= therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start &&
-            dyn == (int32_t)p->dynamics;
+    same &=
+        therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start && dyn == (int32_t)p->dynamics;
     if (io->bad)
         return HL_ERR_FORMAT;
     return same ? HL_OK : HL_ERR_MISMATCH;
@@ -245,9 +245,8 @@ hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, h
         GET(&io, done);
         GET(&io, sweep);
         GET(&io, measured);
-        if (io.bad || temp < 0 || temp > p->ntemps || done < 0 || done > p->therm + p->sweeps ||
-            sweep < 0 || measured < 0 || measured > p->sweeps ||
-            measured != (done > p->therm ? done - p->therm : 0))
+        if (io.bad || temp < 0 || temp > p->ntemps || done < 0 || done > p->therm + p->sweeps || sweep < 0 ||
+            measured < 0 || measured > p->sweeps || measured != (done > p->therm ? done - p->therm : 0))
             st = HL_ERR_FORMAT;
     }
     const int64_t N = hl_ising_count(lattice);

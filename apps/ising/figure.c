@@ -160,11 +160,12 @@ hl_status hl_ising_magnetisation_figure(const char *path, const hl_ising_result 
     /* the simulation: error bars and points */
     for (int i = 0; i < n; i++) {
         const int x = px_t(&c, 1 / r[i].beta);
-        const int ylo = px_m(&c, r[i].absm.mean - r[i].absm.err), yhi = px_m(&c, r[i].absm.mean + r[i].absm.err);
+        const double m = r[i].absm.mean, e = r[i].absm.err;
+        const int ylo = px_m(&c, m - e), yhi = px_m(&c, m + e);
         line(&c, x, ylo, x, yhi, red, 0);
         line(&c, x - 3, ylo, x + 3, ylo, red, 0);
         line(&c, x - 3, yhi, x + 3, yhi, red, 0);
-        dot(&c, x, px_m(&c, r[i].absm.mean), 3, red);
+        dot(&c, x, px_m(&c, m), 3, red);
     }
     hl_status st = hl_png_write(path, c.px, W, H, 3, 3 * W);
     free(c.px);

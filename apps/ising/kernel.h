@@ -23,8 +23,8 @@ typedef struct hl_ising_kernels {
     /* colour c's sites of rank g0 .. g1-1 by the lattice's variant (A, B or
      * C), with their words at word[0..]; acc[0] += sum of the new spins and,
      * when `bonds`, acc[1] += sum of new spin times neighbour sum */
-    void (*unit)(const struct hl_ising *is, int c, int64_t g0, int64_t g1, const uint32_t *word,
-                 int bonds, int64_t acc[2]);
+    void (*unit)(const struct hl_ising *is, int c, int64_t g0, int64_t g1, const uint32_t *word, int bonds,
+                 int64_t acc[2]);
 } hl_ising_kernels;
 
 extern const hl_ising_kernels hl_ising_kernels_generic;

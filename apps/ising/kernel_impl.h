@@ -16,7 +16,6 @@
 #include <immintrin.h>
 #endif
 
-
 #if !defined(HL_ISING_KERNELS) || !defined(HL_ISING_ISA_NAME)
 #error "define HL_ISING_KERNELS and HL_ISING_ISA_NAME before including kernel_impl.h"
 #endif
@@ -31,56 +30,57 @@
  * 64-bit product, so hi = p >> 32 and lo = p (its high half is garbage that
  * the next multiply ignores).  NV = 4 is two blocks: enough independent
  * multiplies to hide their latency, and 16 state vectors fit the 32 registers. */
-#define HL_PHILOX_512(NV)                                                                          \
-    static inline void philox512_##NV(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0)    \
-    {                                                                                              \
-        const __m512i M0 = _mm512_set1_epi64(PHILOX_M4x32_0), M1 = _mm512_set1_epi64(PHILOX_M4x32_1); \
-        const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);                            \
-        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);                                 \
-        __m512i c0[NV], c1[NV], c2[NV], c3[NV];                                                    \
-        /* Rounds 1 and 2 by hand: only the counter's first word differs                          \
-         * between lanes, so half their products are the same in every lane                       \
-         * (scalars).  Round 1: (n, nh, t0, t1) -> (A, B, v2, v3) with                             \
-         * A = hi(M1 t0) ^ nh ^ k0, B = lo(M1 t0), v2 = hi(M0 n) ^ t1 ^ k1,                        \
-         * v3 = lo(M0 n).  Round 2 (keys bumped): (hi(M1 v2) ^ B ^ k0,                             \
-         * lo(M1 v2), hi(M0 A) ^ v3 ^ k1, lo(M0 A)). */                                            \
-        const uint64_t pt = (uint64_t)PHILOX_M4x32_1 * (uint32_t)t;                                \
-        for (int v = 0; v < NV; v++) {                                                             \
-            const uint64_t n = (uint64_t)(block0 + v / 2) * 16 + 8 * (uint64_t)(v % 2);            \
-            const uint32_t A = (uint32_t)(pt >> 32) ^ (uint32_t)(n >> 32) ^ k0;                    \
+#define HL_PHILOX_512(NV)                                                                                    \
+    static inline void philox512_##NV(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0)              \
+    {                                                                                                        \
+        const __m512i M0 = _mm512_set1_epi64(PHILOX_M4x32_0), M1 = _mm512_set1_epi64(PHILOX_M4x32_1);        \
+        const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);                                      \
+        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);                                           \
+        __m512i c0[NV], c1[NV], c2[NV], c3[NV];                                                              \
+        /* Rounds 1 and 2 by hand: only the counter's first word differs                                     \
+         * between lanes, so half their products are the same in every lane                                  \
+         * (scalars).  Round 1: (n, nh, t0, t1) -> (A, B, v2, v3) with                                       \
+         * A = hi(M1 t0) ^ nh ^ k0, B = lo(M1 t0), v2 = hi(M0 n) ^ t1 ^ k1,                                  \
+         * v3 = lo(M0 n).  Round 2 (keys bumped): (hi(M1 v2) ^ B ^ k0,                                       \
+         * lo(M1 v2), hi(M0 A) ^ v3 ^ k1, lo(M0 A)). */                                                      \
+        const uint64_t pt = (uint64_t)PHILOX_M4x32_1 * (uint32_t)t;                                          \
+        for (int v = 0; v < NV; v++) {                                                                       \
+            const uint64_t n = (uint64_t)(block0 + v / 2) * 16 + 8 * (uint64_t)(v % 2);                      \
+            const uint32_t A = (uint32_t)(pt >> 32) ^ (uint32_t)(n >> 32) ^ k0;                              \
             const __m512i p0 = _mm512_mul_epu32(_mm512_add_epi64(_mm512_set1_epi64((uint32_t)n), lane), M0); \
-            const __m512i v2 = _mm512_xor_si512(_mm512_srli_epi64(p0, 32),                          \
-                                                _mm512_set1_epi64((uint32_t)(t >> 32) ^ k1));       \
-            const uint64_t pa = (uint64_t)PHILOX_M4x32_0 * A;                                       \
-            const __m512i p1 = _mm512_mul_epu32(v2, M1);                                           \
-            c0[v] = _mm512_xor_si512(_mm512_srli_epi64(p1, 32),                                    \
-                                     _mm512_set1_epi64((uint32_t)pt ^ (uint32_t)(k0 + PHILOX_W32_0))); \
-            c1[v] = p1;                                                                            \
-            c2[v] = _mm512_xor_si512(p0, _mm512_set1_epi64((uint32_t)(pa >> 32) ^ (uint32_t)(k1 + PHILOX_W32_1))); \
-            c3[v] = _mm512_set1_epi64((uint32_t)pa);                                               \
-        }                                                                                          \
-        k0 += 2 * PHILOX_W32_0;                                                                    \
-        k1 += 2 * PHILOX_W32_1;                                                                    \
-        for (int r = 2; r < 10; r++) {                                                             \
-            const __m512i K0 = _mm512_set1_epi64(k0), K1 = _mm512_set1_epi64(k1);                  \
-            for (int v = 0; v < NV; v++) {                                                         \
-                __m512i p0 = _mm512_mul_epu32(c0[v], M0);                                          \
-                __m512i p1 = _mm512_mul_epu32(c2[v], M1);                                          \
-                c0[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[v], K0, 0x96);     \
-                c2[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[v], K1, 0x96);     \
-                c1[v] = p1;                                                                        \
-                c3[v] = p0;                                                                        \
-            }                                                                                      \
-            k0 += PHILOX_W32_0;                                                                    \
-            k1 += PHILOX_W32_1;                                                                    \
-        }                                                                                          \
-        for (int v = 0; v < NV; v++) {                                                             \
-            uint32_t *o = out + (v / 2) * HL_ISING_BLOCK + 8 * (v % 2);                             \
-            _mm256_storeu_si256((__m256i *)(void *)(o + 0), _mm512_cvtepi64_epi32(c0[v]));         \
-            _mm256_storeu_si256((__m256i *)(void *)(o + 16), _mm512_cvtepi64_epi32(c1[v]));        \
-            _mm256_storeu_si256((__m256i *)(void *)(o + 32), _mm512_cvtepi64_epi32(c2[v]));        \
-            _mm256_storeu_si256((__m256i *)(void *)(o + 48), _mm512_cvtepi64_epi32(c3[v]));        \
-        }                                                                                          \
+            const __m512i v2 =                                                                               \
+                _mm512_xor_si512(_mm512_srli_epi64(p0, 32), _mm512_set1_epi64((uint32_t)(t >> 32) ^ k1));    \
+            const uint64_t pa = (uint64_t)PHILOX_M4x32_0 * A;                                                \
+            const __m512i p1 = _mm512_mul_epu32(v2, M1);                                                     \
+            c0[v] = _mm512_xor_si512(_mm512_srli_epi64(p1, 32),                                              \
+                                     _mm512_set1_epi64((uint32_t)pt ^ (uint32_t)(k0 + PHILOX_W32_0)));       \
+            c1[v] = p1;                                                                                      \
+            c2[v] = _mm512_xor_si512(                                                                        \
+                p0, _mm512_set1_epi64((uint32_t)(pa >> 32) ^ (uint32_t)(k1 + PHILOX_W32_1)));                \
+            c3[v] = _mm512_set1_epi64((uint32_t)pa);                                                         \
+        }                                                                                                    \
+        k0 += 2 * PHILOX_W32_0;                                                                              \
+        k1 += 2 * PHILOX_W32_1;                                                                              \
+        for (int r = 2; r < 10; r++) {                                                                       \
+            const __m512i K0 = _mm512_set1_epi64(k0), K1 = _mm512_set1_epi64(k1);                            \
+            for (int v = 0; v < NV; v++) {                                                                   \
+                __m512i p0 = _mm512_mul_epu32(c0[v], M0);                                                    \
+                __m512i p1 = _mm512_mul_epu32(c2[v], M1);                                                    \
+                c0[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[v], K0, 0x96);               \
+                c2[v] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[v], K1, 0x96);               \
+                c1[v] = p1;                                                                                  \
+                c3[v] = p0;                                                                                  \
+            }                                                                                                \
+            k0 += PHILOX_W32_0;                                                                              \
+            k1 += PHILOX_W32_1;                                                                              \
+        }                                                                                                    \
+        for (int v = 0; v < NV; v++) {                                                                       \
+            uint32_t *o = out + (v / 2) * HL_ISING_BLOCK + 8 * (v % 2);                                      \
+            _mm256_storeu_si256((__m256i *)(void *)(o + 0), _mm512_cvtepi64_epi32(c0[v]));                   \
+            _mm256_storeu_si256((__m256i *)(void *)(o + 16), _mm512_cvtepi64_epi32(c1[v]));                  \
+            _mm256_storeu_si256((__m256i *)(void *)(o + 32), _mm512_cvtepi64_epi32(c2[v]));                  \
+            _mm256_storeu_si256((__m256i *)(void *)(o + 48), _mm512_cvtepi64_epi32(c3[v]));                  \
+        }                                                                                                    \
     }
 HL_PHILOX_512(2)
 HL_PHILOX_512(4)
@@ -98,53 +98,54 @@ static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, i
 /* As above with 4 counters per vector, NV vectors at a time: NV = 4, a
  * whole block, has enough independent multiplies in flight to pay for the
  * registers it spills (measured: 1.2x faster than NV = 2 on Zen 4). */
-#define HL_PHILOX_256(NV)                                                                          \
-    static inline void philox256_##NV(uint32_t *out, uint64_t seed, uint64_t t, uint64_t n)        \
-    {                                                                                              \
-        const __m256i M0 = _mm256_set1_epi64x(PHILOX_M4x32_0), M1 = _mm256_set1_epi64x(PHILOX_M4x32_1); \
-        const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);                            \
-        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);                                 \
-        __m256i c0[NV], c1[NV], c2[NV], c3[NV];                                                    \
-        /* rounds 1 and 2 by hand, as in philox512 */                                             \
-        const uint64_t pt = (uint64_t)PHILOX_M4x32_1 * (uint32_t)t;                                \
-        const uint32_t A = (uint32_t)(pt >> 32) ^ (uint32_t)(n >> 32) ^ k0; /* one n >> 32 */      \
-        const uint64_t pa = (uint64_t)PHILOX_M4x32_0 * A;                                          \
-        for (int v = 0; v < NV; v++) {                                                             \
-            const uint32_t m = (uint32_t)n + 4 * (uint32_t)v;                                      \
-            const __m256i p0 = _mm256_mul_epu32(_mm256_setr_epi64x(m, m + 1, m + 2, m + 3), M0);   \
-            const __m256i v2 =                                                                     \
-                _mm256_xor_si256(_mm256_srli_epi64(p0, 32), _mm256_set1_epi64x((uint32_t)(t >> 32) ^ k1)); \
-            const __m256i p1 = _mm256_mul_epu32(v2, M1);                                           \
-            c0[v] = _mm256_xor_si256(_mm256_srli_epi64(p1, 32),                                    \
-                                     _mm256_set1_epi64x((uint32_t)pt ^ (uint32_t)(k0 + PHILOX_W32_0))); \
-            c1[v] = p1;                                                                            \
-            c2[v] = _mm256_xor_si256(p0, _mm256_set1_epi64x((uint32_t)(pa >> 32) ^ (uint32_t)(k1 + PHILOX_W32_1))); \
-            c3[v] = _mm256_set1_epi64x((uint32_t)pa);                                              \
-        }                                                                                          \
-        k0 += 2 * PHILOX_W32_0;                                                                    \
-        k1 += 2 * PHILOX_W32_1;                                                                    \
-        for (int r = 2; r < 10; r++) {                                                             \
-            const __m256i K0 = _mm256_set1_epi64x(k0), K1 = _mm256_set1_epi64x(k1);                \
-            for (int v = 0; v < NV; v++) {                                                         \
-                __m256i p0 = _mm256_mul_epu32(c0[v], M0);                                          \
-                __m256i p1 = _mm256_mul_epu32(c2[v], M1);                                          \
-                c0[v] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c1[v]), K0);  \
-                c2[v] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c3[v]), K1);  \
-                c1[v] = p1;                                                                        \
-                c3[v] = p0;                                                                        \
-            }                                                                                      \
-            k0 += PHILOX_W32_0;                                                                    \
-            k1 += PHILOX_W32_1;                                                                    \
-        }                                                                                          \
-        __m256i *cs[4] = {c0, c1, c2, c3};                                                         \
-        for (int w = 0; w < 4; w++)                                                                \
-            for (int v = 0; v < NV; v += 2) {                                                      \
-                /* the low halves of two vectors, in counter order */                             \
-                __m256i lo = _mm256_permutevar8x32_epi32(cs[w][v], pack);                          \
-                __m256i hi = _mm256_permutevar8x32_epi32(cs[w][v + 1], pack);                      \
-                _mm256_storeu_si256((__m256i *)(void *)(out + 16 * w + 4 * v),                     \
-                                    _mm256_permute2x128_si256(lo, hi, 0x20));                      \
-            }                                                                                      \
+#define HL_PHILOX_256(NV)                                                                                    \
+    static inline void philox256_##NV(uint32_t *out, uint64_t seed, uint64_t t, uint64_t n)                  \
+    {                                                                                                        \
+        const __m256i M0 = _mm256_set1_epi64x(PHILOX_M4x32_0), M1 = _mm256_set1_epi64x(PHILOX_M4x32_1);      \
+        const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);                                      \
+        uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);                                           \
+        __m256i c0[NV], c1[NV], c2[NV], c3[NV];                                                              \
+        /* rounds 1 and 2 by hand, as in philox512 */                                                        \
+        const uint64_t pt = (uint64_t)PHILOX_M4x32_1 * (uint32_t)t;                                          \
+        const uint32_t A = (uint32_t)(pt >> 32) ^ (uint32_t)(n >> 32) ^ k0; /* one n >> 32 */                \
+        const uint64_t pa = (uint64_t)PHILOX_M4x32_0 * A;                                                    \
+        for (int v = 0; v < NV; v++) {                                                                       \
+            const uint32_t m = (uint32_t)n + 4 * (uint32_t)v;                                                \
+            const __m256i p0 = _mm256_mul_epu32(_mm256_setr_epi64x(m, m + 1, m + 2, m + 3), M0);             \
+            const __m256i v2 =                                                                               \
+                _mm256_xor_si256(_mm256_srli_epi64(p0, 32), _mm256_set1_epi64x((uint32_t)(t >> 32) ^ k1));   \
+            const __m256i p1 = _mm256_mul_epu32(v2, M1);                                                     \
+            c0[v] = _mm256_xor_si256(_mm256_srli_epi64(p1, 32),                                              \
+                                     _mm256_set1_epi64x((uint32_t)pt ^ (uint32_t)(k0 + PHILOX_W32_0)));      \
+            c1[v] = p1;                                                                                      \
+            c2[v] = _mm256_xor_si256(                                                                        \
+                p0, _mm256_set1_epi64x((uint32_t)(pa >> 32) ^ (uint32_t)(k1 + PHILOX_W32_1)));               \
+            c3[v] = _mm256_set1_epi64x((uint32_t)pa);                                                        \
+        }                                                                                                    \
+        k0 += 2 * PHILOX_W32_0;                                                                              \
+        k1 += 2 * PHILOX_W32_1;                                                                              \
+        for (int r = 2; r < 10; r++) {                                                                       \
+            const __m256i K0 = _mm256_set1_epi64x(k0), K1 = _mm256_set1_epi64x(k1);                          \
+            for (int v = 0; v < NV; v++) {                                                                   \
+                __m256i p0 = _mm256_mul_epu32(c0[v], M0);                                                    \
+                __m256i p1 = _mm256_mul_epu32(c2[v], M1);                                                    \
+                c0[v] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c1[v]), K0);            \
+                c2[v] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c3[v]), K1);            \
+                c1[v] = p1;                                                                                  \
+                c3[v] = p0;                                                                                  \
+            }                                                                                                \
+            k0 += PHILOX_W32_0;                                                                              \
+            k1 += PHILOX_W32_1;                                                                              \
+        }                                                                                                    \
+        __m256i *cs[4] = {c0, c1, c2, c3};                                                                   \
+        for (int w = 0; w < 4; w++)                                                                          \
+            for (int v = 0; v < NV; v += 2) {                                                                \
+                /* the low halves of two vectors, in counter order */                                        \
+                __m256i lo = _mm256_permutevar8x32_epi32(cs[w][v], pack);                                    \
+                __m256i hi = _mm256_permutevar8x32_epi32(cs[w][v + 1], pack);                                \
+                _mm256_storeu_si256((__m256i *)(void *)(out + 16 * w + 4 * v),                               \
+                                    _mm256_permute2x128_si256(lo, hi, 0x20));                                \
+            }                                                                                                \
     }
 HL_PHILOX_256(4)
 
@@ -165,7 +166,6 @@ static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, i
         }
 }
 #endif
-
 
 /* ------------------------------------------------------------------------ */
 /* Spin updates                                                              */
@@ -220,17 +220,17 @@ static inline void state_finish(const acc_state *st, int64_t sites, int bonds, i
 }
 
 /* The accept mask of lanes 16Q .. 16Q+15: words below their thresholds. */
-#define HL_QUARTER(Q)                                                                              \
-    static inline __mmask16 quarter##Q(const acc_state *st, __m512i idx, __mmask64 neg, __mmask64 m, \
-                                       const uint32_t *w)                                          \
-    {                                                                                              \
-        __m512i ix = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(idx, Q));                      \
-        __m512i th = _mm512_permutex2var_epi32(st->tp_lo, ix, st->tp_hi);                          \
-        if (!st->symmetric)                                                                        \
-            th = _mm512_mask_blend_epi32((__mmask16)(neg >> (16 * Q)), th,                         \
-                                         _mm512_permutex2var_epi32(st->tm_lo, ix, st->tm_hi));     \
-        __m512i wv = _mm512_maskz_loadu_epi32((__mmask16)(m >> (16 * Q)), w + 16 * Q);             \
-        return _mm512_cmplt_epu32_mask(wv, th);                                                    \
+#define HL_QUARTER(Q)                                                                                        \
+    static inline __mmask16 quarter##Q(const acc_state *st, __m512i idx, __mmask64 neg, __mmask64 m,         \
+                                       const uint32_t *w)                                                    \
+    {                                                                                                        \
+        __m512i ix = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(idx, Q));                                \
+        __m512i th = _mm512_permutex2var_epi32(st->tp_lo, ix, st->tp_hi);                                    \
+        if (!st->symmetric)                                                                                  \
+            th = _mm512_mask_blend_epi32((__mmask16)(neg >> (16 * Q)), th,                                   \
+                                         _mm512_permutex2var_epi32(st->tm_lo, ix, st->tm_hi));               \
+        __m512i wv = _mm512_maskz_loadu_epi32((__mmask16)(m >> (16 * Q)), w + 16 * Q);                       \
+        return _mm512_cmplt_epu32_mask(wv, th);                                                              \
     }
 HL_QUARTER(0)
 HL_QUARTER(1)
@@ -258,10 +258,10 @@ static inline __attribute__((always_inline)) void body(acc_state *st, const run 
         __mmask64 accept = _mm512_cmple_epi8_mask(a, _mm512_mask_blend_epi8(neg, st->cutp, st->cutm));
         /* (a + 2d) / 2: a + 2d is in [0, 4d], so a 16-bit shift and a mask do */
         __m512i idx = _mm512_and_si512(_mm512_srli_epi16(_mm512_add_epi8(a, st->twod), 1), low7);
-        const __mmask32 lo = _mm512_kunpackw(quarter1(st, idx, neg, m, r->w + i),
-                                             quarter0(st, idx, neg, m, r->w + i));
-        const __mmask32 hi = _mm512_kunpackw(quarter3(st, idx, neg, m, r->w + i),
-                                             quarter2(st, idx, neg, m, r->w + i));
+        const __mmask32 lo =
+            _mm512_kunpackw(quarter1(st, idx, neg, m, r->w + i), quarter0(st, idx, neg, m, r->w + i));
+        const __mmask32 hi =
+            _mm512_kunpackw(quarter3(st, idx, neg, m, r->w + i), quarter2(st, idx, neg, m, r->w + i));
         accept = (accept | _mm512_kunpackd(hi, lo)) & m;
         __m512i ns = _mm512_mask_sub_epi8(s, accept, zero, s);
         _mm512_mask_storeu_epi8(r->self + i, accept, ns);
@@ -351,8 +351,8 @@ static inline __attribute__((always_inline)) void step(acc_state *st, int8_t *se
     const __m256i s = _mm256_loadu_si256((const __m256i *)(const void *)self);
     __m256i o2v = _mm256_loadu_si256((const __m256i *)(const void *)o2);
     if (wrap >= 0 && wrap < 32) {
-        const __m256i lane = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-                                              19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+        const __m256i lane = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                              18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
         o2v = _mm256_blendv_epi8(o2v, _mm256_set1_epi8(wrap_val),
                                  _mm256_cmpeq_epi8(lane, _mm256_set1_epi8((char)wrap)));
     }
@@ -363,11 +363,14 @@ static inline __attribute__((always_inline)) void step(acc_state *st, int8_t *se
     /* outright when a <= cut, cut by the sign of s */
     const __m256i always = _mm256_xor_si256(_mm256_cmpgt_epi8(a, _mm256_blendv_epi8(st->cutp, st->cutm, s)),
                                             _mm256_set1_epi8(-1));
-    const __m256i idx = _mm256_and_si256(_mm256_srli_epi16(_mm256_add_epi8(a, st->twod), 1), _mm256_set1_epi8(0x7f));
+    const __m256i idx =
+        _mm256_and_si256(_mm256_srli_epi16(_mm256_add_epi8(a, st->twod), 1), _mm256_set1_epi8(0x7f));
     const __m128i ilo = _mm256_castsi256_si128(idx), ihi = _mm256_extracti128_si256(idx, 1);
     const __m128i slo = _mm256_castsi256_si128(s), shi = _mm256_extracti128_si256(s, 1);
-    const __m256i k0 = keep8(st, ilo, slo, w), k1 = keep8(st, _mm_srli_si128(ilo, 8), _mm_srli_si128(slo, 8), w + 8);
-    const __m256i k2 = keep8(st, ihi, shi, w + 16), k3 = keep8(st, _mm_srli_si128(ihi, 8), _mm_srli_si128(shi, 8), w + 24);
+    const __m256i k0 = keep8(st, ilo, slo, w),
+                  k1 = keep8(st, _mm_srli_si128(ilo, 8), _mm_srli_si128(slo, 8), w + 8);
+    const __m256i k2 = keep8(st, ihi, shi, w + 16),
+                  k3 = keep8(st, _mm_srli_si128(ihi, 8), _mm_srli_si128(shi, 8), w + 24);
     /* dword masks to bytes: packs interleave the 128-bit halves, a permute
      * puts the groups of four back in order */
     __m256i keep = _mm256_packs_epi16(_mm256_packs_epi32(k0, k1), _mm256_packs_epi32(k2, k3));
@@ -378,8 +381,9 @@ static inline __attribute__((always_inline)) void step(acc_state *st, int8_t *se
     st->msum = _mm256_add_epi64(st->msum, _mm256_sad_epu8(_mm256_add_epi8(ns, one), zero));
     if (bonds)
         st->bsum = _mm256_add_epi64(
-            st->bsum, _mm256_sad_epu8(_mm256_add_epi8(_mm256_sign_epi8(sum, ns), _mm256_set1_epi8(2 * HL_ISING_MAX_RANK)),
-                                      zero));
+            st->bsum,
+            _mm256_sad_epu8(
+                _mm256_add_epi8(_mm256_sign_epi8(sum, ns), _mm256_set1_epi8(2 * HL_ISING_MAX_RANK)), zero));
 }
 
 static inline __attribute__((always_inline)) void body(acc_state *st, const run *r, int nr, int bonds)
@@ -554,14 +558,15 @@ static inline __attribute__((always_inline)) void walk(const hl_ising *is, int v
 {
     acc_state st;
     state_init(&st, &is->table);
-    const row_offsets f = variant == HL_ISING_B ? offsets_b(is) : variant == HL_ISING_A ? offsets_a(is)
-                                                                                       : (row_offsets){{0, 0}, {0, 0}};
+    const row_offsets f = variant == HL_ISING_B   ? offsets_b(is)
+                          : variant == HL_ISING_A ? offsets_a(is)
+                                                  : (row_offsets){{0, 0}, {0, 0}};
     const int64_t h = is->half;
     int64_t row = g0 / h, q = g0 - row * h;
     for (int64_t g = g0; g < g1; row++, q = 0) {
         const int64_t n = h - q < g1 - g ? h - q : g1 - g;
         run rn;
-        const int r = variant == HL_ISING_C ? row_c(is, row, c, &rn)
+        const int r = variant == HL_ISING_C   ? row_c(is, row, c, &rn)
                       : variant == HL_ISING_B ? row_b(is, &f, row, c, &rn)
                                               : row_a(is, &f, row, c, &rn);
         const int64_t delta = r ? 1 : -1, wrap = r ? h - 1 : 0;

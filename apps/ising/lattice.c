@@ -299,8 +299,8 @@ int hl_ising_colour_of(const hl_ising *is, int64_t k)
 void hl_ising_randomize(hl_ising *is)
 {
     const uint64_t t[2] = {hl_ising_phase(-1, 0), hl_ising_phase(-1, 1)};
-    const int nt = is->threads;
-#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads()) if (is->count >= 65536)
+    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         uint32_t w = hl_ising_word(is->seed, t[hl_ising_colour_of(is, k)], k / 2);
         is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)] = (w >> 31) ? -1 : 1;
@@ -351,9 +351,8 @@ const int8_t *hl_ising_data(const hl_ising *is)
 void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds)
 {
     int64_t m = 0, b = 0;
-    const int nt = is->threads;
-#pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt > 0 ? nt : omp_get_max_threads()) \
-    if (is->count >= 65536)
+    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         const int s = is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)];
         int sum = 0;

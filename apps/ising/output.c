@@ -119,11 +119,13 @@ hl_status hl_ising_write_json(const char *path, const hl_ising_params *p, const 
         fprintf(f, "%s%" PRId64, i ? ", " : "", p->extent[i]);
     fprintf(f, "],\n  \"sites\": %" PRId64 ",\n  \"J\": 1,\n  \"h\": ", r && n ? r[0].sites : (int64_t)0);
     json_num(f, p->h);
-    fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"start\": \"%s\",\n  \"dynamics\": \"%s\",\n  \"therm\": %" PRId64
-               ",\n  \"sweeps\": %" PRId64 ",\n",
+    fprintf(f,
+            ",\n  \"seed\": %" PRIu64 ",\n  \"start\": \"%s\",\n  \"dynamics\": \"%s\",\n"
+            "  \"therm\": %" PRId64 ",\n  \"sweeps\": %" PRId64 ",\n",
             p->seed, starts[p->start], hl_ising_dynamics_name(p->dynamics), p->therm, p->sweeps);
-    fprintf(f, "  \"variant\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n  \"seconds\": ",
-            info->variant, info->isa, info->threads);
+    fprintf(f,
+            "  \"variant\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n  \"seconds\": ", info->variant,
+            info->isa, info->threads);
     json_num(f, info->seconds);
     fprintf(f, ",\n  \"complete\": %s,\n  \"results\": [", info->complete ? "true" : "false");
     for (int i = 0; i < n; i++) {
@@ -170,9 +172,10 @@ hl_status hl_ising_write_series(const char *path, const int64_t *magnetisation, 
     FILE *f = hl_atomic_stream(af);
     int ok = fprintf(f, "sweep,e,m\n") > 0;
     const double N = (double)sites;
-    for (int64_t t = 0; t < n && ok; t++)
-        ok = fprintf(f, "%" PRId64 ",%.17g,%.17g\n", t, (-(double)bonds[t] - h * (double)magnetisation[t]) / N,
-                     (double)magnetisation[t] / N) > 0;
+    for (int64_t t = 0; t < n && ok; t++) {
+        const double M = (double)magnetisation[t];
+        ok = fprintf(f, "%" PRId64 ",%.17g,%.17g\n", t, (-(double)bonds[t] - h * M) / N, M / N) > 0;
+    }
     return finish(af, ok);
 }
 

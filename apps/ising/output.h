@@ -13,8 +13,8 @@
 typedef struct hl_ising_run_info {
     const char *variant, *isa;
     int threads;
-    double seconds;   /* wall time of the sweeps */
-    int complete;     /* every temperature done */
+    double seconds; /* wall time of the sweeps */
+    int complete;   /* every temperature done */
 } hl_ising_run_info;
 
 /* One row per finished temperature: T, beta, h, the estimates and errors,

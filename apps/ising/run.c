@@ -20,7 +20,8 @@ static hl_status check_params(const hl_ising_params *p)
     if (!p->beta)
         return HL_ERR_NULL;
     if (p->ntemps < 1 || p->therm < 0 || p->sweeps < 2 || !isfinite(p->h) ||
-        (p->start != HL_ISING_START_HOT && p->start != HL_ISING_START_UP && p->start != HL_ISING_START_DOWN) ||
+        (p->start != HL_ISING_START_HOT && p->start != HL_ISING_START_UP &&
+         p->start != HL_ISING_START_DOWN) ||
         (p->dynamics != HL_ISING_METROPOLIS && p->dynamics != HL_ISING_HEATBATH))
         return HL_ERR_ARG;
     for (int i = 0; i < p->ntemps; i++)
@@ -57,7 +58,8 @@ hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_i
         st = hl_ising_set_threads(is, o->threads);
     if (st == HL_OK)
         st = hl_ising_set_dynamics(is, p->dynamics);
-    int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag), *bonds = malloc((size_t)p->sweeps * sizeof *bonds);
+    int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag);
+    int64_t *bonds = malloc((size_t)p->sweeps * sizeof *bonds);
     if (st == HL_OK && (!mag || !bonds))
         st = HL_ERR_NOMEM;
     hl_ising_state s = {0, 0, 0, 0, mag, bonds, results};

@@ -58,10 +58,10 @@ hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_i
 
 /* The state of a run between two sweeps. */
 typedef struct hl_ising_state {
-    int temp;          /* temperature being run */
-    int64_t done;      /* sweeps done at it, thermalisation included */
-    int64_t sweep;     /* the lattice's sweep counter */
-    int64_t measured;  /* entries of the series so far */
+    int temp;                       /* temperature being run */
+    int64_t done;                   /* sweeps done at it, thermalisation included */
+    int64_t sweep;                  /* the lattice's sweep counter */
+    int64_t measured;               /* entries of the series so far */
     int64_t *magnetisation, *bonds; /* p->sweeps entries each */
     hl_ising_result *results;       /* p->ntemps; [0, temp) are final */
 } hl_ising_state;

@@ -46,9 +46,9 @@
  * and s = -1 (n = 1); entries with a <= cut[n] are never read (heat-bath:
  * cut = -2d - 1, nothing outright).  Thresholds do not grow with a. */
 typedef struct hl_ising_table {
-    int twod;                                       /* 2d */
-    int symmetric;                                  /* h == 0: thr[0] == thr[1] */
-    int8_t cut[2];                                  /* accept outright when a <= cut[n] */
+    int twod;      /* 2d */
+    int symmetric; /* h == 0: thr[0] == thr[1] */
+    int8_t cut[2]; /* accept outright when a <= cut[n] */
     uint32_t thr[2][2 * HL_ISING_MAX_RANK + 1];
 } hl_ising_table;
 
@@ -76,8 +76,7 @@ HL_HOSTDEV static inline uint32_t hl_ising_word(uint64_t seed, uint64_t t, int64
 
 /* The new value of spin s (+1 or -1) whose neighbours sum to `sum`, given
  * its random word. */
-HL_HOSTDEV static inline int8_t hl_ising_update(int8_t s, int sum, uint32_t word,
-                                                const hl_ising_table *t)
+HL_HOSTDEV static inline int8_t hl_ising_update(int8_t s, int sum, uint32_t word, const hl_ising_table *t)
 {
     int neg = s < 0;
     int a = neg ? -sum : sum;

@@ -54,14 +54,14 @@ hl_status hl_binning(const double *x, int64_t n, double *mean, double *err, doub
 static void derive(const double *mo, double e_ref, double beta, int64_t sites, double *out)
 {
     const double N = (double)sites;
-    out[0] = mo[MO_E] + e_ref;                                 /* e */
-    out[1] = mo[MO_M];                                         /* m */
-    out[2] = mo[MO_ABS];                                       /* |m| */
-    out[3] = mo[MO_M2];                                        /* m^2 */
-    out[4] = mo[MO_M4];                                        /* m^4 */
+    out[0] = mo[MO_E] + e_ref;                                                /* e */
+    out[1] = mo[MO_M];                                                        /* m */
+    out[2] = mo[MO_ABS];                                                      /* |m| */
+    out[3] = mo[MO_M2];                                                       /* m^2 */
+    out[4] = mo[MO_M4];                                                       /* m^4 */
     out[5] = mo[MO_M2] > 0 ? 1 - mo[MO_M4] / (3 * mo[MO_M2] * mo[MO_M2]) : 0; /* U */
-    out[6] = beta * beta * N * (mo[MO_E2] - mo[MO_E] * mo[MO_E]);           /* c */
-    out[7] = beta * N * (mo[MO_M2] - mo[MO_ABS] * mo[MO_ABS]);              /* chi */
+    out[6] = beta * beta * N * (mo[MO_E2] - mo[MO_E] * mo[MO_E]);             /* c */
+    out[7] = beta * N * (mo[MO_M2] - mo[MO_ABS] * mo[MO_ABS]);                /* chi */
 }
 enum { NDERIVED = 8 };
 

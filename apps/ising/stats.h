@@ -25,19 +25,19 @@ typedef struct hl_ising_estimate {
 } hl_ising_estimate;
 
 typedef struct hl_ising_result {
-    double beta, h;          /* the ensemble the estimates are for */
-    int64_t sites, samples;  /* N and the number of sweeps measured */
-    hl_ising_estimate e;     /* energy per site, <(-B - h M) / N> */
-    hl_ising_estimate m;     /* <m>, m = M / N */
-    hl_ising_estimate absm;  /* <|m|> */
-    hl_ising_estimate m2;    /* <m^2> */
-    hl_ising_estimate m4;    /* <m^4> */
-    hl_ising_estimate binder;/* U = 1 - <m^4> / (3 <m^2>^2) */
-    hl_ising_estimate c;     /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
-    hl_ising_estimate chi;   /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
-    double tau_e, tau_m;     /* autocorrelation times of e and |m|, in sweeps */
-    int64_t bin, bins;       /* sweeps per bin, number of bins */
-    int reliable;            /* every bin spans >= 10 tau */
+    double beta, h;           /* the ensemble the estimates are for */
+    int64_t sites, samples;   /* N and the number of sweeps measured */
+    hl_ising_estimate e;      /* energy per site, <(-B - h M) / N> */
+    hl_ising_estimate m;      /* <m>, m = M / N */
+    hl_ising_estimate absm;   /* <|m|> */
+    hl_ising_estimate m2;     /* <m^2> */
+    hl_ising_estimate m4;     /* <m^4> */
+    hl_ising_estimate binder; /* U = 1 - <m^4> / (3 <m^2>^2) */
+    hl_ising_estimate c;      /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
+    hl_ising_estimate chi;    /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
+    double tau_e, tau_m;      /* autocorrelation times of e and |m|, in sweeps */
+    int64_t bin, bins;        /* sweeps per bin, number of bins */
+    int reliable;             /* every bin spans >= 10 tau */
 } hl_ising_result;
 
 /* The estimates from n >= 2 sweeps of a lattice of `sites` sites simulated at
