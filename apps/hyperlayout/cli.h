@@ -7,6 +7,7 @@
 /* Each subcommand gets argv from its own name on and returns the exit code. */
 int hl_cmd_demo(int argc, char **argv);
 int hl_cmd_info(int argc, char **argv);
+int hl_cmd_ising(int argc, char **argv);
 int hl_cmd_transform(int argc, char **argv);
 int hl_cmd_walker(int argc, char **argv);
 

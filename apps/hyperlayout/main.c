@@ -17,6 +17,9 @@ static const char usage[] =
     "  demo --pictures DIR\n"
     "                     the paper's Figures 8 and 10 as PNG files in DIR\n"
     "  info FILE.npy      shape, type and sizes of a NumPy .npy file\n"
+    "  ising --T LIST [options]\n"
+    "                     the Ising model in 1..8 dimensions on the crinkled\n"
+    "                     checkerboard: a temperature sweep with error bars\n"
     "  transform IN.npy OUT.npy OP [OP ...]\n"
     "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
     "                     tile, morton and their inverses, fused into one pass\n"
@@ -56,6 +59,7 @@ static const struct {
 } commands[] = {
     {"demo", hl_cmd_demo},
     {"info", hl_cmd_info},
+    {"ising", hl_cmd_ising},
     {"transform", hl_cmd_transform},
     {"walker", hl_cmd_walker},
 };

@@ -1,0 +1,681 @@
+/* hyperlayout ising — the Ising model in any number of dimensions from the
+ * command line: a temperature sweep with error bars, results as CSV and
+ * JSON, snapshots, checkpoints, a plot.  The simulation is apps/ising. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, clock_gettime, fork */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exact.h"
+#include "figure.h"
+#include "ising.h"
+#include "output.h"
+#include "run.h"
+
+static const char ising_usage[] =
+    "usage: hyperlayout ising --T LIST | --beta LIST [options]\n"
+    "\n"
+    "Metropolis simulation of the Ising model, H = -sum<ij> s_i s_j - h sum_i s_i,\n"
+    "on a periodic lattice of rank 1..8 stored crinkled (dimension 0, step 2) as the\n"
+    "paper's checkerboard.  At each temperature, in the order given: --therm sweeps,\n"
+    "then --sweeps measured sweeps; the spins carry over from one temperature to the\n"
+    "next.  A sweep updates every site once (one colour, then the other).  Results\n"
+    "do not depend on --variant or --threads: the random numbers are Philox4x32-10\n"
+    "keyed by --seed and counted by (sweep, site).\n"
+    "\n"
+    "lattice\n"
+    "  --dims D             rank, 1..8 (default: the number of --L values, else 2)\n"
+    "  --L L0[,L1,...]      extents, dimension 0 first, each even; a single value is\n"
+    "                       used in every dimension (default 64)\n"
+    "  --h H                magnetic field (default 0)\n"
+    "  --start hot|up|down  the spins before the first temperature (default hot)\n"
+    "temperatures (one of the two is required)\n"
+    "  --T LIST             temperatures: items separated by commas, each a value or\n"
+    "                       FROM:TO:STEP (TO included), e.g. 4.0:5.0:0.1 or 1.5,2.269\n"
+    "  --beta LIST          inverse temperatures 1/T, the same forms\n"
+    "Monte Carlo\n"
+    "  --sweeps N           measured sweeps per temperature (default 10000)\n"
+    "  --therm N            thermalisation sweeps per temperature (default 1000)\n"
+    "  --seed S             seed of the random numbers, 0..2^64-1 (default 1)\n"
+    "  --variant V          A (general k-index), B (power-of-two bit operations),\n"
+    "                       C (hand-written 2D kernel), reference (one site at a\n"
+    "                       time, slow) or auto (default: C in 2D, else B when\n"
+    "                       every extent is a power of two, else A)\n"
+    "  --threads N          OpenMP threads (default: all cores; where other jobs share\n"
+    "                       the cores, OMP_WAIT_POLICY=passive stops idle threads from\n"
+    "                       busy-waiting, which can cost more than the threads gain)\n"
+    "  --dynamics D         metropolis (acceptance min(1, exp(-dE/T))) or heatbath\n"
+    "                       (1 / (1 + exp(dE/T))); default metropolis, but heatbath\n"
+    "                       in 1D, where the checkerboard Metropolis chain is not\n"
+    "                       ergodic (its domain walls move deterministically)\n"
+    "";
+
+/* (two strings: C keeps string literals under 4095 characters) */
+static const char ising_usage_more[] =
+    "output (in --out DIR, created if needed; every file is written atomically)\n"
+    "  --out DIR            results.csv, results.json, snapshot_NNN.png,\n"
+    "                       checkpoint.bin, observables.png, and in 2D at h = 0\n"
+    "                       magnetisation.png (|m| next to Yang's exact curve;\n"
+    "                       drawn without Python) (default ising-out)\n"
+    "  --series             also series_NNN.csv: e and m of every measured sweep\n"
+    "  --no-snapshot        no PNG of the spins after each temperature (d >= 2; for\n"
+    "                       d > 2 the plane x2 = x3 = ... = 0)\n"
+    "  --plot, --no-plot    observables against T in observables.png, drawn by\n"
+    "                       Python's matplotlib where it is installed (default: on\n"
+    "                       when there are at least two temperatures)\n"
+    "  --checkpoint-every S seconds between checkpoints (default 60; one is also\n"
+    "                       written after each temperature)\n"
+    "  --no-checkpoint      write none\n"
+    "  --resume             continue the run in DIR/checkpoint.bin, bit for bit as if\n"
+    "                       never stopped; the lattice, temperature, sweep, seed,\n"
+    "                       start and dynamics options must be the ones it was\n"
+    "                       started with\n"
+    "  --progress, --no-progress\n"
+    "                       a progress bar on stderr for runs over a second (default:\n"
+    "                       when stderr is a terminal)\n"
+    "  --quiet              no table of results on stdout\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "stdout gets one line per temperature: T, then energy per site e, |m|, Binder\n"
+    "cumulant U, specific heat c and susceptibility chi, each with its error in the\n"
+    "last digits, and the autocorrelation time tau of |m| in sweeps; '*' marks\n"
+    "error bars that are not reliable (runs too short for tau: use more sweeps).\n"
+    "Ctrl-C writes a checkpoint and stops (exit 130); --resume continues.\n"
+    "\n"
+    "example: a 3D temperature sweep through Tc = 4.5115\n"
+    "  hyperlayout ising --dims 3 --L 32 --T 4.0:5.0:0.1 --sweeps 10000 --therm 2000 --out run3d\n";
+
+#define MAX_TEMPS 10000
+
+/* ---- parsing ---- */
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *s, const char *stop, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || end != stop || errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A temperature list: items separated by commas, each X or FROM:TO:STEP.
+ * Returns the count, or -1 with *why set. */
+static int parse_temps(const char *s, double *v, const char **why)
+{
+    int n = 0;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        const char *end = comma ? comma : s + strlen(s);
+        const char *c1 = memchr(s, ':', (size_t)(end - s));
+        if (!c1) {
+            if (n == MAX_TEMPS || parse_double(s, end, &v[n]) < 0) {
+                *why = n == MAX_TEMPS ? "more than 10000 temperatures" : "not a number";
+                return -1;
+            }
+            n++;
+        } else {
+            const char *c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1));
+            double a, b, step;
+            if (!c2 || parse_double(s, c1, &a) < 0 || parse_double(c1 + 1, c2, &b) < 0 ||
+                parse_double(c2 + 1, end, &step) < 0) {
+                *why = "a range is FROM:TO:STEP";
+                return -1;
+            }
+            if (!(step > 0)) {
+                *why = "the STEP of a range must be positive";
+                return -1;
+            }
+            /* FROM, FROM +- STEP, ... up to TO, TO included when it is within
+             * rounding of a step; either direction */
+            const double span = fabs(b - a) / step;
+            if (span > MAX_TEMPS) {
+                *why = "more than 10000 temperatures";
+                return -1;
+            }
+            const int64_t count = (int64_t)floor(span + 1e-9) + 1;
+            for (int64_t i = 0; i < count; i++) {
+                if (n == MAX_TEMPS) {
+                    *why = "more than 10000 temperatures";
+                    return -1;
+                }
+                v[n++] = a + (b >= a ? 1.0 : -1.0) * (double)i * step;
+            }
+        }
+        if (!comma)
+            return n;
+        s = comma + 1;
+    }
+}
+
+/* ---- output directory ---- */
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            const char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+                return -1;
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat sb;
+    if (stat(path, &sb) < 0)
+        return -1;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- progress and interruption ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct ctx {
+    const hl_ising_params *p;
+    const char *dir;
+    int progress, drawn, quiet, series, snapshot;
+    double t0;
+    const double *T; /* the temperatures as given (infinite where --beta 0) */
+} ctx;
+
+static void clear_bar(ctx *c)
+{
+    if (c->drawn) {
+        fputs("\r\033[K", stderr);
+        c->drawn = 0;
+    }
+}
+
+static int on_progress(void *arg, int temp, int64_t done, int64_t total)
+{
+    ctx *c = arg;
+    const double el = now() - c->t0;
+    if (c->progress && el > 1.0) {
+        const double f = (double)done / (double)total;
+        const int w = 30, fill = (int)(f * w);
+        char bar[32];
+        for (int i = 0; i < w; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[w] = '\0';
+        fprintf(stderr, "\r[%s] %3.0f%%  T %d/%d  %.0f s", bar, 100 * f, temp + 1, c->p->ntemps, el);
+        if (f > 0.01)
+            fprintf(stderr, ", %.0f s left", el / f - el);
+        fputs("\033[K", stderr);
+        fflush(stderr);
+        c->drawn = 1;
+    }
+    return interrupted;
+}
+
+/* A value and its error as 1.2345(67): the error in the last two digits. */
+static void value_err(char *buf, size_t cap, hl_ising_estimate e)
+{
+    if (!(e.err > 0) || !isfinite(e.err)) {
+        snprintf(buf, cap, "%.6f", e.mean);
+        return;
+    }
+    int dec = (int)ceil(-log10(e.err)) + 1; /* two significant digits of the error */
+    if (dec < 0)
+        dec = 0;
+    if (dec > 12)
+        dec = 12;
+    const double scaled = e.err * pow(10, dec);
+    snprintf(buf, cap, "%.*f(%.0f)", dec, e.mean, scaled);
+}
+
+static hl_status on_finished(void *arg, int temp, const hl_ising_result *r, const int64_t *mag,
+                             const int64_t *bonds, const hl_ising *lattice)
+{
+    ctx *c = arg;
+    char path[4200];
+    hl_status st = HL_OK;
+    if (c->series) {
+        snprintf(path, sizeof path, "%s/series_%03d.csv", c->dir, temp);
+        st = hl_ising_write_series(path, mag, bonds, r->samples, r->sites, r->h);
+    }
+    if (st == HL_OK && c->snapshot && hl_ising_rank(lattice) >= 2) {
+        const int64_t L = hl_ising_extents(lattice)[0] > hl_ising_extents(lattice)[1]
+                              ? hl_ising_extents(lattice)[0]
+                              : hl_ising_extents(lattice)[1];
+        int scale = L >= 256 ? 1 : (int)(256 / L);
+        scale = scale > 16 ? 16 : scale;
+        snprintf(path, sizeof path, "%s/snapshot_%03d.png", c->dir, temp);
+        st = hl_ising_snapshot(path, lattice, scale);
+    }
+    if (!c->quiet) {
+        clear_bar(c);
+        char e[64], a[64], u[64], ch[64], x[64];
+        value_err(e, sizeof e, r->e);
+        value_err(a, sizeof a, r->absm);
+        value_err(u, sizeof u, r->binder);
+        value_err(ch, sizeof ch, r->c);
+        value_err(x, sizeof x, r->chi);
+        printf("%8.5g  %-16s %-15s %-16s %-14s %-14s %7.1f%s\n", c->T[temp], e, a, u, ch, x, r->tau_m,
+               r->reliable ? "" : " *");
+        fflush(stdout);
+    }
+    return st;
+}
+
+/* Runs PYTHON SCRIPT DIR and waits; 0 when it succeeded. */
+static int run_plot(const char *python, const char *script, const char *dir)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execl(python, python, script, dir, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int hl_cmd_ising(int argc, char **argv)
+{
+    static const char cmd[] = "ising";
+    int64_t dims = 0, L[HL_ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
+    int nL = 1, quiet = 0, series = 0, snapshot = 1, plot = -1, checkpoint = 1, resume = 0;
+    int progress = isatty(STDERR_FILENO);
+    double h = 0, every = 60;
+    uint64_t seed = 1;
+    const char *out = "ising-out", *temps = NULL, *betas = NULL;
+    hl_ising_variant variant = HL_ISING_AUTO;
+    hl_ising_start start = HL_ISING_START_HOT;
+    int dynamics = -1; /* default by rank */
+
+    for (int a = 1; a < argc; a++) {
+        const char *o = argv[a];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            fputs(ising_usage, stdout);
+            fputs(ising_usage_more, stdout);
+            return 0;
+        }
+        /* flags without a value */
+        if (!strcmp(o, "--series")) {
+            series = 1;
+            continue;
+        }
+        if (!strcmp(o, "--no-snapshot")) {
+            snapshot = 0;
+            continue;
+        }
+        if (!strcmp(o, "--plot") || !strcmp(o, "--no-plot")) {
+            plot = !strcmp(o, "--plot");
+            continue;
+        }
+        if (!strcmp(o, "--no-checkpoint")) {
+            checkpoint = 0;
+            continue;
+        }
+        if (!strcmp(o, "--resume")) {
+            resume = 1;
+            continue;
+        }
+        if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
+            progress = !strcmp(o, "--progress");
+            continue;
+        }
+        if (!strcmp(o, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        if (strncmp(o, "--", 2))
+            return hl_cli_error(cmd, "unexpected argument '%s' (see hyperlayout ising --help)", o);
+        if (a + 1 >= argc)
+            return hl_cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
+        const char *v = argv[++a];
+        if (!strcmp(o, "--dims")) {
+            if (parse_i64(v, 1, HL_ISING_MAX_RANK, &dims) < 0)
+                return hl_cli_error(cmd, "--dims needs a rank from 1 to %d, not '%s'", HL_ISING_MAX_RANK, v);
+        } else if (!strcmp(o, "--L")) {
+            nL = 0;
+            for (const char *s = v;;) {
+                const char *comma = strchr(s, ',');
+                char item[32];
+                size_t len = comma ? (size_t)(comma - s) : strlen(s);
+                if (nL == HL_ISING_MAX_RANK || len == 0 || len >= sizeof item)
+                    return hl_cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
+                                        HL_ISING_MAX_RANK, v);
+                memcpy(item, s, len);
+                item[len] = '\0';
+                if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
+                    return hl_cli_error(cmd, "--L: '%s' is not a positive extent", item);
+                if (L[nL] % 2)
+                    return hl_cli_error(cmd,
+                                        "--L: extent %" PRId64 " is odd; the checkerboard needs even "
+                                        "extents",
+                                        L[nL]);
+                nL++;
+                if (!comma)
+                    break;
+                s = comma + 1;
+            }
+        } else if (!strcmp(o, "--h")) {
+            if (parse_double(v, v + strlen(v), &h) < 0)
+                return hl_cli_error(cmd, "--h needs a number, not '%s'", v);
+        } else if (!strcmp(o, "--start")) {
+            if (!strcmp(v, "hot"))
+                start = HL_ISING_START_HOT;
+            else if (!strcmp(v, "up"))
+                start = HL_ISING_START_UP;
+            else if (!strcmp(v, "down"))
+                start = HL_ISING_START_DOWN;
+            else
+                return hl_cli_error(cmd, "--start is hot, up or down, not '%s'", v);
+        } else if (!strcmp(o, "--T")) {
+            temps = v;
+        } else if (!strcmp(o, "--beta")) {
+            betas = v;
+        } else if (!strcmp(o, "--sweeps")) {
+            if (parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
+                return hl_cli_error(cmd, "--sweeps needs a count of at least 2, not '%s'", v);
+        } else if (!strcmp(o, "--therm")) {
+            if (parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
+                return hl_cli_error(cmd, "--therm needs a count of at least 0, not '%s'", v);
+        } else if (!strcmp(o, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (end == v || *end || errno == ERANGE || v[0] == '-')
+                return hl_cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
+            seed = s;
+        } else if (!strcmp(o, "--variant")) {
+            if (!strcmp(v, "A") || !strcmp(v, "a"))
+                variant = HL_ISING_A;
+            else if (!strcmp(v, "B") || !strcmp(v, "b"))
+                variant = HL_ISING_B;
+            else if (!strcmp(v, "C") || !strcmp(v, "c"))
+                variant = HL_ISING_C;
+            else if (!strcmp(v, "reference"))
+                variant = HL_ISING_REFERENCE;
+            else if (!strcmp(v, "auto"))
+                variant = HL_ISING_AUTO;
+            else
+                return hl_cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
+        } else if (!strcmp(o, "--dynamics")) {
+            if (!strcmp(v, "metropolis"))
+                dynamics = HL_ISING_METROPOLIS;
+            else if (!strcmp(v, "heatbath"))
+                dynamics = HL_ISING_HEATBATH;
+            else
+                return hl_cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
+        } else if (!strcmp(o, "--threads")) {
+            if (parse_i64(v, 1, 4096, &threads) < 0)
+                return hl_cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
+        } else if (!strcmp(o, "--out")) {
+            if (!v[0])
+                return hl_cli_error(cmd, "--out needs a directory");
+            out = v;
+        } else if (!strcmp(o, "--checkpoint-every")) {
+            if (parse_double(v, v + strlen(v), &every) < 0 || every < 0)
+                return hl_cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
+        } else {
+            return hl_cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
+        }
+    }
+
+    /* the lattice */
+    if (dims == 0)
+        dims = nL > 1 ? nL : 2;
+    if (nL == 1)
+        for (int i = 1; i < dims; i++)
+            L[i] = L[0];
+    else if (nL != dims)
+        return hl_cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
+    hl_ising *probe = NULL;
+    hl_status st = hl_ising_create(&probe, (int)dims, L, seed);
+    if (st == HL_OK)
+        st = hl_ising_set_variant(probe, variant);
+    if (st != HL_OK) {
+        hl_ising_destroy(probe);
+        if (st == HL_ERR_NOT_POW2)
+            return hl_cli_error(cmd, "variant B needs every extent a power of two");
+        if (st == HL_ERR_RANK && variant == HL_ISING_C)
+            return hl_cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
+        return hl_cli_error(cmd, "lattice: %s", hl_strerror(st));
+    }
+    const char *variant_name = hl_ising_variant_name(hl_ising_variant_of(probe));
+    const char *isa = hl_ising_isa_of(probe);
+    hl_ising_destroy(probe);
+
+    /* the temperatures */
+    if (!temps == !betas)
+        return hl_cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
+    double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
+    hl_ising_result *results = calloc(MAX_TEMPS, sizeof *results);
+    if (!T || !beta || !results) {
+        free(T);
+        free(beta);
+        free(results);
+        return hl_cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
+    }
+    const char *why = NULL;
+    int nt = parse_temps(temps ? temps : betas, temps ? T : beta, &why);
+    int rc = 0;
+    if (nt < 0) {
+        rc = hl_cli_error(cmd, "%s '%s': %s", temps ? "--T" : "--beta", temps ? temps : betas, why);
+        goto done;
+    }
+    for (int i = 0; i < nt; i++) {
+        if (temps) {
+            if (!(T[i] > 0)) {
+                rc = hl_cli_error(cmd, "--T: temperature %g is not positive", T[i]);
+                goto done;
+            }
+            beta[i] = 1 / T[i];
+        } else {
+            if (!(beta[i] >= 0)) {
+                rc = hl_cli_error(cmd, "--beta: %g is negative", beta[i]);
+                goto done;
+            }
+            T[i] = beta[i] > 0 ? 1 / beta[i] : (double)INFINITY;
+        }
+    }
+
+    if (make_dirs(out) < 0) {
+        rc = hl_cli_error(cmd, "--out %s: %s", out, strerror(errno));
+        goto done;
+    }
+    char ckpath[4200], path[4200];
+    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", out);
+    if (resume && access(ckpath, R_OK) < 0) {
+        rc = hl_cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
+        goto done;
+    }
+
+    hl_ising_params p = {0};
+    p.rank = (int)dims;
+    memcpy(p.extent, L, sizeof L);
+    p.seed = seed;
+    p.h = h;
+    p.ntemps = nt;
+    p.beta = beta;
+    p.therm = therm;
+    p.sweeps = sweeps;
+    p.start = start;
+    p.dynamics = dynamics >= 0 ? (hl_ising_dynamics)dynamics
+                 : dims == 1   ? HL_ISING_HEATBATH
+                               : HL_ISING_METROPOLIS;
+    if (dims == 1 && p.dynamics == HL_ISING_METROPOLIS)
+        fprintf(stderr,
+                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
+                "results depend on the start\n");
+    if (resume) {
+        st = hl_ising_checkpoint_check(ckpath, &p);
+        if (st == HL_ERR_MISMATCH) {
+            rc = hl_cli_error(cmd,
+                              "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                              "or dynamics differ)",
+                              ckpath);
+            goto done;
+        }
+        if (st != HL_OK) {
+            rc = hl_cli_error(cmd, "--resume: %s: %s", ckpath,
+                              st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
+            goto done;
+        }
+    }
+    ctx c = {&p, out, progress, 0, quiet, series, snapshot, now(), T};
+    hl_ising_options opt = {0};
+    opt.variant = variant;
+    opt.threads = (int)threads;
+    opt.checkpoint = checkpoint || resume ? ckpath : NULL;
+    opt.checkpoint_every = every;
+    opt.resume = resume;
+    opt.progress = on_progress;
+    opt.finished = on_finished;
+    opt.ctx = &c;
+
+    if (!quiet) {
+        printf("# Ising d=%" PRId64 " L=", dims);
+        for (int i = 0; i < dims; i++)
+            printf("%s%" PRId64, i ? "," : "", L[i]);
+        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s isa=%s%s\n", h,
+               seed, therm, sweeps, hl_ising_dynamics_name(p.dynamics), variant_name, isa,
+               resume ? " (resumed)" : "");
+        printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
+        fflush(stdout);
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old);
+    int complete = 0;
+    st = hl_ising_run(&p, &opt, results, &complete);
+    sigaction(SIGINT, &old, NULL);
+    clear_bar(&c);
+    const double seconds = now() - c.t0;
+    if (st == HL_ERR_MISMATCH) {
+        rc = hl_cli_error(cmd,
+                          "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                          "or dynamics differ)",
+                          ckpath);
+        goto done;
+    }
+    if (st != HL_OK) {
+        rc = hl_cli_error(cmd, "%s", hl_strerror(st));
+        if (rc == 2)
+            rc = 1;
+        goto done;
+    }
+
+    /* the results of every finished temperature */
+    int finished = complete ? nt : 0;
+    while (!complete && finished < nt && results[finished].samples > 0)
+        finished++;
+    hl_ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds,
+                              complete};
+    snprintf(path, sizeof path, "%s/results.csv", out);
+    st = hl_ising_write_csv(path, &p, results, finished);
+    if (st == HL_OK) {
+        snprintf(path, sizeof path, "%s/results.json", out);
+        st = hl_ising_write_json(path, &p, &info, results, finished);
+    }
+    if (st != HL_OK) {
+        rc = hl_cli_error(cmd, "%s: %s", path, hl_strerror(st));
+        rc = 1;
+        goto done;
+    }
+    /* 2D at h = 0: |m| against Yang's curve, drawn here (no Python needed) */
+    const int figure = dims == 2 && h == 0 && finished >= 2;
+    if (figure) {
+        snprintf(path, sizeof path, "%s/magnetisation.png", out);
+        st = hl_ising_magnetisation_figure(path, results, finished);
+        if (st != HL_OK) {
+            rc = hl_cli_error(cmd, "%s: %s", path, hl_strerror(st));
+            rc = 1;
+            goto done;
+        }
+    }
+    if (!complete) {
+        fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n",
+                ckpath);
+        rc = 130;
+        goto done;
+    }
+    if (plot < 0)
+        plot = nt >= 2;
+    if (plot) {
+#if defined(HL_ISING_PYTHON) && defined(HL_ISING_PLOT_SCRIPT)
+        if (run_plot(HL_ISING_PYTHON, HL_ISING_PLOT_SCRIPT, out) < 0)
+            fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s); results.csv has the data\n",
+                    HL_ISING_PYTHON, HL_ISING_PLOT_SCRIPT, out);
+#else
+        (void)run_plot;
+        fprintf(stderr, "hyperlayout ising: no Python with matplotlib was found at build time: no plot "
+                        "(results.csv has the data)\n");
+#endif
+    }
+    if (!quiet) {
+        printf("# %.1f s; results in %s/results.csv and results.json", seconds, out);
+        if (figure)
+            printf(", |m| against Yang's exact curve in %s/magnetisation.png", out);
+        if (plot)
+            printf(", plot in %s/observables.png", out);
+        printf("\n");
+    }
+done:
+    free(T);
+    free(beta);
+    free(results);
+    return rc;
+}

@@ -1,0 +1,283 @@
+/* hyperlayout Ising — checkpoint files.
+ *
+ * Layout (native byte order, checked by a marker; one machine type writes
+ * and reads them):
+ *   "HLISING\0" u32 version  u32 0x01020304
+ *   params: i32 rank, i64 extent[rank], u64 seed, f64 h, i32 ntemps,
+ *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start, i32 dynamics
+ *   state:  i32 temp (ntemps when all are done), i64 done, i64 sweep, i64 measured,
+ *           i64 magnetisation[measured], i64 bonds[measured],
+ *           f64 result fields x RESULT_DOUBLES for each finished temperature
+ *   spins:  i8 [N] in logical k order
+ *   u64 FNV-1a hash of every byte before it
+ * Written through hl_atomic_*: a reader sees the previous checkpoint or
+ * this one, whole. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout/atomic.h"
+#include "run.h"
+
+#define CK_VERSION 1u
+#define CK_MARKER 0x01020304u
+static const char ck_magic[8] = {'H', 'L', 'I', 'S', 'I', 'N', 'G', '\0'};
+
+/* ---- a hashing writer / reader ---- */
+
+typedef struct ck_io {
+    FILE *f;
+    uint64_t hash;
+    int bad;
+} ck_io;
+
+static void hash_bytes(ck_io *io, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        io->hash ^= c[i];
+        io->hash *= 0x100000001b3ull;
+    }
+}
+
+static void put(ck_io *io, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, io->f) != n)
+        io->bad = 1;
+    hash_bytes(io, p, n);
+}
+
+static void get(ck_io *io, void *p, size_t n)
+{
+    if (io->bad || (n && fread(p, 1, n, io->f) != n)) {
+        io->bad = 1;
+        memset(p, 0, n);
+        return;
+    }
+    hash_bytes(io, p, n);
+}
+
+#define PUT(io, v) put(io, &(v), sizeof(v))
+#define GET(io, v) get(io, &(v), sizeof(v))
+
+/* ---- results as a flat list of doubles ---- */
+
+enum { RESULT_DOUBLES = 28 };
+
+static void result_pack(const hl_ising_result *r, double *d)
+{
+    const hl_ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
+    int n = 0;
+    d[n++] = r->beta;
+    d[n++] = r->h;
+    d[n++] = (double)r->sites;
+    d[n++] = (double)r->samples;
+    for (int j = 0; j < 8; j++) {
+        d[n++] = e[j]->mean;
+        d[n++] = e[j]->err;
+    }
+    d[n++] = r->tau_e;
+    d[n++] = r->tau_m;
+    d[n++] = (double)r->bin;
+    d[n++] = (double)r->bins;
+    d[n++] = r->reliable;
+    while (n < RESULT_DOUBLES)
+        d[n++] = 0;
+}
+
+static void result_unpack(const double *d, hl_ising_result *r)
+{
+    hl_ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
+    int n = 0;
+    r->beta = d[n++];
+    r->h = d[n++];
+    r->sites = (int64_t)d[n++];
+    r->samples = (int64_t)d[n++];
+    for (int j = 0; j < 8; j++) {
+        e[j]->mean = d[n++];
+        e[j]->err = d[n++];
+    }
+    r->tau_e = d[n++];
+    r->tau_m = d[n++];
+    r->bin = (int64_t)d[n++];
+    r->bins = (int64_t)d[n++];
+    r->reliable = (int)d[n++];
+}
+
+/* ---- params ---- */
+
+static void params_put(ck_io *io, const hl_ising_params *p)
+{
+    int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start, dyn = (int32_t)p->dynamics;
+    PUT(io, rank);
+    put(io, p->extent, (size_t)p->rank * sizeof p->extent[0]);
+    PUT(io, p->seed);
+    PUT(io, p->h);
+    PUT(io, ntemps);
+    put(io, p->beta, (size_t)p->ntemps * sizeof p->beta[0]);
+    PUT(io, p->therm);
+    PUT(io, p->sweeps);
+    PUT(io, start);
+    PUT(io, dyn);
+}
+
+/* Reads the params back and compares them with p, bit for bit. */
+static hl_status params_check(ck_io *io, const hl_ising_params *p)
+{
+    int32_t rank, ntemps, start, dyn;
+    int64_t extent[HL_ISING_MAX_RANK], therm, sweeps;
+    uint64_t seed;
+    double h, beta;
+    int same = 1;
+    GET(io, rank);
+    if (io->bad || rank != p->rank)
+        return io->bad ? HL_ERR_FORMAT : HL_ERR_MISMATCH;
+    get(io, extent, (size_t)rank * sizeof extent[0]);
+    same &= !memcmp(extent, p->extent, (size_t)rank * sizeof extent[0]);
+    GET(io, seed);
+    GET(io, h);
+    GET(io, ntemps);
+    same &= seed == p->seed && !memcmp(&h, &p->h, sizeof h) && ntemps == p->ntemps;
+    if (io->bad || !same)
+        return io->bad ? HL_ERR_FORMAT : HL_ERR_MISMATCH;
+    for (int i = 0; i < ntemps; i++) {
+        GET(io, beta);
+        same &= !memcmp(&beta, &p->beta[i], sizeof beta);
+    }
+    GET(io, therm);
+    GET(io, sweeps);
+    GET(io, start);
+    GET(io, dyn);
+    same &=
+        therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start && dyn == (int32_t)p->dynamics;
+    if (io->bad)
+        return HL_ERR_FORMAT;
+    return same ? HL_OK : HL_ERR_MISMATCH;
+}
+
+hl_status hl_ising_checkpoint_save(const char *path, const hl_ising_params *p, const hl_ising_state *s,
+                                   const hl_ising *lattice)
+{
+    if (!path || !p || !s || !lattice)
+        return HL_ERR_NULL;
+    const int64_t N = hl_ising_count(lattice);
+    int8_t *spins = malloc((size_t)N);
+    if (!spins)
+        return HL_ERR_NOMEM;
+    hl_status st = hl_ising_get_spins(lattice, spins);
+    hl_atomic_file *af = NULL;
+    if (st == HL_OK)
+        st = hl_atomic_open(&af, path);
+    if (st != HL_OK) {
+        free(spins);
+        return st;
+    }
+    ck_io io = {hl_atomic_stream(af), 0xcbf29ce484222325ull, 0};
+    const uint32_t version = CK_VERSION, marker = CK_MARKER;
+    put(&io, ck_magic, sizeof ck_magic);
+    PUT(&io, version);
+    PUT(&io, marker);
+    params_put(&io, p);
+    int32_t temp = s->temp;
+    PUT(&io, temp);
+    PUT(&io, s->done);
+    PUT(&io, s->sweep);
+    PUT(&io, s->measured);
+    put(&io, s->magnetisation, (size_t)s->measured * sizeof *s->magnetisation);
+    put(&io, s->bonds, (size_t)s->measured * sizeof *s->bonds);
+    for (int i = 0; i < s->temp; i++) {
+        double d[RESULT_DOUBLES];
+        result_pack(&s->results[i], d);
+        put(&io, d, sizeof d);
+    }
+    put(&io, spins, (size_t)N);
+    free(spins);
+    const uint64_t hash = io.hash;
+    PUT(&io, hash);
+    if (io.bad) {
+        hl_atomic_abort(af);
+        return HL_ERR_IO;
+    }
+    return hl_atomic_commit(af);
+}
+
+/* Reads and checks the magic, version, marker and parameters. */
+static hl_status head_check(ck_io *io, const hl_ising_params *p)
+{
+    char magic[8];
+    uint32_t version, marker;
+    get(io, magic, sizeof magic);
+    GET(io, version);
+    GET(io, marker);
+    if (io->bad || memcmp(magic, ck_magic, sizeof magic) || version != CK_VERSION || marker != CK_MARKER)
+        return HL_ERR_FORMAT;
+    return params_check(io, p);
+}
+
+hl_status hl_ising_checkpoint_check(const char *path, const hl_ising_params *p)
+{
+    if (!path || !p)
+        return HL_ERR_NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HL_ERR_IO;
+    ck_io io = {f, 0xcbf29ce484222325ull, 0};
+    hl_status st = head_check(&io, p);
+    fclose(f);
+    return st;
+}
+
+hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, hl_ising_state *s,
+                                   hl_ising *lattice)
+{
+    if (!path || !p || !s || !lattice)
+        return HL_ERR_NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HL_ERR_IO;
+    ck_io io = {f, 0xcbf29ce484222325ull, 0};
+    hl_status st = head_check(&io, p);
+    int32_t temp = 0;
+    int64_t done = 0, sweep = 0, measured = 0;
+    if (st == HL_OK) {
+        GET(&io, temp);
+        GET(&io, done);
+        GET(&io, sweep);
+        GET(&io, measured);
+        if (io.bad || temp < 0 || temp > p->ntemps || done < 0 || done > p->therm + p->sweeps || sweep < 0 ||
+            measured < 0 || measured > p->sweeps || measured != (done > p->therm ? done - p->therm : 0))
+            st = HL_ERR_FORMAT;
+    }
+    const int64_t N = hl_ising_count(lattice);
+    int8_t *spins = st == HL_OK ? malloc((size_t)N) : NULL;
+    if (st == HL_OK && !spins)
+        st = HL_ERR_NOMEM;
+    if (st == HL_OK) {
+        get(&io, s->magnetisation, (size_t)measured * sizeof *s->magnetisation);
+        get(&io, s->bonds, (size_t)measured * sizeof *s->bonds);
+        for (int i = 0; i < temp; i++) {
+            double d[RESULT_DOUBLES];
+            get(&io, d, sizeof d);
+            result_unpack(d, &s->results[i]);
+        }
+        get(&io, spins, (size_t)N);
+        const uint64_t hash = io.hash;
+        uint64_t stored;
+        get(&io, &stored, sizeof stored);
+        if (io.bad || stored != hash || fgetc(f) != EOF)
+            st = HL_ERR_FORMAT;
+    }
+    if (st == HL_OK)
+        st = hl_ising_set_spins(lattice, spins) == HL_OK ? HL_OK : HL_ERR_FORMAT;
+    if (st == HL_OK) {
+        hl_ising_set_sweep_index(lattice, sweep);
+        s->temp = temp;
+        s->done = done;
+        s->sweep = sweep;
+        s->measured = measured;
+    }
+    free(spins);
+    fclose(f);
+    return st;
+}

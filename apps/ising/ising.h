@@ -1,0 +1,129 @@
+/* hyperlayout Ising — the Ising model in any number of dimensions (seed 000,
+ * sections 9 and 10.2), as a small library on top of kindex.h.
+ *
+ * A lattice of rank d = 1..8 with even extents and periodic boundaries holds
+ * one byte per spin (+1 or -1), stored crinkled in dimension 0 with step 2:
+ * each row (the L0 sites that differ only in x0) keeps its even-x0 sites
+ * first, then its odd-x0 sites, so the sites of one checkerboard colour in a
+ * row are contiguous (Listing 7).  A sweep is a Metropolis update of every
+ * site of colour 0, then of colour 1, at temperature T and field h (J = 1):
+ *
+ *     H = - sum over neighbour pairs s_i s_j - h sum_i s_i.
+ *
+ * Random numbers are counter-based (site.h): the same seed gives the same
+ * trajectory whatever the variant, thread count or instruction set.
+ *
+ * Variants (how neighbours are found):
+ *   A  the general k-index of kindex.h (any even extents),
+ *   B  the power-of-two bit operations of kindex.h (every extent 2^n),
+ *   C  a hand-written two-dimensional kernel (d = 2),
+ *   REFERENCE  Listing 7 literally, one site at a time: slow, the oracle.
+ *
+ * Every function returns an hl_status and prints nothing. */
+#ifndef HYPERLAYOUT_ISING_H
+#define HYPERLAYOUT_ISING_H
+
+#include <stdint.h>
+
+#include "hyperlayout/base.h"
+#include "site.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hl_ising_variant {
+    HL_ISING_AUTO = 0, /* C for d = 2, else B when every extent is 2^n, else A */
+    HL_ISING_A,
+    HL_ISING_B,
+    HL_ISING_C,
+    HL_ISING_REFERENCE,
+    HL_ISING_VARIANT_COUNT
+} hl_ising_variant;
+
+typedef struct hl_ising hl_ising;
+
+/* A lattice of the given extents (L0 first), every spin +1, sweep counter 0,
+ * T = infinity (beta 0), h = 0, variant AUTO, OpenMP's default thread count.
+ * HL_ERR_RANK outside 1..HL_ISING_MAX_RANK, HL_ERR_EXTENT for an odd or
+ * non-positive extent, HL_ERR_OVERFLOW when the lattice cannot be indexed. */
+hl_status hl_ising_create(hl_ising **out, int rank, const int64_t *extent, uint64_t seed);
+void hl_ising_destroy(hl_ising *is);
+
+int hl_ising_rank(const hl_ising *is);
+const int64_t *hl_ising_extents(const hl_ising *is);
+int64_t hl_ising_count(const hl_ising *is); /* N, the number of sites */
+uint64_t hl_ising_seed(const hl_ising *is);
+
+/* HL_ERR_NOT_POW2 for B unless every extent is a power of two, HL_ERR_RANK
+ * for C unless d = 2.  AUTO resolves at once; hl_ising_variant_of says to what. */
+hl_status hl_ising_set_variant(hl_ising *is, hl_ising_variant v);
+hl_ising_variant hl_ising_variant_of(const hl_ising *is);
+/* "A", "B", "C", "reference" or "auto". */
+const char *hl_ising_variant_name(hl_ising_variant v);
+
+/* OpenMP threads for sweeps (0: OpenMP's default).  Results do not depend on it. */
+hl_status hl_ising_set_threads(hl_ising *is, int threads);
+
+/* Inverse temperature beta = 1/T >= 0 and field h (finite).  HL_ERR_ARG otherwise. */
+hl_status hl_ising_set_beta(hl_ising *is, double beta, double h);
+
+/* The acceptance probability of a flip that changes the energy by dE:
+ *   METROPOLIS  min(1, exp(-beta dE)) (the default);
+ *   HEATBATH    1 / (1 + exp(beta dE)) (Glauber).
+ * Both satisfy detailed balance.  But the checkerboard Metropolis chain is
+ * not ergodic in one dimension: a spin between two opposite neighbours
+ * (dE = 0) always flips, so every domain wall moves one site per half-sweep
+ * in a direction fixed by the parity of its position, walls moving the same
+ * way never meet, and the difference between the numbers of left- and
+ * right-moving walls never changes.  Heat-bath flips such a spin with
+ * probability 1/2 only, and is ergodic in every dimension.  (In d >= 2 the
+ * only Metropolis configurations that never mix are the fully frustrated
+ * ones, such as the Neel state, where every spin of a colour must flip: a
+ * random start lands there with probability ~2^-N.)  Set before or after
+ * hl_ising_set_beta; the table is rebuilt. */
+typedef enum hl_ising_dynamics { HL_ISING_METROPOLIS = 0, HL_ISING_HEATBATH } hl_ising_dynamics;
+hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d);
+hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is);
+const char *hl_ising_dynamics_name(hl_ising_dynamics d); /* "metropolis", "heatbath" */
+const hl_ising_table *hl_ising_table_of(const hl_ising *is);
+
+/* Sweeps done so far: the s of the next sweep's random numbers. */
+int64_t hl_ising_sweep_index(const hl_ising *is);
+hl_status hl_ising_set_sweep_index(hl_ising *is, int64_t s);
+
+/* Every spin `value` (+1 or -1): a cold start. */
+hl_status hl_ising_fill(hl_ising *is, int value);
+/* Independent random spins from the seed's numbers of sweep -1: a hot start. */
+void hl_ising_randomize(hl_ising *is);
+
+/* Spins in logical k order (x0 fastest), N bytes of +1 / -1: copied out, or
+ * set (HL_ERR_ARG if a value is neither, and then nothing changes). */
+hl_status hl_ising_get_spins(const hl_ising *is, int8_t *spins);
+hl_status hl_ising_set_spins(hl_ising *is, const int8_t *spins);
+/* The stored (crinkled) array itself, N bytes. */
+const int8_t *hl_ising_data(const hl_ising *is);
+
+/* Runs `count` sweeps.  magnetisation[i] and bonds[i] (either may be NULL)
+ * receive, after sweep i, M = sum of s and the bond sum
+ * B = sum over neighbour pairs s_i s_j, so that the energy is -B - h M.
+ * (Each site has 2d neighbour slots; with L = 2 in a dimension both slots
+ * hold the same site and the pair counts twice, as in the ground state
+ * energy -d per site.) */
+hl_status hl_ising_sweep(hl_ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);
+
+/* M and B of the current spins, computed directly. */
+void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds);
+
+/* The instruction set this lattice's sweeps use: "avx512", "avx2" or
+ * "generic" (plain C).  It starts as the best the CPU has; a lower one can be
+ * chosen (tests compare them).  HL_ERR_UNSUPPORTED if the CPU or the build
+ * lacks it, HL_ERR_ARG for another name.  Results never depend on it. */
+hl_status hl_ising_set_isa(hl_ising *is, const char *name);
+const char *hl_ising_isa_of(const hl_ising *is);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

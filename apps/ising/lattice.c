@@ -1,0 +1,368 @@
+/* hyperlayout Ising — the lattice: creation, parameters, spins in and out. */
+#include "lattice.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout/plan.h"
+#include "hyperlayout/shape.h"
+
+/* The best kernels this CPU and build have. */
+static const hl_ising_kernels *best_kernels(void)
+{
+#if defined(HL_ISING_HAVE_AVX512)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return &hl_ising_kernels_avx512;
+#endif
+#if defined(HL_ISING_HAVE_AVX2)
+    if (__builtin_cpu_supports("avx2"))
+        return &hl_ising_kernels_avx2;
+#endif
+    return &hl_ising_kernels_generic;
+}
+
+hl_status hl_ising_set_isa(hl_ising *is, const char *name)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (!name) {
+        is->kernels = best_kernels();
+        return HL_OK;
+    }
+    if (!strcmp(name, "generic")) {
+        is->kernels = &hl_ising_kernels_generic;
+        return HL_OK;
+    }
+    if (!strcmp(name, "avx2")) {
+#if defined(HL_ISING_HAVE_AVX2)
+        if (__builtin_cpu_supports("avx2")) {
+            is->kernels = &hl_ising_kernels_avx2;
+            return HL_OK;
+        }
+#endif
+        return HL_ERR_UNSUPPORTED;
+    }
+    if (!strcmp(name, "avx512")) {
+#if defined(HL_ISING_HAVE_AVX512)
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+            is->kernels = &hl_ising_kernels_avx512;
+            return HL_OK;
+        }
+#endif
+        return HL_ERR_UNSUPPORTED;
+    }
+    return HL_ERR_ARG;
+}
+
+const char *hl_ising_isa_of(const hl_ising *is)
+{
+    return is->kernels->name;
+}
+
+hl_status hl_ising_create(hl_ising **out, int rank, const int64_t *extent, uint64_t seed)
+{
+    if (!out || !extent)
+        return HL_ERR_NULL;
+    *out = NULL;
+    if (rank < 1 || rank > HL_ISING_MAX_RANK)
+        return HL_ERR_RANK;
+    for (int i = 0; i < rank; i++)
+        if (extent[i] < 2 || extent[i] % 2) /* the checkerboard needs even extents */
+            return HL_ERR_EXTENT;
+    hl_ising *is = calloc(1, sizeof *is);
+    if (!is)
+        return HL_ERR_NOMEM;
+    hl_status st = hl_kindex_init(&is->ki, rank, extent);
+    if (st == HL_OK)
+        st = hl_kcrinkle_init(&is->cr, &is->ki, 0, 2);
+    /* site sums and words are indexed with int64 and g = k/2 fits easily;
+     * keep N below 2^40 so that byte counts and series stay sane */
+    if (st == HL_OK && is->ki.count > ((int64_t)1 << 40))
+        st = HL_ERR_OVERFLOW;
+    if (st != HL_OK) {
+        free(is);
+        return st;
+    }
+    is->pow2 = hl_kpow2_init(&is->kp, rank, extent) == HL_OK;
+    is->rank = rank;
+    memcpy(is->extent, extent, (size_t)rank * sizeof *extent);
+    is->count = is->ki.count;
+    is->half = extent[0] / 2;
+    is->seed = seed;
+    is->kernels = best_kernels();
+    size_t bytes = ((size_t)is->count + 63) / 64 * 64;
+    is->spins = aligned_alloc(64, bytes);
+    if (!is->spins) {
+        free(is);
+        return HL_ERR_NOMEM;
+    }
+    memset(is->spins, 1, bytes);
+    hl_ising_set_variant(is, HL_ISING_AUTO);
+    hl_ising_set_beta(is, 0.0, 0.0);
+    *out = is;
+    return HL_OK;
+}
+
+void hl_ising_destroy(hl_ising *is)
+{
+    if (!is)
+        return;
+    free(is->spins);
+    free(is);
+}
+
+int hl_ising_rank(const hl_ising *is)
+{
+    return is->rank;
+}
+
+const int64_t *hl_ising_extents(const hl_ising *is)
+{
+    return is->extent;
+}
+
+int64_t hl_ising_count(const hl_ising *is)
+{
+    return is->count;
+}
+
+uint64_t hl_ising_seed(const hl_ising *is)
+{
+    return is->seed;
+}
+
+hl_status hl_ising_set_variant(hl_ising *is, hl_ising_variant v)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    switch (v) {
+    case HL_ISING_AUTO:
+        is->variant = is->rank == 2 ? HL_ISING_C : is->pow2 ? HL_ISING_B : HL_ISING_A;
+        return HL_OK;
+    case HL_ISING_A:
+    case HL_ISING_REFERENCE:
+        break;
+    case HL_ISING_B:
+        if (!is->pow2)
+            return HL_ERR_NOT_POW2;
+        break;
+    case HL_ISING_C:
+        if (is->rank != 2)
+            return HL_ERR_RANK;
+        break;
+    default:
+        return HL_ERR_ARG;
+    }
+    is->variant = v;
+    return HL_OK;
+}
+
+hl_ising_variant hl_ising_variant_of(const hl_ising *is)
+{
+    return is->variant;
+}
+
+const char *hl_ising_variant_name(hl_ising_variant v)
+{
+    switch (v) {
+    case HL_ISING_AUTO:
+        return "auto";
+    case HL_ISING_A:
+        return "A";
+    case HL_ISING_B:
+        return "B";
+    case HL_ISING_C:
+        return "C";
+    case HL_ISING_REFERENCE:
+        return "reference";
+    default:
+        return "?";
+    }
+}
+
+hl_status hl_ising_set_threads(hl_ising *is, int threads)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (threads < 0)
+        return HL_ERR_ARG;
+    is->threads = threads;
+    return HL_OK;
+}
+
+/* The thresholds of beta, h and the dynamics: for a = s S (spin s, neighbour
+ * sum S), dE = 2 (a + s h); a flip is accepted when the word is below
+ * floor(P 2^32), or outright (Metropolis, dE <= 0) when a <= cut. */
+static void build_table(hl_ising_table *t, int rank, double beta, double h, hl_ising_dynamics dyn)
+{
+    const int twod = 2 * rank;
+    memset(t, 0, sizeof *t);
+    t->twod = twod;
+    t->symmetric = h == 0;
+    for (int n = 0; n < 2; n++) {
+        const double s = n ? -1.0 : 1.0;
+        /* Metropolis: a <= -s h  <=>  a <= floor(-s h) for integer a, |a| <= 2d;
+         * heat-bath accepts nothing outright */
+        double cut = dyn == HL_ISING_METROPOLIS ? floor(-s * h) : -twod - 1;
+        cut = cut < -twod - 1 ? -twod - 1 : cut > twod ? twod : cut;
+        t->cut[n] = (int8_t)cut;
+        for (int e = 0; e <= twod; e++) {
+            const int a = 2 * e - twod;
+            const double dE = 2.0 * (a + s * h);
+            if (a <= t->cut[n]) {
+                t->thr[n][e] = UINT32_MAX; /* never read: accepted outright */
+                continue;
+            }
+            /* P < 1 here (Metropolis: dE > 0), so floor(P 2^32) <= 2^32 - 1
+             * but where P rounds to 1 */
+            const double p = dyn == HL_ISING_METROPOLIS ? exp(-beta * dE) : 1 / (1 + exp(beta * dE));
+            const double x = floor(ldexp(p, 32));
+            t->thr[n][e] = x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
+        }
+    }
+}
+
+hl_status hl_ising_set_beta(hl_ising *is, double beta, double h)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (!(beta >= 0) || !isfinite(beta) || !isfinite(h))
+        return HL_ERR_ARG;
+    build_table(&is->table, is->rank, beta, h, is->dynamics);
+    is->beta = beta;
+    is->h = h;
+    return HL_OK;
+}
+
+hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (d != HL_ISING_METROPOLIS && d != HL_ISING_HEATBATH)
+        return HL_ERR_ARG;
+    is->dynamics = d;
+    build_table(&is->table, is->rank, is->beta, is->h, d);
+    return HL_OK;
+}
+
+hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is)
+{
+    return is->dynamics;
+}
+
+const char *hl_ising_dynamics_name(hl_ising_dynamics d)
+{
+    return d == HL_ISING_METROPOLIS ? "metropolis" : d == HL_ISING_HEATBATH ? "heatbath" : "?";
+}
+
+const hl_ising_table *hl_ising_table_of(const hl_ising *is)
+{
+    return &is->table;
+}
+
+int64_t hl_ising_sweep_index(const hl_ising *is)
+{
+    return is->sweep;
+}
+
+hl_status hl_ising_set_sweep_index(hl_ising *is, int64_t s)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (s < 0)
+        return HL_ERR_ARG;
+    is->sweep = s;
+    return HL_OK;
+}
+
+hl_status hl_ising_fill(hl_ising *is, int value)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (value != 1 && value != -1)
+        return HL_ERR_ARG;
+    memset(is->spins, value == 1 ? 1 : 0xff, (size_t)is->count);
+    return HL_OK;
+}
+
+int hl_ising_colour_of(const hl_ising *is, int64_t k)
+{
+    int64_t x[HL_MAX_RANK], sum = 0;
+    hl_kindex_fromk(&is->ki, k, x);
+    for (int i = 0; i < is->rank; i++)
+        sum += x[i];
+    return (int)(sum & 1);
+}
+
+void hl_ising_randomize(hl_ising *is)
+{
+    const uint64_t t[2] = {hl_ising_phase(-1, 0), hl_ising_phase(-1, 1)};
+    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
+    for (int64_t k = 0; k < is->count; k++) {
+        uint32_t w = hl_ising_word(is->seed, t[hl_ising_colour_of(is, k)], k / 2);
+        is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)] = (w >> 31) ? -1 : 1;
+    }
+}
+
+/* Spins between logical order and the crinkled store, by the library's own
+ * relayout plans. */
+static hl_status relayout(const hl_ising *is, int crinkle, const int8_t *in, int8_t *out)
+{
+    hl_shape shape;
+    hl_status st = hl_shape_init(&shape, is->rank, is->extent, HL_DTYPE_INT8, 1);
+    hl_plan *p = NULL;
+    hl_plan_options opt = {0};
+    opt.threads = is->count < (1 << 20) ? 1 : is->threads; /* threads cost more than they save below */
+    if (st == HL_OK)
+        st = crinkle ? hl_plan_crinkle(&p, &shape, 0, 2, &opt) : hl_plan_uncrinkle(&p, &shape, 0, 2, &opt);
+    if (st == HL_OK)
+        st = hl_execute(p, in, out);
+    hl_plan_destroy(p);
+    return st;
+}
+
+hl_status hl_ising_get_spins(const hl_ising *is, int8_t *spins)
+{
+    if (!is || !spins)
+        return HL_ERR_NULL;
+    return relayout(is, 0, is->spins, spins);
+}
+
+hl_status hl_ising_set_spins(hl_ising *is, const int8_t *spins)
+{
+    if (!is || !spins)
+        return HL_ERR_NULL;
+    for (int64_t k = 0; k < is->count; k++)
+        if (spins[k] != 1 && spins[k] != -1)
+            return HL_ERR_ARG;
+    return relayout(is, 1, spins, is->spins);
+}
+
+const int8_t *hl_ising_data(const hl_ising *is)
+{
+    return is->spins;
+}
+
+/* Listing 6: every site and its +1 neighbour in each dimension, through the
+ * k-index and the crinkle, independent of the sweep kernels. */
+void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds)
+{
+    int64_t m = 0, b = 0;
+    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt) if (is->count >= 65536)
+    for (int64_t k = 0; k < is->count; k++) {
+        const int s = is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)];
+        int sum = 0;
+        for (int i = 0; i < is->rank; i++)
+            sum += is->spins[hl_kindex_crinkle(&is->ki, &is->cr, hl_kindex_neighbour(&is->ki, k, i, 1))];
+        m += s;
+        b += s * sum;
+    }
+    if (magnetisation)
+        *magnetisation = m;
+    if (bonds)
+        *bonds = b;
+}

@@ -1,0 +1,188 @@
+/* bench_ising — spin-flip attempts per nanosecond of the Ising variants.
+ *
+ * For each lattice (2D 4096^2, 3D 256^3, 4D 64^4 and non-power-of-two
+ * extents of about the same size) and each thread count (one, and all), the
+ * variants that apply (A: general k-index, B: power-of-two bits, C: the
+ * hand-written 2D kernel) run the same sweeps from the same state at
+ * T = 2.5 (2D), 4.5 (3D), 6.7 (4D), h = 0.  Repeats interleave the
+ * variants, so that a disturbance on a shared machine hits them alike; a
+ * figure is the median over the repeats, and a ratio (A/B, B/C, A/C, time
+ * over time) the median of the ratios within each repeat.  Every variant's
+ * final spins are compared: they must be identical. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <inttypes.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hyperlayout/atomic.h"
+#include "ising.h"
+
+static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
+                            "\n"
+                            "Spin-flip attempts per ns of variants A, B and C of the Ising sweep on\n"
+                            "2D 4096^2 and 4094^2, 3D 256^3 and 254^3, 4D 64^4 and 62^4, with one thread\n"
+                            "and with all (--threads N: that many; default: OpenMP's count).  Prints a\n"
+                            "table and the time ratios A/B, B/C (A/C where B does not apply), measured\n"
+                            "in the same run; --csv FILE writes them as CSV too.\n"
+                            "  --quick    fewer sweeps and repeats (a smoke run, seconds)\n"
+                            "  --reps N   repeats (default 5; --quick 2)\n";
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct lattice {
+    const char *name;
+    int rank;
+    int64_t L[4];
+    double T;
+} lattice;
+
+static const lattice lattices[] = {
+    {"2D 4096^2", 2, {4096, 4096}, 2.5},   {"2D 4094^2", 2, {4094, 4094}, 2.5},
+    {"3D 256^3", 3, {256, 256, 256}, 4.5}, {"3D 254^3", 3, {254, 254, 254}, 4.5},
+    {"4D 64^4", 4, {64, 64, 64, 64}, 6.7}, {"4D 62^4", 4, {62, 62, 62, 62}, 6.7},
+};
+
+enum { NV = 3, MAX_REPS = 64 };
+static const hl_ising_variant variants[NV] = {HL_ISING_A, HL_ISING_B, HL_ISING_C};
+
+int main(int argc, char **argv)
+{
+    int quick = 0, reps = 0, threads = omp_get_max_threads();
+    const char *csv_path = NULL;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
+            threads = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
+            csv_path = argv[++a];
+        else {
+            fputs(usage, strcmp(argv[a], "--help") && strcmp(argv[a], "-h") ? stderr : stdout);
+            return strcmp(argv[a], "--help") && strcmp(argv[a], "-h") ? 2 : 0;
+        }
+    }
+    if (reps == 0)
+        reps = quick ? 2 : 5;
+    if (threads < 1 || reps < 1 || reps > MAX_REPS) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    hl_atomic_file *csv = NULL;
+    if (csv_path && hl_atomic_open(&csv, csv_path) != HL_OK) {
+        fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
+        return 1;
+    }
+    if (csv)
+        fprintf(hl_atomic_stream(csv),
+                "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
+                "ratio_A_B,ratio_B_C,ratio_A_C\n");
+    const int tcounts[2] = {1, threads};
+    const int ntc = threads > 1 ? 2 : 1;
+    const char *isa = NULL;
+    int bad = 0;
+    printf("%-10s %7s  %-7s %9s %9s %9s   %6s %6s %6s\n", "lattice", "threads", "isa", "A", "B", "C", "A/B",
+           "B/C", "A/C");
+    printf("%-10s %7s  %-7s %9s %9s %9s   %6s %6s %6s\n", "", "", "", "flips/ns", "flips/ns", "flips/ns",
+           "time", "time", "time");
+    for (size_t l = 0; l < sizeof lattices / sizeof *lattices; l++) {
+        const lattice *lt = &lattices[l];
+        hl_ising *is[NV] = {NULL, NULL, NULL};
+        int64_t N = 1;
+        for (int i = 0; i < lt->rank; i++)
+            N *= lt->L[i];
+        int have[NV];
+        for (int v = 0; v < NV; v++) {
+            if (hl_ising_create(&is[v], lt->rank, lt->L, 42) != HL_OK) {
+                fprintf(stderr, "bench_ising: cannot create %s\n", lt->name);
+                return 1;
+            }
+            have[v] = hl_ising_set_variant(is[v], variants[v]) == HL_OK;
+            hl_ising_set_beta(is[v], 1 / lt->T, 0);
+            isa = hl_ising_isa_of(is[v]);
+        }
+        /* sweeps per timing: about 0.3 s (0.05 s quick) at 1 flip/ns */
+        const int64_t sweeps = (int64_t)((quick ? 0.05e9 : 0.3e9) / (double)N) + 1;
+        for (int tc = 0; tc < ntc; tc++) {
+            const int nt = tcounts[tc];
+            double t[NV][MAX_REPS], rab[MAX_REPS], rbc[MAX_REPS], rac[MAX_REPS];
+            for (int v = 0; v < NV; v++)
+                if (have[v]) {
+                    hl_ising_set_threads(is[v], nt);
+                    hl_ising_set_sweep_index(is[v], 0);
+                    hl_ising_randomize(is[v]);
+                    hl_ising_sweep(is[v], 1, NULL, NULL); /* pages touched, caches warm */
+                }
+            for (int r = 0; r < reps; r++) {
+                for (int v = 0; v < NV; v++) {
+                    if (!have[v])
+                        continue;
+                    const double t0 = now();
+                    hl_ising_sweep(is[v], sweeps, NULL, NULL);
+                    t[v][r] = now() - t0;
+                }
+                rab[r] = have[1] ? t[0][r] / t[1][r] : 0;
+                rbc[r] = have[1] && have[2] ? t[1][r] / t[2][r] : 0;
+                rac[r] = have[2] ? t[0][r] / t[2][r] : 0;
+            }
+            /* the same seed and sweeps: the same spins */
+            for (int v = 1; v < NV; v++)
+                if (have[v] && memcmp(hl_ising_data(is[v]), hl_ising_data(is[0]), (size_t)N)) {
+                    fprintf(stderr, "bench_ising: %s: variant %s differs from A\n", lt->name,
+                            hl_ising_variant_name(variants[v]));
+                    bad = 1;
+                }
+            double rate[NV];
+            for (int v = 0; v < NV; v++)
+                rate[v] = have[v] ? (double)N * (double)sweeps / median(t[v], reps) * 1e-9 : 0;
+            const double ab = have[1] ? median(rab, reps) : 0,
+                         bc = have[1] && have[2] ? median(rbc, reps) : 0;
+            const double ac = have[2] ? median(rac, reps) : 0;
+            printf("%-10s %7d  %-7s", lt->name, nt, isa);
+            for (int v = 0; v < NV; v++)
+                have[v] ? printf(" %9.3f", rate[v]) : printf(" %9s", "-");
+            printf("   ");
+            const double rs[3] = {ab, bc, ac};
+            for (int k = 0; k < 3; k++)
+                rs[k] > 0 ? printf(" %6.3f", rs[k]) : printf(" %6s", "-");
+            printf("\n");
+            fflush(stdout);
+            if (csv)
+                for (int v = 0; v < NV; v++)
+                    if (have[v])
+                        fprintf(hl_atomic_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
+                                lt->name, N, nt, hl_ising_variant_name(variants[v]), isa, rate[v],
+                                rate[v] / nt, ab, bc, ac);
+        }
+        for (int v = 0; v < NV; v++)
+            hl_ising_destroy(is[v]);
+    }
+    printf("ratios are time over time (A/B = 1.05: A takes 5%% longer than B); %d repeats, median\n", reps);
+    if (csv && hl_atomic_commit(csv) != HL_OK) {
+        fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
+        return 1;
+    }
+    return bad;
+}

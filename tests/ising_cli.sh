@@ -1,0 +1,175 @@
+#!/bin/sh
+# `hyperlayout ising`: help, one-line errors (exit 2) for bad input, a run's
+# files, resuming (after completion, and after Ctrl-C) bit for bit, and the
+# plot where matplotlib is there.
+# Usage: ising_cli.sh path/to/hyperlayout PLOT QUICK
+#   PLOT: 1 when plots are built in; QUICK: 1 for a slow (sanitizer) build
+set -u
+HL=$1
+PLOT=${2:-0}
+QUICK=${3:-0}
+pass=0
+fail=0
+dir=$(mktemp -d)
+out=$dir/stdout
+err=$dir/stderr
+trap 'rm -rf "$dir"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+expect_ok() {
+    if "$HL" ising "$@" >"$out" 2>"$err"; then ok; else bad "ising $* exited $?"; cat "$err"; fi
+}
+# non-zero exit 2, exactly one line on stderr, nothing on stdout
+expect_fail() {
+    "$HL" ising "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ "$rc" -ne 2 ]; then bad "ising $* exited $rc, expected 2"; cat "$err"; return; fi
+    n=$(wc -l <"$err")
+    if [ "$n" -ne 1 ]; then bad "ising $*: $n lines on stderr"; cat "$err"; return; fi
+    if [ -s "$out" ]; then bad "ising $*: wrote to stdout"; return; fi
+    ok
+}
+expect_err() { if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi; }
+expect_out() { if grep -q -e "$1" "$out"; then ok; else bad "stdout lacks '$1'"; cat "$out"; fi; }
+expect_file() { if [ -s "$1" ]; then ok; else bad "missing $1"; fi; }
+lines() { wc -l <"$1" | tr -d ' '; }
+
+# ---- help
+expect_ok --help
+for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --out --dynamics \
+    --series --no-snapshot --plot --checkpoint-every --resume --progress --start --h; do
+    expect_out "^  $word"
+done
+if "$HL" help ising >"$out" 2>"$err"; then ok; else bad "help ising"; fi
+expect_out "crinkled"
+if "$HL" --help | grep -q "ising"; then ok; else bad "hyperlayout --help lacks ising"; fi
+
+# ---- bad input
+expect_fail --L 64
+expect_err "--T or --beta"
+expect_fail --T 2 --beta 0.5
+expect_fail --T 2 --L 5
+expect_err "odd"
+expect_fail --T 2 --L 64,63
+expect_fail --T 2 --dims 9
+expect_fail --T 2 --dims 0
+expect_fail --T 2 --dims 3 --L 4,4
+expect_err "--dims is 3"
+expect_fail --T 2 --L 6,6 --variant B
+expect_err "power of two"
+expect_fail --T 2 --dims 3 --L 8 --variant C
+expect_err "--dims 2"
+expect_fail --T 2 --variant D
+expect_fail --T -1
+expect_err "not positive"
+expect_fail --T 0
+expect_fail --T 1:2:0
+expect_err "STEP"
+expect_fail --T 1:2
+expect_fail --T abc
+expect_fail --T 2,
+expect_fail --T 0.001:100:0.0001
+expect_err "10000"
+expect_fail --beta -0.1
+expect_fail --T 2 --sweeps 1
+expect_fail --T 2 --sweeps x
+expect_fail --T 2 --therm -1
+expect_fail --T 2 --seed -1
+expect_fail --T 2 --seed 18446744073709551616
+expect_fail --T 2 --threads 0
+expect_fail --T 2 --start sideways
+expect_fail --T 2 --dynamics glauber
+expect_fail --T 2 --h nan
+expect_fail --T 2 --checkpoint-every -5
+expect_fail --T 2 --frobnicate
+expect_fail --T 2 extra
+expect_fail --T
+expect_fail --T 2 --out "$dir/none" --resume
+expect_err "checkpoint.bin"
+: >"$dir/afile"
+expect_fail --T 2 --out "$dir/afile"
+
+# ---- a 2D run: stdout table, CSV, JSON, snapshots, series, checkpoint
+expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --series --out "$dir/r2" --no-plot
+expect_out "^# Ising d=2 L=16,16 h=0 seed=3 therm=50 sweeps=200 metropolis variant=C"
+expect_out "^     1.5  -1\.9"
+expect_out "results in"
+[ "$(lines "$dir/r2/results.csv")" = 3 ] && ok || bad "results.csv: $(lines "$dir/r2/results.csv") lines"
+head -1 "$dir/r2/results.csv" | grep -q "^T,beta,h,sweeps,e,e_err,m,m_err,absm,absm_err" && ok || bad "csv header"
+grep -q '"dims": 2' "$dir/r2/results.json" && ok || bad "json dims"
+grep -q '"complete": true' "$dir/r2/results.json" && ok || bad "json complete"
+expect_file "$dir/r2/snapshot_000.png"
+expect_file "$dir/r2/snapshot_001.png"
+head -c 4 "$dir/r2/snapshot_000.png" | od -c | grep -q "P   N   G" && ok || bad "snapshot is not a PNG"
+[ "$(lines "$dir/r2/series_001.csv")" = 201 ] && ok || bad "series_001.csv lines"
+expect_file "$dir/r2/checkpoint.bin"
+expect_file "$dir/r2/magnetisation.png"
+[ ! -e "$dir/r2/observables.png" ] && ok || bad "--no-plot drew a plot"
+# the same run again: the same numbers, whatever the variant and threads
+cp "$dir/r2/results.csv" "$dir/want.csv"
+expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --out "$dir/r2b" --no-plot --variant A \
+    --threads 2 --quiet
+cmp -s "$dir/want.csv" "$dir/r2b/results.csv" && ok || bad "variant A / 2 threads gave other results"
+[ ! -s "$out" ] && ok || bad "--quiet printed"
+# resuming a finished run gives its results again; another run's checkpoint is refused
+expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --out "$dir/r2" --resume --no-plot
+expect_out "(resumed)"
+cmp -s "$dir/want.csv" "$dir/r2/results.csv" && ok || bad "resumed results differ"
+expect_fail --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 4 --out "$dir/r2" --resume
+expect_err "another run"
+
+# ---- other ranks, --beta, field, start, dynamics
+expect_ok --dims 3 --L 8 --beta 0.2:0.24:0.02 --sweeps 100 --therm 20 --out "$dir/r3" --no-plot
+expect_out "variant=B"
+[ "$(lines "$dir/r3/results.csv")" = 4 ] && ok || bad "3D results.csv lines"
+expect_file "$dir/r3/snapshot_002.png"
+expect_ok --dims 1 --L 64 --T 1 --sweeps 50 --therm 0 --out "$dir/r1" --no-plot
+expect_out "heatbath"
+[ ! -e "$dir/r1/snapshot_000.png" ] && ok || bad "1D drew a snapshot"
+expect_ok --dims 1 --L 64 --T 1 --sweeps 50 --out "$dir/r1m" --no-plot --dynamics metropolis
+expect_err "not ergodic"
+expect_ok --dims 4 --L 6,4,4,2 --T 2 --h 0.5 --start down --sweeps 20 --therm 5 --out "$dir/r4" \
+    --no-snapshot --variant A
+expect_out "variant=A"
+grep -q '"h": 0.5' "$dir/r4/results.json" && ok || bad "json h"
+expect_ok --L 8 --T 2 --sweeps 10 --out "$dir/rref" --variant reference --no-plot
+
+# ---- Ctrl-C: a checkpoint, exit 130, and --resume finishes bit for bit
+if [ "$QUICK" = 1 ]; then
+    args="--L 64 --T 2.0:2.6:0.2 --sweeps 2000 --therm 100 --seed 9 --no-plot --no-snapshot"
+else
+    args="--L 128 --T 2.0:2.6:0.2 --sweeps 20000 --therm 100 --seed 9 --no-plot --no-snapshot"
+fi
+# shellcheck disable=SC2086
+"$HL" ising $args --out "$dir/full" --quiet >/dev/null 2>&1 && ok || bad "reference run failed"
+# shellcheck disable=SC2086
+"$HL" ising $args --out "$dir/int" --checkpoint-every 0 --quiet >/dev/null 2>"$err" &
+pid=$!
+sleep 0.3
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+if [ "$rc" -eq 130 ]; then
+    ok
+    expect_err "--resume"
+    expect_file "$dir/int/checkpoint.bin"
+    # shellcheck disable=SC2086
+    "$HL" ising $args --out "$dir/int" --resume --quiet >/dev/null 2>"$err" && ok || bad "resume failed"
+elif [ "$rc" -eq 0 ]; then
+    echo "note: the run finished before Ctrl-C; nothing to resume"
+else
+    bad "interrupted run exited $rc"
+fi
+cmp -s "$dir/full/results.csv" "$dir/int/results.csv" && ok || bad "interrupted and resumed run differs"
+
+# ---- the plot
+if [ "$PLOT" = 1 ]; then
+    expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rp" --plot
+    expect_file "$dir/rp/observables.png"
+    expect_out "observables.png"
+fi
+
+echo "ising_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
