@@ -72,6 +72,7 @@ static const char *const op_name[NOPS] = {"flip:0,1", "shift", "crinkle:0:2", "c
 /* One op on one mesh: everything each kernel needs, prepared before timing. */
 typedef struct problem {
     int op, threads;
+    int attempts; /* runs of a disturbed measurement, see timed_run */
     int64_t L0, L1, n;
     int pow2;
     uint64_t flip_dims;
@@ -376,12 +377,12 @@ static double cpu_now(void)
  * all its threads on a core, the process's CPU time grows by threads x the
  * elapsed time (OpenMP threads spin while they wait); a run that got less
  * than 90% of that lost a core to another process, which on a shared machine
- * can double its time, so it is run again, up to 3 times.  *disturbed counts
- * runs that never got through undisturbed. */
+ * can double its time, so it is run again, up to p->attempts times in all.
+ * *disturbed counts runs that never got through undisturbed. */
 static double timed_run(const problem *p, int kern, const float *in, float *out, int *disturbed)
 {
     double best = (double)INFINITY;
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (int attempt = 0; attempt < p->attempts; attempt++) {
         double c0 = cpu_now(), t0 = now();
         if (kern < 0)
             parallel_memcpy(out, in, p->n, p->threads);
@@ -652,6 +653,9 @@ int main(int argc, char **argv)
                 const int64_t L = sizes[i] - odd;
                 problem p;
                 problem_init(&p, op, L, L, threads);
+                /* a smoke run needs no steady timings, and under sanitizers
+                 * on a loaded machine retries would only make it slow */
+                p.attempts = quick ? 1 : 3;
                 fill_input(in, p.n, threads);
                 verify(&p, in, ref, out);
                 /* small meshes take microseconds, where one interruption
@@ -680,9 +684,9 @@ int main(int argc, char **argv)
     }
     printf("\nall outputs agree; total time %.1f s\n", now() - t_start);
     if (disturbed)
-        printf("%" PRId64 " of %" PRId64 " timed runs were slowed by another process on all 3 "
-               "attempts (their best attempt is kept)%s\n",
-               disturbed, runs, disturbed * 20 > runs ? ": the machine is busy, the times are not reliable" : "");
+        printf("%" PRId64 " of %" PRId64 " timed runs were slowed by another process%s%s\n",
+               disturbed, runs, quick ? "" : " on all 3 attempts (their best attempt is kept)",
+               disturbed * 20 > runs ? ": the machine is busy, the times are not reliable" : "");
 
     int rc = 0;
     if (csv) {
