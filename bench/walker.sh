@@ -58,14 +58,16 @@ mkdir -p "$dir"
 build() {
     out="$dir/walker_$1$2"
     w=apps/walker
-    common="-std=c17 -fopenmp -D_POSIX_C_SOURCE=200809L -Iinclude -I$w"
+    common="-std=c17 -fopenmp -D_POSIX_C_SOURCE=200809L -Iinclude -I$w -Iapps/common"
     # shellcheck disable=SC2086
     "$1" $common -O2 -c $w/gauss.c -o "$out.gauss.o" &&
         "$1" $common -O2 -c $w/sde.c -o "$out.sde.o" &&
         "$1" $common -O2 -c $w/stats.c -o "$out.stats.o" &&
         "$1" $common -O2 -c src/status.c -o "$out.status.o" &&
+        "$1" $common -O2 -c apps/common/parse.c -o "$out.parse.o" &&
         "$1" $common "$2" $w/advance_ptr.c $w/advance_par.c $w/advance_prop.c $w/run.c \
             bench/walker_bench.c "$out.gauss.o" "$out.sde.o" "$out.stats.o" "$out.status.o" \
+            "$out.parse.o" \
             -lm -o "$out" >&2 &&
         echo "$out"
 }
@@ -98,6 +100,7 @@ while [ "$r" -le "$repeat" ]; do
 done
 
 steps=$(awk -v e="$end" 'BEGIN { printf "%d", e / 0.05 + 0.5 }')
+mkdir -p "$(dirname "$csv")"
 tmp_csv="$csv.tmp.$$"
 awk -v particles="$particles" -v ncomp="$ncomp" -v steps="$steps" -v repeat="$repeat" \
     -v csv="$tmp_csv" -v configs="$configs" '

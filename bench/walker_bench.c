@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "hyperlayout/fields.h"
+#include "parse.h"
 #include "walker.h"
 
 static const char usage[] =
@@ -44,23 +45,11 @@ static int bad(const char *what)
     return 2;
 }
 
-static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (!*s || *end || errno || x < lo || x > hi)
-        return -1;
-    *v = x;
-    return 0;
-}
-
+/* A positive number up to 1e12. */
 static int parse_pos(const char *s, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (!*s || *end || errno || !(x > 0.0) || x > 1e12)
+    double x;
+    if (hl_parse_double(s, &x) || !(x > 0.0) || x > 1e12)
         return -1;
     *v = x;
     return 0;
@@ -103,25 +92,25 @@ int main(int argc, char **argv)
             return bad("an option lacks its value");
         a++;
         if (!strcmp(o, "--particles")) {
-            if (parse_i64(v, 1, INT64_C(1) << 32, &npar))
+            if (hl_parse_i64(v, 1, INT64_C(1) << 32, &npar))
                 return bad("--particles needs a count from 1 to 2^32");
         } else if (!strcmp(o, "--ncomp")) {
-            if (parse_i64(v, 1, WALKER_MAX_COMP, &K))
+            if (hl_parse_i64(v, 1, WALKER_MAX_COMP, &K))
                 return bad("--ncomp needs a count from 1 to 2^20");
         } else if (!strcmp(o, "--steps")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &nsteps))
+            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &nsteps))
                 return bad("--steps needs a count >= 0");
         } else if (!strcmp(o, "--chunk")) {
-            if (parse_i64(v, 1, INT64_C(1) << 40, &chunk))
+            if (hl_parse_i64(v, 1, INT64_C(1) << 40, &chunk))
                 return bad("--chunk needs a count >= 1");
         } else if (!strcmp(o, "--repeat")) {
-            if (parse_i64(v, 1, 1000, &reps))
+            if (hl_parse_i64(v, 1, 1000, &reps))
                 return bad("--repeat needs a count from 1 to 1000");
         } else if (!strcmp(o, "--threads")) {
-            if (parse_i64(v, 0, 4096, &threads))
+            if (hl_parse_i64(v, 0, 4096, &threads))
                 return bad("--threads needs a count from 0 (OpenMP's default) to 4096");
         } else if (!strcmp(o, "--seed")) {
-            if (parse_i64(v, 0, INT64_MAX, &seed))
+            if (hl_parse_i64(v, 0, INT64_MAX, &seed))
                 return bad("--seed needs an integer >= 0");
         } else if (!strcmp(o, "--dt")) {
             if (parse_pos(v, &dt))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parse.h"
 #include "exact.h"
 #include "figure.h"
 #include "ising.h"
@@ -100,17 +101,6 @@ static const char ising_usage_more[] =
 #define MAX_TEMPS 10000
 
 /* ---- parsing ---- */
-
-static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static int parse_double(const char *s, const char *stop, double *out)
 {
@@ -382,7 +372,7 @@ int hl_cmd_ising(int argc, char **argv)
             return hl_cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
         const char *v = argv[++a];
         if (!strcmp(o, "--dims")) {
-            if (parse_i64(v, 1, HL_ISING_MAX_RANK, &dims) < 0)
+            if (hl_parse_i64(v, 1, HL_ISING_MAX_RANK, &dims) < 0)
                 return hl_cli_error(cmd, "--dims needs a rank from 1 to %d, not '%s'", HL_ISING_MAX_RANK, v);
         } else if (!strcmp(o, "--L")) {
             nL = 0;
@@ -395,7 +385,7 @@ int hl_cmd_ising(int argc, char **argv)
                                         HL_ISING_MAX_RANK, v);
                 memcpy(item, s, len);
                 item[len] = '\0';
-                if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
+                if (hl_parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
                     return hl_cli_error(cmd, "--L: '%s' is not a positive extent", item);
                 if (L[nL] % 2)
                     return hl_cli_error(cmd,
@@ -424,10 +414,10 @@ int hl_cmd_ising(int argc, char **argv)
         } else if (!strcmp(o, "--beta")) {
             betas = v;
         } else if (!strcmp(o, "--sweeps")) {
-            if (parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
+            if (hl_parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
                 return hl_cli_error(cmd, "--sweeps needs a count of at least 2, not '%s'", v);
         } else if (!strcmp(o, "--therm")) {
-            if (parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
+            if (hl_parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
                 return hl_cli_error(cmd, "--therm needs a count of at least 0, not '%s'", v);
         } else if (!strcmp(o, "--seed")) {
             char *end;
@@ -457,7 +447,7 @@ int hl_cmd_ising(int argc, char **argv)
             else
                 return hl_cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
-            if (parse_i64(v, 1, 4096, &threads) < 0)
+            if (hl_parse_i64(v, 1, 4096, &threads) < 0)
                 return hl_cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
         } else if (!strcmp(o, "--out")) {
             if (!v[0])

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "parse.h"
 #include "walker.h"
 
 static const char walker_usage[] =
@@ -65,28 +66,6 @@ typedef struct opts {
     const char *stats_file, *csv_file;
 } opts;
 
-static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (!*s || *end || errno || x < lo || x > hi)
-        return -1;
-    *v = x;
-    return 0;
-}
-
-static int parse_double(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(x))
-        return -1;
-    *v = x;
-    return 0;
-}
-
 /* A comma-separated list of numbers; NULL on a malformed one. */
 static double *parse_list(const char *s, int *n)
 {
@@ -104,7 +83,7 @@ static double *parse_list(const char *s, int *n)
         }
         memcpy(item, s, len);
         item[len] = '\0';
-        if (parse_double(item, &v[i])) {
+        if (hl_parse_double(item, &v[i])) {
             free(v);
             return NULL;
         }
@@ -132,32 +111,32 @@ static int parse_opts(int argc, char **argv, opts *o)
         const char *v = argv[++a];
         int64_t seed;
         if (!strcmp(arg, "--particles")) {
-            if (parse_i64(v, 1, INT64_C(1) << 34, &o->npar))
+            if (hl_parse_i64(v, 1, INT64_C(1) << 34, &o->npar))
                 return hl_cli_error("walker", "--particles needs a count from 1 to 2^34");
         } else if (!strcmp(arg, "--ncomp")) {
-            if (parse_i64(v, 1, WALKER_MAX_COMP, &o->K))
+            if (hl_parse_i64(v, 1, WALKER_MAX_COMP, &o->K))
                 return hl_cli_error("walker", "--ncomp needs a count from 1 to %d", WALKER_MAX_COMP);
         } else if (!strcmp(arg, "--steps")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &o->nsteps))
+            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &o->nsteps))
                 return hl_cli_error("walker", "--steps needs a count from 0 to 2^40");
         } else if (!strcmp(arg, "--repeat")) {
-            if (parse_i64(v, 1, 1000, &o->reps))
+            if (hl_parse_i64(v, 1, 1000, &o->reps))
                 return hl_cli_error("walker", "--repeat needs a count from 1 to 1000");
         } else if (!strcmp(arg, "--threads")) {
-            if (parse_i64(v, 0, 4096, &o->threads))
+            if (hl_parse_i64(v, 0, 4096, &o->threads))
                 return hl_cli_error("walker", "--threads needs a count from 0 to 4096");
         } else if (!strcmp(arg, "--stats-every")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &o->every))
+            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &o->every))
                 return hl_cli_error("walker", "--stats-every needs a count >= 0");
         } else if (!strcmp(arg, "--seed")) {
-            if (parse_i64(v, 0, INT64_MAX, &seed))
+            if (hl_parse_i64(v, 0, INT64_MAX, &seed))
                 return hl_cli_error("walker", "--seed needs an integer >= 0");
             o->seed = (uint64_t)seed;
         } else if (!strcmp(arg, "--dt")) {
-            if (parse_double(v, &o->dt) || !(o->dt > 0.0))
+            if (hl_parse_double(v, &o->dt) || !(o->dt > 0.0))
                 return hl_cli_error("walker", "--dt needs a positive number");
         } else if (!strcmp(arg, "--end")) {
-            if (parse_double(v, &o->end) || !(o->end > 0.0))
+            if (hl_parse_double(v, &o->end) || !(o->end > 0.0))
                 return hl_cli_error("walker", "--end needs a positive number");
         } else if (!strcmp(arg, "--variant")) {
             for (int i = 0; i < WALKER_NVARIANTS; i++)
