@@ -1,26 +1,30 @@
 /* hyperlayout — the strided-copy kernel.
  *
  * A box is a nest of digits, each with an extent and a src and a dst stride.
- * At planning the digits are sorted by |dst stride| (the innermost writes
- * contiguously), digits that continue each other on both sides are merged,
- * and each box gets one of four modes for its inner digits (a "plane"):
+ * At planning each digit is turned to write forwards, the digits are sorted
+ * by dst stride (the innermost writes contiguously), digits that continue
+ * each other on both sides are merged, and each box gets one of four modes
+ * for its inner digits (a "plane"):
  *
  *   ROW        one row: a vectorised loop, or non-temporal stores when the
- *              output is much larger than the caches;
+ *              output is much larger than the caches; long rows are cut
+ *              into pieces so that the threads can share them;
  *   BLOCK      short rows (tiles, Morton bits, small extents): up to
  *              BLOCK_MAX cells copied through tables of offsets (of cells,
  *              or of rows when rows have 16 cells or more);
  *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
  *              innermost src digits (a run contiguous in src, "B") are
- *              different: A rows of B cells are read along src rows into a
- *              staging buffer, transposed in cache, and written as B rows of
- *              A cells along dst rows — memory is only ever touched in runs
- *              of hundreds of bytes, however the digits are ordered;
+ *              different: A rows of B cells are read along src rows and
+ *              transposed in registers into a staging buffer, which is
+ *              written as B rows of A cells along dst rows — memory is only
+ *              ever touched in runs of hundreds of bytes, however the digits
+ *              are ordered;
  *   ONE        a single cell.
  *
- * The remaining (outer) digits are walked by an odometer.  All boxes of a
- * plan share one parallel region: the planes of all boxes are dealt out to
- * the threads in contiguous ranges of equal work. */
+ * The remaining (outer) digits are walked by an odometer, which asks for the
+ * next plane's source while the current one is copied.  All boxes of a plan
+ * share one parallel region: the planes of all boxes are dealt out to the
+ * threads in contiguous ranges of equal work. */
 #include "copy.h"
 
 #include <omp.h>
@@ -60,13 +64,13 @@ typedef struct {
                     this many (the chunk counter is then outer digit `inner`) */
     bool dense;
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
-     * offset stab[a] with src stride sdir, column b written at dst offset
-     * dtab[b] with dst stride ddir.  The last dst and src digits of the
+     * offset stab[a] with src stride sdir (+1 or -1), column b written
+     * forwards at dst offset dtab[b].  The last dst and src digits of the
      * plane are cut into chunks: outer digits `inner` and `inner+1` count
      * the chunks, and a partial chunk uses a prefix of the tables. */
     int64_t rows_in, row_chunk, row_last; /* rows = rows_in * chunk of digit row_last */
     int64_t cols_in, col_chunk, col_last;
-    int64_t sdir, ddir;
+    int64_t sdir;
     int64_t *stab, *dtab;
 } kbox;
 
@@ -221,14 +225,6 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
 #else
     copy_row(out, in, n, 1, ss, es);
 #endif
-}
-
-static void put_row(char *out, const char *in, int64_t n, int64_t ds, int64_t es, bool stream)
-{
-    if (stream && ds == 1)
-        stream_row(out, in, n, 1, es);
-    else
-        copy_row(out, in, n, ds, 1, es);
 }
 
 /* ---- blocks and in-cache transposes ------------------------------------------ */
@@ -470,7 +466,6 @@ static bool plan_transpose(kbox *k, int64_t es)
     k->row_last = nd - 1;
     k->col_last = nd + ns - 1;
     k->sdir = k->ss[nd];
-    k->ddir = k->ds[0];
     k->inner = nd + ns;
     return true;
 }
@@ -760,7 +755,10 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             for (int64_t r = 0; r < rows && r < 16; r++)
                 prefetch_run(in + next + k->stab[r] * es, cols * es, k->sdir, es);
         for (int64_t c = 0; c < cols; c++)
-            put_row(out + k->dtab[c] * es, b + c * rows * es, rows, k->ddir, es, stream);
+            if (stream)
+                stream_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, es);
+            else
+                copy_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, 1, es);
         return;
     }
     }
