@@ -22,6 +22,12 @@
  * cache (a vectorisable gather) rather than along cycles. */
 enum { ROW_BYTES = 1 << 16, PIECE_BYTES = 16384 };
 
+/* Longer dimensions get no stored cycles (they would cost 8 bytes per
+ * position in the plan): a reflection or rotation of them (flips, shifts)
+ * runs as one or two passes of swaps; anything else runs in place by the
+ * general walk. */
+#define MAX_LEN ((int64_t)1 << 20)
+
 typedef struct {
     int dim;
     int64_t len, slab, groups; /* L_i, LP[i], N / (L_i LP[i]) */
@@ -29,12 +35,13 @@ typedef struct {
     int64_t *order; /* the cycles one after another: p, sigma(p), sigma^2(p), ... */
     int64_t *start; /* ncycles + 1 offsets into order */
     int64_t *sigma; /* for dimension 0 in short rows: row[p] = old row[sigma[p]] */
+    int64_t reflect; /* >= 0: no cycles stored, slab p receives slab (reflect - p) mod len */
 } moved_dim;
 
 struct hl_inplace {
     int64_t es;
     int n;
-    moved_dim dim[HL_MAX_RANK];
+    moved_dim dim[HL_MAX_RANK + 1]; /* a rotation of a long dimension takes two */
 };
 
 void hl_inplace_destroy(hl_inplace *ip)
@@ -102,6 +109,59 @@ static hl_status split_cycles(moved_dim *m, const int64_t *sigma)
     }
     m->start[m->ncycles] = at;
     free(seen);
+    int64_t *fit = realloc(m->start, sizeof *m->start * (size_t)(m->ncycles + 1));
+    if (fit)
+        m->start = fit;
+    return HL_OK;
+}
+
+/* For a dimension whose maps are only reversals and rotations, its position
+ * map p(v) = (a + e v) mod L, e = +1 or -1, from two evaluations. */
+static bool dihedral(const hl_layout *lay, int i, int64_t lp, int64_t *a, int64_t *e)
+{
+    const int64_t L = lay->extent[i];
+    int digits = 0;
+    int64_t stride = 0;
+    for (int t = 0; t < lay->ndigits; t++)
+        if (lay->digit[t].dim == i) {
+            digits++;
+            stride = lay->digit[t].stride;
+            if (lay->digit[t].radix != L || (stride != lp && stride != -lp))
+                return false;
+        }
+    if (digits != 1)
+        return false;
+    int64_t y[2] = {0, 1};
+    for (int j = 0; j < lay->nmaps[i]; j++) {
+        if (lay->map[i][j].op != HL_COORD_REVERSE && lay->map[i][j].op != HL_COORD_ROTATE)
+            return false;
+        for (int k = 0; k < 2; k++)
+            y[k] = hl_coord_apply(lay->map[i][j], L, y[k]);
+    }
+    if (stride < 0)
+        for (int k = 0; k < 2; k++)
+            y[k] = L - 1 - y[k];
+    *a = y[0];
+    *e = (y[1] - y[0] + L) % L == 1 ? 1 : -1;
+    return true;
+}
+
+/* A long dimension: sigma(p) = ps(pd^-1(p)) = g + f p, a reflection (f = -1,
+ * one pass) or a rotation (f = +1: two reflections, p -> g - p, then
+ * p -> -p). */
+static hl_status add_long(hl_inplace *ip, const hl_layout *src, const hl_layout *dst, int i,
+                          int64_t lp, int64_t n)
+{
+    const int64_t L = src->extent[i];
+    int64_t a1, e1, a2, e2;
+    if (!dihedral(src, i, lp, &a1, &e1) || !dihedral(dst, i, lp, &a2, &e2))
+        return HL_ERR_UNSUPPORTED;
+    const int64_t f = e1 * e2, g = ((a1 - f * a2) % L + L) % L;
+    if (f == 1 && g == 0)
+        return HL_OK; /* nothing moves */
+    const int64_t consts[2] = {g, 0};
+    for (int k = 0; k < (f == 1 ? 2 : 1); k++)
+        ip->dim[ip->n++] = (moved_dim){i, L, lp, n / (L * lp), 0, NULL, NULL, NULL, consts[k]};
     return HL_OK;
 }
 
@@ -129,6 +189,13 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_layout *src, const hl_lay
         const int64_t L = src->extent[i];
         if (L == 1)
             continue;
+        if (L > MAX_LEN) {
+            if (ip->n + 2 > HL_MAX_RANK)
+                st = HL_ERR_UNSUPPORTED;
+            else
+                st = add_long(ip, src, dst, i, lp, n);
+            continue;
+        }
         int64_t *ps = malloc(sizeof *ps * (size_t)L), *pd = malloc(sizeof *pd * (size_t)L),
                 *sigma = malloc(sizeof *sigma * (size_t)L);
         if (!ps || !pd || !sigma) {
@@ -139,7 +206,7 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_layout *src, const hl_lay
             for (int64_t v = 0; v < L; v++) /* dst slab pd[v] receives src slab ps[v] */
                 sigma[pd[v]] = ps[v];
             moved_dim *m = &ip->dim[ip->n];
-            *m = (moved_dim){i, L, lp, n / (L * lp), 0, NULL, NULL, NULL};
+            *m = (moved_dim){i, L, lp, n / (L * lp), 0, NULL, NULL, NULL, -1};
             st = split_cycles(m, sigma);
             if (st == HL_OK && m->ncycles > 0) {
                 ip->n++;
@@ -227,10 +294,41 @@ static void run_rows(const moved_dim *m, char *a, int64_t es, int threads, char 
     }
 }
 
+/* Slab p and slab (c - p) mod L change places, for every p: the pairs are
+ * shared out among the threads in runs of p. */
+static void run_reflect(const moved_dim *m, char *a, int64_t es, int threads, char *buf,
+                        int64_t stride)
+{
+    const int64_t piece = piece_of(m, es, threads);
+    const int64_t pieces = (m->slab + piece - 1) / piece, tasks = m->groups * pieces;
+    const int64_t step = m->slab * es, L = m->len, c = m->reflect;
+    const int64_t runs = tasks < 8 * threads ? 64 * threads : 1, items = tasks * runs;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t t = 0; t < items; t++) {
+        char *tmp = buf + omp_get_thread_num() * stride;
+        const int64_t task = t / runs, run = t % runs;
+        const int64_t g = task / pieces, c0 = task % pieces * piece;
+        const int64_t bytes = (m->slab - c0 < piece ? m->slab - c0 : piece) * es;
+        char *base = a + (g * L * m->slab + c0) * es;
+        for (int64_t p = L * run / runs; p < L * (run + 1) / runs; p++) {
+            const int64_t q = c - p < 0 ? c - p + L : c - p;
+            if (p < q) {
+                hl_elem_copy(tmp, base + p * step, bytes);
+                hl_elem_copy(base + p * step, base + q * step, bytes);
+                hl_elem_copy(base + q * step, tmp, bytes);
+            }
+        }
+    }
+}
+
 static void run_dim(const moved_dim *m, char *a, int64_t es, int threads, char *buf, int64_t stride)
 {
     if (m->sigma) {
         run_rows(m, a, es, threads, buf, stride);
+        return;
+    }
+    if (m->reflect >= 0) {
+        run_reflect(m, a, es, threads, buf, stride);
         return;
     }
     const int64_t piece = piece_of(m, es, threads);

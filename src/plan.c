@@ -101,11 +101,10 @@ static hl_status plan_finish(hl_plan *p)
                        hl_layout_is_bijection(&p->steps[j].dst);
     if (p->nsteps > 1 || p->reference)
         return HL_OK;
-    hl_status st = hl_inplace_create(&p->inplace, &p->steps[0].src, &p->steps[0].dst, p->elem_size);
-    if (st != HL_OK && st != HL_ERR_UNSUPPORTED)
-        return st;
+    /* without it (unsupported, or no memory for it) in place walks cycles of cells */
+    (void)hl_inplace_create(&p->inplace, &p->steps[0].src, &p->steps[0].dst, p->elem_size);
     hl_box *boxes;
-    st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
+    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
                             &p->nboxes);
     if (st != HL_OK)
         return st == HL_ERR_UNSUPPORTED ? HL_OK : st;

@@ -372,6 +372,55 @@ static void test_long_rows(void **state)
     failure_shape(0, NULL);
 }
 
+/* Dimensions longer than 2^20 keep no cycles in the plan: flips and shifts
+ * of them run in place as passes of swaps, crinkles by the general walk. */
+static void test_long_dimension(void **state)
+{
+    (void)state;
+    static const int64_t lengths[] = {((int64_t)1 << 20) + 3, ((int64_t)1 << 20) + 64};
+    for (int t = 0; t < 8; t++) {
+        /* flip; shift; flip then shift (a reflection); shift then crinkle */
+        const int64_t L[1] = {lengths[t / 4]}, es = t % 2 ? 4 : 1, n = L[0];
+        hl_shape s;
+        assert_int_equal(hl_shape_init(&s, 1, L, HL_DTYPE_BYTES, es), HL_OK);
+        op o[2];
+        memset(o, 0, sizeof o);
+        const int kind = t % 4, len = kind < 2 ? 1 : 2;
+        op *flip = &o[0], *shift = &o[kind == 1 ? 0 : kind == 2 ? 1 : 0], *crinkle = &o[1];
+        flip->kind = OP_FLIP;
+        flip->dims = 1;
+        if (kind == 1 || kind == 2 || kind == 3) {
+            shift->kind = OP_SHIFT;
+            shift->v[0] = rnd(-n, n);
+        }
+        if (kind == 3) {
+            crinkle->kind = OP_CRINKLE;
+            crinkle->step = 2;
+        }
+        hl_plan *steps[2], *chain;
+        char *a = malloc((size_t)(n * es)), *b = malloc((size_t)(n * es)), *want = malloc((size_t)(n * es));
+        fill(a, n, es, (uint64_t)t);
+        memcpy(want, a, (size_t)(n * es));
+        for (int j = 0; j < len; j++) {
+            op *oj = &o[j];
+            assert_int_equal(make_plan(&steps[j], oj, &s, (int)rnd(1, 3)), HL_OK);
+            int64_t out_ext[1];
+            ref_apply(oj, 1, L, es, want, b, out_ext);
+            memcpy(want, b, (size_t)(n * es));
+        }
+        assert_int_equal(hl_plan_compose(&chain, (const hl_plan *const *)steps, len, NULL), HL_OK);
+        assert_int_equal(hl_execute(chain, a, a), HL_OK);
+        if (memcmp(a, want, (size_t)(n * es)) != 0)
+            fail_msg("long dimension %" PRId64 ", case %d: in place differs", n, t);
+        hl_plan_destroy(chain);
+        for (int j = 0; j < len; j++)
+            hl_plan_destroy(steps[j]);
+        free(a);
+        free(b);
+        free(want);
+    }
+}
+
 /* Layout-to-layout plans with padding: a tiled array whose blocks do not
  * divide, and back. */
 static void test_padded_tiles(void **state)
@@ -550,6 +599,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_ops), cmocka_unit_test(test_chains),
         cmocka_unit_test(test_big_chains), cmocka_unit_test(test_long_rows),
+        cmocka_unit_test(test_long_dimension),
         cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
         cmocka_unit_test(test_errors),
     };
