@@ -56,8 +56,9 @@ void hl_inplace_destroy(hl_inplace *ip)
     free(ip);
 }
 
-/* Position along dimension i of the cell at coordinate x (others 0), or -1
- * when the layout is not the standard one up to per-dimension maps. */
+/* pos[v]: the slab (along dimension i) that the cell at x_i = v (others 0)
+ * occupies; false when the layout is not the standard one up to
+ * per-dimension maps. */
 static bool positions(const hl_layout *lay, int i, int64_t lp, int64_t *pos)
 {
     int digits = 0;
