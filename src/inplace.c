@@ -56,20 +56,29 @@ void hl_inplace_destroy(hl_inplace *ip)
     free(ip);
 }
 
+/* Whether dimension i is one digit of radix L_i and stride +-LP[i] (its
+ * stride in *stride), as in the standard layout. */
+static bool one_digit(const hl_layout *lay, int i, int64_t lp, int64_t *stride)
+{
+    int digits = 0;
+    *stride = lp;
+    for (int t = 0; t < lay->ndigits; t++)
+        if (lay->digit[t].dim == i) {
+            digits++;
+            *stride = lay->digit[t].stride;
+            if (lay->digit[t].radix != lay->extent[i] || (*stride != lp && *stride != -lp))
+                return false;
+        }
+    return digits == 1 || lay->extent[i] == 1;
+}
+
 /* pos[v]: the slab (along dimension i) that the cell at x_i = v (others 0)
  * occupies; false when the layout is not the standard one up to
  * per-dimension maps. */
 static bool positions(const hl_layout *lay, int i, int64_t lp, int64_t *pos)
 {
-    int digits = 0;
-    for (int t = 0; t < lay->ndigits; t++)
-        if (lay->digit[t].dim == i) {
-            digits++;
-            if (lay->digit[t].radix != lay->extent[i] ||
-                (lay->digit[t].stride != lp && lay->digit[t].stride != -lp))
-                return false;
-        }
-    if (digits != 1 && lay->extent[i] > 1)
+    int64_t stride;
+    if (!one_digit(lay, i, lp, &stride))
         return false;
     int64_t x[HL_MAX_RANK] = {0}, o0, o, lo = INT64_MAX;
     if (hl_layout_offset(lay, x, &o0) != HL_OK)
@@ -121,16 +130,8 @@ static hl_status split_cycles(moved_dim *m, const int64_t *sigma)
 static bool dihedral(const hl_layout *lay, int i, int64_t lp, int64_t *a, int64_t *e)
 {
     const int64_t L = lay->extent[i];
-    int digits = 0;
-    int64_t stride = 0;
-    for (int t = 0; t < lay->ndigits; t++)
-        if (lay->digit[t].dim == i) {
-            digits++;
-            stride = lay->digit[t].stride;
-            if (lay->digit[t].radix != L || (stride != lp && stride != -lp))
-                return false;
-        }
-    if (digits != 1)
+    int64_t stride;
+    if (!one_digit(lay, i, lp, &stride))
         return false;
     int64_t y[2] = {0, 1};
     for (int j = 0; j < lay->nmaps[i]; j++) {
