@@ -247,6 +247,29 @@ static int64_t piece_of(const moved_dim *m, int64_t es, int threads)
     return piece;
 }
 
+/* A pass along m is cut into tasks, each one (group, piece of a slab); task
+ * t covers *bytes bytes of every slab of its group from the returned address. */
+typedef struct {
+    int64_t piece, pieces, tasks;
+} task_split;
+
+static task_split split_tasks(const moved_dim *m, int64_t es, int threads)
+{
+    task_split ts;
+    ts.piece = piece_of(m, es, threads);
+    ts.pieces = (m->slab + ts.piece - 1) / ts.piece;
+    ts.tasks = m->groups * ts.pieces;
+    return ts;
+}
+
+static char *task_at(const moved_dim *m, const task_split *ts, int64_t task, char *a, int64_t es,
+                     int64_t *bytes)
+{
+    const int64_t g = task / ts->pieces, c0 = task % ts->pieces * ts->piece;
+    *bytes = (m->slab - c0 < ts->piece ? m->slab - c0 : ts->piece) * es;
+    return a + (g * m->len * m->slab + c0) * es;
+}
+
 /* buf: threads pieces of `stride` bytes each. */
 /* The first cycle starting at or after position `at` of order[]. */
 static int64_t first_cycle(const moved_dim *m, int64_t at)
@@ -301,17 +324,15 @@ static void run_rows(const moved_dim *m, char *a, int64_t es, int threads, char 
 static void run_reflect(const moved_dim *m, char *a, int64_t es, int threads, char *buf,
                         int64_t stride)
 {
-    const int64_t piece = piece_of(m, es, threads);
-    const int64_t pieces = (m->slab + piece - 1) / piece, tasks = m->groups * pieces;
+    const task_split ts = split_tasks(m, es, threads);
     const int64_t step = m->slab * es, L = m->len, c = m->reflect;
-    const int64_t runs = tasks < 8 * threads ? 64 * threads : 1, items = tasks * runs;
+    const int64_t runs = ts.tasks < 8 * threads ? 64 * threads : 1, items = ts.tasks * runs;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t t = 0; t < items; t++) {
         char *tmp = buf + omp_get_thread_num() * stride;
-        const int64_t task = t / runs, run = t % runs;
-        const int64_t g = task / pieces, c0 = task % pieces * piece;
-        const int64_t bytes = (m->slab - c0 < piece ? m->slab - c0 : piece) * es;
-        char *base = a + (g * L * m->slab + c0) * es;
+        const int64_t run = t % runs;
+        int64_t bytes;
+        char *base = task_at(m, &ts, t / runs, a, es, &bytes);
         for (int64_t p = L * run / runs; p < L * (run + 1) / runs; p++) {
             const int64_t q = c - p < 0 ? c - p + L : c - p;
             if (p < q) {
@@ -333,23 +354,21 @@ static void run_dim(const moved_dim *m, char *a, int64_t es, int threads, char *
         run_reflect(m, a, es, threads, buf, stride);
         return;
     }
-    const int64_t piece = piece_of(m, es, threads);
-    const int64_t pieces = (m->slab + piece - 1) / piece, tasks = m->groups * pieces;
+    const task_split ts = split_tasks(m, es, threads);
     const int64_t step = m->slab * es; /* from one slab to the next */
-    /* with few tasks (a long dimension of small slabs: a 1-D array) the
-     * cycles themselves are shared out, in runs of about equal length */
+    /* with few tasks (a long dimension of small slabs) the cycles
+     * themselves are shared out, in runs of about equal length */
     int64_t runs = 1;
-    if (tasks < 8 * threads && m->ncycles > 1)
+    if (ts.tasks < 8 * threads && m->ncycles > 1)
         runs = m->ncycles < 64 * threads ? m->ncycles : 64 * threads;
-    const int64_t items = tasks * runs;
+    const int64_t items = ts.tasks * runs;
     const int use = items > 1 && m->len * step * m->groups >= (1 << 16) ? threads : 1;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(use)
     for (int64_t t = 0; t < items; t++) {
         char *tmp = buf + omp_get_thread_num() * stride;
-        const int64_t task = t / runs, run = t % runs;
-        const int64_t g = task / pieces, c0 = task % pieces * piece;
-        const int64_t bytes = (m->slab - c0 < piece ? m->slab - c0 : piece) * es;
-        char *base = a + (g * m->len * m->slab + c0) * es;
+        const int64_t run = t % runs;
+        int64_t bytes;
+        char *base = task_at(m, &ts, t / runs, a, es, &bytes);
         /* cycles whose first element falls in this run's share of order[] */
         const int64_t lo = m->len * run / runs, hi = m->len * (run + 1) / runs;
         int64_t c = first_cycle(m, lo);
