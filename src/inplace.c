@@ -135,7 +135,7 @@ static bool dihedral(const hl_layout *lay, int i, int64_t lp, int64_t *a, int64_
         return false;
     int64_t y[2] = {0, 1};
     for (int j = 0; j < lay->nmaps[i]; j++) {
-        if (lay->map[i][j].op != HL_COORD_REVERSE && lay->map[i][j].op != HL_COORD_ROTATE)
+        if (lay->map[i][j].op != HL_COORD_FLIP && lay->map[i][j].op != HL_COORD_SHIFT)
             return false;
         for (int k = 0; k < 2; k++)
             y[k] = hl_coord_apply(lay->map[i][j], L, y[k]);

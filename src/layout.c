@@ -13,8 +13,8 @@ int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x)
 {
     hl_kcrinkle cr;
     switch (m.op) {
-    case HL_COORD_REVERSE: return L - 1 - x;
-    case HL_COORD_ROTATE: return hl_wrap_add(x, m.arg, L);
+    case HL_COORD_FLIP: return L - 1 - x;
+    case HL_COORD_SHIFT: return hl_wrap_add(x, m.arg, L);
     case HL_COORD_CRINKLE:
         hl_kcrinkle_init_extent(&cr, L, m.arg);
         return hl_kcrinkle_coord(&cr, x);
@@ -28,8 +28,8 @@ int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x)
 int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y)
 {
     switch (m.op) {
-    case HL_COORD_REVERSE: return L - 1 - y;
-    case HL_COORD_ROTATE: return hl_wrap_add(y, m.arg ? L - m.arg : 0, L);
+    case HL_COORD_FLIP: return L - 1 - y;
+    case HL_COORD_SHIFT: return hl_wrap_add(y, m.arg ? L - m.arg : 0, L);
     case HL_COORD_CRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_UNCRINKLE, m.arg}, L, y);
     case HL_COORD_UNCRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_CRINKLE, m.arg}, L, y);
     }
@@ -176,9 +176,9 @@ static hl_status prepend_map(hl_layout *lay, int i, hl_coord_map m)
     if (n > 0) {
         hl_coord_map *f = &maps[0];
         int cancel = 0;
-        if (m.op == HL_COORD_REVERSE && f->op == HL_COORD_REVERSE)
+        if (m.op == HL_COORD_FLIP && f->op == HL_COORD_FLIP)
             cancel = 1;
-        else if (m.op == HL_COORD_ROTATE && f->op == HL_COORD_ROTATE) {
+        else if (m.op == HL_COORD_SHIFT && f->op == HL_COORD_SHIFT) {
             f->arg = hl_wrap_add(f->arg, m.arg, L);
             cancel = f->arg == 0;
             if (!cancel)
@@ -210,7 +210,7 @@ hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims)
     for (int i = 0; i < tmp.rank; i++) {
         if (!((dims >> i) & 1) || tmp.extent[i] == 1)
             continue;
-        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_REVERSE, 0});
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_FLIP, 0});
         if (st != HL_OK)
             return st;
     }
@@ -218,7 +218,7 @@ hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims)
     return HL_OK;
 }
 
-hl_status hl_layout_rotate(hl_layout *out, const hl_layout *in, const int64_t *shift)
+hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift)
 {
     if (!out || !in || !shift)
         return HL_ERR_NULL;
@@ -229,7 +229,7 @@ hl_status hl_layout_rotate(hl_layout *out, const hl_layout *in, const int64_t *s
             s += tmp.extent[i];
         if (s == 0)
             continue;
-        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_ROTATE, s});
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_SHIFT, s});
         if (st != HL_OK)
             return st;
     }
@@ -482,8 +482,8 @@ bool hl_layout_is_injective(const hl_layout *lay)
 static hl_coord_map inverse_map(hl_coord_map m, int64_t L)
 {
     switch (m.op) {
-    case HL_COORD_REVERSE: return m;
-    case HL_COORD_ROTATE: return (hl_coord_map){HL_COORD_ROTATE, m.arg ? L - m.arg : 0};
+    case HL_COORD_FLIP: return m;
+    case HL_COORD_SHIFT: return (hl_coord_map){HL_COORD_SHIFT, m.arg ? L - m.arg : 0};
     case HL_COORD_CRINKLE: return (hl_coord_map){HL_COORD_UNCRINKLE, m.arg};
     case HL_COORD_UNCRINKLE: return (hl_coord_map){HL_COORD_CRINKLE, m.arg};
     }

@@ -8,8 +8,8 @@
  * and dst offsets, two temporaries).  Pushing V through a map or a radix
  * split cuts pieces where the result would not be affine:
  *
- *   reverse       V -> L-1-V                       (no cut)
- *   rotate a      V+a or V+a-L                     (cut where V >= L-a)
+ *   flip          V -> L-1-V                       (no cut)
+ *   shift a       V+a or V+a-L                     (cut where V >= L-a)
  *   radix R       V mod R and V div R              (sub-digits factored at R,
  *                                                   cut where a carry occurs)
  *   crinkle n     radix n, then cut where r >= L mod n
@@ -240,7 +240,7 @@ typedef struct {
     int64_t L, a, n, len, rem, split;
 } step_arg;
 
-static void do_rotate(plist *out, piece p, const void *arg)
+static void do_shift(plist *out, piece p, const void *arg)
 {
     const step_arg *s = arg;
     plist parts = {0};
@@ -342,7 +342,7 @@ static void do_digit(plist *out, piece p, const void *arg)
     free(parts.p);
 }
 
-static void do_reverse(plist *out, piece p, const void *arg)
+static void do_flip(plist *out, piece p, const void *arg)
 {
     const step_arg *s = arg;
     p.c[EX_V] = s->L - 1 - p.c[EX_V];
@@ -373,8 +373,8 @@ static bool push_layout(plist *l, const hl_layout *lay, int i, int off)
             s.split = s.rem * (s.len + 1);
         }
         switch (map.op) {
-        case HL_COORD_REVERSE: ok = each(l, do_reverse, &s); break;
-        case HL_COORD_ROTATE: ok = each(l, do_rotate, &s); break;
+        case HL_COORD_FLIP: ok = each(l, do_flip, &s); break;
+        case HL_COORD_SHIFT: ok = each(l, do_shift, &s); break;
         case HL_COORD_CRINKLE: ok = each(l, do_crinkle, &s); break;
         case HL_COORD_UNCRINKLE: ok = each(l, do_uncrinkle, &s); break;
         }

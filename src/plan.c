@@ -186,12 +186,12 @@ static hl_status build_flip(hl_layout *lay, const hl_shape *shape, const void *a
     return st != HL_OK ? st : hl_layout_flip(lay, lay, *(const uint64_t *)arg);
 }
 
-static hl_status build_rotate(hl_layout *lay, const hl_shape *shape, const void *arg)
+static hl_status build_shift(hl_layout *lay, const hl_shape *shape, const void *arg)
 {
     if (!arg)
         return HL_ERR_NULL;
     hl_status st = hl_layout_standard(lay, shape->rank, shape->extent);
-    return st != HL_OK ? st : hl_layout_rotate(lay, lay, arg);
+    return st != HL_OK ? st : hl_layout_shift(lay, lay, arg);
 }
 
 typedef struct {
@@ -230,7 +230,7 @@ hl_status hl_plan_flip(hl_plan **plan, const hl_shape *shape, uint64_t dims,
 hl_status hl_plan_shift(hl_plan **plan, const hl_shape *shape, const int64_t *shift,
                         const hl_plan_options *opt)
 {
-    return build_and_plan(plan, shape, build_rotate, shift, true, opt);
+    return build_and_plan(plan, shape, build_shift, shift, true, opt);
 }
 
 hl_status hl_plan_crinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,

@@ -23,7 +23,7 @@ const char *hl_strerror(hl_status st)
     case HL_ERR_BUFFER: return "output buffer too small";
     case HL_ERR_IO: return "file could not be opened, read or written";
     case HL_ERR_FORMAT: return "malformed or truncated file";
-    case HL_ERR_UNSUPPORTED: return "file uses a feature hyperlayout does not support";
+    case HL_ERR_UNSUPPORTED: return "not supported by hyperlayout (a file feature, or layouts this call cannot handle)";
     case HL_ERR_MISMATCH: return "shapes, element sizes or layouts do not match";
     case HL_ERR_IN_PLACE: return "this plan cannot run in place";
     case HL_STATUS_COUNT: break;

@@ -38,7 +38,7 @@ typedef struct {
     int64_t offset0; /* strided base */
     int nmods;
     struct {
-        int op; /* 0 flip, 1 rotate, 2 crinkle, 3 uncrinkle, 4 permute */
+        int op; /* 0 flip, 1 shift, 2 crinkle, 3 uncrinkle, 4 permute */
         uint64_t dims;
         int dim;
         int64_t v[8];
@@ -158,7 +158,7 @@ static void make_random(ref_layout *r, hl_layout *lay, int allow_strided)
         } else if (op == 1) {
             for (int i = 0; i < r->rank; i++)
                 r->mod[j].v[i] = rnd(-20, 20);
-            st = hl_layout_rotate(lay, lay, r->mod[j].v);
+            st = hl_layout_shift(lay, lay, r->mod[j].v);
         } else if (op == 2 || op == 3) {
             int d = (int)rnd(0, r->rank - 1);
             r->mod[j].dim = d;
@@ -368,7 +368,7 @@ static void test_errors(void **state)
     const int bad_perm[] = {0, 0}, out_perm[] = {0, 2};
     assert_int_equal(hl_layout_permute(&out, &lay, bad_perm), HL_ERR_ARG);
     assert_int_equal(hl_layout_permute(&out, &lay, out_perm), HL_ERR_ARG);
-    assert_int_equal(hl_layout_rotate(&out, &lay, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_layout_shift(&out, &lay, NULL), HL_ERR_NULL);
     const int64_t x[] = {4, 0};
     int64_t off;
     assert_int_equal(hl_layout_offset(&lay, x, &off), HL_ERR_RANGE);

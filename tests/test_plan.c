@@ -476,7 +476,7 @@ static void random_layout(hl_layout *lay, int rank, const int64_t *L)
             sh[i] = rnd(-9, 9);
         switch (rnd(0, 3)) {
         case 0: assert_int_equal(hl_layout_flip(lay, lay, rng() & ((1u << rank) - 1)), HL_OK); break;
-        case 1: assert_int_equal(hl_layout_rotate(lay, lay, sh), HL_OK); break;
+        case 1: assert_int_equal(hl_layout_shift(lay, lay, sh), HL_OK); break;
         case 2: assert_int_equal(hl_layout_crinkle(lay, lay, d, rnd(1, L[d])), HL_OK); break;
         default: assert_int_equal(hl_layout_uncrinkle(lay, lay, d, rnd(1, L[d])), HL_OK);
         }

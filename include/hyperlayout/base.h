@@ -42,7 +42,15 @@ typedef enum hl_status {
     HL_STATUS_COUNT        /* number of codes, not a code */
 } hl_status;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One-line English description of a status; never NULL. */
 const char *hl_strerror(hl_status st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

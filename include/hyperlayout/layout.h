@@ -4,7 +4,7 @@
  * "the core abstraction"):
  *
  *   1. each logical coordinate x_i first passes through a short pipeline of
- *      bijections of [0, L_i): reverse (flip), rotate (cyclic shift) and
+ *      bijections of [0, L_i): flip (x -> L-1-x), shift (cyclic) and
  *      crinkle / uncrinkle with any step;
  *   2. the result is split into mixed-radix digits, least significant first
  *      (one digit for a plain dimension, in-block and block digits for a
@@ -33,8 +33,8 @@ extern "C" {
 #define HL_LAYOUT_MAX_MAPS 8    /* coordinate maps per dimension */
 
 typedef enum hl_coord_op {
-    HL_COORD_REVERSE,   /* x -> L-1-x */
-    HL_COORD_ROTATE,    /* x -> (x + arg) mod L, arg in [0, L) */
+    HL_COORD_FLIP,      /* x -> L-1-x */
+    HL_COORD_SHIFT,     /* x -> (x + arg) mod L, arg in [0, L) */
     HL_COORD_CRINKLE,   /* x -> its position after a crinkle with step arg */
     HL_COORD_UNCRINKLE, /* the inverse */
 } hl_coord_op;
@@ -87,7 +87,7 @@ hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
 
 /* m(x) = (x + s) mod L: cell x is stored where `in` keeps (x+s) mod L, so a
  * standard array re-laid out this way is NumPy's roll by s.  Any signed s. */
-hl_status hl_layout_rotate(hl_layout *out, const hl_layout *in, const int64_t *shift);
+hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift);
 
 /* m crinkles dimension dim with step n (1..L; the stable grouping by
  * residue when n does not divide L), or uncrinkles it. */
