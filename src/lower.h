@@ -6,19 +6,8 @@
 #include <stdint.h>
 
 #include "hyperlayout/layout.h"
+#include "ir.h"
 
-#define HL_BOX_MAX_DIGITS 64
-
-/* A box: every tuple of digits d_t in [0, extent_t) is one cell, read at
- * src_base + sum d_t*src_stride_t and written at dst_base + sum d_t*dst_stride_t
- * (elements). */
-typedef struct hl_box {
-    int ndigits;
-    int64_t src_base, dst_base;
-    int64_t extent[HL_BOX_MAX_DIGITS];
-    int64_t src_stride[HL_BOX_MAX_DIGITS];
-    int64_t dst_stride[HL_BOX_MAX_DIGITS];
-} hl_box;
 
 /* Lowers out[dst(x)] = in[src(x)] to at most max_boxes boxes covering every
  * cell once.  HL_ERR_UNSUPPORTED when the layouts do not lower within that

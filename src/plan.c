@@ -16,6 +16,7 @@
 #include "copy.h"
 #include "elem.h"
 #include "inplace.h"
+#include "ir.h"
 #include "lower.h"
 
 typedef struct plan_step {
@@ -314,6 +315,8 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
             return HL_ERR_MISMATCH;
         if (j > 0 && steps[j]->in_span != steps[j - 1]->out_span)
             return HL_ERR_MISMATCH;
+        if (steps[j]->nsteps == 0)
+            return HL_ERR_UNSUPPORTED; /* made from boxes: no layouts to chain */
         total += steps[j]->nsteps;
     }
     /* walking back through a step needs its dst decomposable */
@@ -353,11 +356,64 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
     return HL_OK;
 }
 
+hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes,
+                             int64_t elem_size, int64_t in_span, int64_t out_span,
+                             const hl_plan_options *opt)
+{
+    if (!plan || (!boxes && nboxes > 0))
+        return HL_ERR_NULL;
+    *plan = NULL;
+    int threads;
+    bool reference;
+    hl_status st = check_options(opt, &threads, &reference);
+    if (st != HL_OK)
+        return st;
+    if (elem_size < 1)
+        return HL_ERR_ELEM_SIZE;
+    if (nboxes < 0 || in_span < 0 || out_span < 0)
+        return HL_ERR_ARG;
+    if (in_span > INT64_MAX / elem_size || out_span > INT64_MAX / elem_size)
+        return HL_ERR_BYTES_OVERFLOW;
+    for (int64_t b = 0; b < nboxes; b++) {
+        const hl_box *x = &boxes[b];
+        if (x->ndigits < 0 || x->ndigits > HL_BOX_MAX_DIGITS)
+            return HL_ERR_ARG;
+        int64_t slo = x->src_base, shi = x->src_base, dlo = x->dst_base, dhi = x->dst_base;
+        for (int t = 0; t < x->ndigits; t++) {
+            if (x->extent[t] < 1)
+                return HL_ERR_EXTENT;
+            const int64_t s = (x->extent[t] - 1) * x->src_stride[t];
+            const int64_t d = (x->extent[t] - 1) * x->dst_stride[t];
+            *(s < 0 ? &slo : &shi) += s;
+            *(d < 0 ? &dlo : &dhi) += d;
+        }
+        if (slo < 0 || dlo < 0 || shi >= in_span || dhi >= out_span)
+            return HL_ERR_RANGE;
+    }
+    hl_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return HL_ERR_NOMEM;
+    p->elem_size = elem_size;
+    p->threads = threads;
+    p->in_span = in_span;
+    p->out_span = out_span;
+    p->nboxes = nboxes;
+    hl_shape_init(&p->out_shape, 1, &out_span, HL_DTYPE_BYTES, elem_size);
+    if ((st = hl_copy_create(&p->copy, boxes, nboxes, elem_size)) != HL_OK) {
+        hl_plan_destroy(p);
+        return st;
+    }
+    *plan = p;
+    return HL_OK;
+}
+
 hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
 {
     if (!inverse || !q)
         return HL_ERR_NULL;
     *inverse = NULL;
+    if (q->nsteps == 0)
+        return HL_ERR_UNSUPPORTED;
     for (int t = 0; t < q->nsteps; t++)
         if (!hl_layout_is_injective(&q->steps[t].src))
             return HL_ERR_UNSUPPORTED;

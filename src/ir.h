@@ -1,0 +1,89 @@
+/* hyperlayout internal — the plan IR: what planning produced, described
+ * without reference to any executor.
+ *
+ * Planning (plan.c) turns a chain of (src, dst) layout pairs into
+ *
+ *   - boxes: sets of cells on which both offsets are affine in a few
+ *     digits (lower.c).  Every out-of-place executor runs these;
+ *   - in-place passes: for plans that permute each dimension on its own,
+ *     one pass per moved dimension, each a permutation of whole slabs
+ *     (ir_inplace.c);
+ *   - the steps themselves, kept for the cell-by-cell fallback (plans that
+ *     do not lower, or that are asked to run as the reference), and for the
+ *     in-place walk along cycles of cells.
+ *
+ * Executors (executor.h) prepare their own state from an IR and run it; the
+ * IR is immutable once the plan exists. */
+#ifndef HYPERLAYOUT_IR_H
+#define HYPERLAYOUT_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hyperlayout/layout.h"
+#include "hyperlayout/plan.h"
+
+#define HL_BOX_MAX_DIGITS 64
+
+/* A box: every tuple of digits d_t in [0, extent_t) is one cell, read at
+ * src_base + sum d_t*src_stride_t and written at dst_base + sum d_t*dst_stride_t
+ * (elements). */
+typedef struct hl_box {
+    int ndigits;
+    int64_t src_base, dst_base;
+    int64_t extent[HL_BOX_MAX_DIGITS];
+    int64_t src_stride[HL_BOX_MAX_DIGITS];
+    int64_t dst_stride[HL_BOX_MAX_DIGITS];
+} hl_box;
+
+/* One in-place pass along dimension `dim` of a standard array: every group
+ * of len * slab contiguous elements is len slabs of `slab` elements, and
+ * slab p receives slab sigma[p].  Dimensions too long to keep sigma (it
+ * would cost 8 bytes per position) are reflections instead: sigma is NULL
+ * and slab p receives slab (reflect - p) mod len. */
+typedef struct hl_ir_pass {
+    int dim;
+    int64_t len, slab, groups;
+    int64_t *sigma;
+    int64_t reflect;
+} hl_ir_pass;
+
+/* A step of a chain: out[dst(x)] = in[src(x)]. */
+typedef struct hl_ir_step {
+    hl_layout src, dst;
+} hl_ir_step;
+
+typedef struct hl_ir {
+    int64_t elem_size, in_span, out_span;
+    /* Out of place: the boxes, or none (nboxes 0, boxes NULL): then the
+     * steps are evaluated cell by cell. */
+    hl_box *boxes;
+    int64_t nboxes;
+    int64_t cells; /* cells of all boxes, or of the last step */
+    /* The chain; nsteps 0 for plans made straight from boxes. */
+    int nsteps;
+    hl_ir_step *steps;
+    /* In place: possible when every step maps its cells one to one onto
+     * [0, N) on both sides and the spans agree.  The passes, when the plan
+     * permutes dimensions independently (npasses 0 otherwise: then cycles
+     * of cells are walked). */
+    bool in_place;
+    int npasses;
+    hl_ir_pass *passes;
+} hl_ir;
+
+/* Plans lowered to more boxes than this run cell by cell instead. */
+#define HL_PLAN_MAX_BOXES 65536
+
+/* A plan straight from boxes, for callers that derive them from their own
+ * structure (packing one owner of a distribution): out[dst] = in[src] for
+ * every cell of every box; the boxes are copied.  in_span and out_span are
+ * the elements each buffer must hold (checked against the boxes' reach:
+ * HL_ERR_RANGE).  Such a plan runs out of place only (HL_ERR_IN_PLACE) and
+ * cannot be composed or inverted (HL_ERR_UNSUPPORTED); its output shape is
+ * one-dimensional, out_span elements. */
+hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes,
+                             int64_t elem_size, int64_t in_span, int64_t out_span,
+                             const hl_plan_options *opt);
+
+#endif
