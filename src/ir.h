@@ -64,13 +64,23 @@ typedef struct hl_ir {
     int nsteps;
     hl_ir_step *steps;
     /* In place: possible when every step maps its cells one to one onto
-     * [0, N) on both sides and the spans agree.  The passes, when the plan
-     * permutes dimensions independently (npasses 0 otherwise: then cycles
-     * of cells are walked). */
-    bool in_place;
+     * [0, N) on both sides and the spans agree.  by_passes when the plan
+     * permutes dimensions independently: then the passes (none when nothing
+     * moves); otherwise cycles of cells are walked. */
+    bool in_place, by_passes;
     int npasses;
     hl_ir_pass *passes;
 } hl_ir;
+
+/* The in-place passes of out[dst(x)] = in[src(x)] on a standard array
+ * (ir_inplace.c); HL_ERR_UNSUPPORTED when it is not a product of
+ * per-dimension permutations of slabs. */
+hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **passes,
+                       int *npasses);
+void hl_ir_passes_free(hl_ir_pass *passes, int npasses);
+
+/* Cells of a box. */
+int64_t hl_box_cells(const hl_box *box);
 
 /* Plans lowered to more boxes than this run cell by cell instead. */
 #define HL_PLAN_MAX_BOXES 65536

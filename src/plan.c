@@ -1,10 +1,11 @@
-/* hyperlayout — plans and their execution.
+/* hyperlayout — planning.
  *
  * A plan is a chain of steps, each a pair of layouts (src, dst) over the
- * same logical extents.  Execution evaluates the chain's "effective k-index"
- * per output cell: the cell's source offset is found by walking back through
- * the steps (dst_j^-1 then src_j), so each input element is read once and
- * each output element written once whatever the chain's length. */
+ * same logical extents.  Planning folds the chain where the layouts allow,
+ * lowers it to the IR (ir.h: boxes, in-place passes, or the steps kept for
+ * the cell-by-cell solvers) and has every eager executor (executor.h)
+ * prepare its state.  Execution hands the IR to an executor: nothing here
+ * knows how a box is copied. */
 #include "hyperlayout/plan.h"
 
 #include <omp.h>
@@ -12,32 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hyperlayout/kindex.h"
-#include "copy.h"
-#include "elem.h"
-#include "inplace.h"
-#include "ir.h"
+#include "executor.h"
 #include "lower.h"
-
-typedef struct plan_step {
-    hl_layout src, dst;
-} plan_step;
-
-struct hl_plan {
-    int nsteps;
-    plan_step *steps;
-    int64_t elem_size, in_span, out_span;
-    int threads;
-    bool reference; /* evaluate cell by cell even where boxes exist */
-    bool bijective; /* every step maps its cells one to one onto [0, N) on both sides */
-    hl_shape out_shape;
-    hl_copy *copy;  /* the lowered plan, or NULL: then cell by cell */
-    hl_inplace *inplace; /* in place by dimensions, or NULL: then by cycles of cells */
-    int64_t nboxes;
-};
-
-/* Plans lowered to more boxes than this run cell by cell instead. */
-#define HL_PLAN_MAX_BOXES 65536
+#include "plan_internal.h"
 
 /* ---- construction ---------------------------------------------------------- */
 
@@ -46,12 +24,12 @@ static hl_status plan_alloc(hl_plan **plan, int nsteps)
     hl_plan *p = calloc(1, sizeof *p);
     if (!p)
         return HL_ERR_NOMEM;
-    p->steps = calloc((size_t)nsteps, sizeof *p->steps);
-    if (!p->steps) {
+    p->ir.steps = calloc((size_t)nsteps, sizeof *p->ir.steps);
+    if (!p->ir.steps) {
         free(p);
         return HL_ERR_NOMEM;
     }
-    p->nsteps = nsteps;
+    p->ir.nsteps = nsteps;
     *plan = p;
     return HL_OK;
 }
@@ -92,26 +70,58 @@ static hl_status check_step(const hl_layout *src, const hl_layout *dst, int64_t 
     return HL_OK;
 }
 
+static int64_t executor_index(const hl_executor *e)
+{
+    for (int64_t j = 0; hl_executors[j]; j++)
+        if (hl_executors[j] == e)
+            return j;
+    return -1;
+}
+
+hl_status hl_plan_prepare_executor(hl_plan *p, const hl_executor *e)
+{
+    const int64_t j = executor_index(e);
+    if (j < 0 || j >= HL_MAX_EXECUTORS || !e->applicable(&p->ir))
+        return HL_ERR_UNSUPPORTED;
+    return p->exec[j] ? HL_OK : e->prepare(&p->ir, &p->exec[j]);
+}
+
+/* Prepares every eager executor that applies. */
+static hl_status prepare_executors(hl_plan *p)
+{
+    hl_status st = HL_OK;
+    for (int j = 0; hl_executors[j] && st == HL_OK; j++)
+        if (hl_executors[j]->eager && hl_executors[j]->applicable(&p->ir))
+            st = hl_plan_prepare_executor(p, hl_executors[j]);
+    return st;
+}
+
+/* The IR of a chain: spans, whether it runs in place, the in-place passes
+ * and the boxes (single steps only: a chain that did not fold runs cell by
+ * cell), then the executors. */
 static hl_status plan_finish(hl_plan *p)
 {
-    p->in_span = hl_layout_span(&p->steps[0].src);
-    p->out_span = hl_layout_span(&p->steps[p->nsteps - 1].dst);
-    p->bijective = true;
-    for (int j = 0; j < p->nsteps; j++)
-        p->bijective = p->bijective && hl_layout_is_bijection(&p->steps[j].src) &&
-                       hl_layout_is_bijection(&p->steps[j].dst);
-    if (p->nsteps > 1 || p->reference)
-        return HL_OK;
-    /* without it (unsupported, or no memory for it) in place walks cycles of cells */
-    (void)hl_inplace_create(&p->inplace, &p->steps[0].src, &p->steps[0].dst, p->elem_size);
-    hl_box *boxes;
-    hl_status st = hl_lower(&p->steps[0].src, &p->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
-                            &p->nboxes);
-    if (st != HL_OK)
-        return st == HL_ERR_UNSUPPORTED ? HL_OK : st;
-    st = hl_copy_create(&p->copy, boxes, p->nboxes, p->elem_size);
-    free(boxes);
-    return st;
+    hl_ir *ir = &p->ir;
+    ir->in_span = hl_layout_span(&ir->steps[0].src);
+    ir->out_span = hl_layout_span(&ir->steps[ir->nsteps - 1].dst);
+    ir->cells = hl_layout_count(&ir->steps[ir->nsteps - 1].dst);
+    bool bijective = true;
+    for (int j = 0; j < ir->nsteps; j++)
+        bijective = bijective && hl_layout_is_bijection(&ir->steps[j].src) &&
+                    hl_layout_is_bijection(&ir->steps[j].dst);
+    ir->in_place = bijective && ir->in_span == ir->out_span;
+    if (ir->nsteps == 1 && !p->reference) {
+        /* without passes (not per-dimension, or no memory for them) in
+         * place walks cycles of cells */
+        if (ir->in_place)
+            ir->by_passes = hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, &ir->passes,
+                                         &ir->npasses) == HL_OK;
+        hl_status st = hl_lower(&ir->steps[0].src, &ir->steps[0].dst, HL_PLAN_MAX_BOXES,
+                                &ir->boxes, &ir->nboxes);
+        if (st != HL_OK && st != HL_ERR_UNSUPPORTED)
+            return st;
+    }
+    return prepare_executors(p);
 }
 
 hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
@@ -130,8 +140,8 @@ hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *
     hl_plan *p;
     if ((st = plan_alloc(&p, 1)) != HL_OK)
         return st;
-    p->steps[0] = (plan_step){*src, *dst};
-    p->elem_size = elem_size;
+    p->ir.steps[0] = (hl_ir_step){*src, *dst};
+    p->ir.elem_size = elem_size;
     p->threads = threads;
     p->reference = reference;
     /* the output read as a standard array of the logical extents */
@@ -311,18 +321,18 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
     for (int j = 0; j < count; j++) {
         if (!steps[j])
             return HL_ERR_NULL;
-        if (steps[j]->elem_size != steps[0]->elem_size)
+        if (steps[j]->ir.elem_size != steps[0]->ir.elem_size)
             return HL_ERR_MISMATCH;
-        if (j > 0 && steps[j]->in_span != steps[j - 1]->out_span)
+        if (j > 0 && steps[j]->ir.in_span != steps[j - 1]->ir.out_span)
             return HL_ERR_MISMATCH;
-        if (steps[j]->nsteps == 0)
+        if (steps[j]->ir.nsteps == 0)
             return HL_ERR_UNSUPPORTED; /* made from boxes: no layouts to chain */
-        total += steps[j]->nsteps;
+        total += steps[j]->ir.nsteps;
     }
     /* walking back through a step needs its dst decomposable */
     for (int j = 0; j < count; j++)
-        for (int t = 0; t < steps[j]->nsteps; t++)
-            if (!hl_layout_is_injective(&steps[j]->steps[t].dst))
+        for (int t = 0; t < steps[j]->ir.nsteps; t++)
+            if (!hl_layout_is_injective(&steps[j]->ir.steps[t].dst))
                 return HL_ERR_UNSUPPORTED;
     hl_plan *p;
     if ((st = plan_alloc(&p, total)) != HL_OK)
@@ -331,20 +341,20 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
      * chains of flips, shifts, crinkles and permutes become one step */
     int at = 0;
     for (int j = 0; j < count; j++)
-        for (int t = 0; t < steps[j]->nsteps; t++) {
-            const plan_step *next = &steps[j]->steps[t];
+        for (int t = 0; t < steps[j]->ir.nsteps; t++) {
+            const hl_ir_step *next = &steps[j]->ir.steps[t];
             hl_layout folded;
             if (at > 0 && !reference &&
-                hl_layout_through(&folded, &p->steps[at - 1].src, &p->steps[at - 1].dst,
+                hl_layout_through(&folded, &p->ir.steps[at - 1].src, &p->ir.steps[at - 1].dst,
                                   &next->src) == HL_OK) {
-                p->steps[at - 1].src = folded;
-                p->steps[at - 1].dst = next->dst;
+                p->ir.steps[at - 1].src = folded;
+                p->ir.steps[at - 1].dst = next->dst;
             } else {
-                p->steps[at++] = *next;
+                p->ir.steps[at++] = *next;
             }
         }
-    p->nsteps = at;
-    p->elem_size = steps[0]->elem_size;
+    p->ir.nsteps = at;
+    p->ir.elem_size = steps[0]->ir.elem_size;
     p->threads = threads;
     p->reference = reference;
     p->out_shape = steps[count - 1]->out_shape;
@@ -391,15 +401,21 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
             return HL_ERR_RANGE;
     }
     hl_plan *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p || !(p->ir.boxes = malloc(sizeof *boxes * (size_t)(nboxes > 0 ? nboxes : 1)))) {
+        free(p);
         return HL_ERR_NOMEM;
-    p->elem_size = elem_size;
+    }
+    if (nboxes > 0)
+        memcpy(p->ir.boxes, boxes, sizeof *boxes * (size_t)nboxes);
+    p->ir.nboxes = nboxes;
+    p->ir.elem_size = elem_size;
+    p->ir.in_span = in_span;
+    p->ir.out_span = out_span;
+    for (int64_t b = 0; b < nboxes; b++)
+        p->ir.cells += hl_box_cells(&boxes[b]);
     p->threads = threads;
-    p->in_span = in_span;
-    p->out_span = out_span;
-    p->nboxes = nboxes;
     hl_shape_init(&p->out_shape, 1, &out_span, HL_DTYPE_BYTES, elem_size);
-    if ((st = hl_copy_create(&p->copy, boxes, nboxes, elem_size)) != HL_OK) {
+    if ((st = prepare_executors(p)) != HL_OK) {
         hl_plan_destroy(p);
         return st;
     }
@@ -412,26 +428,26 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
     if (!inverse || !q)
         return HL_ERR_NULL;
     *inverse = NULL;
-    if (q->nsteps == 0)
+    if (q->ir.nsteps == 0)
         return HL_ERR_UNSUPPORTED;
-    for (int t = 0; t < q->nsteps; t++)
-        if (!hl_layout_is_injective(&q->steps[t].src))
+    for (int t = 0; t < q->ir.nsteps; t++)
+        if (!hl_layout_is_injective(&q->ir.steps[t].src))
             return HL_ERR_UNSUPPORTED;
     hl_plan *p;
-    hl_status st = plan_alloc(&p, q->nsteps);
+    hl_status st = plan_alloc(&p, q->ir.nsteps);
     if (st != HL_OK)
         return st;
-    for (int t = 0; t < q->nsteps; t++) {
-        const plan_step *s = &q->steps[q->nsteps - 1 - t];
-        p->steps[t] = (plan_step){s->dst, s->src};
+    for (int t = 0; t < q->ir.nsteps; t++) {
+        const hl_ir_step *s = &q->ir.steps[q->ir.nsteps - 1 - t];
+        p->ir.steps[t] = (hl_ir_step){s->dst, s->src};
     }
-    p->elem_size = q->elem_size;
+    p->ir.elem_size = q->ir.elem_size;
     p->threads = q->threads;
     p->reference = q->reference;
     /* the inverse's output is the original input, a standard array of the
      * first step's extents */
-    hl_shape_init(&p->out_shape, q->steps[0].src.rank, q->steps[0].src.extent, HL_DTYPE_BYTES,
-                  q->elem_size);
+    hl_shape_init(&p->out_shape, q->ir.steps[0].src.rank, q->ir.steps[0].src.extent, HL_DTYPE_BYTES,
+                  q->ir.elem_size);
     if ((st = plan_finish(p)) != HL_OK) {
         hl_plan_destroy(p);
         return st;
@@ -444,124 +460,56 @@ void hl_plan_destroy(hl_plan *p)
 {
     if (!p)
         return;
-    free(p->steps);
-    hl_copy_destroy(p->copy);
-    hl_inplace_destroy(p->inplace);
+    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
+        if (p->exec[j])
+            hl_executors[j]->destroy(p->exec[j]);
+    free(p->ir.steps);
+    free(p->ir.boxes);
+    hl_ir_passes_free(p->ir.passes, p->ir.npasses);
     free(p);
 }
 
-int64_t hl_plan_in_span(const hl_plan *p) { return p->in_span; }
-int64_t hl_plan_out_span(const hl_plan *p) { return p->out_span; }
-int64_t hl_plan_elem_size(const hl_plan *p) { return p->elem_size; }
+int64_t hl_plan_in_span(const hl_plan *p) { return p->ir.in_span; }
+int64_t hl_plan_out_span(const hl_plan *p) { return p->ir.out_span; }
+int64_t hl_plan_elem_size(const hl_plan *p) { return p->ir.elem_size; }
 const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
-int64_t hl_plan_boxes(const hl_plan *p) { return p->copy ? p->nboxes : 0; }
+int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.boxes ? p->ir.nboxes : 0; }
+
+int64_t hl_box_cells(const hl_box *box)
+{
+    int64_t cells = 1;
+    for (int t = 0; t < box->ndigits; t++)
+        cells *= box->extent[t];
+    return cells;
+}
 
 /* ---- execution ----------------------------------------------------------- */
 
-/* Source offset of the cell y of the last step, walking back through the
- * chain; -1 when it falls on a padding slot of an intermediate result. */
-static int64_t source_of(const hl_plan *p, const int64_t *y)
+hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, void *out,
+                      const hl_exec_ctx *ctx)
 {
-    int64_t off, x[HL_MAX_RANK];
-    const plan_step *last = &p->steps[p->nsteps - 1];
-    hl_layout_offset(&last->src, y, &off);
-    for (int j = p->nsteps - 2; j >= 0; j--) {
-        if (hl_layout_coord(&p->steps[j].dst, off, x) != HL_OK)
-            return -1;
-        hl_layout_offset(&p->steps[j].src, x, &off);
-    }
-    return off;
-}
-
-/* Output offset of the input cell at offset k, walking forward; -1 for a
- * padding slot. */
-static int64_t target_of(const hl_plan *p, int64_t k)
-{
-    int64_t x[HL_MAX_RANK];
-    for (int j = 0; j < p->nsteps; j++) {
-        if (hl_layout_coord(&p->steps[j].src, k, x) != HL_OK)
-            return -1;
-        hl_layout_offset(&p->steps[j].dst, x, &k);
-    }
-    return k;
-}
-
-static void execute_out_of_place(const hl_plan *p, const char *in, char *out)
-{
-    const hl_layout *last = &p->steps[p->nsteps - 1].dst;
-    const int64_t n = hl_layout_count(last), es = p->elem_size, chunk = 1024;
-    const int rank = last->rank;
-    const int64_t nchunks = (n + chunk - 1) / chunk;
-    const int threads = nchunks < 2 ? 1 : p->threads > 0 ? p->threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t c = 0; c < nchunks; c++) {
-        int64_t y[HL_MAX_RANK], k = c * chunk, end = k + chunk < n ? k + chunk : n;
-        int64_t rest = k;
-        for (int i = 0; i < rank; i++) {
-            y[i] = rest % last->extent[i];
-            rest /= last->extent[i];
-        }
-        for (; k < end; k++) {
-            int64_t to, from = source_of(p, y);
-            hl_layout_offset(last, y, &to);
-            if (from >= 0)
-                hl_elem_copy(out + to * es, in + from * es, es);
-            else
-                memset(out + to * es, 0, (size_t)es);
-            for (int i = 0; i < rank && ++y[i] == last->extent[i]; i++)
-                y[i] = 0;
-        }
-    }
-}
-
-/* In place by following the permutation's cycles, with one visited bit per
- * element. */
-static hl_status execute_in_place(const hl_plan *p, char *a)
-{
-    const int64_t n = p->in_span, es = p->elem_size;
-    uint64_t *seen = calloc((size_t)(n / 64 + 1), sizeof *seen);
-    char *carry = malloc((size_t)es * 2);
-    if (!seen || !carry) {
-        free(seen);
-        free(carry);
-        return HL_ERR_NOMEM;
-    }
-    char *hold = carry, *spare = carry + es;
-    for (int64_t s = 0; s < n; s++) {
-        if ((seen[s / 64] >> (s % 64)) & 1)
-            continue;
-        hl_elem_copy(hold, a + s * es, es);
-        int64_t k = s;
-        do {
-            int64_t next = target_of(p, k);
-            seen[next / 64] |= (uint64_t)1 << (next % 64);
-            hl_elem_copy(spare, a + next * es, es);
-            hl_elem_copy(a + next * es, hold, es);
-            char *t = hold;
-            hold = spare;
-            spare = t;
-            k = next;
-        } while (k != s);
-    }
-    free(seen);
-    free(carry);
-    return HL_OK;
+    if (!p || !in || !out)
+        return HL_ERR_NULL;
+    if (in == out && !p->ir.in_place)
+        return HL_ERR_IN_PLACE;
+    const int64_t j = executor_index(e);
+    if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
+        return HL_ERR_UNSUPPORTED;
+    return e->run(&p->ir, p->exec[j], in, out, ctx);
 }
 
 hl_status hl_execute(const hl_plan *p, const void *in, void *out)
 {
-    if (!p || !in || !out)
+    if (!p)
         return HL_ERR_NULL;
-    if (in == out) {
-        if (!p->bijective || p->in_span != p->out_span)
-            return HL_ERR_IN_PLACE;
-        if (p->inplace)
-            return hl_inplace_run(p->inplace, out, p->threads > 0 ? p->threads : omp_get_max_threads());
-        return execute_in_place(p, out);
-    }
-    if (p->copy)
-        return hl_copy_run(p->copy, in, out,
-                            p->threads > 0 ? p->threads : omp_get_max_threads());
-    execute_out_of_place(p, in, out);
-    return HL_OK;
+    const hl_exec_ctx ctx = {p->threads > 0 ? p->threads : omp_get_max_threads(), 0, 1};
+    return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
+}
+
+hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts)
+{
+    if (parts < 1 || part < 0 || part >= parts)
+        return HL_ERR_ARG;
+    const hl_exec_ctx ctx = {0, part, parts};
+    return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }

@@ -27,6 +27,7 @@
 #define HYPERLAYOUT_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base.h"
@@ -84,6 +85,24 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
  * differ, or some output slot is no cell's).  Padding slots of the output
  * are left untouched. */
 hl_status hl_execute(const hl_plan *p, const void *in, void *out);
+
+/* Runs share `part` of `parts` (0 <= part < parts) of the plan's work on the
+ * calling thread, starting no thread: for callers that bring their own
+ * (every thread of an OpenMP region, the workers of an SPMD runner), each
+ * calling it with its own part; the plan is done when every part has
+ * returned.  Shares of one output are disjoint, so they need no
+ * synchronisation.  In place (in == out) the steps of some plans must
+ * follow one another: with parts > 1 such a plan returns HL_ERR_IN_PLACE
+ * (before touching the array), a plan of one pass is shared, and a plan
+ * that walks cycles of cells does the whole walk in part 0. */
+hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts);
+
+/* What the plan does, in a few lines of text (like fftw_print_plan): the
+ * steps' layouts, the boxes and the solver that runs each, the threads, in
+ * place or not.  Writes at most size bytes including the terminating NUL;
+ * *length (if not NULL) gets the whole text's length.  HL_ERR_BUFFER when
+ * the text was cut to fit. */
+hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length);
 
 void hl_plan_destroy(hl_plan *p);
 

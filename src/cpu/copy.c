@@ -27,6 +27,7 @@
  * threads in contiguous ranges of equal work. */
 #include "copy.h"
 
+#include <inttypes.h>
 #include <omp.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -50,8 +51,11 @@ enum {
 /* Outputs at least this large are written with non-temporal stores. */
 #define STREAM_BYTES ((int64_t)32 << 20)
 
+typedef struct box_solver box_solver;
+
 typedef struct {
     int mode;
+    const box_solver *solver;
     int n;     /* digits; 0..inner-1 form the plane, inner..n-1 are outer */
     int inner;
     int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
@@ -73,6 +77,11 @@ typedef struct {
     int64_t sdir;
     int64_t *stab, *dtab;
 } kbox;
+
+struct box_solver {
+    const char *name;
+    bool (*plan)(kbox *k, int64_t es, hl_status *st);
+};
 
 struct hl_copy {
     int64_t nboxes, es, cells;
@@ -515,8 +524,9 @@ static void cut_digit(kbox *k, int t, int64_t chunk)
  * to BLOCK_MAX cells form one block, and the digit reading most
  * contiguously goes right after them, so that consecutive blocks reuse the
  * same source lines.  False when rows are long or everything is one block. */
-static bool plan_block(kbox *k, hl_status *st)
+static bool plan_block(kbox *k, int64_t es, hl_status *st)
 {
+    (void)es;
     if (k->n < 2 || k->ext[0] >= 64)
         return false;
     int nb = 0;
@@ -558,6 +568,61 @@ static bool plan_block(kbox *k, hl_status *st)
     move_digit(k, best, nb);
     return true;
 }
+
+/* A plane of one cell: the box has no digits left. */
+static bool plan_one(kbox *k, int64_t es, hl_status *st)
+{
+    (void)es, (void)st;
+    if (k->n != 0)
+        return false;
+    k->mode = ONE;
+    k->plane_cells = 1;
+    return true;
+}
+
+static bool plan_staged_transpose(kbox *k, int64_t es, hl_status *st)
+{
+    if (!plan_transpose(k, es))
+        return false;
+    *st = finish_transpose(k);
+    return true;
+}
+
+/* Rows along digit 0; long rows are cut so that the threads can share them. */
+static bool plan_rows(kbox *k, int64_t es, hl_status *st)
+{
+    (void)es, (void)st;
+    k->mode = ROW;
+    k->inner = 1;
+    k->plane_cells = k->ext[0];
+    if (k->ext[0] > 2 * ROW_CHUNK) {
+        cut_digit(k, 0, ROW_CHUNK);
+        k->plane_cells = ROW_CHUNK;
+    }
+    return true;
+}
+
+static bool plan_memcpy_rows(kbox *k, int64_t es, hl_status *st)
+{
+    return k->ds[0] == 1 && k->ss[0] == 1 && plan_rows(k, es, st);
+}
+
+static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
+{
+    return k->ds[0] == 1 && k->ss[0] == -1 && plan_rows(k, es, st);
+}
+
+/* The registered box solvers, tried in this order (FFTW's rank-0 solvers
+ * play the same part): each says whether it applies to a box's sorted
+ * digits and, if so, plans the box's planes. */
+static const box_solver solvers[] = {
+    {"cell", plan_one},
+    {"staged transpose", plan_staged_transpose},
+    {"short-row blocks", plan_block},
+    {"memcpy rows", plan_memcpy_rows},
+    {"reversed rows", plan_reversed_rows},
+    {"strided rows", plan_rows},
+};
 
 static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
 {
@@ -601,23 +666,13 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
     k->planes = 1;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
-    if (k->n == 0) {
-        k->mode = ONE;
-        k->plane_cells = 1;
-    } else if (plan_transpose(k, es)) {
-        st = finish_transpose(k);
-    } else {
-        memcpy(work, saved, sizeof work);
-        if (!plan_block(k, &st)) {
-            /* long rows are cut so that the threads can share them */
-            k->mode = ROW;
-            k->inner = 1;
-            k->plane_cells = k->ext[0];
-            if (k->ext[0] > 2 * ROW_CHUNK) {
-                cut_digit(k, 0, ROW_CHUNK);
-                k->plane_cells = ROW_CHUNK;
-            }
-        }
+    /* the first solver that applies takes the box; one that does not may
+     * have reordered the digits */
+    for (size_t j = 0; j < sizeof solvers / sizeof *solvers && !k->solver; j++) {
+        if (solvers[j].plan(k, es, &st))
+            k->solver = &solvers[j];
+        else
+            memcpy(work, saved, sizeof work);
     }
     for (int t = k->inner; t < k->n; t++)
         k->planes *= k->ext[t];
@@ -793,44 +848,92 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
     }
 }
 
-hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, int threads)
+/* Runs share `me` of `nt` of the work: contiguous ranges of equal work,
+ * cut at plane boundaries. */
+static void run_share(const hl_copy *c, int64_t work, int me, int nt, const char *in, char *out,
+                      char *stage)
+{
+    const int64_t lo = work / nt * me + work % nt * me / nt;
+    const int64_t hi = work / nt * (me + 1) + work % nt * (me + 1) / nt;
+    int64_t start = 0;
+    for (int64_t i = 0; i < c->nboxes && start < hi; i++) {
+        const kbox *k = &c->box[i];
+        const int64_t size = k->planes * k->plane_cells;
+        if (start + size > lo) {
+            int64_t p0 = lo > start ? (lo - start + k->plane_cells - 1) / k->plane_cells : 0;
+            int64_t p1 = (hi - start + k->plane_cells - 1) / k->plane_cells;
+            if (p1 > k->planes)
+                p1 = k->planes;
+            if (p0 < p1)
+                run_planes(k, p0, p1, in, out, c->es, c->stream, stage);
+        }
+        start += size;
+    }
+#if defined(__SSE2__)
+    if (c->stream)
+        _mm_sfence(); /* order the streamed stores before returning */
+#endif
+}
+
+hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec_ctx *ctx)
 {
     int64_t work = 0;
     for (int64_t i = 0; i < c->nboxes; i++)
         work += c->box[i].planes * c->box[i].plane_cells;
-    const int use = work * c->es >= (1 << 16) ? threads : 1;
     const bool stage_needed = c->staging || c->stream;
+    if (ctx->threads == 0) {
+        char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
+        if (stage_needed && !stage)
+            return HL_ERR_NOMEM;
+        run_share(c, work, ctx->part, ctx->parts, in, out, stage);
+        free(stage);
+        return HL_OK;
+    }
+    const int use = work * c->es >= (1 << 16) ? ctx->threads : 1;
     int failed = 0;
 #pragma omp parallel num_threads(use) reduction(| : failed)
     {
-        const int nt = omp_get_num_threads(), me = omp_get_thread_num();
         char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
-        if (stage_needed && !stage) {
+        if (stage_needed && !stage)
             failed = 1;
-        } else {
-            /* this thread's share of the work, cut at plane boundaries */
-            const int64_t lo = work / nt * me + work % nt * me / nt;
-            const int64_t hi = work / nt * (me + 1) + work % nt * (me + 1) / nt;
-            int64_t start = 0;
-            for (int64_t i = 0; i < c->nboxes && start < hi; i++) {
-                const kbox *k = &c->box[i];
-                const int64_t size = k->planes * k->plane_cells;
-                if (start + size > lo) {
-                    int64_t p0 = lo > start ? (lo - start + k->plane_cells - 1) / k->plane_cells : 0;
-                    int64_t p1 = (hi - start + k->plane_cells - 1) / k->plane_cells;
-                    if (p1 > k->planes)
-                        p1 = k->planes;
-                    if (p0 < p1)
-                        run_planes(k, p0, p1, in, out, c->es, c->stream, stage);
-                }
-                start += size;
-            }
-#if defined(__SSE2__)
-            if (c->stream)
-                _mm_sfence(); /* order the streamed stores before returning */
-#endif
-        }
+        else
+            run_share(c, work, omp_get_thread_num(), omp_get_num_threads(), in, out, stage);
         free(stage);
     }
     return failed ? HL_ERR_NOMEM : HL_OK;
+}
+
+/* ---- description ---------------------------------------------------------------- */
+
+/* One line per box up to this many; beyond, a count per solver. */
+enum { DESCRIBE_BOXES = 16 };
+
+size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    used += hl_appendf(buf, size, used, "    %" PRId64 " cells in %" PRId64 " boxes%s\n", c->cells,
+                       c->nboxes, c->stream ? ", streaming stores" : "");
+    for (int64_t i = 0; i < c->nboxes && i < DESCRIBE_BOXES; i++) {
+        const kbox *k = &c->box[i];
+        used += hl_appendf(buf, size, used, "    box %" PRId64 ": %s, planes of %" PRId64
+                           " cells x %" PRId64 "; digits (extent: src stride, dst stride)", i,
+                           k->solver->name, k->plane_cells, k->planes);
+        for (int t = 0; t < k->n; t++)
+            used += hl_appendf(buf, size, used, " %" PRId64 ":%" PRId64 ",%" PRId64, k->ext[t],
+                               k->ss[t], k->ds[t]);
+        used += hl_appendf(buf, size, used, "\n");
+    }
+    if (c->nboxes > DESCRIBE_BOXES) {
+        const size_t nsolvers = sizeof solvers / sizeof *solvers;
+        used += hl_appendf(buf, size, used, "    all boxes:");
+        for (size_t j = 0; j < nsolvers; j++) {
+            int64_t n = 0;
+            for (int64_t i = 0; i < c->nboxes; i++)
+                n += c->box[i].solver == &solvers[j];
+            if (n)
+                used += hl_appendf(buf, size, used, " %" PRId64 " %s", n, solvers[j].name);
+        }
+        used += hl_appendf(buf, size, used, "\n");
+    }
+    return used - start;
 }

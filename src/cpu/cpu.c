@@ -1,0 +1,99 @@
+/* hyperlayout — the CPU executor: boxes through the copy kernel's solvers,
+ * in-place passes, and the cell-by-cell solvers where neither exists. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cells.h"
+#include "copy.h"
+#include "inplace.h"
+
+typedef struct {
+    hl_copy *copy;       /* NULL: out of place cell by cell */
+    hl_inplace *inplace; /* NULL: in place along cycles of cells */
+} cpu_state;
+
+static bool cpu_applicable(const hl_ir *ir)
+{
+    (void)ir;
+    return true;
+}
+
+static void cpu_destroy(void *state)
+{
+    cpu_state *s = state;
+    if (!s)
+        return;
+    hl_copy_destroy(s->copy);
+    hl_inplace_destroy(s->inplace);
+    free(s);
+}
+
+static hl_status cpu_prepare(const hl_ir *ir, void **out)
+{
+    cpu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return HL_ERR_NOMEM;
+    hl_status st = HL_OK;
+    if (ir->boxes || ir->nsteps == 0)
+        st = hl_copy_create(&s->copy, ir->boxes, ir->nboxes, ir->elem_size);
+    /* without the passes (no memory for the cycles) in place walks cycles
+     * of cells: slower, still right */
+    if (st == HL_OK && ir->in_place && ir->by_passes)
+        (void)hl_inplace_create(&s->inplace, ir->passes, ir->npasses, ir->elem_size);
+    if (st != HL_OK) {
+        cpu_destroy(s);
+        return st;
+    }
+    *out = s;
+    return HL_OK;
+}
+
+static hl_status cpu_run(const hl_ir *ir, const void *state, const void *in, void *out,
+                         const hl_exec_ctx *ctx)
+{
+    const cpu_state *s = state;
+    if (in == out)
+        return s->inplace ? hl_inplace_run(s->inplace, out, ctx)
+                          : hl_cells_run_in_place(ir, out, ctx);
+    if (s->copy)
+        return hl_copy_run(s->copy, in, out, ctx);
+    hl_cells_run(ir, in, out, ctx);
+    return HL_OK;
+}
+
+static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char *buf, size_t size)
+{
+    const cpu_state *s = state;
+    size_t used = 0;
+    if (threads > 0)
+        used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP threads\n", threads);
+    else
+        used += hl_appendf(buf, size, used, "executor cpu: OpenMP's default number of threads\n");
+    used += hl_appendf(buf, size, used, "  out of place:");
+    if (s->copy) {
+        used += hl_appendf(buf, size, used, " boxes\n");
+        used += hl_copy_describe(s->copy, buf, size, used);
+    } else {
+        used += hl_appendf(buf, size, used, " per-cell, %" PRId64 " cells through %d steps\n",
+                           ir->cells, ir->nsteps);
+    }
+    used += hl_appendf(buf, size, used, "  in place:");
+    if (!ir->in_place)
+        used += hl_appendf(buf, size, used, " not possible (not a bijection of one span)\n");
+    else if (s->inplace) {
+        used += hl_appendf(buf, size, used, " %d passes\n", ir->npasses);
+        used += hl_inplace_describe(s->inplace, buf, size, used);
+    } else
+        used += hl_appendf(buf, size, used, " cell cycles (serial)\n");
+    return used;
+}
+
+const hl_executor hl_cpu_executor = {
+    .name = "cpu",
+    .eager = true,
+    .applicable = cpu_applicable,
+    .prepare = cpu_prepare,
+    .run = cpu_run,
+    .destroy = cpu_destroy,
+    .describe = cpu_describe,
+};

@@ -1,0 +1,61 @@
+/* hyperlayout — hl_plan_describe: what planning produced and what each
+ * prepared executor chose, as text (FFTW's fftw_print_plan). */
+#include <inttypes.h>
+
+#include "plan_internal.h"
+
+/* A layout as its digits (dimension:radix*stride, per dimension least
+ * significant first), its coordinate maps and its base. */
+static size_t describe_layout(const hl_layout *lay, char *buf, size_t size, size_t used)
+{
+    static const char *const ops[] = {"flip", "shift", "crinkle", "uncrinkle"};
+    const size_t start = used;
+    used += hl_appendf(buf, size, used, "[");
+    for (int t = 0; t < lay->ndigits; t++)
+        used += hl_appendf(buf, size, used, "%s%d:%" PRId64 "*%" PRId64, t ? " " : "",
+                           lay->digit[t].dim, lay->digit[t].radix, lay->digit[t].stride);
+    used += hl_appendf(buf, size, used, "]");
+    for (int i = 0; i < lay->rank; i++)
+        for (int m = 0; m < lay->nmaps[i]; m++)
+            used += hl_appendf(buf, size, used, " %s(%d,%" PRId64 ")", ops[lay->map[i][m].op], i,
+                               lay->map[i][m].arg);
+    if (lay->base)
+        used += hl_appendf(buf, size, used, " base %" PRId64, lay->base);
+    return used - start;
+}
+
+hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length)
+{
+    if (!p || (!buf && size > 0))
+        return HL_ERR_NULL;
+    const hl_ir *ir = &p->ir;
+    char shape[HL_SHAPE_NOTATION_MAX];
+    if (hl_shape_format(&p->out_shape, shape, sizeof shape) != HL_OK)
+        shape[0] = '\0';
+    size_t used = hl_appendf(buf, size, 0,
+                             "plan: elements of %" PRId64 " bytes, input span %" PRId64
+                             ", output span %" PRId64 ", output %s\n",
+                             ir->elem_size, ir->in_span, ir->out_span, shape);
+    for (int j = 0; j < ir->nsteps; j++) {
+        used += hl_appendf(buf, size, used, "  step %d: src ", j);
+        used += describe_layout(&ir->steps[j].src, buf, size, used);
+        used += hl_appendf(buf, size, used, "\n          dst ");
+        used += describe_layout(&ir->steps[j].dst, buf, size, used);
+        used += hl_appendf(buf, size, used, "\n");
+    }
+    if (ir->boxes)
+        used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " boxes\n", ir->nboxes);
+    else if (p->reference)
+        used += hl_appendf(buf, size, used, "  not lowered: reference mode, cell by cell\n");
+    else
+        used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
+                           ir->nsteps > 1 ? "a chain whose steps do not fold"
+                                          : "no affine boxes within the limit");
+    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
+        if (p->exec[j])
+            used += hl_executors[j]->describe(ir, p->exec[j], p->threads, buf ? buf + used : NULL,
+                                              used < size ? size - used : 0);
+    if (length)
+        *length = used;
+    return used < size ? HL_OK : HL_ERR_BUFFER;
+}

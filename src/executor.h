@@ -1,0 +1,52 @@
+/* hyperlayout internal — executors: what runs a plan's IR on some hardware.
+ *
+ * One planner, several executors (FFTW's planner and registered solvers).
+ * An executor is an entry of the table in executors.c: it says whether it
+ * can run an IR, prepares its own state from it once (at planning, or when
+ * asked, e.g. device buffers), runs it any number of times from any number
+ * of threads (the state is read-only then), describes what it chose, and
+ * frees its state.  The CPU executor is src/cpu/; a CUDA or MPI one is a new
+ * entry of the table, not an edit of hl_execute. */
+#ifndef HYPERLAYOUT_EXECUTOR_H
+#define HYPERLAYOUT_EXECUTOR_H
+
+#include <stddef.h>
+
+#include "ir.h"
+
+/* How one call shares the work.  threads > 0: the executor starts a team of
+ * that many threads and does all of it.  threads == 0: the calling thread
+ * does share `part` of `parts` and starts no thread (hl_execute_part). */
+typedef struct hl_exec_ctx {
+    int threads;
+    int part, parts;
+} hl_exec_ctx;
+
+typedef struct hl_executor {
+    const char *name;
+    /* prepared with every plan (the CPU), or only on request */
+    bool eager;
+    bool (*applicable)(const hl_ir *ir);
+    hl_status (*prepare)(const hl_ir *ir, void **state);
+    /* in == out runs in place (the caller checked ir->in_place) */
+    hl_status (*run)(const hl_ir *ir, const void *state, const void *in, void *out,
+                     const hl_exec_ctx *ctx);
+    void (*destroy)(void *state);
+    /* Appends what the executor chose to buf (snprintf-style: returns the
+     * characters it needed, writes at most size-1 and a NUL). */
+    size_t (*describe)(const hl_ir *ir, const void *state, int threads, char *buf, size_t size);
+} hl_executor;
+
+/* The registered executors, NULL-terminated, in order of preference. */
+extern const hl_executor *const hl_executors[];
+
+/* The CPU executor (src/cpu/cpu.c). */
+extern const hl_executor hl_cpu_executor;
+
+/* snprintf into buf + used, for describers: returns the characters written
+ * or needed, so that `used += hl_appendf(buf, size, used, ...)` builds a
+ * text and measures it in one pass. */
+size_t hl_appendf(char *buf, size_t size, size_t used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif
