@@ -2,6 +2,7 @@
  * as one fused plan.  The input is read whole and never modified; the
  * output is written atomically (temporary file, then rename). */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "cli.h"
 
 static const char transform_usage[] =
-    "usage: hyperlayout transform [--threads N] IN.npy OUT.npy OP [OP ...]\n"
+    "usage: hyperlayout transform [--threads N] [--explain] IN.npy OUT.npy OP [OP ...]\n"
     "\n"
     "Applies the ops in the order given, fused into one plan (one read of every\n"
     "input element, one write of every output element), and writes OUT.npy\n"
@@ -27,6 +28,8 @@ static const char transform_usage[] =
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
     "\n"
     "  --threads N             OpenMP threads (default: all cores)\n"
+    "  --explain               print what the fused plan does (its layouts, boxes, the\n"
+    "                          solver of each, threads, in place or not), then run it\n"
     "  -h, --help              this text\n";
 
 /* Parses a comma-separated list of integers into v (at most cap); returns
@@ -149,11 +152,27 @@ static hl_status op_plan(const char *text, const hl_shape *shape, const hl_plan_
     return HL_ERR_ARG;
 }
 
+/* Prints hl_plan_describe's text on stdout. */
+static hl_status explain_plan(const hl_plan *plan)
+{
+    size_t len;
+    hl_status st = hl_plan_describe(plan, NULL, 0, &len);
+    char *text = st == HL_OK || st == HL_ERR_BUFFER ? malloc(len + 1) : NULL;
+    if (!text)
+        return st == HL_OK || st == HL_ERR_BUFFER ? HL_ERR_NOMEM : st;
+    st = hl_plan_describe(plan, text, len + 1, NULL);
+    if (st == HL_OK)
+        fputs(text, stdout);
+    free(text);
+    return st;
+}
+
 int hl_cmd_transform(int argc, char **argv)
 {
     const char *files[2] = {NULL, NULL};
     const char **ops = calloc((size_t)argc, sizeof *ops);
     int nfiles = 0, nops = 0, rc = 0;
+    bool explain = false;
     hl_plan_options opt = {0};
     if (!ops)
         return hl_cli_error("transform", "%s", hl_strerror(HL_ERR_NOMEM));
@@ -172,6 +191,8 @@ int hl_cmd_transform(int argc, char **argv)
             }
             opt.threads = (int)t;
             a++;
+        } else if (!strcmp(arg, "--explain")) {
+            explain = true;
         } else if (arg[0] == '-' && arg[1] == '-') {
             free(ops);
             return hl_cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
@@ -207,6 +228,8 @@ int hl_cmd_transform(int argc, char **argv)
         cur = *hl_plan_out_shape(plans[j]);
     }
     st = hl_plan_compose(&chain, (const hl_plan *const *)plans, nops, &opt);
+    if (st == HL_OK && explain)
+        st = explain_plan(chain);
     if (st == HL_OK) {
         size_t bytes = (size_t)(hl_plan_out_span(chain) * shape.elem_size);
         out = aligned_alloc(64, (bytes + 63) / 64 * 64);

@@ -1,0 +1,251 @@
+/* Executing plans other ways than hl_execute: shares run by the caller's
+ * own threads (hl_execute_part, sequentially and from an OpenMP region),
+ * plans made straight from boxes (the IR's entry point), and what
+ * hl_plan_describe says about the solvers a plan uses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+#include "ir.h" /* internal: hl_plan_from_boxes */
+
+static void fill(uint32_t *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        a[j] = (uint32_t)(j * 2654435761u + 7);
+}
+
+enum { NPLANS = 9 };
+
+/* Plans on [70,50,36] float32 covering every CPU solver out of place:
+ * rows, transposes, blocks, cut rows, the per-cell fallback. */
+static void make_plans(hl_plan **p, const hl_shape *s)
+{
+    const int perm[3] = {2, 0, 1};
+    const int64_t shift[3] = {5, 0, 3}, tile[3] = {4, 5, 6};
+    const hl_plan_options ref = {1, true};
+    assert_int_equal(hl_plan_flip(&p[0], s, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&p[1], s, 6, NULL), HL_OK);
+    assert_int_equal(hl_plan_shift(&p[2], s, shift, NULL), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[3], s, 1, 3, NULL), HL_OK);
+    assert_int_equal(hl_plan_permute(&p[4], s, perm, NULL), HL_OK);
+    assert_int_equal(hl_plan_tile(&p[5], s, tile, NULL), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[6], s, -1, 2, &ref), HL_OK);
+    const hl_plan *chain[2] = {p[4], p[5]};
+    hl_shape t = *hl_plan_out_shape(p[4]);
+    hl_plan *tiled;
+    assert_int_equal(hl_plan_tile(&tiled, &t, (const int64_t[]){2, 5, 2}, NULL), HL_OK);
+    chain[1] = tiled;
+    assert_int_equal(hl_plan_compose(&p[7], chain, 2, NULL), HL_OK);
+    hl_plan_destroy(tiled);
+    assert_int_equal(hl_plan_crinkle(&p[8], s, 0, 7, NULL), HL_OK);
+}
+
+static void test_parts_match_execute(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
+    const int64_t n = 2 * 70 * 50 * 36; /* room for padded tiles */
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
+             *got = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && want && got);
+    fill(in, n);
+    hl_plan *p[NPLANS];
+    make_plans(p, &s);
+    for (int k = 0; k < NPLANS; k++) {
+        assert_true(hl_plan_out_span(p[k]) <= n);
+        memset(want, 0xff, sizeof *want * (size_t)n); /* padded tiles leave slots untouched */
+        assert_int_equal(hl_execute(p[k], in, want), HL_OK);
+        for (int parts = 1; parts <= 5; parts++) {
+            memset(got, 0xff, sizeof *got * (size_t)n);
+            /* in any order: the shares are disjoint */
+            for (int part = parts - 1; part >= 0; part--)
+                assert_int_equal(hl_execute_part(p[k], in, got, part, parts), HL_OK);
+            if (memcmp(got, want, sizeof *got * (size_t)n))
+                fail_msg("plan %d, %d parts", k, parts);
+        }
+        /* from the threads of the caller's own OpenMP region */
+        memset(got, 0xff, sizeof *got * (size_t)n);
+        int bad = 0;
+#pragma omp parallel num_threads(3) reduction(| : bad)
+        bad |= hl_execute_part(p[k], in, got, omp_get_thread_num(), omp_get_num_threads()) != HL_OK;
+        assert_false(bad);
+        assert_memory_equal(got, want, sizeof *got * (size_t)n);
+    }
+    for (int k = 0; k < NPLANS; k++)
+        hl_plan_destroy(p[k]);
+    free(in);
+    free(want);
+    free(got);
+}
+
+/* In place: one pass is shared; several passes need the whole array between
+ * them, so shares are refused before anything moves; parts == 1 runs all. */
+static void test_parts_in_place(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
+    const int64_t n = 70 * 50 * 36;
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
+             *got = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && want && got);
+    fill(in, n);
+    hl_plan *one, *two, *walk;
+    const int perm[3] = {1, 0, 2};
+    hl_shape cube;
+    assert_int_equal(hl_shape_parse(&cube, "[9,40,40,float32]"), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&one, &s, 1, 4, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&two, &s, 7, NULL), HL_OK);
+    assert_int_equal(hl_plan_permute(&walk, &cube, perm, NULL), HL_OK);
+    const hl_plan *plans[3] = {one, two, walk};
+    for (int k = 0; k < 3; k++) {
+        const int64_t m = hl_plan_in_span(plans[k]);
+        assert_int_equal(hl_execute(plans[k], in, want), HL_OK);
+        for (int parts = 1; parts <= 4; parts++) {
+            memcpy(got, in, sizeof *got * (size_t)m);
+            hl_status st = HL_OK;
+            for (int part = 0; part < parts && st == HL_OK; part++)
+                st = hl_execute_part(plans[k], got, got, part, parts);
+            if (k == 1 && parts > 1) {
+                assert_int_equal(st, HL_ERR_IN_PLACE);
+                assert_memory_equal(got, in, sizeof *got * (size_t)m);
+            } else {
+                assert_int_equal(st, HL_OK);
+                assert_memory_equal(got, want, sizeof *got * (size_t)m);
+            }
+        }
+    }
+    assert_int_equal(hl_execute_part(one, in, got, 2, 2), HL_ERR_ARG);
+    assert_int_equal(hl_execute_part(one, in, got, -1, 2), HL_ERR_ARG);
+    assert_int_equal(hl_execute_part(one, in, got, 0, 0), HL_ERR_ARG);
+    assert_int_equal(hl_execute_part(NULL, in, got, 0, 1), HL_ERR_NULL);
+    assert_int_equal(hl_execute_part(one, NULL, got, 0, 1), HL_ERR_NULL);
+    hl_plan_destroy(one);
+    hl_plan_destroy(two);
+    hl_plan_destroy(walk);
+    free(in);
+    free(want);
+    free(got);
+}
+
+/* A transpose of a 3 x 5 matrix and a copy of a row, as two boxes. */
+static void test_from_boxes(void **state)
+{
+    (void)state;
+    hl_box b[2];
+    memset(b, 0, sizeof b);
+    b[0] = (hl_box){.ndigits = 2, .src_base = 0, .dst_base = 0};
+    b[0].extent[0] = 5, b[0].src_stride[0] = 1, b[0].dst_stride[0] = 3;
+    b[0].extent[1] = 3, b[0].src_stride[1] = 5, b[0].dst_stride[1] = 1;
+    b[1] = (hl_box){.ndigits = 1, .src_base = 15, .dst_base = 20};
+    b[1].extent[0] = 4, b[1].src_stride[0] = -1, b[1].dst_stride[0] = 1;
+    b[1].src_base = 18;
+    hl_plan *p;
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 2, 19, 24, NULL), HL_OK);
+    assert_int_equal(hl_plan_boxes(p), 2);
+    assert_int_equal(hl_plan_in_span(p), 19);
+    assert_int_equal(hl_plan_out_span(p), 24);
+    uint16_t in[19], out[24];
+    for (int j = 0; j < 19; j++)
+        in[j] = (uint16_t)(100 + j);
+    memset(out, 0, sizeof out);
+    assert_int_equal(hl_execute(p, in, out), HL_OK);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 5; c++)
+            assert_int_equal(out[c * 3 + r], in[r * 5 + c]);
+    for (int j = 0; j < 4; j++)
+        assert_int_equal(out[20 + j], in[18 - j]);
+    assert_int_equal(out[15], 0); /* no box writes there */
+    assert_int_equal(hl_execute(p, in, in), HL_ERR_IN_PLACE);
+    hl_plan *inv, *chain;
+    assert_int_equal(hl_plan_inverse(&inv, p), HL_ERR_UNSUPPORTED);
+    const hl_plan *steps[1] = {p};
+    assert_int_equal(hl_plan_compose(&chain, steps, 1, NULL), HL_ERR_UNSUPPORTED);
+    hl_plan_destroy(p);
+    /* boxes reaching past the spans, bad arguments */
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 2, 18, 24, NULL), HL_ERR_RANGE);
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 2, 19, 23, NULL), HL_ERR_RANGE);
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 0, 19, 24, NULL), HL_ERR_ELEM_SIZE);
+    assert_int_equal(hl_plan_from_boxes(&p, NULL, 2, 2, 19, 24, NULL), HL_ERR_NULL);
+    b[1].extent[0] = 0;
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 2, 19, 24, NULL), HL_ERR_EXTENT);
+    assert_int_equal(hl_plan_from_boxes(&p, b, 0, 2, 0, 0, NULL), HL_OK);
+    assert_int_equal(hl_execute(p, in, out), HL_OK);
+    hl_plan_destroy(p);
+}
+
+/* The description names the solver that runs; a short buffer is cut, still
+ * terminated, and says how long the whole text is. */
+static void expect_solver(const hl_plan *p, const char *name)
+{
+    char text[8192];
+    size_t len;
+    assert_int_equal(hl_plan_describe(p, text, sizeof text, &len), HL_OK);
+    assert_int_equal(len, strlen(text));
+    if (!strstr(text, name))
+        fail_msg("no '%s' in:\n%s", name, text);
+}
+
+static void test_describe(void **state)
+{
+    (void)state;
+    hl_shape s, line;
+    assert_int_equal(hl_shape_parse(&s, "[64,512,float32]"), HL_OK);
+    assert_int_equal(hl_shape_parse(&line, "[2000000,uint8]"), HL_OK);
+    const int perm[2] = {1, 0};
+    const int64_t tile[2] = {4, 4};
+    const hl_plan_options ref = {2, true};
+    hl_plan *p[8];
+    assert_int_equal(hl_plan_flip(&p[0], &s, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&p[1], &s, 2, NULL), HL_OK);
+    assert_int_equal(hl_plan_permute(&p[2], &s, perm, NULL), HL_OK);
+    assert_int_equal(hl_plan_tile(&p[3], &s, tile, NULL), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[4], &s, 0, 2, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&p[5], &line, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[6], &s, 1, 3, &ref), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[7], &s, 1, 3, NULL), HL_OK);
+    expect_solver(p[0], "reversed rows");
+    expect_solver(p[0], "in-place row gather");
+    expect_solver(p[1], "memcpy rows");
+    expect_solver(p[2], "staged transpose");
+    expect_solver(p[2], "cell cycles");
+    expect_solver(p[3], "short-row blocks");
+    expect_solver(p[4], "strided rows");
+    expect_solver(p[5], "reflection swaps");
+    expect_solver(p[6], "per-cell");
+    expect_solver(p[6], "reference mode");
+    expect_solver(p[6], "2 OpenMP threads");
+    expect_solver(p[7], "in-place cycles");
+    char small[40];
+    size_t len;
+    assert_int_equal(hl_plan_describe(p[2], small, sizeof small, &len), HL_ERR_BUFFER);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    assert_true(len > sizeof small);
+    assert_int_equal(hl_plan_describe(p[2], NULL, 0, &len), HL_ERR_BUFFER);
+    assert_true(len > sizeof small);
+    assert_int_equal(hl_plan_describe(NULL, small, sizeof small, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_plan_describe(p[2], NULL, 10, NULL), HL_ERR_NULL);
+    for (int k = 0; k < 8; k++)
+        hl_plan_destroy(p[k]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parts_match_execute),
+        cmocka_unit_test(test_parts_in_place),
+        cmocka_unit_test(test_from_boxes),
+        cmocka_unit_test(test_describe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
