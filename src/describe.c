@@ -44,7 +44,8 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += hl_appendf(buf, size, used, "\n");
     }
     if (ir->boxes)
-        used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " boxes\n", ir->nboxes);
+        used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,
+                           ir->nboxes == 1 ? "" : "es");
     else if (p->reference)
         used += hl_appendf(buf, size, used, "  not lowered: reference mode, cell by cell\n");
     else

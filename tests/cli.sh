@@ -192,6 +192,12 @@ expect_out "(2, 3)"
 expect_ok transform --threads 1 "$dir/a.npy" "$dir/p.npy" permute:1,0
 expect_ok info "$dir/p.npy"
 expect_out "(3, 2)"
+# --explain: the fused plan's description, then the same output as without it
+expect_ok transform --explain --threads 1 "$dir/a.npy" "$dir/e.npy" permute:1,0
+expect_out "^plan: elements of 4 bytes"
+expect_out "executor cpu: 1 OpenMP thread$"
+expect_out "box 0: "
+cmp -s "$dir/p.npy" "$dir/e.npy" && ok || bad "transform --explain wrote another output"
 cp "$dir/a.npy" "$dir/keep.npy"
 expect_fail transform "$dir/a.npy" "$dir/keep.npy" tile:2,2
 expect_err "block 2 does not divide extent 3 of dimension 0"

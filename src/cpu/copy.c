@@ -911,8 +911,8 @@ enum { DESCRIBE_BOXES = 16 };
 size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
 {
     const size_t start = used;
-    used += hl_appendf(buf, size, used, "    %" PRId64 " cells in %" PRId64 " boxes%s\n", c->cells,
-                       c->nboxes, c->stream ? ", streaming stores" : "");
+    used += hl_appendf(buf, size, used, "    %" PRId64 " cells in %" PRId64 " box%s%s\n", c->cells,
+                       c->nboxes, c->nboxes == 1 ? "" : "es", c->stream ? ", streaming stores" : "");
     for (int64_t i = 0; i < c->nboxes && i < DESCRIBE_BOXES; i++) {
         const kbox *k = &c->box[i];
         used += hl_appendf(buf, size, used, "    box %" PRId64 ": %s, planes of %" PRId64

@@ -66,7 +66,8 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     const cpu_state *s = state;
     size_t used = 0;
     if (threads > 0)
-        used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP threads\n", threads);
+        used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP thread%s\n", threads,
+                           threads == 1 ? "" : "s");
     else
         used += hl_appendf(buf, size, used, "executor cpu: OpenMP's default number of threads\n");
     used += hl_appendf(buf, size, used, "  out of place:");
@@ -81,7 +82,7 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     if (!ir->in_place)
         used += hl_appendf(buf, size, used, " not possible (not a bijection of one span)\n");
     else if (s->inplace) {
-        used += hl_appendf(buf, size, used, " %d passes\n", ir->npasses);
+        used += hl_appendf(buf, size, used, " %d pass%s\n", ir->npasses, ir->npasses == 1 ? "" : "es");
         used += hl_inplace_describe(s->inplace, buf, size, used);
     } else
         used += hl_appendf(buf, size, used, " cell cycles (serial)\n");
