@@ -43,7 +43,7 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += describe_layout(&ir->steps[j].dst, buf, size, used);
         used += hl_appendf(buf, size, used, "\n");
     }
-    if (ir->boxes)
+    if (ir->lowered)
         used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,
                            ir->nboxes == 1 ? "" : "es");
     else if (p->reference)

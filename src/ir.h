@@ -55,10 +55,14 @@ typedef struct hl_ir_step {
 
 typedef struct hl_ir {
     int64_t elem_size, in_span, out_span;
-    /* Out of place: the boxes, or none (nboxes 0, boxes NULL): then the
-     * steps are evaluated cell by cell. */
-    hl_box *boxes;
+    /* Out of place: the boxes when lowered, packed (a plan may keep tens of
+     * thousands; hl_ir_box unpacks one); otherwise the steps are evaluated
+     * cell by cell. */
+    bool lowered;
     int64_t nboxes;
+    int64_t *box_at;   /* nboxes + 1 offsets into box_data */
+    int64_t *box_data; /* per box: src_base, dst_base, then per digit extent,
+                          src_stride, dst_stride */
     int64_t cells; /* cells of all boxes, or of the last step */
     /* The chain; nsteps 0 for plans made straight from boxes. */
     int nsteps;
@@ -81,6 +85,15 @@ void hl_ir_passes_free(hl_ir_pass *passes, int npasses);
 
 /* Cells of a box. */
 int64_t hl_box_cells(const hl_box *box);
+
+/* Stores the boxes in ir (lowered, nboxes, box_at, box_data, cells) (ir.c). */
+hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes);
+
+/* Box b of the IR. */
+void hl_ir_box(const hl_ir *ir, int64_t b, hl_box *box);
+
+/* Frees what the IR holds (boxes, steps, passes). */
+void hl_ir_free(hl_ir *ir);
 
 /* Plans lowered to more boxes than this run cell by cell instead. */
 #define HL_PLAN_MAX_BOXES 65536

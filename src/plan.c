@@ -116,8 +116,14 @@ static hl_status plan_finish(hl_plan *p)
         if (ir->in_place)
             ir->by_passes = hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, &ir->passes,
                                          &ir->npasses) == HL_OK;
-        hl_status st = hl_lower(&ir->steps[0].src, &ir->steps[0].dst, HL_PLAN_MAX_BOXES,
-                                &ir->boxes, &ir->nboxes);
+        hl_box *boxes;
+        int64_t nboxes;
+        hl_status st = hl_lower(&ir->steps[0].src, &ir->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,
+                                &nboxes);
+        if (st == HL_OK) {
+            st = hl_ir_pack_boxes(ir, boxes, nboxes);
+            free(boxes);
+        }
         if (st != HL_OK && st != HL_ERR_UNSUPPORTED)
             return st;
     }
@@ -401,18 +407,15 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
             return HL_ERR_RANGE;
     }
     hl_plan *p = calloc(1, sizeof *p);
-    if (!p || !(p->ir.boxes = malloc(sizeof *boxes * (size_t)(nboxes > 0 ? nboxes : 1)))) {
-        free(p);
+    if (!p)
         return HL_ERR_NOMEM;
+    if ((st = hl_ir_pack_boxes(&p->ir, boxes, nboxes)) != HL_OK) {
+        free(p);
+        return st;
     }
-    if (nboxes > 0)
-        memcpy(p->ir.boxes, boxes, sizeof *boxes * (size_t)nboxes);
-    p->ir.nboxes = nboxes;
     p->ir.elem_size = elem_size;
     p->ir.in_span = in_span;
     p->ir.out_span = out_span;
-    for (int64_t b = 0; b < nboxes; b++)
-        p->ir.cells += hl_box_cells(&boxes[b]);
     p->threads = threads;
     hl_shape_init(&p->out_shape, 1, &out_span, HL_DTYPE_BYTES, elem_size);
     if ((st = prepare_executors(p)) != HL_OK) {
@@ -463,9 +466,7 @@ void hl_plan_destroy(hl_plan *p)
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (p->exec[j])
             hl_executors[j]->destroy(p->exec[j]);
-    free(p->ir.steps);
-    free(p->ir.boxes);
-    hl_ir_passes_free(p->ir.passes, p->ir.npasses);
+    hl_ir_free(&p->ir);
     free(p);
 }
 
@@ -473,15 +474,7 @@ int64_t hl_plan_in_span(const hl_plan *p) { return p->ir.in_span; }
 int64_t hl_plan_out_span(const hl_plan *p) { return p->ir.out_span; }
 int64_t hl_plan_elem_size(const hl_plan *p) { return p->ir.elem_size; }
 const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
-int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.boxes ? p->ir.nboxes : 0; }
-
-int64_t hl_box_cells(const hl_box *box)
-{
-    int64_t cells = 1;
-    for (int t = 0; t < box->ndigits; t++)
-        cells *= box->extent[t];
-    return cells;
-}
+int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.lowered ? p->ir.nboxes : 0; }
 
 /* ---- execution ----------------------------------------------------------- */
 

@@ -702,8 +702,9 @@ void hl_copy_destroy(hl_copy *c)
     free(c);
 }
 
-hl_status hl_copy_create(hl_copy **out, const hl_box *boxes, int64_t nboxes, int64_t es)
+hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
 {
+    const int64_t nboxes = ir->nboxes, es = ir->elem_size;
     hl_copy *c = calloc(1, sizeof *c);
     if (!c)
         return HL_ERR_NOMEM;
@@ -713,19 +714,18 @@ hl_status hl_copy_create(hl_copy **out, const hl_box *boxes, int64_t nboxes, int
         free(c);
         return HL_ERR_NOMEM;
     }
+    hl_box b;
     for (int64_t i = 0; i < nboxes; i++) {
         c->nboxes = i + 1;
-        hl_status st = prepare(&c->box[i], &boxes[i], es);
+        hl_ir_box(ir, i, &b);
+        hl_status st = prepare(&c->box[i], &b, es);
         if (st != HL_OK) {
             hl_copy_destroy(c);
             return st;
         }
-        int64_t cells = 1;
-        for (int t = 0; t < boxes[i].ndigits; t++)
-            cells *= boxes[i].extent[t];
-        c->cells += cells;
         c->staging = c->staging || c->box[i].mode == TRANSPOSE;
     }
+    c->cells = ir->cells;
     c->stream = c->cells * es >= STREAM_BYTES;
     *out = c;
     return HL_OK;

@@ -12,8 +12,8 @@
 
 typedef struct hl_copy hl_copy;
 
-/* Prepares the boxes for elements of `elem_size` bytes. */
-hl_status hl_copy_create(hl_copy **c, const hl_box *boxes, int64_t nboxes, int64_t elem_size);
+/* Prepares the IR's boxes. */
+hl_status hl_copy_create(hl_copy **c, const hl_ir *ir);
 
 /* Copies every cell of the boxes from in to out (ctx: executor.h).
  * HL_ERR_NOMEM when a staging buffer cannot be allocated. */

@@ -34,8 +34,8 @@ static hl_status cpu_prepare(const hl_ir *ir, void **out)
     if (!s)
         return HL_ERR_NOMEM;
     hl_status st = HL_OK;
-    if (ir->boxes || ir->nsteps == 0)
-        st = hl_copy_create(&s->copy, ir->boxes, ir->nboxes, ir->elem_size);
+    if (ir->lowered)
+        st = hl_copy_create(&s->copy, ir);
     /* without the passes (no memory for the cycles) in place walks cycles
      * of cells: slower, still right */
     if (st == HL_OK && ir->in_place && ir->by_passes)
