@@ -6,8 +6,8 @@
 
 #include "hyperlayout/atomic.h"
 
-hl_status hl_png_write(const char *path, const uint8_t *pixels, int64_t width, int64_t height,
-                       int channels, int64_t row_stride)
+hl_status image_write_png(const char *path, const uint8_t *pixels, int64_t width, int64_t height,
+                          int channels, int64_t row_stride)
 {
     if (!path || !pixels)
         return HL_ERR_NULL;

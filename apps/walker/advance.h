@@ -3,8 +3,8 @@
  * signature is the same for all three, so they receive the same
  * information (the state as a restrict pointer, the SDE, a scratch array
  * dW of K doubles for the Gaussian numbers). */
-#ifndef HYPERLAYOUT_WALKER_ADVANCE_H
-#define HYPERLAYOUT_WALKER_ADVANCE_H
+#ifndef WALKER_ADVANCE_H
+#define WALKER_ADVANCE_H
 
 #include <stdint.h>
 

@@ -17,8 +17,8 @@
  * a counter-based generator keyed by (particle, step, component), so every
  * variant, thread count and particle order sees the same numbers and the
  * variants' particle states agree bit for bit. */
-#ifndef HYPERLAYOUT_WALKER_H
-#define HYPERLAYOUT_WALKER_H
+#ifndef WALKER_H
+#define WALKER_H
 
 #include <stdbool.h>
 #include <stdint.h>
