@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hyperlayout/atomic.h"
+#include "atomic_file.h"
 #include "ising.h"
 
 static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
@@ -90,13 +90,13 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    hl_atomic_file *csv = NULL;
-    if (csv_path && hl_atomic_open(&csv, csv_path) != HL_OK) {
+    atomic_file *csv = NULL;
+    if (csv_path && atomic_file_open(&csv, csv_path) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }
     if (csv)
-        fprintf(hl_atomic_stream(csv),
+        fprintf(atomic_file_stream(csv),
                 "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
                 "ratio_A_B,ratio_B_C,ratio_A_C\n");
     const int tcounts[2] = {1, threads};
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
             if (csv)
                 for (int v = 0; v < NV; v++)
                     if (have[v])
-                        fprintf(hl_atomic_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
+                        fprintf(atomic_file_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
                                 lt->name, N, nt, ising_variant_name(variants[v]), isa, rate[v],
                                 rate[v] / nt, ab, bc, ac);
         }
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
             ising_destroy(is[v]);
     }
     printf("ratios are time over time (A/B = 1.05: A takes 5%% longer than B); %d repeats, median\n", reps);
-    if (csv && hl_atomic_commit(csv) != HL_OK) {
+    if (csv && atomic_file_commit(csv) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }

@@ -10,14 +10,14 @@
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
  *   spins:  i8 [N] in logical k order
  *   u64 FNV-1a hash of every byte before it
- * Written through hl_atomic_*: a reader sees the previous checkpoint or
+ * Written through atomic_file_*: a reader sees the previous checkpoint or
  * this one, whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hyperlayout/atomic.h"
+#include "atomic_file.h"
 #include "run.h"
 
 #define CK_VERSION 1u
@@ -166,14 +166,14 @@ hl_status ising_checkpoint_save(const char *path, const ising_params *p, const i
     if (!spins)
         return HL_ERR_NOMEM;
     hl_status st = ising_get_spins(lattice, spins);
-    hl_atomic_file *af = NULL;
+    atomic_file *af = NULL;
     if (st == HL_OK)
-        st = hl_atomic_open(&af, path);
+        st = atomic_file_open(&af, path);
     if (st != HL_OK) {
         free(spins);
         return st;
     }
-    ck_io io = {hl_atomic_stream(af), 0xcbf29ce484222325ull, 0};
+    ck_io io = {atomic_file_stream(af), 0xcbf29ce484222325ull, 0};
     const uint32_t version = CK_VERSION, marker = CK_MARKER;
     put(&io, ck_magic, sizeof ck_magic);
     PUT(&io, version);
@@ -196,10 +196,10 @@ hl_status ising_checkpoint_save(const char *path, const ising_params *p, const i
     const uint64_t hash = io.hash;
     PUT(&io, hash);
     if (io.bad) {
-        hl_atomic_abort(af);
+        atomic_file_abort(af);
         return HL_ERR_IO;
     }
-    return hl_atomic_commit(af);
+    return atomic_file_commit(af);
 }
 
 /* Reads and checks the magic, version, marker and parameters. */
