@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     double *dW = malloc((size_t)K * sizeof *dW);
     st = dW ? HL_OK : HL_ERR_NOMEM;
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++) {
-        hl_fields_um f; /* the same storage serves either layout */
+        hl_fields_um f; /* the same storage serves either order */
         st = hl_fields_um_alloc(&f, npar, K);
         state[v] = f.ptr;
     }
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     for (int64_t r = 0; r < reps && st == HL_OK; r++) {
         double t[NTIMED] = {0}, wall[NTIMED] = {0};
         for (int v = 0; v < WALKER_NVARIANTS; v++)
-            walker_init_state(walker_variant_layout((walker_variant)v), state[v], npar, K);
+            walker_init_state(walker_variant_order((walker_variant)v), state[v], npar, K);
         for (int64_t s0 = 0, c = 0; s0 < nsteps && st == HL_OK; s0 += chunk, c++) {
             const int64_t n = nsteps - s0 < chunk ? nsteps - s0 : chunk;
             for (int i = 0; i < NTIMED && st == HL_OK; i++) {

@@ -205,13 +205,13 @@ static hl_status write_stats_csv(atomic_file *f, const int64_t *steps, const wal
 static hl_status write_times_csv(atomic_file *f, const opts *o, const double *times)
 {
     FILE *out = atomic_file_stream(f);
-    fputs("variant,layout,repetition,seconds,particles,ncomp,steps,threads\n", out);
+    fputs("variant,order,repetition,seconds,particles,ncomp,steps,threads\n", out);
     for (int64_t r = 0; r < o->reps; r++)
         for (int v = 0; v < WALKER_NVARIANTS; v++)
             if (o->run[v])
                 fprintf(out, "%s,%s,%" PRId64 ",%.6f,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
                         walker_variant_name((walker_variant)v),
-                        walker_variant_layout((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR
+                        walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR
                             ? "unknown-major" : "equation-major",
                         r, times[r * WALKER_NVARIANTS + v], o->npar, o->K, o->nsteps, o->threads);
     return atomic_file_commit(f);
@@ -240,7 +240,7 @@ static int run(const opts *o, const walker_sde *sde)
     }
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++)
         if (o->run[v]) {
-            hl_fields_um f; /* the same storage holds either layout */
+            hl_fields_um f; /* the same storage holds either order */
             st = hl_fields_um_alloc(&f, npar, K);
             state[v] = f.ptr;
         }
@@ -278,8 +278,8 @@ static int run(const opts *o, const walker_sde *sde)
         for (int v = 0; v < WALKER_NVARIANTS; v++) {
             if (!o->run[v])
                 continue;
-            const int layout = walker_variant_layout((walker_variant)v);
-            walker_init_state(layout, state[v], npar, K);
+            const int order = walker_variant_order((walker_variant)v);
+            walker_init_state(order, state[v], npar, K);
             const bool record = r == 0 && v == first;
             const int64_t chunk = record && o->every > 0 ? o->every : o->nsteps;
             double t = 0.0;
@@ -296,7 +296,7 @@ static int run(const opts *o, const walker_sde *sde)
                 s0 += n;
                 if (record) {
                     rec_step[n_rec] = s0;
-                    walker_stats_of(layout, state[v], npar, K, &rec[n_rec]);
+                    walker_stats_of(order, state[v], npar, K, &rec[n_rec]);
                     if (o->every > 0) {
                         char label[40];
                         snprintf(label, sizeof label, "%8" PRId64 " %9.2f", s0, (double)s0 * o->dt);
@@ -320,7 +320,7 @@ static int run(const opts *o, const walker_sde *sde)
         print_stats_row("  rel. difference", &rel);
     }
 
-    printf("\n%-8s %-15s %12s %8s\n", "variant", "layout", "seconds", "/Ptr");
+    printf("\n%-8s %-15s %12s %8s\n", "variant", "order", "seconds", "/Ptr");
     for (int v = 0; v < WALKER_NVARIANTS; v++) {
         if (!o->run[v])
             continue;
@@ -334,8 +334,8 @@ static int run(const opts *o, const walker_sde *sde)
         if (o->run[WALKER_PTR] && ptr > 1e-3) /* shorter runs: no meaningful ratio */
             snprintf(ratio, sizeof ratio, "%.3f", best / ptr);
         printf("%-8s %-15s %12.3f %8s\n", walker_variant_name((walker_variant)v),
-               walker_variant_layout((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
-                                                                                 : "equation-major",
+               walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
+                                                                                : "equation-major",
                best, ratio);
     }
     bool same = true;
