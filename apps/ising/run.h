@@ -33,11 +33,11 @@ typedef struct ising_params {
 
 /* How to run it (never changes the results). */
 typedef struct ising_options {
-    ising_variant variant; /* AUTO by default */
-    int threads;              /* 0: OpenMP's default */
-    const char *checkpoint;   /* file to write checkpoints to; NULL: none */
-    double checkpoint_every;  /* seconds between checkpoints (and one after each temperature) */
-    int resume;               /* continue from `checkpoint` if it exists */
+    ising_variant variant;   /* AUTO by default */
+    int threads;             /* 0: OpenMP's default */
+    const char *checkpoint;  /* file to write checkpoints to; NULL: none */
+    double checkpoint_every; /* seconds between checkpoints (and one after each temperature) */
+    int resume;              /* continue from `checkpoint` if it exists */
     /* called now and then; a non-zero return stops the run after a checkpoint */
     int (*progress)(void *ctx, int temp, int64_t done, int64_t total);
     /* called when temperature `temp` is finished, with its series and lattice */
@@ -63,7 +63,7 @@ typedef struct ising_state {
     int64_t sweep;                  /* the lattice's sweep counter */
     int64_t measured;               /* entries of the series so far */
     int64_t *magnetisation, *bonds; /* p->sweeps entries each */
-    ising_result *results;       /* p->ntemps; [0, temp) are final */
+    ising_result *results;          /* p->ntemps; [0, temp) are final */
 } ising_state;
 
 /* Writes params, state and the lattice's spins to PATH atomically. */

@@ -25,19 +25,19 @@ typedef struct ising_estimate {
 } ising_estimate;
 
 typedef struct ising_result {
-    double beta, h;           /* the ensemble the estimates are for */
-    int64_t sites, samples;   /* N and the number of sweeps measured */
-    ising_estimate e;      /* energy per site, <(-B - h M) / N> */
-    ising_estimate m;      /* <m>, m = M / N */
-    ising_estimate absm;   /* <|m|> */
-    ising_estimate m2;     /* <m^2> */
-    ising_estimate m4;     /* <m^4> */
-    ising_estimate binder; /* U = 1 - <m^4> / (3 <m^2>^2) */
-    ising_estimate c;      /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
-    ising_estimate chi;    /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
-    double tau_e, tau_m;      /* autocorrelation times of e and |m|, in sweeps */
-    int64_t bin, bins;        /* sweeps per bin, number of bins */
-    int reliable;             /* every bin spans >= 10 tau */
+    double beta, h;         /* the ensemble the estimates are for */
+    int64_t sites, samples; /* N and the number of sweeps measured */
+    ising_estimate e;       /* energy per site, <(-B - h M) / N> */
+    ising_estimate m;       /* <m>, m = M / N */
+    ising_estimate absm;    /* <|m|> */
+    ising_estimate m2;      /* <m^2> */
+    ising_estimate m4;      /* <m^4> */
+    ising_estimate binder;  /* U = 1 - <m^4> / (3 <m^2>^2) */
+    ising_estimate c;       /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
+    ising_estimate chi;     /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
+    double tau_e, tau_m;    /* autocorrelation times of e and |m|, in sweeps */
+    int64_t bin, bins;      /* sweeps per bin, number of bins */
+    int reliable;           /* every bin spans >= 10 tau */
 } ising_result;
 
 /* The estimates from n >= 2 sweeps of a lattice of `sites` sites simulated at
