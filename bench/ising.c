@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hyperlayout/atomic.h"
+#include "atomic_file.h"
 #include "ising.h"
 
 static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
@@ -64,7 +64,7 @@ static const lattice lattices[] = {
 };
 
 enum { NV = 3, MAX_REPS = 64 };
-static const hl_ising_variant variants[NV] = {HL_ISING_A, HL_ISING_B, HL_ISING_C};
+static const ising_variant variants[NV] = {ISING_A, ISING_B, ISING_C};
 
 int main(int argc, char **argv)
 {
@@ -90,13 +90,13 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    hl_atomic_file *csv = NULL;
-    if (csv_path && hl_atomic_open(&csv, csv_path) != HL_OK) {
+    atomic_file *csv = NULL;
+    if (csv_path && atomic_file_open(&csv, csv_path) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }
     if (csv)
-        fprintf(hl_atomic_stream(csv),
+        fprintf(atomic_file_stream(csv),
                 "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
                 "ratio_A_B,ratio_B_C,ratio_A_C\n");
     const int tcounts[2] = {1, threads};
@@ -109,19 +109,19 @@ int main(int argc, char **argv)
            "time", "time", "time");
     for (size_t l = 0; l < sizeof lattices / sizeof *lattices; l++) {
         const lattice *lt = &lattices[l];
-        hl_ising *is[NV] = {NULL, NULL, NULL};
+        ising *is[NV] = {NULL, NULL, NULL};
         int64_t N = 1;
         for (int i = 0; i < lt->rank; i++)
             N *= lt->L[i];
         int have[NV];
         for (int v = 0; v < NV; v++) {
-            if (hl_ising_create(&is[v], lt->rank, lt->L, 42) != HL_OK) {
+            if (ising_create(&is[v], lt->rank, lt->L, 42) != HL_OK) {
                 fprintf(stderr, "bench_ising: cannot create %s\n", lt->name);
                 return 1;
             }
-            have[v] = hl_ising_set_variant(is[v], variants[v]) == HL_OK;
-            hl_ising_set_beta(is[v], 1 / lt->T, 0);
-            isa = hl_ising_isa_of(is[v]);
+            have[v] = ising_set_variant(is[v], variants[v]) == HL_OK;
+            ising_set_beta(is[v], 1 / lt->T, 0);
+            isa = ising_isa_of(is[v]);
         }
         /* sweeps per timing: about 0.3 s (0.05 s quick) at 1 flip/ns */
         const int64_t sweeps = (int64_t)((quick ? 0.05e9 : 0.3e9) / (double)N) + 1;
@@ -130,17 +130,17 @@ int main(int argc, char **argv)
             double t[NV][MAX_REPS], rab[MAX_REPS], rbc[MAX_REPS], rac[MAX_REPS];
             for (int v = 0; v < NV; v++)
                 if (have[v]) {
-                    hl_ising_set_threads(is[v], nt);
-                    hl_ising_set_sweep_index(is[v], 0);
-                    hl_ising_randomize(is[v]);
-                    hl_ising_sweep(is[v], 1, NULL, NULL); /* pages touched, caches warm */
+                    ising_set_threads(is[v], nt);
+                    ising_set_sweep_index(is[v], 0);
+                    ising_randomize(is[v]);
+                    ising_sweep(is[v], 1, NULL, NULL); /* pages touched, caches warm */
                 }
             for (int r = 0; r < reps; r++) {
                 for (int v = 0; v < NV; v++) {
                     if (!have[v])
                         continue;
                     const double t0 = now();
-                    hl_ising_sweep(is[v], sweeps, NULL, NULL);
+                    ising_sweep(is[v], sweeps, NULL, NULL);
                     t[v][r] = now() - t0;
                 }
                 rab[r] = have[1] ? t[0][r] / t[1][r] : 0;
@@ -149,9 +149,9 @@ int main(int argc, char **argv)
             }
             /* the same seed and sweeps: the same spins */
             for (int v = 1; v < NV; v++)
-                if (have[v] && memcmp(hl_ising_data(is[v]), hl_ising_data(is[0]), (size_t)N)) {
+                if (have[v] && memcmp(ising_data(is[v]), ising_data(is[0]), (size_t)N)) {
                     fprintf(stderr, "bench_ising: %s: variant %s differs from A\n", lt->name,
-                            hl_ising_variant_name(variants[v]));
+                            ising_variant_name(variants[v]));
                     bad = 1;
                 }
             double rate[NV];
@@ -172,15 +172,15 @@ int main(int argc, char **argv)
             if (csv)
                 for (int v = 0; v < NV; v++)
                     if (have[v])
-                        fprintf(hl_atomic_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
-                                lt->name, N, nt, hl_ising_variant_name(variants[v]), isa, rate[v],
+                        fprintf(atomic_file_stream(csv), "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
+                                lt->name, N, nt, ising_variant_name(variants[v]), isa, rate[v],
                                 rate[v] / nt, ab, bc, ac);
         }
         for (int v = 0; v < NV; v++)
-            hl_ising_destroy(is[v]);
+            ising_destroy(is[v]);
     }
     printf("ratios are time over time (A/B = 1.05: A takes 5%% longer than B); %d repeats, median\n", reps);
-    if (csv && hl_atomic_commit(csv) != HL_OK) {
+    if (csv && atomic_file_commit(csv) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }

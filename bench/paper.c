@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "atomic_file.h"
 #include "hyperlayout.h"
 
 static const char usage_text[] =
@@ -503,11 +504,11 @@ static void print_summary(const row *rows, int nrows)
 
 static hl_status write_csv(const char *path, const row *rows, int nrows, int threads)
 {
-    hl_atomic_file *af;
-    hl_status st = hl_atomic_open(&af, path);
+    atomic_file *af;
+    hl_status st = atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    FILE *f = hl_atomic_stream(af);
+    FILE *f = atomic_file_stream(af);
     fprintf(f, "op,shape,L0,L1,pow2,threads,reps,ms_A,ms_B,ms_C,ms_E,ms_memcpy,"
                "speed_A_rel_C,speed_B_rel_C,speed_E_rel_C,gbps_A,gbps_B,gbps_C,gbps_E,"
                "gbps_memcpy,boxes_E,disturbed_runs\n");
@@ -527,7 +528,7 @@ static hl_status write_csv(const char *path, const row *rows, int nrows, int thr
                 ms[K_E], r->t_memcpy * 1e3, sp[K_A], sp[K_B], sp[K_E], g[K_A], g[K_B], g[K_C],
                 g[K_E], gbps(r, r->t_memcpy), r->boxes, r->disturbed);
     }
-    return hl_atomic_commit(af);
+    return atomic_file_commit(af);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -610,13 +611,13 @@ int main(int argc, char **argv)
             reps = 2;
     }
     if (csv) { /* a bad path fails now, not after the whole run */
-        hl_atomic_file *probe;
-        hl_status st = hl_atomic_open(&probe, csv);
+        atomic_file *probe;
+        hl_status st = atomic_file_open(&probe, csv);
         if (st != HL_OK) {
             fprintf(stderr, "bench_paper: cannot write %s: %s\n", csv, strerror(errno));
             return 2;
         }
-        hl_atomic_abort(probe);
+        atomic_file_abort(probe);
     }
 
     int64_t smax = 0;

@@ -49,7 +49,7 @@ static int bad(const char *what)
 static int parse_pos(const char *s, double *v)
 {
     double x;
-    if (hl_parse_double(s, &x) || !(x > 0.0) || x > 1e12)
+    if (parse_double(s, &x) || !(x > 0.0) || x > 1e12)
         return -1;
     *v = x;
     return 0;
@@ -92,25 +92,25 @@ int main(int argc, char **argv)
             return bad("an option lacks its value");
         a++;
         if (!strcmp(o, "--particles")) {
-            if (hl_parse_i64(v, 1, INT64_C(1) << 32, &npar))
+            if (parse_i64(v, 1, INT64_C(1) << 32, &npar))
                 return bad("--particles needs a count from 1 to 2^32");
         } else if (!strcmp(o, "--ncomp")) {
-            if (hl_parse_i64(v, 1, WALKER_MAX_COMP, &K))
+            if (parse_i64(v, 1, WALKER_MAX_COMP, &K))
                 return bad("--ncomp needs a count from 1 to 2^20");
         } else if (!strcmp(o, "--steps")) {
-            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &nsteps))
+            if (parse_i64(v, 0, INT64_C(1) << 40, &nsteps))
                 return bad("--steps needs a count >= 0");
         } else if (!strcmp(o, "--chunk")) {
-            if (hl_parse_i64(v, 1, INT64_C(1) << 40, &chunk))
+            if (parse_i64(v, 1, INT64_C(1) << 40, &chunk))
                 return bad("--chunk needs a count >= 1");
         } else if (!strcmp(o, "--repeat")) {
-            if (hl_parse_i64(v, 1, 1000, &reps))
+            if (parse_i64(v, 1, 1000, &reps))
                 return bad("--repeat needs a count from 1 to 1000");
         } else if (!strcmp(o, "--threads")) {
-            if (hl_parse_i64(v, 0, 4096, &threads))
+            if (parse_i64(v, 0, 4096, &threads))
                 return bad("--threads needs a count from 0 (OpenMP's default) to 4096");
         } else if (!strcmp(o, "--seed")) {
-            if (hl_parse_i64(v, 0, INT64_MAX, &seed))
+            if (parse_i64(v, 0, INT64_MAX, &seed))
                 return bad("--seed needs an integer >= 0");
         } else if (!strcmp(o, "--dt")) {
             if (parse_pos(v, &dt))
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     double *dW = malloc((size_t)K * sizeof *dW);
     st = dW ? HL_OK : HL_ERR_NOMEM;
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++) {
-        hl_fields_um f; /* the same storage serves either layout */
+        hl_fields_um f; /* the same storage serves either order */
         st = hl_fields_um_alloc(&f, npar, K);
         state[v] = f.ptr;
     }
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     for (int64_t r = 0; r < reps && st == HL_OK; r++) {
         double t[NTIMED] = {0}, wall[NTIMED] = {0};
         for (int v = 0; v < WALKER_NVARIANTS; v++)
-            walker_init_state(walker_variant_layout((walker_variant)v), state[v], npar, K);
+            walker_init_state(walker_variant_order((walker_variant)v), state[v], npar, K);
         for (int64_t s0 = 0, c = 0; s0 < nsteps && st == HL_OK; s0 += chunk, c++) {
             const int64_t n = nsteps - s0 < chunk ? nsteps - s0 : chunk;
             for (int i = 0; i < NTIMED && st == HL_OK; i++) {

@@ -2,7 +2,6 @@
 #ifndef HYPERLAYOUT_H
 #define HYPERLAYOUT_H
 
-#include "hyperlayout/atomic.h"
 #include "hyperlayout/base.h"
 #include "hyperlayout/dist.h"
 #include "hyperlayout/fields.h"

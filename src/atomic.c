@@ -1,21 +1,18 @@
-/* hyperlayout — atomic file replacement (temporary file, fsync, rename). */
-#define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod, fdopen */
+/* hyperlayout internal — a file replaced atomically in one call (temporary
+ * file, fsync, rename).  Plain file descriptors: the library writes whole
+ * buffers and needs no stream. */
+#define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod */
 
-#include "hyperlayout/atomic.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-struct hl_atomic_file {
-    FILE *fp;
-    char *path; /* the target */
-    char *tmp;  /* the temporary beside it */
-};
 
 /* The process's umask, without changing it (umask() would, and is not
  * thread-safe); 022 when /proc does not tell. */
@@ -36,74 +33,42 @@ static mode_t current_umask(void)
     return mask;
 }
 
-static void release(hl_atomic_file *f)
+/* "DIR/.NAME.XXXXXX" for mkstemp: in the target's directory, so that the
+ * rename stays within one file system. */
+static char *temp_template(const char *path)
 {
-    free(f->path);
-    free(f->tmp);
-    free(f);
-}
-
-hl_status hl_atomic_open(hl_atomic_file **out, const char *path)
-{
-    if (!out || !path)
-        return HL_ERR_NULL;
-    *out = NULL;
-    if (path[0] == '\0') {
-        errno = ENOENT;
-        return HL_ERR_IO;
-    }
-    hl_atomic_file *f = calloc(1, sizeof *f);
-    if (!f)
-        return HL_ERR_NOMEM;
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     size_t baselen = strlen(path + dirlen);
     if (baselen > 200)
         baselen = 200; /* stay below NAME_MAX */
-    f->path = strdup(path);
-    f->tmp = malloc(dirlen + baselen + 16);
-    if (!f->path || !f->tmp) {
-        release(f);
-        return HL_ERR_NOMEM;
-    }
-    memcpy(f->tmp, path, dirlen);
-    f->tmp[dirlen] = '.';
-    memcpy(f->tmp + dirlen + 1, path + dirlen, baselen);
-    memcpy(f->tmp + dirlen + 1 + baselen, ".XXXXXX", 8);
-
-    int fd = mkstemp(f->tmp);
-    if (fd < 0) {
-        int e = errno;
-        release(f);
-        errno = e;
-        return HL_ERR_IO;
-    }
-    struct stat sb;
-    mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (sb.st_mode & 07777)
-                                                              : (0666 & ~current_umask());
-    if (fchmod(fd, mode) != 0 || !(f->fp = fdopen(fd, "wb"))) {
-        int e = errno;
-        close(fd);
-        unlink(f->tmp);
-        release(f);
-        errno = e;
-        return HL_ERR_IO;
-    }
-    *out = f;
-    return HL_OK;
+    char *tmp = malloc(dirlen + baselen + 9);
+    if (!tmp)
+        return NULL;
+    memcpy(tmp, path, dirlen);
+    tmp[dirlen] = '.';
+    memcpy(tmp + dirlen + 1, path + dirlen, baselen);
+    memcpy(tmp + dirlen + 1 + baselen, ".XXXXXX", 8);
+    return tmp;
 }
 
-FILE *hl_atomic_stream(hl_atomic_file *f) { return f ? f->fp : NULL; }
-
-void hl_atomic_abort(hl_atomic_file *f)
+/* write(2) until done: it may write less than asked (a signal, a file size
+ * limit reached part way, whose next call then fails with EFBIG). */
+static int write_all(int fd, const void *buf, size_t len)
 {
-    if (!f)
-        return;
-    int e = errno;
-    fclose(f->fp);
-    unlink(f->tmp);
-    release(f);
-    errno = e;
+    const char *p = buf;
+    while (len > 0) {
+        size_t part = len < ((size_t)1 << 30) ? len : ((size_t)1 << 30);
+        ssize_t w = write(fd, p, part);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
 }
 
 /* Makes the rename durable; the new file is in place whatever this says. */
@@ -121,44 +86,47 @@ static void sync_directory(const char *path)
     free(dir);
 }
 
-hl_status hl_atomic_commit(hl_atomic_file *f)
+hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens)
 {
-    if (!f)
+    if (!path || n < 0 || (n > 0 && (!chunks || !lens)))
         return HL_ERR_NULL;
-    int fail = ferror(f->fp) || fflush(f->fp) != 0 || fsync(fileno(f->fp)) != 0;
-    int e = fail ? (errno ? errno : EIO) : 0;
-    if (fclose(f->fp) != 0 && !fail) {
+    if (path[0] == '\0') {
+        errno = ENOENT;
+        return HL_ERR_IO;
+    }
+    char *tmp = temp_template(path);
+    if (!tmp)
+        return HL_ERR_NOMEM;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        errno = e;
+        return HL_ERR_IO;
+    }
+    struct stat sb;
+    mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (sb.st_mode & 07777)
+                                                              : (0666 & ~current_umask());
+    int fail = fchmod(fd, mode) != 0;
+    for (int i = 0; !fail && i < n; i++)
+        fail = lens[i] > 0 && write_all(fd, chunks[i], lens[i]) != 0;
+    fail = fail || fsync(fd) != 0;
+    int e = fail ? errno : 0;
+    if (close(fd) != 0 && !fail) {
         fail = 1;
         e = errno;
     }
-    if (!fail && rename(f->tmp, f->path) != 0) {
+    if (!fail && rename(tmp, path) != 0) {
         fail = 1;
         e = errno;
     }
     if (fail) {
-        unlink(f->tmp);
-        release(f);
-        errno = e;
+        unlink(tmp);
+        free(tmp);
+        errno = e ? e : EIO;
         return HL_ERR_IO;
     }
-    sync_directory(f->path);
-    release(f);
+    free(tmp);
+    sync_directory(path);
     return HL_OK;
-}
-
-hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens)
-{
-    if (n < 0 || (n > 0 && (!chunks || !lens)))
-        return HL_ERR_NULL;
-    hl_atomic_file *f;
-    hl_status st = hl_atomic_open(&f, path);
-    if (st != HL_OK)
-        return st;
-    for (int i = 0; i < n; i++) {
-        if (lens[i] > 0 && fwrite(chunks[i], 1, lens[i], f->fp) != lens[i]) {
-            hl_atomic_abort(f);
-            return HL_ERR_IO;
-        }
-    }
-    return hl_atomic_commit(f);
 }

@@ -1,4 +1,4 @@
-/* Conversion between the two field layouts (fields.h): a field set is a 2D
+/* Conversion between the two storage orders (fields.h): a field set is a 2D
  * array of doubles, [nunk][nprop] unknown-major or [nprop][nunk] equation-
  * major, so either way is the transpose — hl_plan_permute with {1, 0} on the
  * source read as a standard array (dimension 0 fastest). */

@@ -2,7 +2,7 @@
 #define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod, posix_memalign */
 
 #include "hyperlayout/npy.h"
-#include "hyperlayout/atomic.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-/* fields.h: both layouts' index formulas, the hoisted form, the generic
- * names, the layout selection (CMake default, per-unit override, switching
+/* fields.h: both orders' index formulas, the hoisted form, the generic
+ * names, the order selection (CMake default, per-unit override, switching
  * part-way through a unit), allocation, extraction, and conversion through
  * the plan engine (out of place, in place, round trips, errors). */
 #include <setjmp.h>
@@ -16,29 +16,29 @@
 
 /* The unit did not choose: the generic names follow the project default,
  * which CMake passes to every target linked to the library. */
-#ifndef HL_FIELDS_LAYOUT_DEFAULT
-#error "CMake did not pass HL_FIELDS_LAYOUT_DEFAULT"
+#ifndef HL_FIELDS_ORDER_DEFAULT
+#error "CMake did not pass HL_FIELDS_ORDER_DEFAULT"
 #endif
-static const int default_layout = HL_FIELDS_LAYOUT;
-static int default_type_layout(void)
+static const int default_order = HL_FIELDS_ORDER;
+static int default_type_order(void)
 {
     hl_fields f = {0};
-    return hl_fields_layout_of(f);
+    return hl_fields_order_of(f);
 }
 
 /* Switch the generic names part-way through the unit: equation-major... */
-#undef HL_FIELDS_LAYOUT
-#define HL_FIELDS_LAYOUT HL_FIELDS_EQUATION_MAJOR
+#undef HL_FIELDS_ORDER
+#define HL_FIELDS_ORDER HL_FIELDS_EQUATION_MAJOR
 #include "hyperlayout/fields.h"
-static int em_type_layout(void)
+static int em_type_order(void)
 {
     hl_fields f = hl_fields_view(NULL, 1, 1);
     hl_fields_comp c = hl_fields_cptr(f, 0, 0);
     (void)c;
-    return hl_fields_layout_of(f);
+    return hl_fields_order_of(f);
 }
-static const char *em_name = HL_FIELDS_LAYOUT_NAME;
-/* One source, two layouts, two external names: what the walker does. */
+static const char *em_name = HL_FIELDS_ORDER_NAME;
+/* One source, two orders, two external names: what the walker does. */
 static int64_t HL_FIELDS_NAME(offset_of)(int64_t nunk, int64_t nprop, int64_t u, int64_t c)
 {
     hl_fields f = hl_fields_view(NULL, nunk, nprop);
@@ -46,8 +46,8 @@ static int64_t HL_FIELDS_NAME(offset_of)(int64_t nunk, int64_t nprop, int64_t u,
 }
 
 /* ...then unknown-major for the rest of the file. */
-#undef HL_FIELDS_LAYOUT
-#define HL_FIELDS_LAYOUT HL_FIELDS_UNKNOWN_MAJOR
+#undef HL_FIELDS_ORDER
+#define HL_FIELDS_ORDER HL_FIELDS_UNKNOWN_MAJOR
 #include "hyperlayout/fields.h"
 static int64_t HL_FIELDS_NAME(offset_of)(int64_t nunk, int64_t nprop, int64_t u, int64_t c)
 {
@@ -55,16 +55,16 @@ static int64_t HL_FIELDS_NAME(offset_of)(int64_t nunk, int64_t nprop, int64_t u,
     return hl_fields_index(f, u, c);
 }
 
-static void test_layout_selection(void **state)
+static void test_order_selection(void **state)
 {
     (void)state;
-    assert_int_equal(default_layout, HL_FIELDS_LAYOUT_DEFAULT);
-    assert_int_equal(default_type_layout(), HL_FIELDS_LAYOUT_DEFAULT);
-    assert_int_equal(em_type_layout(), HL_FIELDS_EQUATION_MAJOR);
+    assert_int_equal(default_order, HL_FIELDS_ORDER_DEFAULT);
+    assert_int_equal(default_type_order(), HL_FIELDS_ORDER_DEFAULT);
+    assert_int_equal(em_type_order(), HL_FIELDS_EQUATION_MAJOR);
     assert_string_equal(em_name, "equation-major");
-    assert_string_equal(HL_FIELDS_LAYOUT_NAME, "unknown-major");
+    assert_string_equal(HL_FIELDS_ORDER_NAME, "unknown-major");
     hl_fields f = hl_fields_view(NULL, 3, 4);
-    assert_int_equal(hl_fields_layout_of(f), HL_FIELDS_UNKNOWN_MAJOR);
+    assert_int_equal(hl_fields_order_of(f), HL_FIELDS_UNKNOWN_MAJOR);
     /* the seed's example: unknown 34, property 3 */
     assert_int_equal(offset_of_um(100, 7, 34, 3), 34 * 7 + 3);
     assert_int_equal(offset_of_em(100, 7, 34, 3), 3 * 100 + 34);
@@ -95,7 +95,7 @@ static void test_eqs(void **state)
     assert_memory_equal(&e, &keep, sizeof e);
 }
 
-/* Every access form of both layouts against the formulas of the seed, on a
+/* Every access form of both orders against the formulas of the seed, on a
  * field set grouped into equations. */
 static void test_access(void **state)
 {
@@ -281,7 +281,7 @@ static void test_convert(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_selection),
+        cmocka_unit_test(test_order_selection),
         cmocka_unit_test(test_eqs),
         cmocka_unit_test(test_access),
         cmocka_unit_test(test_alloc),

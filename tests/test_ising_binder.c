@@ -1,9 +1,9 @@
 /* Ising 3D: the Binder cumulants U = 1 - <m^4> / (3 <m^2>^2) of L = 8 and
  * L = 16 cross within 1% of beta_c = 0.2216546.  One simulation per size
  * at beta_c; U_L(beta) nearby by single-histogram reweighting of the same
- * sweeps (hl_ising_analyse), the crossing by bisection of U_16 - U_8.  The
+ * sweeps (ising_analyse), the crossing by bisection of U_16 - U_8.  The
  * crossing is also located, with its error, by jackknife over the bins.
- * HL_ISING_QUICK=1 (sanitizer build): L = 4 and 8 and fewer sweeps; small
+ * ISING_QUICK=1 (sanitizer build): L = 4 and 8 and fewer sweeps; small
  * lattices cross further from beta_c, so the tolerance is 5% there. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,23 +30,23 @@ typedef struct series {
 static series simulate(int64_t L, int64_t therm, int64_t sweeps, uint64_t seed)
 {
     const int64_t ext[3] = {L, L, L};
-    hl_ising *is;
-    assert_int_equal(hl_ising_create(&is, 3, ext, seed), HL_OK);
-    assert_int_equal(hl_ising_set_beta(is, HL_ISING3D_BETA_C, 0), HL_OK);
-    assert_int_equal(hl_ising_set_threads(is, 1), HL_OK); /* ctest runs tests side by side */
-    hl_ising_randomize(is);
-    assert_int_equal(hl_ising_sweep(is, therm, NULL, NULL), HL_OK);
+    ising *is;
+    assert_int_equal(ising_create(&is, 3, ext, seed), HL_OK);
+    assert_int_equal(ising_set_beta(is, ISING3D_BETA_C, 0), HL_OK);
+    assert_int_equal(ising_set_threads(is, 1), HL_OK); /* ctest runs tests side by side */
+    ising_randomize(is);
+    assert_int_equal(ising_sweep(is, therm, NULL, NULL), HL_OK);
     series s = {sweeps, L * L * L, malloc((size_t)sweeps * sizeof(int64_t)),
                 malloc((size_t)sweeps * sizeof(int64_t))};
-    assert_int_equal(hl_ising_sweep(is, sweeps, s.m, s.b), HL_OK);
-    hl_ising_destroy(is);
+    assert_int_equal(ising_sweep(is, sweeps, s.m, s.b), HL_OK);
+    ising_destroy(is);
     return s;
 }
 
 static double binder(const series *s, double beta)
 {
-    hl_ising_result r;
-    assert_int_equal(hl_ising_analyse(s->m, s->b, s->n, s->sites, HL_ISING3D_BETA_C, 0, beta, &r), HL_OK);
+    ising_result r;
+    assert_int_equal(ising_analyse(s->m, s->b, s->n, s->sites, ISING3D_BETA_C, 0, beta, &r), HL_OK);
     return r.binder.mean;
 }
 
@@ -92,7 +92,7 @@ static void test_binder_crossing(void **state)
     (void)state;
     const int64_t small = quick ? 4 : 8, large = quick ? 8 : 16;
     const int64_t sweeps = quick ? 20000 : 100000, therm = quick ? 2000 : 10000;
-    const double bc = HL_ISING3D_BETA_C, tol = quick ? 0.05 : 0.01;
+    const double bc = ISING3D_BETA_C, tol = quick ? 0.05 : 0.01;
     series a = simulate(small, therm, sweeps, 1), b = simulate(large, therm, sweeps, 2);
     const double lo = bc * (1 - 2 * tol), hi = bc * (1 + 2 * tol);
     printf("U_%d: %.4f %.4f %.4f   U_%d: %.4f %.4f %.4f   at beta_c (1 - 2 tol, 1, 1 + 2 tol)\n", (int)small,
@@ -132,10 +132,10 @@ static void test_binder_crossing(void **state)
 
 int main(void)
 {
-    const char *q = getenv("HL_ISING_QUICK");
+    const char *q = getenv("ISING_QUICK");
     quick = q && *q && *q != '0';
     if (quick)
-        printf("HL_ISING_QUICK: reduced lattices and sweeps\n");
+        printf("ISING_QUICK: reduced lattices and sweeps\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_binder_crossing),
     };

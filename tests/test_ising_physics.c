@@ -6,7 +6,7 @@
  *   test_ising's test_chain_sectors);
  *   d = 5 and d = 8, L = 4: annealed from random spins, the ground state,
  *   energy -d per site, at low T.
- * HL_ISING_QUICK=1 (set by CMake for the sanitizer build) runs smaller
+ * ISING_QUICK=1 (set by CMake for the sanitizer build) runs smaller
  * lattices and fewer sweeps: larger error bars, the same assertions. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,12 +27,12 @@ static int quick;
 
 /* One temperature sweep on a lattice of equal extents L; results into r. */
 static void simulate(int d, int64_t L, const double *T, int n, int64_t therm, int64_t sweeps,
-                     hl_ising_start start, uint64_t seed, hl_ising_dynamics dyn, hl_ising_result *r)
+                     ising_start start, uint64_t seed, ising_dynamics dyn, ising_result *r)
 {
     double beta[16];
     for (int i = 0; i < n; i++)
         beta[i] = 1 / T[i];
-    hl_ising_params p = {0};
+    ising_params p = {0};
     p.rank = d;
     for (int i = 0; i < d; i++)
         p.extent[i] = L;
@@ -43,17 +43,17 @@ static void simulate(int d, int64_t L, const double *T, int n, int64_t therm, in
     p.sweeps = sweeps;
     p.start = start;
     p.dynamics = dyn;
-    hl_ising_options o = {0};
+    ising_options o = {0};
     o.threads = 1; /* ctest runs tests side by side: one core each */
     int complete;
-    assert_int_equal(hl_ising_run(&p, &o, r, &complete), HL_OK);
+    assert_int_equal(ising_run(&p, &o, r, &complete), HL_OK);
     assert_int_equal(complete, 1);
 }
 
 /* |got - want| <= 4 err, with err positive and below max_err (so that the
  * check has teeth) and the error bars trustworthy (bins >> tau). */
-static void within(const char *what, double T, hl_ising_estimate got, double want, double max_err,
-                   const hl_ising_result *r)
+static void within(const char *what, double T, ising_estimate got, double want, double max_err,
+                   const ising_result *r)
 {
     const double z = (got.mean - want) / got.err;
     printf("  %-4s T = %.3f: %.6f +- %.6f, exact %.6f (%+.2f sigma; tau_e %.1f, tau_m %.1f, bin %" PRId64
@@ -70,17 +70,17 @@ static void test_2d(void **state)
     const int64_t L = quick ? 32 : 64;
     const int64_t sweeps = quick ? 16384 : 131072, therm = quick ? 500 : 4000;
     const double T[3] = {1.5, 2.0, 3.0};
-    hl_ising_result r[3];
+    ising_result r[3];
     /* each temperature from an ordered start: below Tc the lattice stays in
      * one phase, as Yang's magnetisation assumes */
     for (int i = 0; i < 3; i++)
-        simulate(2, L, &T[i], 1, therm, sweeps, HL_ISING_START_UP, 11 + (uint64_t)i, HL_ISING_METROPOLIS,
+        simulate(2, L, &T[i], 1, therm, sweeps, ISING_START_UP, 11 + (uint64_t)i, ISING_METROPOLIS,
                  &r[i]);
     printf("2D, L = %" PRId64 ", %" PRId64 " sweeps:\n", L, sweeps);
     for (int i = 0; i < 3; i++)
-        within("e", T[i], r[i].e, hl_ising2d_energy(T[i]), quick ? 5e-3 : 1e-3, &r[i]);
+        within("e", T[i], r[i].e, ising2d_energy(T[i]), quick ? 5e-3 : 1e-3, &r[i]);
     for (int i = 0; i < 2; i++)
-        within("|m|", T[i], r[i].absm, hl_ising2d_magnetisation(T[i]), quick ? 5e-3 : 1e-3, &r[i]);
+        within("|m|", T[i], r[i].absm, ising2d_magnetisation(T[i]), quick ? 5e-3 : 1e-3, &r[i]);
 }
 
 static void test_1d(void **state)
@@ -89,13 +89,13 @@ static void test_1d(void **state)
     const int64_t L = quick ? 1024 : 4096;
     const int64_t sweeps = quick ? 16384 : 65536, therm = quick ? 1000 : 4000;
     const double T[3] = {0.8, 1.0, 2.0};
-    hl_ising_result r[3];
+    ising_result r[3];
     /* heat-bath: checkerboard Metropolis is not ergodic in 1D (ising.h) */
-    simulate(1, L, T, 3, therm, sweeps, HL_ISING_START_HOT, 21, HL_ISING_HEATBATH, r);
+    simulate(1, L, T, 3, therm, sweeps, ISING_START_HOT, 21, ISING_HEATBATH, r);
     printf("1D, L = %" PRId64 ", %" PRId64 " sweeps:\n", L, sweeps);
     for (int i = 0; i < 3; i++) {
         /* at this L the finite-size term t^(L-1) is far below 1e-100 */
-        assert_true(fabs(hl_ising1d_energy(T[i], L) + tanh(1 / T[i])) < 1e-15);
+        assert_true(fabs(ising1d_energy(T[i], L) + tanh(1 / T[i])) < 1e-15);
         within("e", T[i], r[i].e, -tanh(1 / T[i]), quick ? 5e-3 : 1e-3, &r[i]);
     }
 }
@@ -105,9 +105,9 @@ static void test_1d(void **state)
 static void ground_state(int d, int64_t L)
 {
     const double T[6] = {2.5 * d, 2.0 * d, 1.6 * d, 1.2 * d, 0.6 * d, 0.5};
-    hl_ising_result r[6];
+    ising_result r[6];
     const int64_t sweeps = quick ? 32 : 128;
-    simulate(d, L, T, 6, sweeps, sweeps, HL_ISING_START_HOT, 31, HL_ISING_METROPOLIS, r);
+    simulate(d, L, T, 6, sweeps, sweeps, ISING_START_HOT, 31, ISING_METROPOLIS, r);
     printf("%dD, L = %" PRId64 ", T = %.1f: e = %.6f +- %.6f, |m| = %.6f\n", d, L, T[5], r[5].e.mean,
            r[5].e.err, r[5].absm.mean);
     assert_true(r[5].e.mean == -(double)d);
@@ -135,10 +135,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
-    const char *q = getenv("HL_ISING_QUICK");
+    const char *q = getenv("ISING_QUICK");
     quick = q && *q && *q != '0';
     if (quick)
-        printf("HL_ISING_QUICK: reduced lattices and sweeps\n");
+        printf("ISING_QUICK: reduced lattices and sweeps\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_1d),

@@ -942,45 +942,6 @@ static void test_save_atomic(void **state)
     free(data);
 }
 
-/* The stream form used by the applications: abort leaves the target as it
- * was, commit replaces it whole, and neither leaves a temporary behind. */
-static void test_atomic_stream(void **state)
-{
-    (void)state;
-    char dir[768], path[1024];
-    in_dir(dir, sizeof dir, "stream");
-    assert_int_equal(mkdir(dir, 0700), 0);
-    snprintf(path, sizeof path, "%s/table.csv", dir);
-    write_file(path, original, sizeof original);
-
-    hl_atomic_file *f = NULL;
-    assert_int_equal(hl_atomic_open(NULL, path), HL_ERR_NULL);
-    assert_int_equal(hl_atomic_open(&f, path), HL_OK);
-    assert_int_equal(count_entries(dir), 2);
-    fprintf(hl_atomic_stream(f), "half a table\n");
-    hl_atomic_abort(f);
-    assert_original(path);
-    assert_int_equal(count_entries(dir), 1);
-
-    assert_int_equal(hl_atomic_open(&f, path), HL_OK);
-    for (int i = 0; i < 1000; i++)
-        fprintf(hl_atomic_stream(f), "%d,%d\n", i, i * i);
-    assert_int_equal(hl_atomic_commit(f), HL_OK);
-    size_t n;
-    unsigned char *got = read_file(path, &n);
-    assert_int_equal(count_entries(dir), 1);
-    assert_true(n > 8000);
-    assert_memory_equal(got, "0,0\n1,1\n2,4\n", 12);
-    assert_memory_equal(got + n - 11, "999,998001\n", 11);
-    free(got);
-
-    snprintf(path, sizeof path, "%s/missing/x.csv", dir);
-    assert_int_equal(hl_atomic_open(&f, path), HL_ERR_IO);
-    assert_null(f);
-    assert_int_equal(hl_atomic_commit(NULL), HL_ERR_NULL);
-    hl_atomic_abort(NULL);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -995,7 +956,6 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_load_into_mismatch),
         cmocka_unit_test(test_save_atomic),
-        cmocka_unit_test(test_atomic_stream),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -1,6 +1,6 @@
 /* The walker (seed 002): its Gaussian numbers (keyed, normal), its
  * parameters, the three variants' bitwise agreement (with each other, across
- * thread counts and step splits, and through fields.h's layout conversion),
+ * thread counts and step splits, and through fields.h's order conversion),
  * and the convergence of the statistics to the stationary Dirichlet
  * distribution. */
 #include <setjmp.h>
@@ -151,7 +151,7 @@ static double *new_state(walker_variant v, int64_t npar, int64_t K)
 {
     hl_fields_um f;
     assert_int_equal(hl_fields_um_alloc(&f, npar, K), HL_OK);
-    walker_init_state(walker_variant_layout(v), f.ptr, npar, K);
+    walker_init_state(walker_variant_order(v), f.ptr, npar, K);
     return f.ptr;
 }
 

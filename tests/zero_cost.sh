@@ -1,7 +1,7 @@
 #!/bin/sh
 # Zero cost of fields.h, proven by the compiler (seed 002): compiles
 # tests/zero_cost_fields.c with CC at each optimisation level, for both
-# layouts, as API (-DZC_API), raw pointer (-DZC_RAW) and a deliberately
+# orders, as API (-DZC_API), raw pointer (-DZC_RAW) and a deliberately
 # costly accessor (-DZC_COSTLY), and compares the functions' instruction
 # sequences after stripping what is not an instruction (directives,
 # comments) and renumbering local labels.  Passes when API == RAW for every
@@ -103,45 +103,45 @@ same() {
 fail=0
 checks=0
 for level in $LEVELS; do
-    for layout in UNKNOWN_MAJOR EQUATION_MAJOR; do
+    for order in UNKNOWN_MAJOR EQUATION_MAJOR; do
         for v in API RAW COSTLY; do
-            s="$tmp/$level.$layout.$v.s"
+            s="$tmp/$level.$order.$v.s"
             if ! "$CC" -std=c17 "$level" -S -fno-asynchronous-unwind-tables -I"$INC" \
-                -DHL_FIELDS_LAYOUT=HL_FIELDS_$layout -DZC_$v -o "$s" "$SRC"; then
-                echo "FAIL: $CC $level $layout $v does not compile"
+                -DHL_FIELDS_ORDER=HL_FIELDS_$order -DZC_$v -o "$s" "$SRC"; then
+                echo "FAIL: $CC $level $order $v does not compile"
                 exit 1
             fi
-            normalize "$s" "$tmp/$level.$layout.$v"
+            normalize "$s" "$tmp/$level.$order.$v"
         done
-        raw="$tmp/$level.$layout.RAW"
+        raw="$tmp/$level.$order.RAW"
         for f in "$raw"/zc_*; do
             fn=$(basename "$f")
             n=$(grep -vc ':$' "$f")
             checks=$((checks + 1))
-            api="$tmp/$level.$layout.API/$fn"
-            costly="$tmp/$level.$layout.COSTLY/$fn"
+            api="$tmp/$level.$order.API/$fn"
+            costly="$tmp/$level.$order.COSTLY/$fn"
             if same "$api" "$f" "$fn"; then
                 how="identical"
                 cmp -s "$api" "$f" || how="identical up to register names"
                 nc=$(grep -vc ':$' "$costly" 2>/dev/null)
                 printf '%-6s %-4s %-15s %-14s API == raw: %3s instructions, %s (costly: %s)\n' \
-                    "$CC" "$level" "$layout" "$fn" "$n" "$how" "${nc:-?}"
+                    "$CC" "$level" "$order" "$fn" "$n" "$how" "${nc:-?}"
             else
-                echo "FAIL: $CC $level $layout $fn: the API costs instructions the raw pointer does not"
+                echo "FAIL: $CC $level $order $fn: the API costs instructions the raw pointer does not"
                 [ -f "$api" ] && diff "$f" "$api" | sed 's/^/    /'
                 fail=1
             fi
             if [ -f "$costly" ] && ! same "$costly" "$f" "$fn"; then
                 :
             else
-                echo "FAIL: $CC $level $layout $fn: the checker does not see the costly accessor"
+                echo "FAIL: $CC $level $order $fn: the checker does not see the costly accessor"
                 fail=1
             fi
         done
     done
 done
 if [ "$checks" -lt 18 ]; then
-    echo "FAIL: only $checks functions compared (expected 9 per layout and level)"
+    echo "FAIL: only $checks functions compared (expected 9 per order and level)"
     fail=1
 fi
 [ "$fail" -eq 0 ] && echo "PASS: $checks functions identical through the API; the costly accessor is caught in all of them"

@@ -3,14 +3,14 @@
  * instruction sequences are compared.
  *
  *   -DZC_API     client code through the fields.h API
- *   -DZC_RAW     the equivalent raw-pointer expression of the layout
+ *   -DZC_RAW     the equivalent raw-pointer expression of the order
  *                (unknown-major *(ptr + 34*nprop + 3), equation-major
  *                *(ptr + 3*nunk + 34))
  *   -DZC_COSTLY  the checker's self-test: an accessor that costs something
- *                (the layout decided at run time, which the seed rejects);
+ *                (the order decided at run time, which the seed rejects);
  *                the checker must find it different from ZC_RAW
  *
- * and -DHL_FIELDS_LAYOUT=HL_FIELDS_UNKNOWN_MAJOR or ..._EQUATION_MAJOR.
+ * and -DHL_FIELDS_ORDER=HL_FIELDS_UNKNOWN_MAJOR or ..._EQUATION_MAJOR.
  * Signatures are the same in every variant, so identical code means the
  * abstraction compiled away.
  *
@@ -25,14 +25,14 @@
 
 #include "hyperlayout/fields.h"
 
-#define ZC_EM (HL_FIELDS_LAYOUT == HL_FIELDS_EQUATION_MAJOR)
+#define ZC_EM (HL_FIELDS_ORDER == HL_FIELDS_EQUATION_MAJOR)
 
 #if defined(ZC_COSTLY)
-/* The layout as a run-time value: one load and a select per access. */
-extern int zc_runtime_layout;
+/* The order as a run-time value: one load and a select per access. */
+extern int zc_runtime_order;
 static inline double *costly_at(double *ptr, int64_t nunk, int64_t nprop, int64_t u, int64_t c)
 {
-    return zc_runtime_layout == HL_FIELDS_EQUATION_MAJOR ? ptr + c * nunk + u : ptr + u * nprop + c;
+    return zc_runtime_order == HL_FIELDS_EQUATION_MAJOR ? ptr + c * nunk + u : ptr + u * nprop + c;
 }
 #endif
 

@@ -1,6 +1,6 @@
 /* hyperlayout applications — PNG images through libpng, written atomically. */
-#ifndef HYPERLAYOUT_APPS_IMAGE_H
-#define HYPERLAYOUT_APPS_IMAGE_H
+#ifndef APPS_COMMON_IMAGE_H
+#define APPS_COMMON_IMAGE_H
 
 #include <stdint.h>
 
@@ -11,7 +11,7 @@
  * the top of the picture); a row is WIDTH * CHANNELS bytes.  The file appears
  * whole or not at all.  HL_ERR_ARG for sizes PNG cannot hold, HL_ERR_IO (errno
  * set) when the file cannot be written. */
-hl_status hl_png_write(const char *path, const uint8_t *pixels, int64_t width, int64_t height,
-                       int channels, int64_t row_stride);
+hl_status image_write_png(const char *path, const uint8_t *pixels, int64_t width, int64_t height,
+                          int channels, int64_t row_stride);
 
 #endif

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-int hl_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
+int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
 {
     char *end;
     errno = 0;
@@ -16,7 +16,7 @@ int hl_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
     return 0;
 }
 
-int hl_parse_double(const char *s, double *v)
+int parse_double(const char *s, double *v)
 {
     char *end;
     errno = 0;

@@ -1,13 +1,13 @@
 /* hyperlayout applications — numbers on command lines. */
-#ifndef HYPERLAYOUT_APPS_PARSE_H
-#define HYPERLAYOUT_APPS_PARSE_H
+#ifndef APPS_COMMON_PARSE_H
+#define APPS_COMMON_PARSE_H
 
 #include <stdint.h>
 
 /* 0 when s is entirely one decimal integer in [lo, hi], else -1 (v untouched). */
-int hl_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v);
+int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v);
 
 /* 0 when s is entirely one finite number, else -1 (v untouched). */
-int hl_parse_double(const char *s, double *v);
+int parse_double(const char *s, double *v);
 
 #endif

@@ -1,24 +1,24 @@
 /* hyperlayout CLI — shared declarations of the subcommands. */
-#ifndef HYPERLAYOUT_CLI_H
-#define HYPERLAYOUT_CLI_H
+#ifndef CLI_H
+#define CLI_H
 
 #include "hyperlayout.h"
 
 /* Each subcommand gets argv from its own name on and returns the exit code. */
-int hl_cmd_demo(int argc, char **argv);
-int hl_cmd_info(int argc, char **argv);
-int hl_cmd_ising(int argc, char **argv);
-int hl_cmd_transform(int argc, char **argv);
-int hl_cmd_walker(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_ising(int argc, char **argv);
+int cmd_transform(int argc, char **argv);
+int cmd_walker(int argc, char **argv);
 
 /* demo --pictures DIR: writes the paper's pictures into DIR; the exit code. */
-int hl_demo_pictures(const char *dir);
+int demo_pictures(const char *dir);
 
 /* Prints "hyperlayout CMD: MESSAGE" on stderr; returns 2 for `return` chains. */
-int hl_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a shape given on the command line; the brackets may be left out
  * ("16,16,16" reads as "[16,16,16]"), which spares quoting in the shell. */
-hl_status hl_cli_parse_shape(hl_shape *s, const char *arg);
+hl_status cli_parse_shape(hl_shape *s, const char *arg);
 
 #endif

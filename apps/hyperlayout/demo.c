@@ -257,7 +257,7 @@ static int show_grid(const hl_shape *s)
     enum { NOPS = sizeof ops / sizeof ops[0] };
     int64_t *buf = malloc(sizeof(int64_t) * (size_t)ki.count * (NOPS + 1));
     if (!buf)
-        return hl_cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
+        return cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
     int64_t *grids[NOPS + 1];
     char names[NOPS + 1][32];
     for (int64_t k = 0; k < ki.count; k++)
@@ -282,7 +282,7 @@ static int show_grid(const hl_shape *s)
     return 0;
 }
 
-int hl_cmd_demo(int argc, char **argv)
+int cmd_demo(int argc, char **argv)
 {
     const char *shapes[64], *grids[16];
     int nshapes = 0, ngrids = 0;
@@ -296,36 +296,36 @@ int hl_cmd_demo(int argc, char **argv)
             return 0;
         } else if (!strcmp(arg, "--pictures")) {
             if (a + 1 >= argc)
-                return hl_cli_error("demo", "--pictures needs a directory");
+                return cli_error("demo", "--pictures needs a directory");
             pictures = argv[++a];
         } else if (!strcmp(arg, "--cell") || !strcmp(arg, "--grid")) {
             if (a + 1 >= argc)
-                return hl_cli_error("demo", "%s needs a value", arg);
+                return cli_error("demo", "%s needs a value", arg);
             const char *val = argv[++a];
             if (arg[2] == 'g') {
                 if (ngrids == (int)(sizeof grids / sizeof grids[0]))
-                    return hl_cli_error("demo", "too many --grid options");
+                    return cli_error("demo", "too many --grid options");
                 grids[ngrids++] = val;
             } else {
                 char *end;
                 long long v = strtoll(val, &end, 0);
                 if (*val == '\0' || *end != '\0')
-                    return hl_cli_error("demo", "--cell '%s' is not an integer", val);
+                    return cli_error("demo", "--cell '%s' is not an integer", val);
                 cell = v;
                 have_cell = 1;
             }
         } else if (arg[0] == '-' && arg[1] == '-') {
-            return hl_cli_error("demo", "unknown option '%s' (see hyperlayout demo --help)", arg);
+            return cli_error("demo", "unknown option '%s' (see hyperlayout demo --help)", arg);
         } else {
             if (nshapes == (int)(sizeof shapes / sizeof shapes[0]))
-                return hl_cli_error("demo", "too many shapes");
+                return cli_error("demo", "too many shapes");
             shapes[nshapes++] = arg;
         }
     }
     if (pictures) {
         if (nshapes || ngrids || have_cell)
-            return hl_cli_error("demo", "--pictures takes no SHAPE, --grid or --cell");
-        return hl_demo_pictures(pictures);
+            return cli_error("demo", "--pictures takes no SHAPE, --grid or --cell");
+        return demo_pictures(pictures);
     }
     if (nshapes == 0)
         for (size_t i = 0; i < sizeof default_shapes / sizeof *default_shapes; i++)
@@ -337,21 +337,21 @@ int hl_cmd_demo(int argc, char **argv)
     /* Parse everything first so that a typo fails before any output. */
     hl_shape parsed[64], parsed_grids[16];
     for (int i = 0; i < nshapes; i++) {
-        hl_status st = hl_cli_parse_shape(&parsed[i], shapes[i]);
+        hl_status st = cli_parse_shape(&parsed[i], shapes[i]);
         if (st != HL_OK)
-            return hl_cli_error("demo", "bad shape '%s': %s", shapes[i], hl_strerror(st));
+            return cli_error("demo", "bad shape '%s': %s", shapes[i], hl_strerror(st));
         int64_t n = hl_shape_count(&parsed[i]);
         if (have_cell && (cell < 0 || cell >= n))
-            return hl_cli_error("demo", "--cell %" PRId64 " is outside '%s' (0..%" PRId64 ")",
-                                cell, shapes[i], n - 1);
+            return cli_error("demo", "--cell %" PRId64 " is outside '%s' (0..%" PRId64 ")",
+                             cell, shapes[i], n - 1);
     }
     for (int i = 0; i < ngrids; i++) {
         const hl_shape *g = &parsed_grids[i];
-        hl_status st = hl_cli_parse_shape(&parsed_grids[i], grids[i]);
+        hl_status st = cli_parse_shape(&parsed_grids[i], grids[i]);
         if (st != HL_OK)
-            return hl_cli_error("demo", "bad --grid shape '%s': %s", grids[i], hl_strerror(st));
+            return cli_error("demo", "bad --grid shape '%s': %s", grids[i], hl_strerror(st));
         if (g->rank != 2 || g->extent[0] > 16 || g->extent[1] > 16)
-            return hl_cli_error("demo", "--grid '%s': need a 2D shape of at most [16,16]", grids[i]);
+            return cli_error("demo", "--grid '%s': need a 2D shape of at most [16,16]", grids[i]);
     }
 
     printf("hyperlayout demo: the k-index apparatus (seed 000, sections 3-8)\n");

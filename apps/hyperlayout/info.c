@@ -33,7 +33,7 @@ static const char info_usage[] =
     "\n"
     "  -h, --help   this text\n";
 
-int hl_cmd_info(int argc, char **argv)
+int cmd_info(int argc, char **argv)
 {
     const char *file = NULL;
     for (int a = 1; a < argc; a++) {
@@ -46,31 +46,31 @@ int hl_cmd_info(int argc, char **argv)
             if (a + 1 < argc && !file)
                 file = argv[++a];
             if (a + 1 < argc)
-                return hl_cli_error("info", "one FILE only (see hyperlayout info --help)");
+                return cli_error("info", "one FILE only (see hyperlayout info --help)");
             break;
         }
         if (arg[0] == '-' && arg[1] != '\0')
-            return hl_cli_error("info", "unknown option '%s' (see hyperlayout info --help)", arg);
+            return cli_error("info", "unknown option '%s' (see hyperlayout info --help)", arg);
         if (file)
-            return hl_cli_error("info", "one FILE only (see hyperlayout info --help)");
+            return cli_error("info", "one FILE only (see hyperlayout info --help)");
         file = arg;
     }
     if (!file)
-        return hl_cli_error("info", "no FILE given (see hyperlayout info --help)");
+        return cli_error("info", "no FILE given (see hyperlayout info --help)");
 
     hl_npy_info info;
     errno = 0;
     hl_status st = hl_npy_read_header(file, &info);
     if (st == HL_ERR_IO && errno != 0)
-        return hl_cli_error("info", "%s: %s (%s)", file, hl_strerror(st), strerror(errno));
+        return cli_error("info", "%s: %s (%s)", file, hl_strerror(st), strerror(errno));
     if (st != HL_OK)
-        return hl_cli_error("info", "%s: %s", file, hl_strerror(st));
+        return cli_error("info", "%s: %s", file, hl_strerror(st));
 
     const hl_shape *s = &info.shape;
     char notation[HL_SHAPE_NOTATION_MAX];
     st = hl_shape_format(s, notation, sizeof notation);
     if (st != HL_OK)
-        return hl_cli_error("info", "%s: %s", file, hl_strerror(st));
+        return cli_error("info", "%s: %s", file, hl_strerror(st));
 
     printf("file          %s\n", file);
     printf("format        .npy version %d.%d\n", info.version_major, info.version_minor);

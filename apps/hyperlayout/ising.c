@@ -102,7 +102,7 @@ static const char ising_usage_more[] =
 
 /* ---- parsing ---- */
 
-static int parse_double(const char *s, const char *stop, double *out)
+static int parse_double_span(const char *s, const char *stop, double *out)
 {
     char *end;
     errno = 0;
@@ -123,7 +123,7 @@ static int parse_temps(const char *s, double *v, const char **why)
         const char *end = comma ? comma : s + strlen(s);
         const char *c1 = memchr(s, ':', (size_t)(end - s));
         if (!c1) {
-            if (n == MAX_TEMPS || parse_double(s, end, &v[n]) < 0) {
+            if (n == MAX_TEMPS || parse_double_span(s, end, &v[n]) < 0) {
                 *why = n == MAX_TEMPS ? "more than 10000 temperatures" : "not a number";
                 return -1;
             }
@@ -131,8 +131,8 @@ static int parse_temps(const char *s, double *v, const char **why)
         } else {
             const char *c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1));
             double a, b, step;
-            if (!c2 || parse_double(s, c1, &a) < 0 || parse_double(c1 + 1, c2, &b) < 0 ||
-                parse_double(c2 + 1, end, &step) < 0) {
+            if (!c2 || parse_double_span(s, c1, &a) < 0 || parse_double_span(c1 + 1, c2, &b) < 0 ||
+                parse_double_span(c2 + 1, end, &step) < 0) {
                 *why = "a range is FROM:TO:STEP";
                 return -1;
             }
@@ -212,7 +212,7 @@ static double now(void)
 }
 
 typedef struct ctx {
-    const hl_ising_params *p;
+    const ising_params *p;
     const char *dir;
     int progress, drawn, quiet, series, snapshot;
     double t0;
@@ -249,7 +249,7 @@ static int on_progress(void *arg, int temp, int64_t done, int64_t total)
 }
 
 /* A value and its error as 1.2345(67): the error in the last two digits. */
-static void value_err(char *buf, size_t cap, hl_ising_estimate e)
+static void value_err(char *buf, size_t cap, ising_estimate e)
 {
     if (!(e.err > 0) || !isfinite(e.err)) {
         snprintf(buf, cap, "%.6f", e.mean);
@@ -264,24 +264,24 @@ static void value_err(char *buf, size_t cap, hl_ising_estimate e)
     snprintf(buf, cap, "%.*f(%.0f)", dec, e.mean, scaled);
 }
 
-static hl_status on_finished(void *arg, int temp, const hl_ising_result *r, const int64_t *mag,
-                             const int64_t *bonds, const hl_ising *lattice)
+static hl_status on_finished(void *arg, int temp, const ising_result *r, const int64_t *mag,
+                             const int64_t *bonds, const ising *lattice)
 {
     ctx *c = arg;
     char path[4200];
     hl_status st = HL_OK;
     if (c->series) {
         snprintf(path, sizeof path, "%s/series_%03d.csv", c->dir, temp);
-        st = hl_ising_write_series(path, mag, bonds, r->samples, r->sites, r->h);
+        st = ising_write_series(path, mag, bonds, r->samples, r->sites, r->h);
     }
-    if (st == HL_OK && c->snapshot && hl_ising_rank(lattice) >= 2) {
-        const int64_t L = hl_ising_extents(lattice)[0] > hl_ising_extents(lattice)[1]
-                              ? hl_ising_extents(lattice)[0]
-                              : hl_ising_extents(lattice)[1];
+    if (st == HL_OK && c->snapshot && ising_rank(lattice) >= 2) {
+        const int64_t L = ising_extents(lattice)[0] > ising_extents(lattice)[1]
+                              ? ising_extents(lattice)[0]
+                              : ising_extents(lattice)[1];
         int scale = L >= 256 ? 1 : (int)(256 / L);
         scale = scale > 16 ? 16 : scale;
         snprintf(path, sizeof path, "%s/snapshot_%03d.png", c->dir, temp);
-        st = hl_ising_snapshot(path, lattice, scale);
+        st = ising_snapshot(path, lattice, scale);
     }
     if (!c->quiet) {
         clear_bar(c);
@@ -317,17 +317,17 @@ static int run_plot(const char *python, const char *script, const char *dir)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-int hl_cmd_ising(int argc, char **argv)
+int cmd_ising(int argc, char **argv)
 {
     static const char cmd[] = "ising";
-    int64_t dims = 0, L[HL_ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
+    int64_t dims = 0, L[ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
     int nL = 1, quiet = 0, series = 0, snapshot = 1, plot = -1, checkpoint = 1, resume = 0;
     int progress = isatty(STDERR_FILENO);
     double h = 0, every = 60;
     uint64_t seed = 1;
     const char *out = "ising-out", *temps = NULL, *betas = NULL;
-    hl_ising_variant variant = HL_ISING_AUTO;
-    hl_ising_start start = HL_ISING_START_HOT;
+    ising_variant variant = ISING_AUTO;
+    ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
 
     for (int a = 1; a < argc; a++) {
@@ -367,97 +367,97 @@ int hl_cmd_ising(int argc, char **argv)
             continue;
         }
         if (strncmp(o, "--", 2))
-            return hl_cli_error(cmd, "unexpected argument '%s' (see hyperlayout ising --help)", o);
+            return cli_error(cmd, "unexpected argument '%s' (see hyperlayout ising --help)", o);
         if (a + 1 >= argc)
-            return hl_cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
+            return cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
         const char *v = argv[++a];
         if (!strcmp(o, "--dims")) {
-            if (hl_parse_i64(v, 1, HL_ISING_MAX_RANK, &dims) < 0)
-                return hl_cli_error(cmd, "--dims needs a rank from 1 to %d, not '%s'", HL_ISING_MAX_RANK, v);
+            if (parse_i64(v, 1, ISING_MAX_RANK, &dims) < 0)
+                return cli_error(cmd, "--dims needs a rank from 1 to %d, not '%s'", ISING_MAX_RANK, v);
         } else if (!strcmp(o, "--L")) {
             nL = 0;
             for (const char *s = v;;) {
                 const char *comma = strchr(s, ',');
                 char item[32];
                 size_t len = comma ? (size_t)(comma - s) : strlen(s);
-                if (nL == HL_ISING_MAX_RANK || len == 0 || len >= sizeof item)
-                    return hl_cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
-                                        HL_ISING_MAX_RANK, v);
+                if (nL == ISING_MAX_RANK || len == 0 || len >= sizeof item)
+                    return cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
+                                     ISING_MAX_RANK, v);
                 memcpy(item, s, len);
                 item[len] = '\0';
-                if (hl_parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
-                    return hl_cli_error(cmd, "--L: '%s' is not a positive extent", item);
+                if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
+                    return cli_error(cmd, "--L: '%s' is not a positive extent", item);
                 if (L[nL] % 2)
-                    return hl_cli_error(cmd,
-                                        "--L: extent %" PRId64 " is odd; the checkerboard needs even "
-                                        "extents",
-                                        L[nL]);
+                    return cli_error(cmd,
+                                     "--L: extent %" PRId64 " is odd; the checkerboard needs even "
+                                     "extents",
+                                     L[nL]);
                 nL++;
                 if (!comma)
                     break;
                 s = comma + 1;
             }
         } else if (!strcmp(o, "--h")) {
-            if (parse_double(v, v + strlen(v), &h) < 0)
-                return hl_cli_error(cmd, "--h needs a number, not '%s'", v);
+            if (parse_double(v, &h) < 0)
+                return cli_error(cmd, "--h needs a number, not '%s'", v);
         } else if (!strcmp(o, "--start")) {
             if (!strcmp(v, "hot"))
-                start = HL_ISING_START_HOT;
+                start = ISING_START_HOT;
             else if (!strcmp(v, "up"))
-                start = HL_ISING_START_UP;
+                start = ISING_START_UP;
             else if (!strcmp(v, "down"))
-                start = HL_ISING_START_DOWN;
+                start = ISING_START_DOWN;
             else
-                return hl_cli_error(cmd, "--start is hot, up or down, not '%s'", v);
+                return cli_error(cmd, "--start is hot, up or down, not '%s'", v);
         } else if (!strcmp(o, "--T")) {
             temps = v;
         } else if (!strcmp(o, "--beta")) {
             betas = v;
         } else if (!strcmp(o, "--sweeps")) {
-            if (hl_parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
-                return hl_cli_error(cmd, "--sweeps needs a count of at least 2, not '%s'", v);
+            if (parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
+                return cli_error(cmd, "--sweeps needs a count of at least 2, not '%s'", v);
         } else if (!strcmp(o, "--therm")) {
-            if (hl_parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
-                return hl_cli_error(cmd, "--therm needs a count of at least 0, not '%s'", v);
+            if (parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
+                return cli_error(cmd, "--therm needs a count of at least 0, not '%s'", v);
         } else if (!strcmp(o, "--seed")) {
             char *end;
             errno = 0;
             unsigned long long s = strtoull(v, &end, 10);
             if (end == v || *end || errno == ERANGE || v[0] == '-')
-                return hl_cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
+                return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
             seed = s;
         } else if (!strcmp(o, "--variant")) {
             if (!strcmp(v, "A") || !strcmp(v, "a"))
-                variant = HL_ISING_A;
+                variant = ISING_A;
             else if (!strcmp(v, "B") || !strcmp(v, "b"))
-                variant = HL_ISING_B;
+                variant = ISING_B;
             else if (!strcmp(v, "C") || !strcmp(v, "c"))
-                variant = HL_ISING_C;
+                variant = ISING_C;
             else if (!strcmp(v, "reference"))
-                variant = HL_ISING_REFERENCE;
+                variant = ISING_REFERENCE;
             else if (!strcmp(v, "auto"))
-                variant = HL_ISING_AUTO;
+                variant = ISING_AUTO;
             else
-                return hl_cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
+                return cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
         } else if (!strcmp(o, "--dynamics")) {
             if (!strcmp(v, "metropolis"))
-                dynamics = HL_ISING_METROPOLIS;
+                dynamics = ISING_METROPOLIS;
             else if (!strcmp(v, "heatbath"))
-                dynamics = HL_ISING_HEATBATH;
+                dynamics = ISING_HEATBATH;
             else
-                return hl_cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
+                return cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
-            if (hl_parse_i64(v, 1, 4096, &threads) < 0)
-                return hl_cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
+            if (parse_i64(v, 1, 4096, &threads) < 0)
+                return cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
         } else if (!strcmp(o, "--out")) {
             if (!v[0])
-                return hl_cli_error(cmd, "--out needs a directory");
+                return cli_error(cmd, "--out needs a directory");
             out = v;
         } else if (!strcmp(o, "--checkpoint-every")) {
-            if (parse_double(v, v + strlen(v), &every) < 0 || every < 0)
-                return hl_cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
+            if (parse_double(v, &every) < 0 || every < 0)
+                return cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
         } else {
-            return hl_cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
+            return cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
         }
     }
 
@@ -468,51 +468,51 @@ int hl_cmd_ising(int argc, char **argv)
         for (int i = 1; i < dims; i++)
             L[i] = L[0];
     else if (nL != dims)
-        return hl_cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
-    hl_ising *probe = NULL;
-    hl_status st = hl_ising_create(&probe, (int)dims, L, seed);
+        return cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
+    ising *probe = NULL;
+    hl_status st = ising_create(&probe, (int)dims, L, seed);
     if (st == HL_OK)
-        st = hl_ising_set_variant(probe, variant);
+        st = ising_set_variant(probe, variant);
     if (st != HL_OK) {
-        hl_ising_destroy(probe);
+        ising_destroy(probe);
         if (st == HL_ERR_NOT_POW2)
-            return hl_cli_error(cmd, "variant B needs every extent a power of two");
-        if (st == HL_ERR_RANK && variant == HL_ISING_C)
-            return hl_cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
-        return hl_cli_error(cmd, "lattice: %s", hl_strerror(st));
+            return cli_error(cmd, "variant B needs every extent a power of two");
+        if (st == HL_ERR_RANK && variant == ISING_C)
+            return cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
+        return cli_error(cmd, "lattice: %s", hl_strerror(st));
     }
-    const char *variant_name = hl_ising_variant_name(hl_ising_variant_of(probe));
-    const char *isa = hl_ising_isa_of(probe);
-    hl_ising_destroy(probe);
+    const char *variant_name = ising_variant_name(ising_variant_of(probe));
+    const char *isa = ising_isa_of(probe);
+    ising_destroy(probe);
 
     /* the temperatures */
     if (!temps == !betas)
-        return hl_cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
+        return cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
     double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
-    hl_ising_result *results = calloc(MAX_TEMPS, sizeof *results);
+    ising_result *results = calloc(MAX_TEMPS, sizeof *results);
     if (!T || !beta || !results) {
         free(T);
         free(beta);
         free(results);
-        return hl_cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
+        return cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
     }
     const char *why = NULL;
     int nt = parse_temps(temps ? temps : betas, temps ? T : beta, &why);
     int rc = 0;
     if (nt < 0) {
-        rc = hl_cli_error(cmd, "%s '%s': %s", temps ? "--T" : "--beta", temps ? temps : betas, why);
+        rc = cli_error(cmd, "%s '%s': %s", temps ? "--T" : "--beta", temps ? temps : betas, why);
         goto done;
     }
     for (int i = 0; i < nt; i++) {
         if (temps) {
             if (!(T[i] > 0)) {
-                rc = hl_cli_error(cmd, "--T: temperature %g is not positive", T[i]);
+                rc = cli_error(cmd, "--T: temperature %g is not positive", T[i]);
                 goto done;
             }
             beta[i] = 1 / T[i];
         } else {
             if (!(beta[i] >= 0)) {
-                rc = hl_cli_error(cmd, "--beta: %g is negative", beta[i]);
+                rc = cli_error(cmd, "--beta: %g is negative", beta[i]);
                 goto done;
             }
             T[i] = beta[i] > 0 ? 1 / beta[i] : (double)INFINITY;
@@ -520,17 +520,17 @@ int hl_cmd_ising(int argc, char **argv)
     }
 
     if (make_dirs(out) < 0) {
-        rc = hl_cli_error(cmd, "--out %s: %s", out, strerror(errno));
+        rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
         goto done;
     }
     char ckpath[4200], path[4200];
     snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", out);
     if (resume && access(ckpath, R_OK) < 0) {
-        rc = hl_cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
+        rc = cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
         goto done;
     }
 
-    hl_ising_params p = {0};
+    ising_params p = {0};
     p.rank = (int)dims;
     memcpy(p.extent, L, sizeof L);
     p.seed = seed;
@@ -540,30 +540,30 @@ int hl_cmd_ising(int argc, char **argv)
     p.therm = therm;
     p.sweeps = sweeps;
     p.start = start;
-    p.dynamics = dynamics >= 0 ? (hl_ising_dynamics)dynamics
-                 : dims == 1   ? HL_ISING_HEATBATH
-                               : HL_ISING_METROPOLIS;
-    if (dims == 1 && p.dynamics == HL_ISING_METROPOLIS)
+    p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
+                 : dims == 1   ? ISING_HEATBATH
+                               : ISING_METROPOLIS;
+    if (dims == 1 && p.dynamics == ISING_METROPOLIS)
         fprintf(stderr,
                 "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
                 "results depend on the start\n");
     if (resume) {
-        st = hl_ising_checkpoint_check(ckpath, &p);
+        st = ising_checkpoint_check(ckpath, &p);
         if (st == HL_ERR_MISMATCH) {
-            rc = hl_cli_error(cmd,
-                              "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                              "or dynamics differ)",
-                              ckpath);
+            rc = cli_error(cmd,
+                           "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                           "or dynamics differ)",
+                           ckpath);
             goto done;
         }
         if (st != HL_OK) {
-            rc = hl_cli_error(cmd, "--resume: %s: %s", ckpath,
-                              st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
+            rc = cli_error(cmd, "--resume: %s: %s", ckpath,
+                           st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
             goto done;
         }
     }
     ctx c = {&p, out, progress, 0, quiet, series, snapshot, now(), T};
-    hl_ising_options opt = {0};
+    ising_options opt = {0};
     opt.variant = variant;
     opt.threads = (int)threads;
     opt.checkpoint = checkpoint || resume ? ckpath : NULL;
@@ -578,7 +578,7 @@ int hl_cmd_ising(int argc, char **argv)
         for (int i = 0; i < dims; i++)
             printf("%s%" PRId64, i ? "," : "", L[i]);
         printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s isa=%s%s\n", h,
-               seed, therm, sweeps, hl_ising_dynamics_name(p.dynamics), variant_name, isa,
+               seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name, isa,
                resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
@@ -590,19 +590,19 @@ int hl_cmd_ising(int argc, char **argv)
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
     int complete = 0;
-    st = hl_ising_run(&p, &opt, results, &complete);
+    st = ising_run(&p, &opt, results, &complete);
     sigaction(SIGINT, &old, NULL);
     clear_bar(&c);
     const double seconds = now() - c.t0;
     if (st == HL_ERR_MISMATCH) {
-        rc = hl_cli_error(cmd,
-                          "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                          "or dynamics differ)",
-                          ckpath);
+        rc = cli_error(cmd,
+                       "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                       "or dynamics differ)",
+                       ckpath);
         goto done;
     }
     if (st != HL_OK) {
-        rc = hl_cli_error(cmd, "%s", hl_strerror(st));
+        rc = cli_error(cmd, "%s", hl_strerror(st));
         if (rc == 2)
             rc = 1;
         goto done;
@@ -612,16 +612,16 @@ int hl_cmd_ising(int argc, char **argv)
     int finished = complete ? nt : 0;
     while (!complete && finished < nt && results[finished].samples > 0)
         finished++;
-    hl_ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds,
+    ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds,
                               complete};
     snprintf(path, sizeof path, "%s/results.csv", out);
-    st = hl_ising_write_csv(path, &p, results, finished);
+    st = ising_write_csv(path, &p, results, finished);
     if (st == HL_OK) {
         snprintf(path, sizeof path, "%s/results.json", out);
-        st = hl_ising_write_json(path, &p, &info, results, finished);
+        st = ising_write_json(path, &p, &info, results, finished);
     }
     if (st != HL_OK) {
-        rc = hl_cli_error(cmd, "%s: %s", path, hl_strerror(st));
+        rc = cli_error(cmd, "%s: %s", path, hl_strerror(st));
         rc = 1;
         goto done;
     }
@@ -629,9 +629,9 @@ int hl_cmd_ising(int argc, char **argv)
     const int figure = dims == 2 && h == 0 && finished >= 2;
     if (figure) {
         snprintf(path, sizeof path, "%s/magnetisation.png", out);
-        st = hl_ising_magnetisation_figure(path, results, finished);
+        st = ising_magnetisation_figure(path, results, finished);
         if (st != HL_OK) {
-            rc = hl_cli_error(cmd, "%s: %s", path, hl_strerror(st));
+            rc = cli_error(cmd, "%s: %s", path, hl_strerror(st));
             rc = 1;
             goto done;
         }
@@ -645,10 +645,10 @@ int hl_cmd_ising(int argc, char **argv)
     if (plot < 0)
         plot = nt >= 2;
     if (plot) {
-#if defined(HL_ISING_PYTHON) && defined(HL_ISING_PLOT_SCRIPT)
-        if (run_plot(HL_ISING_PYTHON, HL_ISING_PLOT_SCRIPT, out) < 0)
+#if defined(ISING_PYTHON) && defined(ISING_PLOT_SCRIPT)
+        if (run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, out) < 0)
             fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s); results.csv has the data\n",
-                    HL_ISING_PYTHON, HL_ISING_PLOT_SCRIPT, out);
+                    ISING_PYTHON, ISING_PLOT_SCRIPT, out);
 #else
         (void)run_plot;
         fprintf(stderr, "hyperlayout ising: no Python with matplotlib was found at build time: no plot "

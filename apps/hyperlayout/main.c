@@ -31,7 +31,7 @@ static const char usage[] =
     "\n"
     "`hyperlayout COMMAND --help` documents each command.\n";
 
-int hl_cli_error(const char *cmd, const char *fmt, ...)
+int cli_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,7 +42,7 @@ int hl_cli_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
-hl_status hl_cli_parse_shape(hl_shape *s, const char *arg)
+hl_status cli_parse_shape(hl_shape *s, const char *arg)
 {
     if (arg[0] == '[' || arg[0] == '\0')
         return hl_shape_parse(s, arg);
@@ -57,11 +57,11 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"demo", hl_cmd_demo},
-    {"info", hl_cmd_info},
-    {"ising", hl_cmd_ising},
-    {"transform", hl_cmd_transform},
-    {"walker", hl_cmd_walker},
+    {"demo", cmd_demo},
+    {"info", cmd_info},
+    {"ising", cmd_ising},
+    {"transform", cmd_transform},
+    {"walker", cmd_walker},
 };
 
 static int (*find_command(const char *name))(int, char **)
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "help")) {
         int (*run)(int, char **) = find_command(argv[2]);
         if (!run)
-            return hl_cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
+            return cli_error("help", "unknown command '%s' (see hyperlayout --help)", argv[2]);
         char help[] = "--help";
         char *sub[] = {argv[2], help, NULL};
         return run(2, sub);

@@ -200,11 +200,11 @@ static int write_png(const char *dir, const char *file, const uint8_t *px, int w
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
-        return hl_cli_error("demo", "--pictures '%s': path too long", dir);
-    hl_status st = hl_png_write(path, px, width, height, 3, (int64_t)width * PIX);
+        return cli_error("demo", "--pictures '%s': path too long", dir);
+    hl_status st = image_write_png(path, px, width, height, 3, (int64_t)width * PIX);
     if (st != HL_OK)
-        return hl_cli_error("demo", "cannot write %s: %s%s%s", path, hl_strerror(st),
-                            st == HL_ERR_IO ? ": " : "", st == HL_ERR_IO ? strerror(errno) : "");
+        return cli_error("demo", "cannot write %s: %s%s%s", path, hl_strerror(st),
+                         st == HL_ERR_IO ? ": " : "", st == HL_ERR_IO ? strerror(errno) : "");
     printf("  %-19s %4dx%-4d %s\n", file, width, height, what);
     return 0;
 }
@@ -216,7 +216,7 @@ static int write_montage(const char *dir, const struct montage *m, uint8_t *cons
     const int width = m->n * PANEL + (m->n + 1) * GAP, height = PANEL + 2 * GAP + CAPTION;
     uint8_t *canvas = malloc((size_t)width * (size_t)height * PIX);
     if (!canvas)
-        return hl_cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
+        return cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
     memset(canvas, 236, (size_t)width * (size_t)height * PIX);
     static const uint8_t dark[3] = {30, 30, 30};
     for (int j = 0; j < m->n; j++) {
@@ -235,13 +235,13 @@ static int write_montage(const char *dir, const struct montage *m, uint8_t *cons
     return rc;
 }
 
-int hl_demo_pictures(const char *dir)
+int demo_pictures(const char *dir)
 {
     struct stat sb;
     if (stat(dir, &sb) != 0)
-        return hl_cli_error("demo", "--pictures '%s': %s", dir, strerror(errno));
+        return cli_error("demo", "--pictures '%s': %s", dir, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
-        return hl_cli_error("demo", "--pictures '%s': not a directory", dir);
+        return cli_error("demo", "--pictures '%s': not a directory", dir);
 
     const int64_t ext[2] = {SIDE, SIDE};
     hl_shape s;
@@ -256,11 +256,11 @@ int hl_demo_pictures(const char *dir)
     if (st == HL_OK)
         st = hl_kshift_init(&sh, &ki, shift_by);
     if (st != HL_OK)
-        return hl_cli_error("demo", "%s", hl_strerror(st));
+        return cli_error("demo", "%s", hl_strerror(st));
 
     uint8_t *store = malloc((size_t)(NPICS + 1) * NPIX * PIX);
     if (!store)
-        return hl_cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
+        return cli_error("demo", "%s", hl_strerror(HL_ERR_NOMEM));
     uint8_t *pics[NPICS], *ref = store + (size_t)NPICS * NPIX * PIX;
     for (int i = 0; i < NPICS; i++)
         pics[i] = store + (size_t)i * NPIX * PIX;
@@ -274,14 +274,14 @@ int hl_demo_pictures(const char *dir)
             st = hl_execute(p, pics[0], pics[i]);
         hl_plan_destroy(p);
         if (st != HL_OK) {
-            rc = hl_cli_error("demo", "%s: %s", pictures[i].what, hl_strerror(st));
+            rc = cli_error("demo", "%s: %s", pictures[i].what, hl_strerror(st));
             break;
         }
         for (int64_t k = 0; k < NPIX; k++)
             memcpy(ref + map_of(&pictures[i], &ki, cr, &sh, k) * PIX, pics[0] + k * PIX, PIX);
         if (memcmp(ref, pics[i], NPIX * PIX) != 0)
-            rc = hl_cli_error("demo", "%s: the plan's picture differs from the per-element maps'",
-                              pictures[i].what);
+            rc = cli_error("demo", "%s: the plan's picture differs from the per-element maps'",
+                           pictures[i].what);
     }
     if (!rc) {
         printf("hyperlayout demo: the paper's pictures (seed 000, Figures 8 and 10) on a generated\n"

@@ -167,7 +167,7 @@ static hl_status explain_plan(const hl_plan *plan)
     return st;
 }
 
-int hl_cmd_transform(int argc, char **argv)
+int cmd_transform(int argc, char **argv)
 {
     const char *files[2] = {NULL, NULL};
     const char **ops = calloc((size_t)argc, sizeof *ops);
@@ -175,7 +175,7 @@ int hl_cmd_transform(int argc, char **argv)
     bool explain = false;
     hl_plan_options opt = {0};
     if (!ops)
-        return hl_cli_error("transform", "%s", hl_strerror(HL_ERR_NOMEM));
+        return cli_error("transform", "%s", hl_strerror(HL_ERR_NOMEM));
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -187,7 +187,7 @@ int hl_cmd_transform(int argc, char **argv)
             long t = a + 1 < argc ? strtol(argv[a + 1], &end, 10) : -1;
             if (a + 1 >= argc || *end != '\0' || t < 1 || t > 4096) {
                 free(ops);
-                return hl_cli_error("transform", "--threads needs a count from 1 to 4096");
+                return cli_error("transform", "--threads needs a count from 1 to 4096");
             }
             opt.threads = (int)t;
             a++;
@@ -195,7 +195,7 @@ int hl_cmd_transform(int argc, char **argv)
             explain = true;
         } else if (arg[0] == '-' && arg[1] == '-') {
             free(ops);
-            return hl_cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
+            return cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
         } else if (nfiles < 2) {
             files[nfiles++] = arg;
         } else {
@@ -204,7 +204,7 @@ int hl_cmd_transform(int argc, char **argv)
     }
     if (nfiles < 2 || nops == 0) {
         free(ops);
-        return hl_cli_error("transform", "need IN.npy OUT.npy and at least one OP (see --help)");
+        return cli_error("transform", "need IN.npy OUT.npy and at least one OP (see --help)");
     }
 
     hl_shape shape;
@@ -212,7 +212,7 @@ int hl_cmd_transform(int argc, char **argv)
     hl_plan **plans = calloc((size_t)nops, sizeof *plans), *chain = NULL;
     hl_status st = plans ? hl_npy_load(files[0], &shape, &in) : HL_ERR_NOMEM;
     if (st != HL_OK) {
-        rc = hl_cli_error("transform", "%s: %s", files[0], hl_strerror(st));
+        rc = cli_error("transform", "%s: %s", files[0], hl_strerror(st));
         goto done;
     }
     hl_shape cur = shape;
@@ -221,7 +221,7 @@ int hl_cmd_transform(int argc, char **argv)
         st = op_plan(ops[j], &cur, &opt, &plans[j], why, sizeof why);
         if (st != HL_OK) {
             hl_shape_format(&cur, text, sizeof text);
-            rc = hl_cli_error("transform", "op '%s' on %s: %s", ops[j], text,
+            rc = cli_error("transform", "op '%s' on %s: %s", ops[j], text,
                               why[0] ? why : hl_strerror(st));
             goto done;
         }
@@ -238,7 +238,7 @@ int hl_cmd_transform(int argc, char **argv)
     if (st == HL_OK)
         st = hl_npy_save(files[1], hl_plan_out_shape(chain), out);
     if (st != HL_OK)
-        rc = hl_cli_error("transform", "%s: %s", files[1], hl_strerror(st));
+        rc = cli_error("transform", "%s: %s", files[1], hl_strerror(st));
 done:
     for (int j = 0; plans && j < nops; j++)
         hl_plan_destroy(plans[j]);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "parse.h"
 #include "walker.h"
@@ -83,7 +84,7 @@ static double *parse_list(const char *s, int *n)
         }
         memcpy(item, s, len);
         item[len] = '\0';
-        if (hl_parse_double(item, &v[i])) {
+        if (parse_double(item, &v[i])) {
             free(v);
             return NULL;
         }
@@ -105,39 +106,39 @@ static int parse_opts(int argc, char **argv, opts *o)
             return -1;
         }
         if (strncmp(arg, "--", 2))
-            return hl_cli_error("walker", "unexpected argument '%s' (see hyperlayout walker --help)", arg);
+            return cli_error("walker", "unexpected argument '%s' (see hyperlayout walker --help)", arg);
         if (a + 1 >= argc)
-            return hl_cli_error("walker", "%s needs a value (see hyperlayout walker --help)", arg);
+            return cli_error("walker", "%s needs a value (see hyperlayout walker --help)", arg);
         const char *v = argv[++a];
         int64_t seed;
         if (!strcmp(arg, "--particles")) {
-            if (hl_parse_i64(v, 1, INT64_C(1) << 34, &o->npar))
-                return hl_cli_error("walker", "--particles needs a count from 1 to 2^34");
+            if (parse_i64(v, 1, INT64_C(1) << 34, &o->npar))
+                return cli_error("walker", "--particles needs a count from 1 to 2^34");
         } else if (!strcmp(arg, "--ncomp")) {
-            if (hl_parse_i64(v, 1, WALKER_MAX_COMP, &o->K))
-                return hl_cli_error("walker", "--ncomp needs a count from 1 to %d", WALKER_MAX_COMP);
+            if (parse_i64(v, 1, WALKER_MAX_COMP, &o->K))
+                return cli_error("walker", "--ncomp needs a count from 1 to %d", WALKER_MAX_COMP);
         } else if (!strcmp(arg, "--steps")) {
-            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &o->nsteps))
-                return hl_cli_error("walker", "--steps needs a count from 0 to 2^40");
+            if (parse_i64(v, 0, INT64_C(1) << 40, &o->nsteps))
+                return cli_error("walker", "--steps needs a count from 0 to 2^40");
         } else if (!strcmp(arg, "--repeat")) {
-            if (hl_parse_i64(v, 1, 1000, &o->reps))
-                return hl_cli_error("walker", "--repeat needs a count from 1 to 1000");
+            if (parse_i64(v, 1, 1000, &o->reps))
+                return cli_error("walker", "--repeat needs a count from 1 to 1000");
         } else if (!strcmp(arg, "--threads")) {
-            if (hl_parse_i64(v, 0, 4096, &o->threads))
-                return hl_cli_error("walker", "--threads needs a count from 0 to 4096");
+            if (parse_i64(v, 0, 4096, &o->threads))
+                return cli_error("walker", "--threads needs a count from 0 to 4096");
         } else if (!strcmp(arg, "--stats-every")) {
-            if (hl_parse_i64(v, 0, INT64_C(1) << 40, &o->every))
-                return hl_cli_error("walker", "--stats-every needs a count >= 0");
+            if (parse_i64(v, 0, INT64_C(1) << 40, &o->every))
+                return cli_error("walker", "--stats-every needs a count >= 0");
         } else if (!strcmp(arg, "--seed")) {
-            if (hl_parse_i64(v, 0, INT64_MAX, &seed))
-                return hl_cli_error("walker", "--seed needs an integer >= 0");
+            if (parse_i64(v, 0, INT64_MAX, &seed))
+                return cli_error("walker", "--seed needs an integer >= 0");
             o->seed = (uint64_t)seed;
         } else if (!strcmp(arg, "--dt")) {
-            if (hl_parse_double(v, &o->dt) || !(o->dt > 0.0))
-                return hl_cli_error("walker", "--dt needs a positive number");
+            if (parse_double(v, &o->dt) || !(o->dt > 0.0))
+                return cli_error("walker", "--dt needs a positive number");
         } else if (!strcmp(arg, "--end")) {
-            if (hl_parse_double(v, &o->end) || !(o->end > 0.0))
-                return hl_cli_error("walker", "--end needs a positive number");
+            if (parse_double(v, &o->end) || !(o->end > 0.0))
+                return cli_error("walker", "--end needs a positive number");
         } else if (!strcmp(arg, "--variant")) {
             for (int i = 0; i < WALKER_NVARIANTS; i++)
                 o->run[i] = !strcmp(v, "all");
@@ -148,7 +149,7 @@ static int parse_opts(int argc, char **argv, opts *o)
             else if (!strcmp(v, "prop"))
                 o->run[WALKER_PROP] = true;
             else if (strcmp(v, "all"))
-                return hl_cli_error("walker", "--variant is ptr, par, prop or all, not '%s'", v);
+                return cli_error("walker", "--variant is ptr, par, prop or all, not '%s'", v);
         } else if (!strcmp(arg, "--stats")) {
             o->stats_file = v;
         } else if (!strcmp(arg, "--csv")) {
@@ -159,17 +160,17 @@ static int parse_opts(int argc, char **argv, opts *o)
                 if (!strcmp(arg, list_name[i]))
                     which = i;
             if (which < 0)
-                return hl_cli_error("walker", "unknown option '%s' (see hyperlayout walker --help)", arg);
+                return cli_error("walker", "unknown option '%s' (see hyperlayout walker --help)", arg);
             free(o->list[which]);
             o->list[which] = parse_list(v, &o->nlist[which]);
             if (!o->list[which])
-                return hl_cli_error("walker", "%s needs comma-separated numbers, not '%s'", arg, v);
+                return cli_error("walker", "%s needs comma-separated numbers, not '%s'", arg, v);
         }
     }
     if (o->nsteps < 0) {
         const double steps = floor(o->end / o->dt + 0.5);
         if (!(steps <= (double)(INT64_C(1) << 40)))
-            return hl_cli_error("walker", "--end / --dt gives too many steps");
+            return cli_error("walker", "--end / --dt gives too many steps");
         o->nsteps = (int64_t)steps;
     }
     return 0;
@@ -190,30 +191,30 @@ static void print_stats_row(const char *label, const walker_stats *s)
 
 /* The statistics series, one CSV row per record, through an atomic file
  * opened before the run (so that an unwritable path fails at once). */
-static hl_status write_stats_csv(hl_atomic_file *f, const int64_t *steps, const walker_stats *s,
+static hl_status write_stats_csv(atomic_file *f, const int64_t *steps, const walker_stats *s,
                                  int64_t n, double dt)
 {
-    FILE *out = hl_atomic_stream(f);
+    FILE *out = atomic_file_stream(f);
     fputs("step,t,mean_Y1,mean_Y2,y1y1,y2y2,y1y2\n", out);
     for (int64_t i = 0; i < n; i++)
         fprintf(out, "%" PRId64 ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", steps[i],
                 (double)steps[i] * dt, s[i].mean1, s[i].mean2, s[i].var1, s[i].var2, s[i].cov12);
-    return hl_atomic_commit(f);
+    return atomic_file_commit(f);
 }
 
-static hl_status write_times_csv(hl_atomic_file *f, const opts *o, const double *times)
+static hl_status write_times_csv(atomic_file *f, const opts *o, const double *times)
 {
-    FILE *out = hl_atomic_stream(f);
-    fputs("variant,layout,repetition,seconds,particles,ncomp,steps,threads\n", out);
+    FILE *out = atomic_file_stream(f);
+    fputs("variant,order,repetition,seconds,particles,ncomp,steps,threads\n", out);
     for (int64_t r = 0; r < o->reps; r++)
         for (int v = 0; v < WALKER_NVARIANTS; v++)
             if (o->run[v])
                 fprintf(out, "%s,%s,%" PRId64 ",%.6f,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
                         walker_variant_name((walker_variant)v),
-                        walker_variant_layout((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR
+                        walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR
                             ? "unknown-major" : "equation-major",
                         r, times[r * WALKER_NVARIANTS + v], o->npar, o->K, o->nsteps, o->threads);
-    return hl_atomic_commit(f);
+    return atomic_file_commit(f);
 }
 
 /* Runs everything once the options are read; returns the exit status. */
@@ -228,24 +229,24 @@ static int run(const opts *o, const walker_sde *sde)
     int64_t *rec_step = calloc((size_t)nrec, sizeof *rec_step), n_rec = 0;
     walker_stats *rec = calloc((size_t)nrec, sizeof *rec), exact;
     hl_status st = om && times && rec_step && rec ? HL_OK : HL_ERR_NOMEM;
-    hl_atomic_file *stats_out = NULL, *csv_out = NULL;
-    if (st == HL_OK && o->stats_file && (st = hl_atomic_open(&stats_out, o->stats_file)) != HL_OK) {
-        rc = hl_cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
+    atomic_file *stats_out = NULL, *csv_out = NULL;
+    if (st == HL_OK && o->stats_file && (st = atomic_file_open(&stats_out, o->stats_file)) != HL_OK) {
+        rc = cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
         goto done;
     }
-    if (st == HL_OK && o->csv_file && (st = hl_atomic_open(&csv_out, o->csv_file)) != HL_OK) {
-        rc = hl_cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
+    if (st == HL_OK && o->csv_file && (st = atomic_file_open(&csv_out, o->csv_file)) != HL_OK) {
+        rc = cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
         goto done;
     }
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++)
         if (o->run[v]) {
-            hl_fields_um f; /* the same storage holds either layout */
+            hl_fields_um f; /* the same storage holds either order */
             st = hl_fields_um_alloc(&f, npar, K);
             state[v] = f.ptr;
         }
     if (st != HL_OK) {
-        rc = hl_cli_error("walker", "%" PRId64 " particles x %" PRId64 " components: %s", npar, K,
-                          hl_strerror(st));
+        rc = cli_error("walker", "%" PRId64 " particles x %" PRId64 " components: %s", npar, K,
+                       hl_strerror(st));
         goto done;
     }
     const bool dirichlet = walker_dirichlet(sde, om) == HL_OK;
@@ -277,8 +278,8 @@ static int run(const opts *o, const walker_sde *sde)
         for (int v = 0; v < WALKER_NVARIANTS; v++) {
             if (!o->run[v])
                 continue;
-            const int layout = walker_variant_layout((walker_variant)v);
-            walker_init_state(layout, state[v], npar, K);
+            const int order = walker_variant_order((walker_variant)v);
+            walker_init_state(order, state[v], npar, K);
             const bool record = r == 0 && v == first;
             const int64_t chunk = record && o->every > 0 ? o->every : o->nsteps;
             double t = 0.0;
@@ -289,13 +290,13 @@ static int run(const opts *o, const walker_sde *sde)
                 st = walker_advance(sde, (walker_variant)v, state[v], npar, s0, n, (int)o->threads);
                 t += walker_seconds() - t0;
                 if (st != HL_OK) {
-                    rc = hl_cli_error("walker", "%s", hl_strerror(st));
+                    rc = cli_error("walker", "%s", hl_strerror(st));
                     goto done;
                 }
                 s0 += n;
                 if (record) {
                     rec_step[n_rec] = s0;
-                    walker_stats_of(layout, state[v], npar, K, &rec[n_rec]);
+                    walker_stats_of(order, state[v], npar, K, &rec[n_rec]);
                     if (o->every > 0) {
                         char label[40];
                         snprintf(label, sizeof label, "%8" PRId64 " %9.2f", s0, (double)s0 * o->dt);
@@ -319,7 +320,7 @@ static int run(const opts *o, const walker_sde *sde)
         print_stats_row("  rel. difference", &rel);
     }
 
-    printf("\n%-8s %-15s %12s %8s\n", "variant", "layout", "seconds", "/Ptr");
+    printf("\n%-8s %-15s %12s %8s\n", "variant", "order", "seconds", "/Ptr");
     for (int v = 0; v < WALKER_NVARIANTS; v++) {
         if (!o->run[v])
             continue;
@@ -333,8 +334,8 @@ static int run(const opts *o, const walker_sde *sde)
         if (o->run[WALKER_PTR] && ptr > 1e-3) /* shorter runs: no meaningful ratio */
             snprintf(ratio, sizeof ratio, "%.3f", best / ptr);
         printf("%-8s %-15s %12.3f %8s\n", walker_variant_name((walker_variant)v),
-               walker_variant_layout((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
-                                                                                 : "equation-major",
+               walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
+                                                                                : "equation-major",
                best, ratio);
     }
     bool same = true;
@@ -353,7 +354,7 @@ static int run(const opts *o, const walker_sde *sde)
         st = write_stats_csv(stats_out, rec_step, rec, n_rec, o->dt);
         stats_out = NULL; /* committed or removed */
         if (st != HL_OK) {
-            rc = hl_cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
+            rc = cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
             goto done;
         }
     }
@@ -361,15 +362,15 @@ static int run(const opts *o, const walker_sde *sde)
         st = write_times_csv(csv_out, o, times);
         csv_out = NULL;
         if (st != HL_OK) {
-            rc = hl_cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
+            rc = cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
             goto done;
         }
     }
     if (!same)
         rc = 1;
 done:
-    hl_atomic_abort(stats_out);
-    hl_atomic_abort(csv_out);
+    atomic_file_abort(stats_out);
+    atomic_file_abort(csv_out);
     for (int v = 0; v < WALKER_NVARIANTS; v++)
         free(state[v]);
     free(om);
@@ -379,7 +380,7 @@ done:
     return rc;
 }
 
-int hl_cmd_walker(int argc, char **argv)
+int cmd_walker(int argc, char **argv)
 {
     opts o = {.npar = 40000, .K = 100, .nsteps = -1, .reps = 1, .threads = 1, .every = 100,
               .dt = 0.05, .end = 140.0, .seed = 0, .run = {true, true, true}};
@@ -393,9 +394,9 @@ int hl_cmd_walker(int argc, char **argv)
                                        o.list[1] ? o.nlist[1] : 2, k, o.list[2] ? o.nlist[2] : 2,
                                        o.dt, o.seed);
         if (st == HL_ERR_ARG)
-            rc = hl_cli_error("walker", "parameters out of range: b > 0, 0 < S < 1, kappa > 0");
+            rc = cli_error("walker", "parameters out of range: b > 0, 0 < S < 1, kappa > 0");
         else if (st != HL_OK)
-            rc = hl_cli_error("walker", "%s", hl_strerror(st));
+            rc = cli_error("walker", "%s", hl_strerror(st));
         else
             rc = run(&o, &sde);
         walker_sde_free(&sde);

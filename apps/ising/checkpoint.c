@@ -10,14 +10,14 @@
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
  *   spins:  i8 [N] in logical k order
  *   u64 FNV-1a hash of every byte before it
- * Written through hl_atomic_*: a reader sees the previous checkpoint or
+ * Written through atomic_file_*: a reader sees the previous checkpoint or
  * this one, whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hyperlayout/atomic.h"
+#include "atomic_file.h"
 #include "run.h"
 
 #define CK_VERSION 1u
@@ -65,9 +65,9 @@ static void get(ck_io *io, void *p, size_t n)
 
 enum { RESULT_DOUBLES = 28 };
 
-static void result_pack(const hl_ising_result *r, double *d)
+static void result_pack(const ising_result *r, double *d)
 {
-    const hl_ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
+    const ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
     int n = 0;
     d[n++] = r->beta;
     d[n++] = r->h;
@@ -86,9 +86,9 @@ static void result_pack(const hl_ising_result *r, double *d)
         d[n++] = 0;
 }
 
-static void result_unpack(const double *d, hl_ising_result *r)
+static void result_unpack(const double *d, ising_result *r)
 {
-    hl_ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
+    ising_estimate *e[8] = {&r->e, &r->m, &r->absm, &r->m2, &r->m4, &r->binder, &r->c, &r->chi};
     int n = 0;
     r->beta = d[n++];
     r->h = d[n++];
@@ -107,7 +107,7 @@ static void result_unpack(const double *d, hl_ising_result *r)
 
 /* ---- params ---- */
 
-static void params_put(ck_io *io, const hl_ising_params *p)
+static void params_put(ck_io *io, const ising_params *p)
 {
     int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start, dyn = (int32_t)p->dynamics;
     PUT(io, rank);
@@ -123,10 +123,10 @@ static void params_put(ck_io *io, const hl_ising_params *p)
 }
 
 /* Reads the params back and compares them with p, bit for bit. */
-static hl_status params_check(ck_io *io, const hl_ising_params *p)
+static hl_status params_check(ck_io *io, const ising_params *p)
 {
     int32_t rank, ntemps, start, dyn;
-    int64_t extent[HL_ISING_MAX_RANK], therm, sweeps;
+    int64_t extent[ISING_MAX_RANK], therm, sweeps;
     uint64_t seed;
     double h, beta;
     int same = 1;
@@ -156,24 +156,24 @@ static hl_status params_check(ck_io *io, const hl_ising_params *p)
     return same ? HL_OK : HL_ERR_MISMATCH;
 }
 
-hl_status hl_ising_checkpoint_save(const char *path, const hl_ising_params *p, const hl_ising_state *s,
-                                   const hl_ising *lattice)
+hl_status ising_checkpoint_save(const char *path, const ising_params *p, const ising_state *s,
+                                const ising *lattice)
 {
     if (!path || !p || !s || !lattice)
         return HL_ERR_NULL;
-    const int64_t N = hl_ising_count(lattice);
+    const int64_t N = ising_count(lattice);
     int8_t *spins = malloc((size_t)N);
     if (!spins)
         return HL_ERR_NOMEM;
-    hl_status st = hl_ising_get_spins(lattice, spins);
-    hl_atomic_file *af = NULL;
+    hl_status st = ising_get_spins(lattice, spins);
+    atomic_file *af = NULL;
     if (st == HL_OK)
-        st = hl_atomic_open(&af, path);
+        st = atomic_file_open(&af, path);
     if (st != HL_OK) {
         free(spins);
         return st;
     }
-    ck_io io = {hl_atomic_stream(af), 0xcbf29ce484222325ull, 0};
+    ck_io io = {atomic_file_stream(af), 0xcbf29ce484222325ull, 0};
     const uint32_t version = CK_VERSION, marker = CK_MARKER;
     put(&io, ck_magic, sizeof ck_magic);
     PUT(&io, version);
@@ -196,14 +196,14 @@ hl_status hl_ising_checkpoint_save(const char *path, const hl_ising_params *p, c
     const uint64_t hash = io.hash;
     PUT(&io, hash);
     if (io.bad) {
-        hl_atomic_abort(af);
+        atomic_file_abort(af);
         return HL_ERR_IO;
     }
-    return hl_atomic_commit(af);
+    return atomic_file_commit(af);
 }
 
 /* Reads and checks the magic, version, marker and parameters. */
-static hl_status head_check(ck_io *io, const hl_ising_params *p)
+static hl_status head_check(ck_io *io, const ising_params *p)
 {
     char magic[8];
     uint32_t version, marker;
@@ -215,7 +215,7 @@ static hl_status head_check(ck_io *io, const hl_ising_params *p)
     return params_check(io, p);
 }
 
-hl_status hl_ising_checkpoint_check(const char *path, const hl_ising_params *p)
+hl_status ising_checkpoint_check(const char *path, const ising_params *p)
 {
     if (!path || !p)
         return HL_ERR_NULL;
@@ -228,8 +228,8 @@ hl_status hl_ising_checkpoint_check(const char *path, const hl_ising_params *p)
     return st;
 }
 
-hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, hl_ising_state *s,
-                                   hl_ising *lattice)
+hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_state *s,
+                                ising *lattice)
 {
     if (!path || !p || !s || !lattice)
         return HL_ERR_NULL;
@@ -249,7 +249,7 @@ hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, h
             measured < 0 || measured > p->sweeps || measured != (done > p->therm ? done - p->therm : 0))
             st = HL_ERR_FORMAT;
     }
-    const int64_t N = hl_ising_count(lattice);
+    const int64_t N = ising_count(lattice);
     int8_t *spins = st == HL_OK ? malloc((size_t)N) : NULL;
     if (st == HL_OK && !spins)
         st = HL_ERR_NOMEM;
@@ -269,9 +269,9 @@ hl_status hl_ising_checkpoint_load(const char *path, const hl_ising_params *p, h
             st = HL_ERR_FORMAT;
     }
     if (st == HL_OK)
-        st = hl_ising_set_spins(lattice, spins) == HL_OK ? HL_OK : HL_ERR_FORMAT;
+        st = ising_set_spins(lattice, spins) == HL_OK ? HL_OK : HL_ERR_FORMAT;
     if (st == HL_OK) {
-        hl_ising_set_sweep_index(lattice, sweep);
+        ising_set_sweep_index(lattice, sweep);
         s->temp = temp;
         s->done = done;
         s->sweep = sweep;

@@ -5,7 +5,7 @@
 
 static const double pi = 3.14159265358979323846;
 
-double hl_agm(double a, double b)
+double ising_agm(double a, double b)
 {
     if (!(a >= 0) || !(b >= 0))
         return (double)NAN;
@@ -25,7 +25,7 @@ double hl_agm(double a, double b)
     return 0.5 * (a + b);
 }
 
-double hl_elliptic_k(double k)
+double ising_elliptic_k(double k)
 {
     if (!(k >= 0 && k <= 1))
         return (double)NAN;
@@ -33,15 +33,15 @@ double hl_elliptic_k(double k)
         return (double)INFINITY;
     /* 1 - k^2 as (1 - k)(1 + k): accurate near k = 1, where K grows like
      * ln(4 / k') and the complement k' decides everything */
-    return pi / (2 * hl_agm(1, sqrt((1 - k) * (1 + k))));
+    return pi / (2 * ising_agm(1, sqrt((1 - k) * (1 + k))));
 }
 
-double hl_ising2d_tc(void)
+double ising2d_tc(void)
 {
     return 2 / log(1 + sqrt(2.0));
 }
 
-double hl_ising2d_energy(double T)
+double ising2d_energy(double T)
 {
     if (!(T > 0))
         return (double)NAN;
@@ -53,22 +53,22 @@ double hl_ising2d_energy(double T)
     /* f vanishes at Tc, where K diverges (q = 1); their product goes to 0
      * like (T - Tc) ln|T - Tc|, so u is continuous, -sqrt 2 at Tc */
     const double f = 2 * th * th - 1;
-    const double kq = f == 0 || q >= 1 ? 0 : f * hl_elliptic_k(q);
+    const double kq = f == 0 || q >= 1 ? 0 : f * ising_elliptic_k(q);
     return -(1 / th) * (1 + (2 / pi) * kq);
 }
 
-double hl_ising2d_magnetisation(double T)
+double ising2d_magnetisation(double T)
 {
     if (!(T > 0))
         return (double)NAN;
-    if (T >= hl_ising2d_tc())
+    if (T >= ising2d_tc())
         return 0;
     const double s = sinh(2 / T);
     const double x = 1 - 1 / (s * s * s * s);
     return x > 0 ? pow(x, 0.125) : 0;
 }
 
-double hl_ising1d_energy(double T, int64_t L)
+double ising1d_energy(double T, int64_t L)
 {
     if (!(T > 0))
         return (double)NAN;

@@ -1,6 +1,6 @@
 /* hyperlayout Ising — a plot drawn without any plotting library: the 2D
  * magnetisation |m| against T with error bars, next to Yang's exact curve,
- * as an RGB PNG through hl_png_write.  Axes carry tick labels in a 3x5
+ * as an RGB PNG through image_write_png.  Axes carry tick labels in a 3x5
  * pixel font; the figure needs no Python. */
 #include <math.h>
 #include <stdio.h>
@@ -100,7 +100,7 @@ static void number(char *buf, double v)
         sprintf(p, ".%ld", frac);
 }
 
-hl_status hl_ising_magnetisation_figure(const char *path, const hl_ising_result *r, int n)
+hl_status ising_magnetisation_figure(const char *path, const ising_result *r, int n)
 {
     if (!path || !r)
         return HL_ERR_NULL;
@@ -144,13 +144,13 @@ hl_status hl_ising_magnetisation_figure(const char *path, const hl_ising_result 
     text(&c, (LEFT + W - RIGHT) / 2, H - 18, "T", black);
     text(&c, 8, TOP + 4, "|m|", black);
     /* Tc, dashed; Yang's curve */
-    const double tc = hl_ising2d_tc();
+    const double tc = ising2d_tc();
     if (tc > c.t0 && tc < c.t1)
         line(&c, px_t(&c, tc), TOP, px_t(&c, tc), H - BOTTOM, dark, 4);
     int px = -1, py = -1;
     for (int x = LEFT; x < W - RIGHT; x++) {
         const double t = c.t0 + (double)(x - LEFT) / (W - LEFT - RIGHT - 1) * (c.t1 - c.t0);
-        const int y = px_m(&c, hl_ising2d_magnetisation(t));
+        const int y = px_m(&c, ising2d_magnetisation(t));
         if (px >= 0)
             for (int w = -1; w <= 1; w++)
                 line(&c, px, py + w, x, y + w, blue, 0);
@@ -167,7 +167,7 @@ hl_status hl_ising_magnetisation_figure(const char *path, const hl_ising_result 
         line(&c, x - 3, yhi, x + 3, yhi, red, 0);
         dot(&c, x, px_m(&c, m), 3, red);
     }
-    hl_status st = hl_png_write(path, c.px, W, H, 3, 3 * W);
+    hl_status st = image_write_png(path, c.px, W, H, 3, 3 * W);
     free(c.px);
     return st;
 }

@@ -20,8 +20,8 @@
  *   REFERENCE  Listing 7 literally, one site at a time: slow, the oracle.
  *
  * Every function returns an hl_status and prints nothing. */
-#ifndef HYPERLAYOUT_ISING_H
-#define HYPERLAYOUT_ISING_H
+#ifndef ISING_H
+#define ISING_H
 
 #include <stdint.h>
 
@@ -32,41 +32,41 @@
 extern "C" {
 #endif
 
-typedef enum hl_ising_variant {
-    HL_ISING_AUTO = 0, /* C for d = 2, else B when every extent is 2^n, else A */
-    HL_ISING_A,
-    HL_ISING_B,
-    HL_ISING_C,
-    HL_ISING_REFERENCE,
-    HL_ISING_VARIANT_COUNT
-} hl_ising_variant;
+typedef enum ising_variant {
+    ISING_AUTO = 0, /* C for d = 2, else B when every extent is 2^n, else A */
+    ISING_A,
+    ISING_B,
+    ISING_C,
+    ISING_REFERENCE,
+    ISING_VARIANT_COUNT
+} ising_variant;
 
-typedef struct hl_ising hl_ising;
+typedef struct ising ising;
 
 /* A lattice of the given extents (L0 first), every spin +1, sweep counter 0,
  * T = infinity (beta 0), h = 0, variant AUTO, OpenMP's default thread count.
- * HL_ERR_RANK outside 1..HL_ISING_MAX_RANK, HL_ERR_EXTENT for an odd or
+ * HL_ERR_RANK outside 1..ISING_MAX_RANK, HL_ERR_EXTENT for an odd or
  * non-positive extent, HL_ERR_OVERFLOW when the lattice cannot be indexed. */
-hl_status hl_ising_create(hl_ising **out, int rank, const int64_t *extent, uint64_t seed);
-void hl_ising_destroy(hl_ising *is);
+hl_status ising_create(ising **out, int rank, const int64_t *extent, uint64_t seed);
+void ising_destroy(ising *is);
 
-int hl_ising_rank(const hl_ising *is);
-const int64_t *hl_ising_extents(const hl_ising *is);
-int64_t hl_ising_count(const hl_ising *is); /* N, the number of sites */
-uint64_t hl_ising_seed(const hl_ising *is);
+int ising_rank(const ising *is);
+const int64_t *ising_extents(const ising *is);
+int64_t ising_count(const ising *is); /* N, the number of sites */
+uint64_t ising_seed(const ising *is);
 
 /* HL_ERR_NOT_POW2 for B unless every extent is a power of two, HL_ERR_RANK
- * for C unless d = 2.  AUTO resolves at once; hl_ising_variant_of says to what. */
-hl_status hl_ising_set_variant(hl_ising *is, hl_ising_variant v);
-hl_ising_variant hl_ising_variant_of(const hl_ising *is);
+ * for C unless d = 2.  AUTO resolves at once; ising_variant_of says to what. */
+hl_status ising_set_variant(ising *is, ising_variant v);
+ising_variant ising_variant_of(const ising *is);
 /* "A", "B", "C", "reference" or "auto". */
-const char *hl_ising_variant_name(hl_ising_variant v);
+const char *ising_variant_name(ising_variant v);
 
 /* OpenMP threads for sweeps (0: OpenMP's default).  Results do not depend on it. */
-hl_status hl_ising_set_threads(hl_ising *is, int threads);
+hl_status ising_set_threads(ising *is, int threads);
 
 /* Inverse temperature beta = 1/T >= 0 and field h (finite).  HL_ERR_ARG otherwise. */
-hl_status hl_ising_set_beta(hl_ising *is, double beta, double h);
+hl_status ising_set_beta(ising *is, double beta, double h);
 
 /* The acceptance probability of a flip that changes the energy by dE:
  *   METROPOLIS  min(1, exp(-beta dE)) (the default);
@@ -81,28 +81,28 @@ hl_status hl_ising_set_beta(hl_ising *is, double beta, double h);
  * only Metropolis configurations that never mix are the fully frustrated
  * ones, such as the Neel state, where every spin of a colour must flip: a
  * random start lands there with probability ~2^-N.)  Set before or after
- * hl_ising_set_beta; the table is rebuilt. */
-typedef enum hl_ising_dynamics { HL_ISING_METROPOLIS = 0, HL_ISING_HEATBATH } hl_ising_dynamics;
-hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d);
-hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is);
-const char *hl_ising_dynamics_name(hl_ising_dynamics d); /* "metropolis", "heatbath" */
-const hl_ising_table *hl_ising_table_of(const hl_ising *is);
+ * ising_set_beta; the table is rebuilt. */
+typedef enum ising_dynamics { ISING_METROPOLIS = 0, ISING_HEATBATH } ising_dynamics;
+hl_status ising_set_dynamics(ising *is, ising_dynamics d);
+ising_dynamics ising_dynamics_of(const ising *is);
+const char *ising_dynamics_name(ising_dynamics d); /* "metropolis", "heatbath" */
+const ising_table *ising_table_of(const ising *is);
 
 /* Sweeps done so far: the s of the next sweep's random numbers. */
-int64_t hl_ising_sweep_index(const hl_ising *is);
-hl_status hl_ising_set_sweep_index(hl_ising *is, int64_t s);
+int64_t ising_sweep_index(const ising *is);
+hl_status ising_set_sweep_index(ising *is, int64_t s);
 
 /* Every spin `value` (+1 or -1): a cold start. */
-hl_status hl_ising_fill(hl_ising *is, int value);
+hl_status ising_fill(ising *is, int value);
 /* Independent random spins from the seed's numbers of sweep -1: a hot start. */
-void hl_ising_randomize(hl_ising *is);
+void ising_randomize(ising *is);
 
 /* Spins in logical k order (x0 fastest), N bytes of +1 / -1: copied out, or
  * set (HL_ERR_ARG if a value is neither, and then nothing changes). */
-hl_status hl_ising_get_spins(const hl_ising *is, int8_t *spins);
-hl_status hl_ising_set_spins(hl_ising *is, const int8_t *spins);
+hl_status ising_get_spins(const ising *is, int8_t *spins);
+hl_status ising_set_spins(ising *is, const int8_t *spins);
 /* The stored (crinkled) array itself, N bytes. */
-const int8_t *hl_ising_data(const hl_ising *is);
+const int8_t *ising_data(const ising *is);
 
 /* Runs `count` sweeps.  magnetisation[i] and bonds[i] (either may be NULL)
  * receive, after sweep i, M = sum of s and the bond sum
@@ -110,17 +110,17 @@ const int8_t *hl_ising_data(const hl_ising *is);
  * (Each site has 2d neighbour slots; with L = 2 in a dimension both slots
  * hold the same site and the pair counts twice, as in the ground state
  * energy -d per site.) */
-hl_status hl_ising_sweep(hl_ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);
+hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);
 
 /* M and B of the current spins, computed directly. */
-void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds);
+void ising_measure(const ising *is, int64_t *magnetisation, int64_t *bonds);
 
 /* The instruction set this lattice's sweeps use: "avx512", "avx2" or
  * "generic" (plain C).  It starts as the best the CPU has; a lower one can be
  * chosen (tests compare them).  HL_ERR_UNSUPPORTED if the CPU or the build
  * lacks it, HL_ERR_ARG for another name.  Results never depend on it. */
-hl_status hl_ising_set_isa(hl_ising *is, const char *name);
-const char *hl_ising_isa_of(const hl_ising *is);
+hl_status ising_set_isa(ising *is, const char *name);
+const char *ising_isa_of(const ising *is);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,9 @@
 /* hyperlayout Ising — the kernels of one instruction set.  Included by
  * kernel_generic.c, kernel_avx2.c and kernel_avx512.c, each compiled with its
- * own target flags, with HL_ISING_KERNELS naming the table it defines.  The
+ * own target flags, with ISING_KERNELS naming the table it defines.  The
  * instruction set is read off the compiler's macros (__AVX2__, __AVX512BW__).
  *
- * Every path computes exactly hl_ising_word() and hl_ising_update() of
+ * Every path computes exactly ising_word() and ising_update() of
  * site.h (the tests compare them bit for bit); they differ only in how many
  * sites they do at once. */
 #include <stddef.h>
@@ -16,8 +16,8 @@
 #include <immintrin.h>
 #endif
 
-#if !defined(HL_ISING_KERNELS) || !defined(HL_ISING_ISA_NAME)
-#error "define HL_ISING_KERNELS and HL_ISING_ISA_NAME before including kernel_impl.h"
+#if !defined(ISING_KERNELS) || !defined(ISING_ISA_NAME)
+#error "define ISING_KERNELS and ISING_ISA_NAME before including kernel_impl.h"
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -30,7 +30,7 @@
  * 64-bit product, so hi = p >> 32 and lo = p (its high half is garbage that
  * the next multiply ignores).  NV = 4 is two blocks: enough independent
  * multiplies to hide their latency, and 16 state vectors fit the 32 registers. */
-#define HL_PHILOX_512(NV)                                                                                    \
+#define ISING_PHILOX_512(NV)                                                                                 \
     static inline void philox512_##NV(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0)              \
     {                                                                                                        \
         const __m512i M0 = _mm512_set1_epi64(PHILOX_M4x32_0), M1 = _mm512_set1_epi64(PHILOX_M4x32_1);        \
@@ -75,30 +75,30 @@
             k1 += PHILOX_W32_1;                                                                              \
         }                                                                                                    \
         for (int v = 0; v < NV; v++) {                                                                       \
-            uint32_t *o = out + (v / 2) * HL_ISING_BLOCK + 8 * (v % 2);                                      \
+            uint32_t *o = out + (v / 2) * ISING_BLOCK + 8 * (v % 2);                                         \
             _mm256_storeu_si256((__m256i *)(void *)(o + 0), _mm512_cvtepi64_epi32(c0[v]));                   \
             _mm256_storeu_si256((__m256i *)(void *)(o + 16), _mm512_cvtepi64_epi32(c1[v]));                  \
             _mm256_storeu_si256((__m256i *)(void *)(o + 32), _mm512_cvtepi64_epi32(c2[v]));                  \
             _mm256_storeu_si256((__m256i *)(void *)(o + 48), _mm512_cvtepi64_epi32(c3[v]));                  \
         }                                                                                                    \
     }
-HL_PHILOX_512(2)
-HL_PHILOX_512(4)
+ISING_PHILOX_512(2)
+ISING_PHILOX_512(4)
 
 static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, int64_t nblocks)
 {
     int64_t b = 0;
     for (; b + 2 <= nblocks; b += 2)
-        philox512_4(out + b * HL_ISING_BLOCK, seed, t, block0 + b);
+        philox512_4(out + b * ISING_BLOCK, seed, t, block0 + b);
     if (b < nblocks)
-        philox512_2(out + b * HL_ISING_BLOCK, seed, t, block0 + b);
+        philox512_2(out + b * ISING_BLOCK, seed, t, block0 + b);
 }
 
 #elif defined(__AVX2__)
 /* As above with 4 counters per vector, NV vectors at a time: NV = 4, a
  * whole block, has enough independent multiplies in flight to pay for the
  * registers it spills (measured: 1.2x faster than NV = 2 on Zen 4). */
-#define HL_PHILOX_256(NV)                                                                                    \
+#define ISING_PHILOX_256(NV)                                                                                 \
     static inline void philox256_##NV(uint32_t *out, uint64_t seed, uint64_t t, uint64_t n)                  \
     {                                                                                                        \
         const __m256i M0 = _mm256_set1_epi64x(PHILOX_M4x32_0), M1 = _mm256_set1_epi64x(PHILOX_M4x32_1);      \
@@ -147,12 +147,12 @@ static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, i
                                     _mm256_permute2x128_si256(lo, hi, 0x20));                                \
             }                                                                                                \
     }
-HL_PHILOX_256(4)
+ISING_PHILOX_256(4)
 
 static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, int64_t nblocks)
 {
     for (int64_t b = 0; b < nblocks; b++)
-        philox256_4(out + b * HL_ISING_BLOCK, seed, t, (uint64_t)(block0 + b) * 16);
+        philox256_4(out + b * ISING_BLOCK, seed, t, (uint64_t)(block0 + b) * 16);
 }
 
 #else
@@ -160,9 +160,9 @@ static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, i
 {
     for (int64_t b = 0; b < nblocks; b++)
         for (int j = 0; j < 16; j++) {
-            philox4x32_ctr_t r = hl_ising_philox(seed, t, (uint64_t)(block0 + b) * 16 + (uint64_t)j);
+            philox4x32_ctr_t r = ising_philox(seed, t, (uint64_t)(block0 + b) * 16 + (uint64_t)j);
             for (int w = 0; w < 4; w++)
-                out[b * HL_ISING_BLOCK + 16 * w + j] = r.v[w];
+                out[b * ISING_BLOCK + 16 * w + j] = r.v[w];
         }
 }
 #endif
@@ -177,7 +177,7 @@ static void generate(uint32_t *out, uint64_t seed, uint64_t t, int64_t block0, i
 typedef struct run {
     int8_t *self;
     const int8_t *o, *o2;
-    const int8_t *nb[2 * (HL_ISING_MAX_RANK - 1)];
+    const int8_t *nb[2 * (ISING_MAX_RANK - 1)];
     const uint32_t *w;
     int64_t n, wrap;
     int8_t wrap_val;
@@ -193,7 +193,7 @@ typedef struct acc_state {
     int symmetric;
 } acc_state;
 
-static inline void state_init(acc_state *st, const hl_ising_table *t)
+static inline void state_init(acc_state *st, const ising_table *t)
 {
     uint32_t tab[2][32] = {{0}};
     for (int e = 0; e <= t->twod; e++) {
@@ -216,11 +216,11 @@ static inline void state_finish(const acc_state *st, int64_t sites, int bonds, i
 {
     acc[0] += _mm512_reduce_add_epi64(st->msum) - sites;
     if (bonds)
-        acc[1] += _mm512_reduce_add_epi64(st->bsum) - 2 * HL_ISING_MAX_RANK * sites;
+        acc[1] += _mm512_reduce_add_epi64(st->bsum) - 2 * ISING_MAX_RANK * sites;
 }
 
 /* The accept mask of lanes 16Q .. 16Q+15: words below their thresholds. */
-#define HL_QUARTER(Q)                                                                                        \
+#define ISING_QUARTER(Q)                                                                                     \
     static inline __mmask16 quarter##Q(const acc_state *st, __m512i idx, __mmask64 neg, __mmask64 m,         \
                                        const uint32_t *w)                                                    \
     {                                                                                                        \
@@ -232,16 +232,16 @@ static inline void state_finish(const acc_state *st, int64_t sites, int bonds, i
         __m512i wv = _mm512_maskz_loadu_epi32((__mmask16)(m >> (16 * Q)), w + 16 * Q);                       \
         return _mm512_cmplt_epu32_mask(wv, th);                                                              \
     }
-HL_QUARTER(0)
-HL_QUARTER(1)
-HL_QUARTER(2)
-HL_QUARTER(3)
-#undef HL_QUARTER
+ISING_QUARTER(0)
+ISING_QUARTER(1)
+ISING_QUARTER(2)
+ISING_QUARTER(3)
+#undef ISING_QUARTER
 
 static inline __attribute__((always_inline)) void body(acc_state *st, const run *r, int nr, int bonds)
 {
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi8(1);
-    const __m512i low7 = _mm512_set1_epi8(0x7f), bias = _mm512_set1_epi8(2 * HL_ISING_MAX_RANK);
+    const __m512i low7 = _mm512_set1_epi8(0x7f), bias = _mm512_set1_epi8(2 * ISING_MAX_RANK);
     const int64_t n = r->n;
     for (int64_t i = 0; i < n; i += 64) {
         const int64_t left = n - i;
@@ -287,7 +287,7 @@ typedef struct acc_state {
     int64_t extra; /* padding lanes of partial steps */
 } acc_state;
 
-static inline void state_init(acc_state *st, const hl_ising_table *t)
+static inline void state_init(acc_state *st, const ising_table *t)
 {
     uint32_t tab[2][24] = {{0}};
     for (int e = 0; e <= t->twod; e++) {
@@ -316,7 +316,7 @@ static inline void state_finish(const acc_state *st, int64_t sites, int bonds, i
 {
     acc[0] += hsum4(st->msum) - sites - st->extra;
     if (bonds)
-        acc[1] += hsum4(st->bsum) - 2 * HL_ISING_MAX_RANK * (sites + st->extra);
+        acc[1] += hsum4(st->bsum) - 2 * ISING_MAX_RANK * (sites + st->extra);
 }
 
 /* Thresholds of 8 lanes with table indices ix (dwords) from table n. */
@@ -383,7 +383,7 @@ static inline __attribute__((always_inline)) void step(acc_state *st, int8_t *se
         st->bsum = _mm256_add_epi64(
             st->bsum,
             _mm256_sad_epu8(
-                _mm256_add_epi8(_mm256_sign_epi8(sum, ns), _mm256_set1_epi8(2 * HL_ISING_MAX_RANK)), zero));
+                _mm256_add_epi8(_mm256_sign_epi8(sum, ns), _mm256_set1_epi8(2 * ISING_MAX_RANK)), zero));
 }
 
 static inline __attribute__((always_inline)) void body(acc_state *st, const run *r, int nr, int bonds)
@@ -396,8 +396,8 @@ static inline __attribute__((always_inline)) void body(acc_state *st, const run 
         /* the last sites through copies; padding lanes hold zeros (spin 0:
          * never flips, and their +1 / +16 biases are taken off at the end) */
         const int len = (int)(n - i);
-        int8_t self[32] = {0}, o[32] = {0}, o2[32] = {0}, nbs[2 * (HL_ISING_MAX_RANK - 1)][32];
-        const int8_t *nbp[2 * (HL_ISING_MAX_RANK - 1)];
+        int8_t self[32] = {0}, o[32] = {0}, o2[32] = {0}, nbs[2 * (ISING_MAX_RANK - 1)][32];
+        const int8_t *nbp[2 * (ISING_MAX_RANK - 1)];
         uint32_t w[32] = {0};
         memcpy(self, r->self + i, (size_t)len);
         memcpy(o, r->o + i, (size_t)len);
@@ -418,11 +418,11 @@ static inline __attribute__((always_inline)) void body(acc_state *st, const run 
 /* Plain C in steps of 64 sites: the neighbour sums first (loops the
  * compiler vectorises), then site.h's decision site by site. */
 typedef struct acc_state {
-    const hl_ising_table *t;
+    const ising_table *t;
     int64_t msum, bsum;
 } acc_state;
 
-static inline void state_init(acc_state *st, const hl_ising_table *t)
+static inline void state_init(acc_state *st, const ising_table *t)
 {
     st->t = t;
     st->msum = st->bsum = 0;
@@ -450,7 +450,7 @@ static inline __attribute__((always_inline)) void body(acc_state *st, const run 
             for (int q = 0; q < len; q++)
                 sum[q] = (int8_t)(sum[q] + r->nb[j][i + q]);
         for (int q = 0; q < len; q++) {
-            int8_t ns = hl_ising_update(r->self[i + q], sum[q], r->w[i + q], st->t);
+            int8_t ns = ising_update(r->self[i + q], sum[q], r->w[i + q], st->t);
             r->self[i + q] = ns;
             msum += ns;
             bsum += ns * sum[q];
@@ -475,7 +475,7 @@ typedef struct row_offsets {
     int64_t at[2], ot[2];
 } row_offsets;
 
-static inline row_offsets offsets_a(const hl_ising *is)
+static inline row_offsets offsets_a(const ising *is)
 {
     row_offsets f;
     for (int r = 0; r < 2; r++) {
@@ -485,7 +485,7 @@ static inline row_offsets offsets_a(const hl_ising *is)
     return f;
 }
 
-static inline __attribute__((always_inline)) int row_a(const hl_ising *is, const row_offsets *f, int64_t row,
+static inline __attribute__((always_inline)) int row_a(const ising *is, const row_offsets *f, int64_t row,
                                                        int c, run *rn)
 {
     const hl_kindex *ki = &is->ki;
@@ -505,7 +505,7 @@ static inline __attribute__((always_inline)) int row_a(const hl_ising *is, const
 }
 
 /* The same with the power-of-two bit operations (equations 13, 16, 22). */
-static inline row_offsets offsets_b(const hl_ising *is)
+static inline row_offsets offsets_b(const ising *is)
 {
     row_offsets f;
     for (int r = 0; r < 2; r++) {
@@ -515,7 +515,7 @@ static inline row_offsets offsets_b(const hl_ising *is)
     return f;
 }
 
-static inline __attribute__((always_inline)) int row_b(const hl_ising *is, const row_offsets *f, int64_t row,
+static inline __attribute__((always_inline)) int row_b(const ising *is, const row_offsets *f, int64_t row,
                                                        int c, run *rn)
 {
     const hl_kpow2 *kp = &is->kp;
@@ -537,7 +537,7 @@ static inline __attribute__((always_inline)) int row_b(const hl_ising *is, const
 /* Variant C, by hand for d = 2: row y's colour-c sites have x0 parity
  * r = (c + y) mod 2 and sit at row + r*L0/2; the rows above and below are
  * y +- 1 with the periodic wrap written out. */
-static inline __attribute__((always_inline)) int row_c(const hl_ising *is, int64_t y, int c, run *rn)
+static inline __attribute__((always_inline)) int row_c(const ising *is, int64_t y, int c, run *rn)
 {
     const int64_t L0 = is->extent[0], L1 = is->extent[1], h = L0 / 2;
     const int r = (int)((c + y) & 1);
@@ -552,22 +552,22 @@ static inline __attribute__((always_inline)) int row_c(const hl_ising *is, int64
 /* Colour ranks g0 .. g1-1 (whole or part rows), words for them at word[0..].
  * The dimension-0 neighbours of x0 = 2q + r are the other half's q and
  * q - 1 (r = 0) or q and q + 1 (r = 1); the one past the row's end wraps. */
-static inline __attribute__((always_inline)) void walk(const hl_ising *is, int variant, int nr, int c,
+static inline __attribute__((always_inline)) void walk(const ising *is, int variant, int nr, int c,
                                                        int64_t g0, int64_t g1, const uint32_t *word,
                                                        int bonds, int64_t acc[2])
 {
     acc_state st;
     state_init(&st, &is->table);
-    const row_offsets f = variant == HL_ISING_B   ? offsets_b(is)
-                          : variant == HL_ISING_A ? offsets_a(is)
+    const row_offsets f = variant == ISING_B   ? offsets_b(is)
+                          : variant == ISING_A ? offsets_a(is)
                                                   : (row_offsets){{0, 0}, {0, 0}};
     const int64_t h = is->half;
     int64_t row = g0 / h, q = g0 - row * h;
     for (int64_t g = g0; g < g1; row++, q = 0) {
         const int64_t n = h - q < g1 - g ? h - q : g1 - g;
         run rn;
-        const int r = variant == HL_ISING_C   ? row_c(is, row, c, &rn)
-                      : variant == HL_ISING_B ? row_b(is, &f, row, c, &rn)
+        const int r = variant == ISING_C   ? row_c(is, row, c, &rn)
+                      : variant == ISING_B ? row_b(is, &f, row, c, &rn)
                                               : row_a(is, &f, row, c, &rn);
         const int64_t delta = r ? 1 : -1, wrap = r ? h - 1 : 0;
         rn.wrap = wrap >= q && wrap < q + n ? wrap - q : -1;
@@ -587,13 +587,13 @@ static inline __attribute__((always_inline)) void walk(const hl_ising *is, int v
 
 /* The neighbour count as a constant where it is common, so the body's loop
  * over the other dimensions unrolls. */
-static void unit(const hl_ising *is, int c, int64_t g0, int64_t g1, const uint32_t *word, int bonds,
+static void unit(const ising *is, int c, int64_t g0, int64_t g1, const uint32_t *word, int bonds,
                  int64_t acc[2])
 {
     const int nr = 2 * (is->rank - 1);
-    switch (is->variant == HL_ISING_C ? -1 : nr) {
+    switch (is->variant == ISING_C ? -1 : nr) {
     case -1:
-        walk(is, HL_ISING_C, 2, c, g0, g1, word, bonds, acc);
+        walk(is, ISING_C, 2, c, g0, g1, word, bonds, acc);
         break;
     case 0:
         walk(is, is->variant, 0, c, g0, g1, word, bonds, acc);
@@ -613,4 +613,4 @@ static void unit(const hl_ising *is, int c, int64_t g0, int64_t g1, const uint32
     }
 }
 
-const hl_ising_kernels HL_ISING_KERNELS = {HL_ISING_ISA_NAME, generate, unit};
+const ising_kernels ISING_KERNELS = {ISING_ISA_NAME, generate, unit};

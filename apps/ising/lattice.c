@@ -10,20 +10,20 @@
 #include "hyperlayout/shape.h"
 
 /* The best kernels this CPU and build have. */
-static const hl_ising_kernels *best_kernels(void)
+static const ising_kernels *best_kernels(void)
 {
-#if defined(HL_ISING_HAVE_AVX512)
+#if defined(ISING_HAVE_AVX512)
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-        return &hl_ising_kernels_avx512;
+        return &ising_kernels_avx512;
 #endif
-#if defined(HL_ISING_HAVE_AVX2)
+#if defined(ISING_HAVE_AVX2)
     if (__builtin_cpu_supports("avx2"))
-        return &hl_ising_kernels_avx2;
+        return &ising_kernels_avx2;
 #endif
-    return &hl_ising_kernels_generic;
+    return &ising_kernels_generic;
 }
 
-hl_status hl_ising_set_isa(hl_ising *is, const char *name)
+hl_status ising_set_isa(ising *is, const char *name)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -32,22 +32,22 @@ hl_status hl_ising_set_isa(hl_ising *is, const char *name)
         return HL_OK;
     }
     if (!strcmp(name, "generic")) {
-        is->kernels = &hl_ising_kernels_generic;
+        is->kernels = &ising_kernels_generic;
         return HL_OK;
     }
     if (!strcmp(name, "avx2")) {
-#if defined(HL_ISING_HAVE_AVX2)
+#if defined(ISING_HAVE_AVX2)
         if (__builtin_cpu_supports("avx2")) {
-            is->kernels = &hl_ising_kernels_avx2;
+            is->kernels = &ising_kernels_avx2;
             return HL_OK;
         }
 #endif
         return HL_ERR_UNSUPPORTED;
     }
     if (!strcmp(name, "avx512")) {
-#if defined(HL_ISING_HAVE_AVX512)
+#if defined(ISING_HAVE_AVX512)
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
-            is->kernels = &hl_ising_kernels_avx512;
+            is->kernels = &ising_kernels_avx512;
             return HL_OK;
         }
 #endif
@@ -56,22 +56,22 @@ hl_status hl_ising_set_isa(hl_ising *is, const char *name)
     return HL_ERR_ARG;
 }
 
-const char *hl_ising_isa_of(const hl_ising *is)
+const char *ising_isa_of(const ising *is)
 {
     return is->kernels->name;
 }
 
-hl_status hl_ising_create(hl_ising **out, int rank, const int64_t *extent, uint64_t seed)
+hl_status ising_create(ising **out, int rank, const int64_t *extent, uint64_t seed)
 {
     if (!out || !extent)
         return HL_ERR_NULL;
     *out = NULL;
-    if (rank < 1 || rank > HL_ISING_MAX_RANK)
+    if (rank < 1 || rank > ISING_MAX_RANK)
         return HL_ERR_RANK;
     for (int i = 0; i < rank; i++)
         if (extent[i] < 2 || extent[i] % 2) /* the checkerboard needs even extents */
             return HL_ERR_EXTENT;
-    hl_ising *is = calloc(1, sizeof *is);
+    ising *is = calloc(1, sizeof *is);
     if (!is)
         return HL_ERR_NOMEM;
     hl_status st = hl_kindex_init(&is->ki, rank, extent);
@@ -99,13 +99,13 @@ hl_status hl_ising_create(hl_ising **out, int rank, const int64_t *extent, uint6
         return HL_ERR_NOMEM;
     }
     memset(is->spins, 1, bytes);
-    hl_ising_set_variant(is, HL_ISING_AUTO);
-    hl_ising_set_beta(is, 0.0, 0.0);
+    ising_set_variant(is, ISING_AUTO);
+    ising_set_beta(is, 0.0, 0.0);
     *out = is;
     return HL_OK;
 }
 
-void hl_ising_destroy(hl_ising *is)
+void ising_destroy(ising *is)
 {
     if (!is)
         return;
@@ -113,42 +113,42 @@ void hl_ising_destroy(hl_ising *is)
     free(is);
 }
 
-int hl_ising_rank(const hl_ising *is)
+int ising_rank(const ising *is)
 {
     return is->rank;
 }
 
-const int64_t *hl_ising_extents(const hl_ising *is)
+const int64_t *ising_extents(const ising *is)
 {
     return is->extent;
 }
 
-int64_t hl_ising_count(const hl_ising *is)
+int64_t ising_count(const ising *is)
 {
     return is->count;
 }
 
-uint64_t hl_ising_seed(const hl_ising *is)
+uint64_t ising_seed(const ising *is)
 {
     return is->seed;
 }
 
-hl_status hl_ising_set_variant(hl_ising *is, hl_ising_variant v)
+hl_status ising_set_variant(ising *is, ising_variant v)
 {
     if (!is)
         return HL_ERR_NULL;
     switch (v) {
-    case HL_ISING_AUTO:
-        is->variant = is->rank == 2 ? HL_ISING_C : is->pow2 ? HL_ISING_B : HL_ISING_A;
+    case ISING_AUTO:
+        is->variant = is->rank == 2 ? ISING_C : is->pow2 ? ISING_B : ISING_A;
         return HL_OK;
-    case HL_ISING_A:
-    case HL_ISING_REFERENCE:
+    case ISING_A:
+    case ISING_REFERENCE:
         break;
-    case HL_ISING_B:
+    case ISING_B:
         if (!is->pow2)
             return HL_ERR_NOT_POW2;
         break;
-    case HL_ISING_C:
+    case ISING_C:
         if (is->rank != 2)
             return HL_ERR_RANK;
         break;
@@ -159,30 +159,30 @@ hl_status hl_ising_set_variant(hl_ising *is, hl_ising_variant v)
     return HL_OK;
 }
 
-hl_ising_variant hl_ising_variant_of(const hl_ising *is)
+ising_variant ising_variant_of(const ising *is)
 {
     return is->variant;
 }
 
-const char *hl_ising_variant_name(hl_ising_variant v)
+const char *ising_variant_name(ising_variant v)
 {
     switch (v) {
-    case HL_ISING_AUTO:
+    case ISING_AUTO:
         return "auto";
-    case HL_ISING_A:
+    case ISING_A:
         return "A";
-    case HL_ISING_B:
+    case ISING_B:
         return "B";
-    case HL_ISING_C:
+    case ISING_C:
         return "C";
-    case HL_ISING_REFERENCE:
+    case ISING_REFERENCE:
         return "reference";
     default:
         return "?";
     }
 }
 
-hl_status hl_ising_set_threads(hl_ising *is, int threads)
+hl_status ising_set_threads(ising *is, int threads)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -195,7 +195,7 @@ hl_status hl_ising_set_threads(hl_ising *is, int threads)
 /* The thresholds of beta, h and the dynamics: for a = s S (spin s, neighbour
  * sum S), dE = 2 (a + s h); a flip is accepted when the word is below
  * floor(P 2^32), or outright (Metropolis, dE <= 0) when a <= cut. */
-static void build_table(hl_ising_table *t, int rank, double beta, double h, hl_ising_dynamics dyn)
+static void build_table(ising_table *t, int rank, double beta, double h, ising_dynamics dyn)
 {
     const int twod = 2 * rank;
     memset(t, 0, sizeof *t);
@@ -205,7 +205,7 @@ static void build_table(hl_ising_table *t, int rank, double beta, double h, hl_i
         const double s = n ? -1.0 : 1.0;
         /* Metropolis: a <= -s h  <=>  a <= floor(-s h) for integer a, |a| <= 2d;
          * heat-bath accepts nothing outright */
-        double cut = dyn == HL_ISING_METROPOLIS ? floor(-s * h) : -twod - 1;
+        double cut = dyn == ISING_METROPOLIS ? floor(-s * h) : -twod - 1;
         cut = cut < -twod - 1 ? -twod - 1 : cut > twod ? twod : cut;
         t->cut[n] = (int8_t)cut;
         for (int e = 0; e <= twod; e++) {
@@ -217,14 +217,14 @@ static void build_table(hl_ising_table *t, int rank, double beta, double h, hl_i
             }
             /* P < 1 here (Metropolis: dE > 0), so floor(P 2^32) <= 2^32 - 1
              * but where P rounds to 1 */
-            const double p = dyn == HL_ISING_METROPOLIS ? exp(-beta * dE) : 1 / (1 + exp(beta * dE));
+            const double p = dyn == ISING_METROPOLIS ? exp(-beta * dE) : 1 / (1 + exp(beta * dE));
             const double x = floor(ldexp(p, 32));
             t->thr[n][e] = x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
         }
     }
 }
 
-hl_status hl_ising_set_beta(hl_ising *is, double beta, double h)
+hl_status ising_set_beta(ising *is, double beta, double h)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -236,38 +236,38 @@ hl_status hl_ising_set_beta(hl_ising *is, double beta, double h)
     return HL_OK;
 }
 
-hl_status hl_ising_set_dynamics(hl_ising *is, hl_ising_dynamics d)
+hl_status ising_set_dynamics(ising *is, ising_dynamics d)
 {
     if (!is)
         return HL_ERR_NULL;
-    if (d != HL_ISING_METROPOLIS && d != HL_ISING_HEATBATH)
+    if (d != ISING_METROPOLIS && d != ISING_HEATBATH)
         return HL_ERR_ARG;
     is->dynamics = d;
     build_table(&is->table, is->rank, is->beta, is->h, d);
     return HL_OK;
 }
 
-hl_ising_dynamics hl_ising_dynamics_of(const hl_ising *is)
+ising_dynamics ising_dynamics_of(const ising *is)
 {
     return is->dynamics;
 }
 
-const char *hl_ising_dynamics_name(hl_ising_dynamics d)
+const char *ising_dynamics_name(ising_dynamics d)
 {
-    return d == HL_ISING_METROPOLIS ? "metropolis" : d == HL_ISING_HEATBATH ? "heatbath" : "?";
+    return d == ISING_METROPOLIS ? "metropolis" : d == ISING_HEATBATH ? "heatbath" : "?";
 }
 
-const hl_ising_table *hl_ising_table_of(const hl_ising *is)
+const ising_table *ising_table_of(const ising *is)
 {
     return &is->table;
 }
 
-int64_t hl_ising_sweep_index(const hl_ising *is)
+int64_t ising_sweep_index(const ising *is)
 {
     return is->sweep;
 }
 
-hl_status hl_ising_set_sweep_index(hl_ising *is, int64_t s)
+hl_status ising_set_sweep_index(ising *is, int64_t s)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -277,7 +277,7 @@ hl_status hl_ising_set_sweep_index(hl_ising *is, int64_t s)
     return HL_OK;
 }
 
-hl_status hl_ising_fill(hl_ising *is, int value)
+hl_status ising_fill(ising *is, int value)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -287,7 +287,7 @@ hl_status hl_ising_fill(hl_ising *is, int value)
     return HL_OK;
 }
 
-int hl_ising_colour_of(const hl_ising *is, int64_t k)
+int ising_colour_of(const ising *is, int64_t k)
 {
     int64_t x[HL_MAX_RANK], sum = 0;
     hl_kindex_fromk(&is->ki, k, x);
@@ -296,20 +296,20 @@ int hl_ising_colour_of(const hl_ising *is, int64_t k)
     return (int)(sum & 1);
 }
 
-void hl_ising_randomize(hl_ising *is)
+void ising_randomize(ising *is)
 {
-    const uint64_t t[2] = {hl_ising_phase(-1, 0), hl_ising_phase(-1, 1)};
+    const uint64_t t[2] = {ising_phase(-1, 0), ising_phase(-1, 1)};
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
-        uint32_t w = hl_ising_word(is->seed, t[hl_ising_colour_of(is, k)], k / 2);
+        uint32_t w = ising_word(is->seed, t[ising_colour_of(is, k)], k / 2);
         is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)] = (w >> 31) ? -1 : 1;
     }
 }
 
 /* Spins between logical order and the crinkled store, by the library's own
  * relayout plans. */
-static hl_status relayout(const hl_ising *is, int crinkle, const int8_t *in, int8_t *out)
+static hl_status relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out)
 {
     hl_shape shape;
     hl_status st = hl_shape_init(&shape, is->rank, is->extent, HL_DTYPE_INT8, 1);
@@ -324,14 +324,14 @@ static hl_status relayout(const hl_ising *is, int crinkle, const int8_t *in, int
     return st;
 }
 
-hl_status hl_ising_get_spins(const hl_ising *is, int8_t *spins)
+hl_status ising_get_spins(const ising *is, int8_t *spins)
 {
     if (!is || !spins)
         return HL_ERR_NULL;
     return relayout(is, 0, is->spins, spins);
 }
 
-hl_status hl_ising_set_spins(hl_ising *is, const int8_t *spins)
+hl_status ising_set_spins(ising *is, const int8_t *spins)
 {
     if (!is || !spins)
         return HL_ERR_NULL;
@@ -341,14 +341,14 @@ hl_status hl_ising_set_spins(hl_ising *is, const int8_t *spins)
     return relayout(is, 1, spins, is->spins);
 }
 
-const int8_t *hl_ising_data(const hl_ising *is)
+const int8_t *ising_data(const ising *is)
 {
     return is->spins;
 }
 
 /* Listing 6: every site and its +1 neighbour in each dimension, through the
  * k-index and the crinkle, independent of the sweep kernels. */
-void hl_ising_measure(const hl_ising *is, int64_t *magnetisation, int64_t *bonds)
+void ising_measure(const ising *is, int64_t *magnetisation, int64_t *bonds)
 {
     int64_t m = 0, b = 0;
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();

@@ -1,7 +1,7 @@
 /* hyperlayout Ising — results to files: CSV, JSON, PNG snapshots.  Every
  * file is written atomically (it appears whole or not at all). */
-#ifndef HYPERLAYOUT_ISING_OUTPUT_H
-#define HYPERLAYOUT_ISING_OUTPUT_H
+#ifndef ISING_OUTPUT_H
+#define ISING_OUTPUT_H
 
 #include <stdint.h>
 
@@ -10,29 +10,29 @@
 #include "stats.h"
 
 /* What a results file says about the run besides the estimates. */
-typedef struct hl_ising_run_info {
+typedef struct ising_run_info {
     const char *variant, *isa;
     int threads;
     double seconds; /* wall time of the sweeps */
     int complete;   /* every temperature done */
-} hl_ising_run_info;
+} ising_run_info;
 
 /* One row per finished temperature: T, beta, h, the estimates and errors,
  * tau, the binning, and the exact 2D (Onsager, Yang) or 1D values where
  * they apply (h = 0), else empty. */
-hl_status hl_ising_write_csv(const char *path, const hl_ising_params *p, const hl_ising_result *r, int n);
+hl_status ising_write_csv(const char *path, const ising_params *p, const ising_result *r, int n);
 
 /* The parameters, run information and results as one JSON object. */
-hl_status hl_ising_write_json(const char *path, const hl_ising_params *p, const hl_ising_run_info *info,
-                              const hl_ising_result *r, int n);
+hl_status ising_write_json(const char *path, const ising_params *p, const ising_run_info *info,
+                           const ising_result *r, int n);
 
 /* The per-sweep series of one temperature: sweep, e, m. */
-hl_status hl_ising_write_series(const char *path, const int64_t *magnetisation, const int64_t *bonds,
-                                int64_t n, int64_t sites, double h);
+hl_status ising_write_series(const char *path, const int64_t *magnetisation, const int64_t *bonds,
+                             int64_t n, int64_t sites, double h);
 
 /* The plane x2 = x3 = ... = 0 of the lattice (d >= 2; the whole lattice
  * when d = 2) as a grey PNG, up spins white, x0 across and x1 down, each
  * spin drawn as a square of `scale` pixels.  HL_ERR_RANK for d = 1. */
-hl_status hl_ising_snapshot(const char *path, const hl_ising *lattice, int scale);
+hl_status ising_snapshot(const char *path, const ising *lattice, int scale);
 
 #endif

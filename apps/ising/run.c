@@ -15,14 +15,14 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static hl_status check_params(const hl_ising_params *p)
+static hl_status check_params(const ising_params *p)
 {
     if (!p->beta)
         return HL_ERR_NULL;
     if (p->ntemps < 1 || p->therm < 0 || p->sweeps < 2 || !isfinite(p->h) ||
-        (p->start != HL_ISING_START_HOT && p->start != HL_ISING_START_UP &&
-         p->start != HL_ISING_START_DOWN) ||
-        (p->dynamics != HL_ISING_METROPOLIS && p->dynamics != HL_ISING_HEATBATH))
+        (p->start != ISING_START_HOT && p->start != ISING_START_UP &&
+         p->start != ISING_START_DOWN) ||
+        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH))
         return HL_ERR_ARG;
     for (int i = 0; i < p->ntemps; i++)
         if (!(p->beta[i] >= 0) || !isfinite(p->beta[i]))
@@ -41,8 +41,8 @@ static int64_t next_batch(double seconds, int64_t batch)
     return b < 1 ? 1 : (int64_t)b;
 }
 
-hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_ising_result *results,
-                       int *complete)
+hl_status ising_run(const ising_params *p, const ising_options *o, ising_result *results,
+                    int *complete)
 {
     if (!p || !o || !results || !complete)
         return HL_ERR_NULL;
@@ -50,59 +50,59 @@ hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_i
     hl_status st = check_params(p);
     if (st != HL_OK)
         return st;
-    hl_ising *is = NULL;
-    st = hl_ising_create(&is, p->rank, p->extent, p->seed);
+    ising *is = NULL;
+    st = ising_create(&is, p->rank, p->extent, p->seed);
     if (st == HL_OK)
-        st = hl_ising_set_variant(is, o->variant);
+        st = ising_set_variant(is, o->variant);
     if (st == HL_OK)
-        st = hl_ising_set_threads(is, o->threads);
+        st = ising_set_threads(is, o->threads);
     if (st == HL_OK)
-        st = hl_ising_set_dynamics(is, p->dynamics);
+        st = ising_set_dynamics(is, p->dynamics);
     int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag);
     int64_t *bonds = malloc((size_t)p->sweeps * sizeof *bonds);
     if (st == HL_OK && (!mag || !bonds))
         st = HL_ERR_NOMEM;
-    hl_ising_state s = {0, 0, 0, 0, mag, bonds, results};
+    ising_state s = {0, 0, 0, 0, mag, bonds, results};
     int resumed = 0;
     if (st == HL_OK && o->checkpoint && o->resume) {
-        st = hl_ising_checkpoint_load(o->checkpoint, p, &s, is);
+        st = ising_checkpoint_load(o->checkpoint, p, &s, is);
         if (st == HL_ERR_IO && errno == ENOENT)
             st = HL_OK; /* nothing to resume: start afresh */
         else if (st == HL_OK)
             resumed = 1;
     }
     if (st == HL_OK && !resumed) {
-        if (p->start == HL_ISING_START_HOT)
-            hl_ising_randomize(is);
+        if (p->start == ISING_START_HOT)
+            ising_randomize(is);
         else
-            st = hl_ising_fill(is, p->start == HL_ISING_START_UP ? 1 : -1);
+            st = ising_fill(is, p->start == ISING_START_UP ? 1 : -1);
     }
     const int64_t per_temp = p->therm + p->sweeps, total = per_temp * p->ntemps;
     double last_checkpoint = now();
     int64_t batch = 1;
     int stop = 0;
     for (; st == HL_OK && s.temp < p->ntemps; s.temp++, s.done = 0, s.measured = 0) {
-        st = hl_ising_set_beta(is, p->beta[s.temp], p->h);
+        st = ising_set_beta(is, p->beta[s.temp], p->h);
         while (st == HL_OK && s.done < per_temp) {
             /* a batch does not cross from thermalisation into measurement */
             const int64_t phase_end = s.done < p->therm ? p->therm : per_temp;
             const int64_t n = batch < phase_end - s.done ? batch : phase_end - s.done;
             const double t0 = now();
             if (s.done < p->therm) {
-                st = hl_ising_sweep(is, n, NULL, NULL);
+                st = ising_sweep(is, n, NULL, NULL);
             } else {
-                st = hl_ising_sweep(is, n, mag + s.measured, bonds + s.measured);
+                st = ising_sweep(is, n, mag + s.measured, bonds + s.measured);
                 s.measured += n;
             }
             s.done += n;
-            s.sweep = hl_ising_sweep_index(is);
+            s.sweep = ising_sweep_index(is);
             const double t1 = now();
             batch = next_batch((t1 - t0) / (double)n * (double)batch, batch);
             if (o->progress)
                 stop = o->progress(o->ctx, s.temp, s.temp * per_temp + s.done, total);
             if (st == HL_OK && o->checkpoint && s.done < per_temp &&
                 (stop || t1 - last_checkpoint >= o->checkpoint_every)) {
-                st = hl_ising_checkpoint_save(o->checkpoint, p, &s, is);
+                st = ising_checkpoint_save(o->checkpoint, p, &s, is);
                 last_checkpoint = now();
             }
             if (stop && s.done < per_temp)
@@ -110,13 +110,13 @@ hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_i
         }
         if (st != HL_OK || s.done < per_temp)
             break;
-        st = hl_ising_analyse(mag, bonds, p->sweeps, hl_ising_count(is), p->beta[s.temp], p->h,
-                              p->beta[s.temp], &results[s.temp]);
+        st = ising_analyse(mag, bonds, p->sweeps, ising_count(is), p->beta[s.temp], p->h,
+                           p->beta[s.temp], &results[s.temp]);
         if (st == HL_OK && o->finished)
             st = o->finished(o->ctx, s.temp, &results[s.temp], mag, bonds, is);
         if (st == HL_OK && o->checkpoint) {
-            hl_ising_state next = {s.temp + 1, 0, s.sweep, 0, mag, bonds, results};
-            st = hl_ising_checkpoint_save(o->checkpoint, p, &next, is);
+            ising_state next = {s.temp + 1, 0, s.sweep, 0, mag, bonds, results};
+            st = ising_checkpoint_save(o->checkpoint, p, &next, is);
             last_checkpoint = now();
         }
         if (stop) {
@@ -128,6 +128,6 @@ hl_status hl_ising_run(const hl_ising_params *p, const hl_ising_options *o, hl_i
         *complete = 1;
     free(mag);
     free(bonds);
-    hl_ising_destroy(is);
+    ising_destroy(is);
     return st;
 }

@@ -26,8 +26,8 @@
  * (Metropolis min(1, exp(-beta dE)), heat-bath 1/(1 + exp(beta dE)); the
  * threshold clamped to 2^32 - 1), and outright when Metropolis has dE <= 0,
  * which is the integer test a <= cut = floor(-s h). */
-#ifndef HYPERLAYOUT_ISING_SITE_H
-#define HYPERLAYOUT_ISING_SITE_H
+#ifndef ISING_SITE_H
+#define ISING_SITE_H
 
 #include <stdint.h>
 
@@ -36,30 +36,30 @@
 #include "hyperlayout/base.h"
 
 /* Largest lattice rank the application supports. */
-#define HL_ISING_MAX_RANK 8
+#define ISING_MAX_RANK 8
 
 /* Sites of one colour served by one block of 16 Philox calls. */
-#define HL_ISING_BLOCK 64
+#define ISING_BLOCK 64
 
 /* The acceptance of one temperature, field and dynamics, for rank d.
  * thr[n][(a + 2d) / 2] is the threshold of a = s*S for spin s = +1 (n = 0)
  * and s = -1 (n = 1); entries with a <= cut[n] are never read (heat-bath:
  * cut = -2d - 1, nothing outright).  Thresholds do not grow with a. */
-typedef struct hl_ising_table {
+typedef struct ising_table {
     int twod;      /* 2d */
     int symmetric; /* h == 0: thr[0] == thr[1] */
     int8_t cut[2]; /* accept outright when a <= cut[n] */
-    uint32_t thr[2][2 * HL_ISING_MAX_RANK + 1];
-} hl_ising_table;
+    uint32_t thr[2][2 * ISING_MAX_RANK + 1];
+} ising_table;
 
 /* The Philox counter word t of colour c's half of sweep s. */
-HL_HOSTDEV static inline uint64_t hl_ising_phase(int64_t sweep, int colour)
+HL_HOSTDEV static inline uint64_t ising_phase(int64_t sweep, int colour)
 {
     return 2 * (uint64_t)sweep + (uint64_t)colour;
 }
 
 /* The four words of block call n in phase t. */
-HL_HOSTDEV static inline philox4x32_ctr_t hl_ising_philox(uint64_t seed, uint64_t t, uint64_t n)
+HL_HOSTDEV static inline philox4x32_ctr_t ising_philox(uint64_t seed, uint64_t t, uint64_t n)
 {
     philox4x32_ctr_t ctr = {{(uint32_t)n, (uint32_t)(n >> 32), (uint32_t)t, (uint32_t)(t >> 32)}};
     philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
@@ -67,16 +67,16 @@ HL_HOSTDEV static inline philox4x32_ctr_t hl_ising_philox(uint64_t seed, uint64_
 }
 
 /* The word of the site of colour rank g in phase t (see above). */
-HL_HOSTDEV static inline uint32_t hl_ising_word(uint64_t seed, uint64_t t, int64_t g)
+HL_HOSTDEV static inline uint32_t ising_word(uint64_t seed, uint64_t t, int64_t g)
 {
     uint64_t ug = (uint64_t)g;
-    uint64_t n = (ug / HL_ISING_BLOCK) * 16 + ug % 16;
-    return hl_ising_philox(seed, t, n).v[(ug % HL_ISING_BLOCK) / 16];
+    uint64_t n = (ug / ISING_BLOCK) * 16 + ug % 16;
+    return ising_philox(seed, t, n).v[(ug % ISING_BLOCK) / 16];
 }
 
 /* The new value of spin s (+1 or -1) whose neighbours sum to `sum`, given
  * its random word. */
-HL_HOSTDEV static inline int8_t hl_ising_update(int8_t s, int sum, uint32_t word, const hl_ising_table *t)
+HL_HOSTDEV static inline int8_t ising_update(int8_t s, int sum, uint32_t word, const ising_table *t)
 {
     int neg = s < 0;
     int a = neg ? -sum : sum;

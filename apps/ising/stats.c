@@ -7,16 +7,16 @@
 /* The raw moments a derived quantity is built from, one set per bin. */
 enum { MO_E, MO_E2, MO_M, MO_ABS, MO_M2, MO_M4, MO_COUNT };
 
-/* Sweeps per bin: the largest power of two leaving HL_ISING_MIN_BINS bins. */
+/* Sweeps per bin: the largest power of two leaving ISING_MIN_BINS bins. */
 static int64_t bin_size(int64_t n)
 {
     int64_t b = 1;
-    while (n / (2 * b) >= HL_ISING_MIN_BINS)
+    while (n / (2 * b) >= ISING_MIN_BINS)
         b *= 2;
     return b;
 }
 
-hl_status hl_binning(const double *x, int64_t n, double *mean, double *err, double *tau, int64_t *bin)
+hl_status ising_binning(const double *x, int64_t n, double *mean, double *err, double *tau, int64_t *bin)
 {
     if (!x || n < 2)
         return HL_ERR_ARG;
@@ -65,8 +65,8 @@ static void derive(const double *mo, double e_ref, double beta, int64_t sites, d
 }
 enum { NDERIVED = 8 };
 
-hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, int64_t n, int64_t sites,
-                           double beta, double h, double target_beta, hl_ising_result *out)
+hl_status ising_analyse(const int64_t *magnetisation, const int64_t *bonds, int64_t n, int64_t sites,
+                        double beta, double h, double target_beta, ising_result *out)
 {
     if (!magnetisation || !bonds || !out)
         return HL_ERR_NULL;
@@ -83,13 +83,13 @@ hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, i
         m[t] = (double)magnetisation[t] / N;
         e[t] = (-(double)bonds[t] - h * (double)magnetisation[t]) / N;
     }
-    hl_ising_result r = {0};
+    ising_result r = {0};
     r.beta = target_beta;
     r.h = h;
     r.sites = sites;
     r.samples = n;
     double e_ref, abs_mean, e_err, a_err;
-    hl_binning(e, n, &e_ref, &e_err, &r.tau_e, &r.bin);
+    ising_binning(e, n, &e_ref, &e_err, &r.tau_e, &r.bin);
     {
         double *a = malloc((size_t)n * sizeof *a);
         if (!a) {
@@ -99,12 +99,12 @@ hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, i
         }
         for (int64_t t = 0; t < n; t++)
             a[t] = fabs(m[t]);
-        hl_binning(a, n, &abs_mean, &a_err, &r.tau_m, NULL);
+        ising_binning(a, n, &abs_mean, &a_err, &r.tau_m, NULL);
         free(a);
     }
     const int64_t b = r.bin, nb = n / b, first = n - nb * b;
     r.bins = nb;
-    r.reliable = nb >= HL_ISING_MIN_BINS && (double)b >= 10 * r.tau_e && (double)b >= 10 * r.tau_m;
+    r.reliable = nb >= ISING_MIN_BINS && (double)b >= 10 * r.tau_e && (double)b >= 10 * r.tau_m;
 
     /* Per-bin weighted sums of the moments, e taken about its mean so that
      * the variance does not cancel.  Weights exp(-(db) N (e - e_ref)) are 1
@@ -173,7 +173,7 @@ hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, i
             }
         free(f);
     }
-    hl_ising_estimate *est[NDERIVED] = {&r.e, &r.m, &r.absm, &r.m2, &r.m4, &r.binder, &r.c, &r.chi};
+    ising_estimate *est[NDERIVED] = {&r.e, &r.m, &r.absm, &r.m2, &r.m4, &r.binder, &r.c, &r.chi};
     for (int j = 0; j < NDERIVED; j++) {
         est[j]->mean = full[j];
         est[j]->err = nb > 1 ? sqrt((double)(nb - 1) / (double)nb * jk2[j]) : 0;

@@ -3,7 +3,7 @@
  *
  * Error bars.  Successive sweeps are correlated, so the series is cut into
  * bins of 2^l sweeps: the largest power of two that still leaves at least
- * HL_ISING_MIN_BINS bins.  Bin averages are nearly independent once a bin is
+ * ISING_MIN_BINS bins.  Bin averages are nearly independent once a bin is
  * long compared with the integrated autocorrelation time tau; the error of a
  * mean is the spread of its bin averages, and the error of a derived
  * quantity (specific heat, susceptibility, Binder cumulant) comes from the
@@ -11,34 +11,34 @@
  * tau = (bin variance ratio) / 2, and `reliable` says whether a bin spans at
  * least 10 tau (of every observable measured), the condition for trusting
  * the error bars. */
-#ifndef HYPERLAYOUT_ISING_STATS_H
-#define HYPERLAYOUT_ISING_STATS_H
+#ifndef ISING_STATS_H
+#define ISING_STATS_H
 
 #include <stdint.h>
 
 #include "hyperlayout/base.h"
 
-#define HL_ISING_MIN_BINS 32
+#define ISING_MIN_BINS 32
 
-typedef struct hl_ising_estimate {
+typedef struct ising_estimate {
     double mean, err;
-} hl_ising_estimate;
+} ising_estimate;
 
-typedef struct hl_ising_result {
-    double beta, h;           /* the ensemble the estimates are for */
-    int64_t sites, samples;   /* N and the number of sweeps measured */
-    hl_ising_estimate e;      /* energy per site, <(-B - h M) / N> */
-    hl_ising_estimate m;      /* <m>, m = M / N */
-    hl_ising_estimate absm;   /* <|m|> */
-    hl_ising_estimate m2;     /* <m^2> */
-    hl_ising_estimate m4;     /* <m^4> */
-    hl_ising_estimate binder; /* U = 1 - <m^4> / (3 <m^2>^2) */
-    hl_ising_estimate c;      /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
-    hl_ising_estimate chi;    /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
-    double tau_e, tau_m;      /* autocorrelation times of e and |m|, in sweeps */
-    int64_t bin, bins;        /* sweeps per bin, number of bins */
-    int reliable;             /* every bin spans >= 10 tau */
-} hl_ising_result;
+typedef struct ising_result {
+    double beta, h;         /* the ensemble the estimates are for */
+    int64_t sites, samples; /* N and the number of sweeps measured */
+    ising_estimate e;       /* energy per site, <(-B - h M) / N> */
+    ising_estimate m;       /* <m>, m = M / N */
+    ising_estimate absm;    /* <|m|> */
+    ising_estimate m2;      /* <m^2> */
+    ising_estimate m4;      /* <m^4> */
+    ising_estimate binder;  /* U = 1 - <m^4> / (3 <m^2>^2) */
+    ising_estimate c;       /* specific heat per site, beta^2 N (<e^2> - <e>^2) */
+    ising_estimate chi;     /* susceptibility per site, beta N (<m^2> - <|m|>^2) */
+    double tau_e, tau_m;    /* autocorrelation times of e and |m|, in sweeps */
+    int64_t bin, bins;      /* sweeps per bin, number of bins */
+    int reliable;           /* every bin spans >= 10 tau */
+} ising_result;
 
 /* The estimates from n >= 2 sweeps of a lattice of `sites` sites simulated at
  * inverse temperature beta and field h.  With target_beta != beta they are
@@ -46,11 +46,11 @@ typedef struct hl_ising_result {
  * Swendsen: each sweep weighted by exp(-(target_beta - beta) E), E = -B - h M),
  * which holds while |target_beta - beta| is small against 1/(energy spread).
  * HL_ERR_ARG for n < 2 or bad numbers, HL_ERR_NOMEM. */
-hl_status hl_ising_analyse(const int64_t *magnetisation, const int64_t *bonds, int64_t n, int64_t sites,
-                           double beta, double h, double target_beta, hl_ising_result *out);
+hl_status ising_analyse(const int64_t *magnetisation, const int64_t *bonds, int64_t n, int64_t sites,
+                        double beta, double h, double target_beta, ising_result *out);
 
 /* Binning of one series: sets *err (error of the mean), *tau and *bin for
  * bins as above.  HL_ERR_ARG for n < 2. */
-hl_status hl_binning(const double *x, int64_t n, double *mean, double *err, double *tau, int64_t *bin);
+hl_status ising_binning(const double *x, int64_t n, double *mean, double *err, double *tau, int64_t *bin);
 
 #endif

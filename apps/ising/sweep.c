@@ -1,7 +1,7 @@
 /* hyperlayout Ising — Metropolis checkerboard sweeps: the variants.
  *
  * A half-sweep updates the N/2 sites of one colour, in units of
- * HL_ISING_CHUNK consecutive colour ranks g (site k = 2g or 2g+1), spread
+ * ISING_CHUNK consecutive colour ranks g (site k = 2g or 2g+1), spread
  * over the threads.  A unit makes its random words in one go, then walks its
  * rows (kernel_impl.h): each row's run of sites is contiguous in the crinkled
  * store, and so are its neighbours' (Listing 7), so only the start of each
@@ -14,20 +14,20 @@
 
 /* Listing 7 literally, site by site, each with its own Philox call: the
  * reference the fast paths are tested against. */
-static void unit_reference(const hl_ising *is, int c, int64_t g0, int64_t g1, int bonds, int64_t acc[2])
+static void unit_reference(const ising *is, int c, int64_t g0, int64_t g1, int bonds, int64_t acc[2])
 {
     const hl_kindex *ki = &is->ki;
     const hl_kcrinkle *cr = &is->cr;
-    const uint64_t t = hl_ising_phase(is->sweep, c);
+    const uint64_t t = ising_phase(is->sweep, c);
     for (int64_t g = g0; g < g1; g++) {
-        const int64_t k = hl_ising_colour_of(is, 2 * g) == c ? 2 * g : 2 * g + 1;
+        const int64_t k = ising_colour_of(is, 2 * g) == c ? 2 * g : 2 * g + 1;
         int8_t *spin = is->spins + hl_kindex_crinkle(ki, cr, k);
         int sum = 0;
         for (int i = 0; i < is->rank; i++) {
             sum += is->spins[hl_kindex_crinkle(ki, cr, hl_kindex_neighbour(ki, k, i, -1))];
             sum += is->spins[hl_kindex_crinkle(ki, cr, hl_kindex_neighbour(ki, k, i, 1))];
         }
-        int8_t ns = hl_ising_update(*spin, sum, hl_ising_word(is->seed, t, g), &is->table);
+        int8_t ns = ising_update(*spin, sum, ising_word(is->seed, t, g), &is->table);
         *spin = ns;
         acc[0] += ns;
         if (bonds)
@@ -37,30 +37,30 @@ static void unit_reference(const hl_ising *is, int c, int64_t g0, int64_t g1, in
 
 /* One colour's half of the current sweep; adds to m (sum of the new spins)
  * and, when bonds, to b (their neighbour products). */
-static void half_sweep(hl_ising *is, int c, int bonds, uint32_t *words, int nt, int64_t *m_out,
+static void half_sweep(ising *is, int c, int bonds, uint32_t *words, int nt, int64_t *m_out,
                        int64_t *b_out)
 {
     const int64_t G = is->count / 2;
-    const int64_t units = (G + HL_ISING_CHUNK - 1) / HL_ISING_CHUNK;
-    const uint64_t t = hl_ising_phase(is->sweep, c);
+    const int64_t units = (G + ISING_CHUNK - 1) / ISING_CHUNK;
+    const uint64_t t = ising_phase(is->sweep, c);
     int64_t m = 0, b = 0;
     /* a thread per two units at most: below that, starting and joining the
      * threads costs about what they save */
     const int team = units / 2 < nt ? (units >= 2 ? (int)(units / 2) : 1) : nt;
 #pragma omp parallel num_threads(team) reduction(+ : m, b)
     {
-        uint32_t *word = words + (size_t)omp_get_thread_num() * HL_ISING_CHUNK;
+        uint32_t *word = words + (size_t)omp_get_thread_num() * ISING_CHUNK;
         /* dynamic: on a shared machine a thread whose core is busy does less */
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < units; u++) {
-            const int64_t g0 = u * HL_ISING_CHUNK;
-            const int64_t g1 = g0 + HL_ISING_CHUNK < G ? g0 + HL_ISING_CHUNK : G;
+            const int64_t g0 = u * ISING_CHUNK;
+            const int64_t g1 = g0 + ISING_CHUNK < G ? g0 + ISING_CHUNK : G;
             int64_t acc[2] = {0, 0};
-            if (is->variant == HL_ISING_REFERENCE) {
+            if (is->variant == ISING_REFERENCE) {
                 unit_reference(is, c, g0, g1, bonds, acc);
             } else {
-                const int64_t blocks = (g1 - g0 + HL_ISING_BLOCK - 1) / HL_ISING_BLOCK;
-                is->kernels->generate(word, is->seed, t, g0 / HL_ISING_BLOCK, blocks);
+                const int64_t blocks = (g1 - g0 + ISING_BLOCK - 1) / ISING_BLOCK;
+                is->kernels->generate(word, is->seed, t, g0 / ISING_BLOCK, blocks);
                 is->kernels->unit(is, c, g0, g1, word, bonds, acc);
             }
             m += acc[0];
@@ -71,7 +71,7 @@ static void half_sweep(hl_ising *is, int c, int bonds, uint32_t *words, int nt, 
     *b_out += b;
 }
 
-hl_status hl_ising_sweep(hl_ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
+hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
 {
     if (!is)
         return HL_ERR_NULL;
@@ -79,7 +79,7 @@ hl_status hl_ising_sweep(hl_ising *is, int64_t count, int64_t *magnetisation, in
         return HL_ERR_ARG;
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
     /* a unit's words (32 KiB) per thread, on the heap: OpenMP stacks may be small */
-    uint32_t *words = aligned_alloc(64, (size_t)nt * HL_ISING_CHUNK * sizeof *words);
+    uint32_t *words = aligned_alloc(64, (size_t)nt * ISING_CHUNK * sizeof *words);
     if (!words)
         return HL_ERR_NOMEM;
     for (int64_t i = 0; i < count; i++) {

@@ -1,3 +1,3 @@
-/* Par: the layout-agnostic integrator compiled unknown-major. */
-#define HL_FIELDS_LAYOUT HL_FIELDS_UNKNOWN_MAJOR
+/* Par: the order-agnostic integrator compiled unknown-major. */
+#define HL_FIELDS_ORDER HL_FIELDS_UNKNOWN_MAJOR
 #include "advance_fields.inc"

@@ -1,4 +1,4 @@
-/* Ptr — the seed's layout-dependent algorithm: a raw pointer to the
+/* Ptr — the seed's order-dependent algorithm: a raw pointer to the
  * particle's K contiguous values (unknown-major only). */
 #include <math.h>
 

@@ -27,14 +27,14 @@ const char *walker_variant_name(walker_variant v)
     return (unsigned)v < WALKER_NVARIANTS ? names[v] : "?";
 }
 
-int walker_variant_layout(walker_variant v)
+int walker_variant_order(walker_variant v)
 {
     return v == WALKER_PROP ? HL_FIELDS_EQUATION_MAJOR : HL_FIELDS_UNKNOWN_MAJOR;
 }
 
-void walker_init_state(int layout, double *data, int64_t npar, int64_t K)
+void walker_init_state(int order, double *data, int64_t npar, int64_t K)
 {
-    (void)layout; /* the same value everywhere: both layouts look alike */
+    (void)order; /* the same value everywhere: both orders look alike */
     const double y0 = 1.0 / (double)(K + 1);
     for (int64_t i = 0; i < npar * K; i++)
         data[i] = y0;
@@ -75,18 +75,18 @@ hl_status walker_advance(const walker_sde *s, walker_variant v, double *data, in
     return failed ? HL_ERR_NOMEM : HL_OK;
 }
 
-/* Compared through the views of each state's own layout, element by
+/* Compared through the views of each state's own order, element by
  * element, as bits (memcmp): equal numbers computed differently (a -0.0
  * for a 0.0) would count as a difference. */
 bool walker_same_state(walker_variant va, const double *a, walker_variant vb, const double *b,
                        int64_t npar, int64_t K)
 {
     double *pa = (double *)(uintptr_t)a, *pb = (double *)(uintptr_t)b; /* only read */
-    if (walker_variant_layout(va) == walker_variant_layout(vb))
+    if (walker_variant_order(va) == walker_variant_order(vb))
         return !memcmp(a, b, (size_t)(npar * K) * sizeof *a);
-    hl_fields_um um = hl_fields_um_view(walker_variant_layout(va) == HL_FIELDS_UNKNOWN_MAJOR ? pa : pb,
+    hl_fields_um um = hl_fields_um_view(walker_variant_order(va) == HL_FIELDS_UNKNOWN_MAJOR ? pa : pb,
                                         npar, K);
-    hl_fields_em em = hl_fields_em_view(walker_variant_layout(va) == HL_FIELDS_UNKNOWN_MAJOR ? pb : pa,
+    hl_fields_em em = hl_fields_em_view(walker_variant_order(va) == HL_FIELDS_UNKNOWN_MAJOR ? pb : pa,
                                         npar, K);
     for (int64_t u = 0; u < npar; u++)
         for (int64_t c = 0; c < K; c++)

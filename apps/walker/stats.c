@@ -5,9 +5,9 @@
 #include "hyperlayout/fields.h"
 #include "walker.h"
 
-/* Both layouts' views live side by side here: the statistics read a state of
- * either layout, chosen at run time, through the layout-specific names. */
-void walker_stats_of(int layout, const double *data, int64_t npar, int64_t K, walker_stats *st)
+/* Both orders' views live side by side here: the statistics read a state of
+ * either order, chosen at run time, through the order-specific names. */
+void walker_stats_of(int order, const double *data, int64_t npar, int64_t K, walker_stats *st)
 {
     double *p = (double *)(uintptr_t)data; /* views are not const; only read here */
     hl_fields_um um = hl_fields_um_view(p, npar, K);
@@ -15,19 +15,19 @@ void walker_stats_of(int layout, const double *data, int64_t npar, int64_t K, wa
     const bool two = K >= 2;
     double s1 = 0.0, s2 = 0.0;
     for (int64_t u = 0; u < npar; u++) {
-        s1 += layout == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 0) : *hl_fields_at(em, u, 0);
+        s1 += order == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 0) : *hl_fields_at(em, u, 0);
         if (two)
-            s2 += layout == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 1) : *hl_fields_at(em, u, 1);
+            s2 += order == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 1) : *hl_fields_at(em, u, 1);
     }
     const double m1 = s1 / (double)npar, m2 = s2 / (double)npar;
     double v1 = 0.0, v2 = 0.0, c12 = 0.0; /* second pass: central moments */
     for (int64_t u = 0; u < npar; u++) {
-        const double y1 = (layout == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 0)
-                                                             : *hl_fields_at(em, u, 0)) - m1;
+        const double y1 = (order == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 0)
+                                                            : *hl_fields_at(em, u, 0)) - m1;
         v1 += y1 * y1;
         if (two) {
-            const double y2 = (layout == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 1)
-                                                                 : *hl_fields_at(em, u, 1)) - m2;
+            const double y2 = (order == HL_FIELDS_UNKNOWN_MAJOR ? *hl_fields_at(um, u, 1)
+                                                                : *hl_fields_at(em, u, 1)) - m2;
             v2 += y2 * y2;
             c12 += y1 * y2;
         }

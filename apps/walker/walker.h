@@ -17,8 +17,8 @@
  * a counter-based generator keyed by (particle, step, component), so every
  * variant, thread count and particle order sees the same numbers and the
  * variants' particle states agree bit for bit. */
-#ifndef HYPERLAYOUT_WALKER_H
-#define HYPERLAYOUT_WALKER_H
+#ifndef WALKER_H
+#define WALKER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,8 +80,8 @@ typedef struct walker_stats {
     double mean1, mean2, var1, var2, cov12;
 } walker_stats;
 
-/* Over the particles of a state of the given layout (HL_FIELDS_*). */
-void walker_stats_of(int layout, const double *data, int64_t npar, int64_t K, walker_stats *st);
+/* Over the particles of a state of the given order (HL_FIELDS_*). */
+void walker_stats_of(int order, const double *data, int64_t npar, int64_t K, walker_stats *st);
 
 /* The same statistics of the Dirichlet distribution with omega[0..K]. */
 void walker_stats_dirichlet(const double *omega, int64_t K, walker_stats *st);
@@ -91,11 +91,11 @@ void walker_stats_dirichlet(const double *omega, int64_t K, walker_stats *st);
 typedef enum walker_variant { WALKER_PTR, WALKER_PAR, WALKER_PROP, WALKER_NVARIANTS } walker_variant;
 
 const char *walker_variant_name(walker_variant v); /* "Ptr", "Par", "Prop" */
-int walker_variant_layout(walker_variant v);       /* HL_FIELDS_UNKNOWN_MAJOR / ..._EQUATION_MAJOR */
+int walker_variant_order(walker_variant v);        /* HL_FIELDS_UNKNOWN_MAJOR / ..._EQUATION_MAJOR */
 
 /* The initial state: every particle at Y_a = 1/(K+1), the centre of the
  * simplex (a delta, far from the stationary distribution). */
-void walker_init_state(int layout, double *data, int64_t npar, int64_t K);
+void walker_init_state(int order, double *data, int64_t npar, int64_t K);
 
 /* Advances npar particles by nsteps steps, numbering the steps from step0
  * (the generator's key), on `threads` OpenMP threads (0: OpenMP's
@@ -104,7 +104,7 @@ void walker_init_state(int layout, double *data, int64_t npar, int64_t K);
 hl_status walker_advance(const walker_sde *s, walker_variant v, double *data, int64_t npar,
                          int64_t step0, int64_t nsteps, int threads);
 
-/* Whether two states (each of its variant's layout) are bitwise equal. */
+/* Whether two states (each of its variant's order) are bitwise equal. */
 bool walker_same_state(walker_variant va, const double *a, walker_variant vb, const double *b,
                        int64_t npar, int64_t K);
 

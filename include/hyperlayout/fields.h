@@ -1,18 +1,19 @@
-/* hyperlayout — fields: unknown x equation x component data whose memory
- * layout is chosen at compile time and costs nothing at run time (seed 002,
- * Quinoa's tk::Data).
+/* hyperlayout — fields: unknown x equation x component data whose storage
+ * order is chosen at compile time and costs nothing at run time (seed 002,
+ * Quinoa's tk::Data; the seed calls it the data's memory layout, a word this
+ * library keeps for hl_layout).
  *
  * A field set holds NPROP real values (properties) for each of NUNK unknowns
  * (particles, mesh cells, nodes...).  The properties are grouped into
  * equations of given component counts; equation e owns the properties
- * offset[e] .. offset[e]+ncomp[e]-1 (hl_fields_eqs).  Two layouts:
+ * offset[e] .. offset[e]+ncomp[e]-1 (hl_fields_eqs).  Two orders:
  *
  *   unknown-major   [unknown][equation][component]   ptr + unk*nprop + comp
  *   equation-major  [equation][component][unknown]   ptr + comp*nunk + unk
  *
- * The layout is part of the TYPE: hl_fields_um and hl_fields_em are distinct
+ * The order is part of the TYPE: hl_fields_um and hl_fields_em are distinct
  * structs with their own inline functions, so both coexist in one translation
- * unit and one program, and a view of one layout cannot be passed where the
+ * unit and one program, and a view of one order cannot be passed where the
  * other is expected.  Client code is written once against the generic names:
  *
  *   hl_fields f = hl_fields_view(ptr, nunk, nprop);  // or hl_fields_alloc(&f, ...)
@@ -24,26 +25,26 @@
  * The generic access functions dispatch on the view's type with C11 _Generic
  * (resolved while compiling, nothing at run time).  The names that cannot
  * dispatch on an argument — the types hl_fields and hl_fields_comp and the
- * constructor hl_fields_view — follow the translation unit's layout:
+ * constructor hl_fields_view — follow the translation unit's order:
  *
- *   HL_FIELDS_LAYOUT          defined before including this header (per
- *                             translation unit): HL_FIELDS_UNKNOWN_MAJOR or
- *                             HL_FIELDS_EQUATION_MAJOR;
- *   HL_FIELDS_LAYOUT_DEFAULT  the project-wide default when the unit does not
- *                             choose; CMake's option -DHL_FIELDS_LAYOUT=
- *                             UNKNOWN_MAJOR|EQUATION_MAJOR sets it for every
- *                             target linked to the library;
- *   otherwise                 unknown-major.
+ *   HL_FIELDS_ORDER          defined before including this header (per
+ *                            translation unit): HL_FIELDS_UNKNOWN_MAJOR or
+ *                            HL_FIELDS_EQUATION_MAJOR;
+ *   HL_FIELDS_ORDER_DEFAULT  the project-wide default when the unit does not
+ *                            choose; CMake's option -DHL_FIELDS_ORDER=
+ *                            UNKNOWN_MAJOR|EQUATION_MAJOR sets it for every
+ *                            target linked to the library;
+ *   otherwise                unknown-major.
  *
- * The selection block sits outside the include guard: #undef HL_FIELDS_LAYOUT,
+ * The selection block sits outside the include guard: #undef HL_FIELDS_ORDER,
  * #define it anew and include this header again to switch the generic names
- * part-way through a unit.  HL_FIELDS_NAME(f) pastes the layout's suffix
- * (f_um or f_em) so that one kernel source compiled under both layouts
+ * part-way through a unit.  HL_FIELDS_NAME(f) pastes the order's suffix
+ * (f_um or f_em) so that one kernel source compiled under both orders
  * defines distinct external names (no clash at link time).
  *
  * The accessors assume valid indices and do no checks (like kindex.h);
  * allocation and extraction check their arguments and return hl_status.
- * Conversion between the layouts (a 2D permute through the plan engine)
+ * Conversion between the orders (a 2D permute through the plan engine)
  * is in the library (src/fields.c). */
 #ifndef HYPERLAYOUT_FIELDS_H
 #define HYPERLAYOUT_FIELDS_H
@@ -113,7 +114,7 @@ static inline hl_status hl_fields_eqs_init(hl_fields_eqs *eqs, int neq, const in
     return HL_OK;
 }
 
-/* ---- the two layouts: views ------------------------------------------------ */
+/* ---- the two orders: views ------------------------------------------------- */
 
 /* A view: no ownership implied (hl_fields_*_alloc makes one that owns its
  * buffer, released by hl_fields_*_free).  Passed by value: its members are
@@ -155,7 +156,7 @@ HL_FIELDS_INLINE hl_fields_em hl_fields_em_view(double *ptr, int64_t nunk, int64
     return f;
 }
 
-/* The two index formulas — the only places where the layouts differ. */
+/* The two index formulas — the only places where the orders differ. */
 HL_FIELDS_INLINE int64_t hl_fields_um_index(hl_fields_um f, int64_t unk, int64_t prop)
 {
     return unk * f.nprop + prop;
@@ -178,7 +179,7 @@ HL_FIELDS_INLINE int64_t hl_fields_em_index(hl_fields_em f, int64_t unk, int64_t
  * emits the very same instructions; tests/zero_cost.sh checks it.  The view
  * f is evaluated more than once (pass a variable); unk, prop, comp and
  * offset once.  _Generic with one association rejects a view of the other
- * layout at compile time. */
+ * order at compile time. */
 #define hl_fields_um_at(f, unk, prop)                                                              \
     _Generic((f), hl_fields_um: (f).ptr + (unk) * (f).nprop + (prop))
 #define hl_fields_em_at(f, unk, prop)                                                              \
@@ -294,7 +295,7 @@ static inline void hl_fields_em_free(hl_fields_em *f)
 /* ---- extraction -------------------------------------------------------------- */
 
 /* Copies n values src[0], src[stride], ... to out (the one loop both
- * extractions of both layouts share). */
+ * extractions of both orders share). */
 static inline void hl_fields_gather_(const double *src, int64_t stride, int64_t n, double *out)
 {
     for (int64_t i = 0; i < n; i++)
@@ -346,11 +347,11 @@ static inline hl_status hl_fields_em_extract_unk(hl_fields_em f, int64_t unk, do
     return HL_OK;
 }
 
-/* ---- conversion between the layouts (libhyperlayout, src/fields.c) --------- */
+/* ---- conversion between the orders (libhyperlayout, src/fields.c) ---------- */
 
-/* The plan that turns an nunk x nprop field set of layout `from`
+/* The plan that turns an nunk x nprop field set of order `from`
  * (HL_FIELDS_UNKNOWN_MAJOR or HL_FIELDS_EQUATION_MAJOR) into the other
- * layout: a 2D permute of float64 elements, reusable and thread-safe like
+ * order: a 2D permute of float64 elements, reusable and thread-safe like
  * any plan (hl_execute, in place when in == out).  opt may be NULL. */
 hl_status hl_fields_plan(hl_plan **plan, int from, int64_t nunk, int64_t nprop,
                          const hl_plan_options *opt);
@@ -392,8 +393,8 @@ hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_o
 #define hl_fields_convert(dst, src, opt)                                                           \
     _Generic((dst), hl_fields_em: hl_fields_um_to_em, hl_fields_um: hl_fields_em_to_um)(dst, src, \
                                                                                         opt)
-/* The layout of a view, as HL_FIELDS_UNKNOWN_MAJOR / HL_FIELDS_EQUATION_MAJOR. */
-#define hl_fields_layout_of(f)                                                                     \
+/* The order of a view, as HL_FIELDS_UNKNOWN_MAJOR / HL_FIELDS_EQUATION_MAJOR. */
+#define hl_fields_order_of(f)                                                                      \
     _Generic((f), hl_fields_um: HL_FIELDS_UNKNOWN_MAJOR, hl_fields_em: HL_FIELDS_EQUATION_MAJOR)
 
 #ifdef __cplusplus
@@ -402,13 +403,13 @@ hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_o
 
 #endif /* HYPERLAYOUT_FIELDS_H */
 
-/* ---- the translation unit's layout (outside the guard: may be re-selected) -- */
+/* ---- the translation unit's order (outside the guard: may be re-selected) --- */
 
-#ifndef HL_FIELDS_LAYOUT
-#ifdef HL_FIELDS_LAYOUT_DEFAULT
-#define HL_FIELDS_LAYOUT HL_FIELDS_LAYOUT_DEFAULT
+#ifndef HL_FIELDS_ORDER
+#ifdef HL_FIELDS_ORDER_DEFAULT
+#define HL_FIELDS_ORDER HL_FIELDS_ORDER_DEFAULT
 #else
-#define HL_FIELDS_LAYOUT HL_FIELDS_UNKNOWN_MAJOR
+#define HL_FIELDS_ORDER HL_FIELDS_UNKNOWN_MAJOR
 #endif
 #endif
 
@@ -416,20 +417,20 @@ hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_o
 #undef hl_fields_comp
 #undef hl_fields_view
 #undef HL_FIELDS_NAME
-#undef HL_FIELDS_LAYOUT_NAME
+#undef HL_FIELDS_ORDER_NAME
 
-#if HL_FIELDS_LAYOUT == HL_FIELDS_UNKNOWN_MAJOR
+#if HL_FIELDS_ORDER == HL_FIELDS_UNKNOWN_MAJOR
 #define hl_fields hl_fields_um
 #define hl_fields_comp hl_fields_um_comp
 #define hl_fields_view hl_fields_um_view
 #define HL_FIELDS_NAME(name) name##_um
-#define HL_FIELDS_LAYOUT_NAME "unknown-major"
-#elif HL_FIELDS_LAYOUT == HL_FIELDS_EQUATION_MAJOR
+#define HL_FIELDS_ORDER_NAME "unknown-major"
+#elif HL_FIELDS_ORDER == HL_FIELDS_EQUATION_MAJOR
 #define hl_fields hl_fields_em
 #define hl_fields_comp hl_fields_em_comp
 #define hl_fields_view hl_fields_em_view
 #define HL_FIELDS_NAME(name) name##_em
-#define HL_FIELDS_LAYOUT_NAME "equation-major"
+#define HL_FIELDS_ORDER_NAME "equation-major"
 #else
-#error "HL_FIELDS_LAYOUT must be HL_FIELDS_UNKNOWN_MAJOR or HL_FIELDS_EQUATION_MAJOR"
+#error "HL_FIELDS_ORDER must be HL_FIELDS_UNKNOWN_MAJOR or HL_FIELDS_EQUATION_MAJOR"
 #endif

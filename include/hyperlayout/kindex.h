@@ -26,6 +26,15 @@
 extern "C" {
 #endif
 
+/* The all-zero value of struct type T.  C++ (and so CUDA) has no compound
+ * literals; its value-initialisation T() is the same zero.  Undefined at
+ * the end of this header: not part of the API. */
+#ifdef __cplusplus
+#define HL_ZERO_(T) (T())
+#else
+#define HL_ZERO_(T) ((T){0})
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Division by an invariant positive integer                                 */
 /* ------------------------------------------------------------------------ */
@@ -189,7 +198,7 @@ static inline hl_status hl_kindex_init(hl_kindex *ki, int rank, const int64_t *e
 {
     if (!ki || !extent)
         return HL_ERR_NULL;
-    *ki = (hl_kindex){0}; /* defined contents even on error */
+    *ki = HL_ZERO_(hl_kindex); /* defined contents even on error */
     int64_t n;
     hl_status st = hl_extents_count(rank, extent, &n);
     if (st != HL_OK)
@@ -348,7 +357,7 @@ static inline hl_status hl_kshift_init(hl_kshift *sh, const hl_kindex *ki, const
 {
     if (!sh || !ki || !shift)
         return HL_ERR_NULL;
-    *sh = (hl_kshift){0};
+    *sh = HL_ZERO_(hl_kshift);
     for (int i = 0; i < HL_MAX_RANK; i++) {
         int64_t s = 0;
         if (i < ki->rank) {
@@ -425,7 +434,7 @@ static inline hl_status hl_kcrinkle_init_extent(hl_kcrinkle *cr, int64_t L, int6
 {
     if (!cr)
         return HL_ERR_NULL;
-    *cr = (hl_kcrinkle){0};
+    *cr = HL_ZERO_(hl_kcrinkle);
     if (L < 1)
         return HL_ERR_EXTENT;
     if (step < 1 || step > L)
@@ -445,7 +454,7 @@ static inline hl_status hl_kcrinkle_init(hl_kcrinkle *cr, const hl_kindex *ki, i
 {
     if (!cr || !ki)
         return HL_ERR_NULL;
-    *cr = (hl_kcrinkle){0};
+    *cr = HL_ZERO_(hl_kcrinkle);
     if (dim < 0 || dim >= ki->rank)
         return HL_ERR_DIM;
     hl_status st = hl_kcrinkle_init_extent(cr, ki->extent[dim], step);
@@ -527,7 +536,7 @@ static inline hl_status hl_kpow2_init(hl_kpow2 *kp, int rank, const int64_t *ext
 {
     if (!kp || !extent)
         return HL_ERR_NULL;
-    *kp = (hl_kpow2){0};
+    *kp = HL_ZERO_(hl_kpow2);
     if (rank < 1 || rank > HL_MAX_RANK)
         return HL_ERR_RANK;
     int off = 0;
@@ -710,6 +719,8 @@ HL_HOSTDEV static inline void hl_kiter_next(hl_kiter *it)
         it->k -= (it->hi[i] - 1 - it->lo[i]) * ki->stride[i];
     }
 }
+
+#undef HL_ZERO_
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,308 @@
+/* apps/common's atomic_file: the stream through which the applications and
+ * benchmarks write images, checkpoints, CSV and JSON.  Abort leaves the
+ * target as it was, commit replaces it whole, and no path — success, abort
+ * or any failure — leaves a temporary behind.  (The library's own one-call
+ * writer is tested through hl_npy_save in test_npy.c.) */
+#define _XOPEN_SOURCE 700 /* mkdtemp, fork, setrlimit, dirent */
+
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "atomic_file.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char tmpdir[512];
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/atomic_file_XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            chmod(path, 0700);
+            remove_tree(path);
+        } else {
+            unlink(path);
+        }
+    }
+    closedir(d);
+    return rmdir(dir);
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    return remove_tree(tmpdir);
+}
+
+/* A fresh directory NAME in the test's directory. */
+static void make_dir(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", tmpdir, name);
+    assert_int_equal(mkdir(buf, 0700), 0);
+}
+
+/* Number of entries in a directory other than . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Whole file into a malloc'ed buffer; *n its size. */
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    unsigned char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return buf;
+}
+
+static const char original[] = "the original contents, which a failed write must keep";
+
+static void assert_original(const char *path)
+{
+    size_t n;
+    unsigned char *got = read_file(path, &n);
+    assert_int_equal(n, sizeof original);
+    assert_memory_equal(got, original, sizeof original);
+    free(got);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_abort_and_commit(void **state)
+{
+    (void)state;
+    char dir[768], path[1024];
+    make_dir(dir, sizeof dir, "stream");
+    snprintf(path, sizeof path, "%s/table.csv", dir);
+    write_file(path, original, sizeof original);
+
+    atomic_file *f = NULL;
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    assert_int_equal(count_entries(dir), 2); /* the target and the temporary */
+    fprintf(atomic_file_stream(f), "half a table\n");
+    atomic_file_abort(f);
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 1);
+
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    for (int i = 0; i < 1000; i++)
+        fprintf(atomic_file_stream(f), "%d,%d\n", i, i * i);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    size_t n;
+    unsigned char *got = read_file(path, &n);
+    assert_int_equal(count_entries(dir), 1);
+    assert_true(n > 8000);
+    assert_memory_equal(got, "0,0\n1,1\n2,4\n", 12);
+    assert_memory_equal(got + n - 11, "999,998001\n", 11);
+    free(got);
+
+    /* nothing written at all: an empty file */
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    got = read_file(path, &n);
+    assert_int_equal(n, 0);
+    free(got);
+    assert_int_equal(count_entries(dir), 1);
+}
+
+static void test_arguments(void **state)
+{
+    (void)state;
+    char sentinel;
+    atomic_file *f = (atomic_file *)(void *)&sentinel; /* open must clear it */
+    assert_int_equal(atomic_file_open(NULL, "x"), HL_ERR_NULL);
+    assert_int_equal(atomic_file_open(&f, NULL), HL_ERR_NULL);
+    assert_null(f);
+    errno = 0;
+    assert_int_equal(atomic_file_open(&f, ""), HL_ERR_IO);
+    assert_int_equal(errno, ENOENT);
+    assert_null(f);
+    assert_null(atomic_file_stream(NULL));
+    assert_int_equal(atomic_file_commit(NULL), HL_ERR_NULL);
+    atomic_file_abort(NULL);
+}
+
+/* Every failure: HL_ERR_IO with errno set, the target untouched, no
+ * temporary left. */
+static void test_failures(void **state)
+{
+    (void)state;
+    char dir[768], path[1024];
+    make_dir(dir, sizeof dir, "fail");
+    snprintf(path, sizeof path, "%s/target.csv", dir);
+    write_file(path, original, sizeof original);
+
+    /* a directory that does not exist: open fails */
+    char other[1100];
+    atomic_file *f = NULL;
+    snprintf(other, sizeof other, "%s/missing/x.csv", dir);
+    errno = 0;
+    assert_int_equal(atomic_file_open(&f, other), HL_ERR_IO);
+    assert_int_equal(errno, ENOENT);
+    assert_null(f);
+
+    /* a target that is a directory: open succeeds, the rename fails */
+    snprintf(other, sizeof other, "%s/sub", dir);
+    assert_int_equal(mkdir(other, 0700), 0);
+    char inner[1200];
+    snprintf(inner, sizeof inner, "%s/keep", other);
+    write_file(inner, "x", 1);
+    assert_int_equal(atomic_file_open(&f, other), HL_OK);
+    fprintf(atomic_file_stream(f), "into a directory\n");
+    errno = 0;
+    assert_int_equal(atomic_file_commit(f), HL_ERR_IO);
+    assert_int_not_equal(errno, 0);
+    struct stat sb;
+    assert_int_equal(stat(other, &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    assert_int_equal(count_entries(other), 1);
+    assert_int_equal(count_entries(dir), 2); /* target.csv, sub */
+
+    /* writing fails half way (file size limit): the stream's error makes
+     * commit fail */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {.rlim_cur = 65536, .rlim_max = 65536};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(3);
+        atomic_file *g;
+        if (atomic_file_open(&g, path) != HL_OK)
+            _exit(4);
+        for (int i = 0; i < 100000; i++) /* 2.2 MB, far past the limit */
+            fputs("0123456789,0123456789\n", atomic_file_stream(g));
+        errno = 0;
+        hl_status st = atomic_file_commit(g);
+        _exit(st == HL_ERR_IO && errno != 0 ? 0 : 1);
+    }
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 2);
+
+    /* a directory we may not write to (root may write anywhere: skip then) */
+    if (geteuid() != 0) {
+        char ro[1100], ro_target[1200];
+        snprintf(ro, sizeof ro, "%s/ro", dir);
+        assert_int_equal(mkdir(ro, 0700), 0);
+        snprintf(ro_target, sizeof ro_target, "%s/target.csv", ro);
+        write_file(ro_target, original, sizeof original);
+        assert_int_equal(chmod(ro, 0500), 0);
+        errno = 0;
+        assert_int_equal(atomic_file_open(&f, ro_target), HL_ERR_IO);
+        assert_int_equal(errno, EACCES);
+        assert_null(f);
+        assert_original(ro_target);
+        assert_int_equal(count_entries(ro), 1);
+        assert_int_equal(chmod(ro, 0700), 0);
+    } else {
+        print_message("running as root: the read-only directory case is skipped\n");
+    }
+}
+
+/* An existing file keeps its permission bits; a new one gets 0666 less the
+ * umask; a path without a directory is relative to the working directory. */
+static void test_permissions(void **state)
+{
+    (void)state;
+    char dir[768], path[1024];
+    make_dir(dir, sizeof dir, "perm");
+    snprintf(path, sizeof path, "%s/kept.csv", dir);
+    write_file(path, original, sizeof original);
+    assert_int_equal(chmod(path, 0604), 0);
+    atomic_file *f;
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    fputs("a,b\n", atomic_file_stream(f));
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0604);
+
+    mode_t old = umask(027);
+    snprintf(path, sizeof path, "%s/new.csv", dir);
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    umask(old);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    assert_int_equal(atomic_file_open(&f, "rel.csv"), HL_OK);
+    fputs("relative\n", atomic_file_stream(f));
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(count_entries(dir), 3); /* kept, new, rel */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abort_and_commit),
+        cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_permissions),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}
