@@ -254,7 +254,7 @@ static bool cycles_apply(const hl_ir_pass *p, int64_t es)
 /* The registered pass solvers, tried in order. */
 static const pass_solver solvers[] = {
     {"in-place row gather", gather_applies, gather_items},
-    {"reflection swaps", reflect_applies, reflect_items},
+    {"reflection passes", reflect_applies, reflect_items},
     {"in-place cycles", cycles_apply, cycle_items},
 };
 
