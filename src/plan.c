@@ -264,16 +264,16 @@ hl_status hl_plan_uncrinkle(hl_plan **plan, const hl_shape *shape, int dim, int6
     return build_and_plan(plan, shape, build_crinkle, &c, false, opt);
 }
 
-hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                        const hl_plan_options *opt)
 {
-    return build_and_plan(plan, shape, build_tiled, block, true, opt);
+    return build_and_plan(plan, shape, build_tiled, tile, true, opt);
 }
 
-hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                          const hl_plan_options *opt)
 {
-    return build_and_plan(plan, shape, build_tiled, block, false, opt);
+    return build_and_plan(plan, shape, build_tiled, tile, false, opt);
 }
 
 hl_status hl_plan_morton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt)

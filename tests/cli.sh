@@ -200,7 +200,7 @@ expect_out "box 0: "
 cmp -s "$dir/p.npy" "$dir/e.npy" && ok || bad "transform --explain wrote another output"
 cp "$dir/a.npy" "$dir/keep.npy"
 expect_fail transform "$dir/a.npy" "$dir/keep.npy" tile:2,2
-expect_err "block 2 does not divide extent 3 of dimension 0"
+expect_err "tile extent 2 does not divide extent 3 of dimension 0"
 cmp -s "$dir/a.npy" "$dir/keep.npy" && ok || bad "a failed transform changed its output file"
 expect_fail transform "$dir/a.npy" "$dir/c.npy"
 expect_fail transform "$dir/a.npy"

@@ -23,8 +23,8 @@ static const char transform_usage[] =
     "  crinkle:D:N             regroup dimension D by residue mod N (1 <= N <= L);\n"
     "  uncrinkle:D:N           D may be 'all'; the inverse\n"
     "  permute:P0,...,P(d-1)   output dimension j is input dimension Pj\n"
-    "  tile:B0,...,B(d-1)      whole tiles one after another (blocks divide extents)\n"
-    "  untile:B0,...,B(d-1)    the inverse\n"
+    "  tile:T0,...,T(d-1)      whole tiles one after another (tile extents divide extents)\n"
+    "  untile:T0,...,T(d-1)    the inverse\n"
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
     "\n"
     "  --threads N             OpenMP threads (default: all cores)\n"
@@ -141,7 +141,7 @@ static hl_status op_plan(const char *text, const hl_shape *shape, const hl_plan_
         }
         for (int i = 0; i < d; i++)
             if (v[i] < 1 || shape->extent[i] % v[i]) {
-                snprintf(why, cap, "block %" PRId64 " does not divide extent %" PRId64 " of dimension %d",
+                snprintf(why, cap, "tile extent %" PRId64 " does not divide extent %" PRId64 " of dimension %d",
                          v[i], shape->extent[i], i);
                 return HL_ERR_ARG;
             }

@@ -63,9 +63,9 @@ hl_status hl_plan_uncrinkle(hl_plan **plan, const hl_shape *shape, int dim, int6
                             const hl_plan_options *opt);
 hl_status hl_plan_permute(hl_plan **plan, const hl_shape *shape, const int *perm,
                           const hl_plan_options *opt);
-hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                        const hl_plan_options *opt);
-hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *block,
+hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                          const hl_plan_options *opt);
 hl_status hl_plan_morton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
 hl_status hl_plan_unmorton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
