@@ -166,6 +166,17 @@ bool hl_dim_max(const hl_layout *lay, int i, const int64_t *w, int64_t *max)
     return true;
 }
 
+bool hl_dim_values(const hl_layout *lay, int i, int64_t *lo, int64_t *hi)
+{
+    hl_ival iv[IV_CAP];
+    const int n = pipeline_image(lay, i, iv);
+    if (n < 1)
+        return false;
+    *lo = iv[0].lo;
+    *hi = iv[n - 1].hi;
+    return true;
+}
+
 bool hl_cell_bounds(const hl_layout *lay, int64_t *min, int64_t *max)
 {
     int64_t w[HL_LAYOUT_MAX_DIGITS], lo = lay->base, hi = lay->base;
@@ -646,7 +657,7 @@ typedef struct slot {
 typedef struct fine {
     int dim;       /* a's dimension */
     int64_t place; /* a unit of this digit in x_dim */
-    int64_t r;
+    int64_t r;     /* values 0..r-1 (for the top digit, those the extent reaches) */
     bool top;      /* takes the rest of x_dim */
     int slot;
     int64_t mult;  /* a unit of this digit in its slot */
@@ -1224,11 +1235,13 @@ hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
     if (!out || !in || !extent_m)
         return HL_ERR_NULL;
     int64_t N;
-    if (hl_extents_count(rank_m, extent_m, &N) != HL_OK || N != hl_layout_count(in) ||
-        !hl_layout_is_bijection(in))
+    hl_status st = hl_extents_count(rank_m, extent_m, &N);
+    if (st != HL_OK)
+        return st;
+    if (N != hl_layout_count(in) || !hl_layout_is_bijection(in))
         return HL_ERR_ARG;
     hl_layout n, T, std;
-    hl_status st = hl_layout_normalize(&n, in);
+    st = hl_layout_normalize(&n, in);
     if (st == HL_OK)
         st = transpose(&T, &n);
     if (st == HL_OK)

@@ -12,6 +12,10 @@
  * computed exactly (see hl_layout_is_bijection). */
 bool hl_dim_max(const hl_layout *lay, int i, const int64_t *w, int64_t *max);
 
+/* The smallest and largest value dimension i's maps hand to its digits;
+ * false when they scatter too much to follow. */
+bool hl_dim_values(const hl_layout *lay, int i, int64_t *lo, int64_t *hi);
+
 /* The smallest and largest offset of a cell (not of the digit box). */
 bool hl_cell_bounds(const hl_layout *lay, int64_t *min, int64_t *max);
 

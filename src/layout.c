@@ -320,30 +320,66 @@ int64_t hl_layout_span(const hl_layout *lay)
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-/* Puts the digits that vary over the cells (radix > 1, below what the
- * dimension's maps produce), as indices ordered by |stride|, in order[]
- * (insertion sort: at most HL_LAYOUT_MAX_DIGITS of them), with in eff[] the
- * values each takes (a dimension's top digit may not reach its radix), and
- * says whether they decompose offsets uniquely: each |stride| at least the
- * reach of all smaller digits.  Returns that count of digits, or -1 if not. */
-static int sorted_digits(const hl_layout *lay, int *order, int64_t *eff)
+/* The smallest and largest value dimension i's maps hand to its digits:
+ * the whole last domain unless an offset moves the values inside it. */
+static void dim_values(const hl_layout *lay, int i, int64_t *lo, int64_t *hi)
 {
-    int64_t place[HL_MAX_RANK], dom[HL_MAX_RANK];
+    int64_t L = lay->extent[i];
+    bool moved = false;
+    for (int m = 0; m < lay->nmaps[i]; m++) {
+        const int64_t next = hl_coord_table[lay->map[i][m].op].after(lay->map[i][m], L);
+        moved = moved || next != L;
+        L = next;
+    }
+    if (!moved || !hl_dim_values(lay, i, lo, hi)) {
+        *lo = 0;
+        *hi = L - 1;
+    }
+}
+
+/* The values ylo..yhi take in the digit of place P and radix R: lo, and
+ * how many from there (all R where they wrap). */
+static void digit_values(int64_t ylo, int64_t yhi, int64_t P, int64_t R, int64_t *lo,
+                         int64_t *count)
+{
+    const int64_t qlo = ylo / P, qhi = yhi / P;
+    if (qhi - qlo >= R - 1 || qlo % R > qhi % R) {
+        *lo = 0;
+        *count = R;
+        return;
+    }
+    *lo = qlo % R;
+    *count = qhi % R - *lo + 1;
+}
+
+/* The values each digit takes over the cells, lo[t] and count[t] from
+ * there (a dimension's top digit may not reach its radix, an offset may
+ * keep low values away, a digit above the values is 0), and in order[] the
+ * digits that vary, by |stride| (insertion sort: at most
+ * HL_LAYOUT_MAX_DIGITS of them).  Returns how many vary, or -1 when they do
+ * not decompose offsets uniquely: each |stride| at least the reach of all
+ * smaller ones. */
+static int sorted_digits(const hl_layout *lay, int *order, int64_t *lo, int64_t *count)
+{
+    int64_t place[HL_MAX_RANK], ylo[HL_MAX_RANK], yhi[HL_MAX_RANK];
     for (int i = 0; i < lay->rank; i++) {
         place[i] = 1;
-        dom[i] = hl_coord_domain(lay, i, lay->nmaps[i]);
+        dim_values(lay, i, &ylo[i], &yhi[i]);
     }
     int n = 0;
     for (int t = 0; t < lay->ndigits; t++) {
         const hl_digit *g = &lay->digit[t];
-        const int64_t P = place[g->dim], L = dom[g->dim];
-        if (P >= L || g->radix == 1) { /* 0 for every cell */
-            if (__builtin_mul_overflow(P, g->radix, &place[g->dim]))
-                place[g->dim] = INT64_MAX;
-            continue;
+        const int64_t P = place[g->dim];
+        if (P > yhi[g->dim]) {
+            lo[t] = 0;
+            count[t] = 1;
+        } else {
+            digit_values(ylo[g->dim], yhi[g->dim], P, g->radix, &lo[t], &count[t]);
         }
-        eff[t] = L / P + (L % P != 0) < g->radix ? L / P + (L % P != 0) : g->radix;
-        place[g->dim] = eff[t] < g->radix ? INT64_MAX : P * g->radix;
+        if (__builtin_mul_overflow(P, g->radix, &place[g->dim]))
+            place[g->dim] = INT64_MAX;
+        if (count[t] == 1)
+            continue;
         int v = n++;
         while (v > 0 && abs64(lay->digit[order[v - 1]].stride) > abs64(g->stride)) {
             order[v] = order[v - 1];
@@ -356,7 +392,7 @@ static int sorted_digits(const hl_layout *lay, int *order, int64_t *eff)
         int64_t s = abs64(lay->digit[order[v]].stride);
         if (s < reach)
             return -1;
-        if (__builtin_mul_overflow(s, eff[order[v]], &reach))
+        if (__builtin_mul_overflow(s, count[order[v]], &reach))
             reach = INT64_MAX;
     }
     return n;
@@ -387,29 +423,28 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
     if (!lay || !x)
         return HL_ERR_NULL;
     int order[HL_LAYOUT_MAX_DIGITS];
-    int64_t eff[HL_LAYOUT_MAX_DIGITS];
-    int n = sorted_digits(lay, order, eff);
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    int n = sorted_digits(lay, order, lo, count);
     if (n < 0)
         return HL_ERR_UNSUPPORTED;
-    /* with every stride made positive, offset - min = sum d'_t |s_t| where
-     * d'_t is the digit, or eff-1 minus it for a negative stride (digits
-     * that do not vary are 0) */
-    int64_t min = lay->base;
-    for (int v = 0; v < n; v++)
-        if (lay->digit[order[v]].stride < 0)
-            min += (eff[order[v]] - 1) * lay->digit[order[v]].stride;
+    /* each digit d_t in lo_t .. hi_t: offset - min = sum u_t |s_t| with u_t
+     * = d_t - lo_t, or hi_t - d_t for a negative stride */
+    int64_t min = lay->base, d[HL_LAYOUT_MAX_DIGITS];
+    for (int t = 0; t < lay->ndigits; t++) {
+        const int64_t s = lay->digit[t].stride;
+        d[t] = lo[t];
+        min += (s < 0 ? lo[t] + count[t] - 1 : lo[t]) * s;
+    }
     if (offset < min)
         return HL_ERR_RANGE;
     int64_t rest = offset - min;
-    int64_t d[HL_LAYOUT_MAX_DIGITS] = {0};
     for (int v = n - 1; v >= 0; v--) {
-        const hl_digit *g = &lay->digit[order[v]];
-        int64_t s = abs64(g->stride);
-        int64_t q = rest / s;
-        if (q >= eff[order[v]])
+        const int t = order[v];
+        const int64_t s = abs64(lay->digit[t].stride), u = rest / s;
+        if (u >= count[t])
             return HL_ERR_RANGE;
-        rest -= q * s;
-        d[order[v]] = g->stride < 0 ? eff[order[v]] - 1 - q : q;
+        rest -= u * s;
+        d[t] = lay->digit[t].stride < 0 ? lo[t] + count[t] - 1 - u : lo[t] + u;
     }
     if (rest != 0)
         return HL_ERR_RANGE;
@@ -432,22 +467,22 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
 bool hl_layout_is_bijection(const hl_layout *lay)
 {
     int order[HL_LAYOUT_MAX_DIGITS];
-    int64_t eff[HL_LAYOUT_MAX_DIGITS];
-    if (sorted_digits(lay, order, eff) < 0)
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    if (sorted_digits(lay, order, lo, count) < 0)
         return false;
     /* Non-overlapping digits give the N cells N distinct offsets, so they
      * fill [0, N) exactly when the smallest is 0 and the largest N-1. */
-    int64_t lo, hi;
-    if (!hl_cell_bounds(lay, &lo, &hi))
+    int64_t min, max;
+    if (!hl_cell_bounds(lay, &min, &max))
         return false;
-    return lo == 0 && hi == hl_layout_count(lay) - 1;
+    return min == 0 && max == hl_layout_count(lay) - 1;
 }
 
 bool hl_layout_is_injective(const hl_layout *lay)
 {
     int order[HL_LAYOUT_MAX_DIGITS];
-    int64_t eff[HL_LAYOUT_MAX_DIGITS];
-    return sorted_digits(lay, order, eff) >= 0;
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    return sorted_digits(lay, order, lo, count) >= 0;
 }
 
 /* ---- folding chains -------------------------------------------------------- */
@@ -462,6 +497,11 @@ static bool extent_maps(const hl_layout *lay)
                 lay->extent[i])
                 return false;
     return true;
+}
+
+static hl_coord_map inverse_of(hl_coord_map m, int64_t L)
+{
+    return hl_coord_table[m.op].inverse(m, L);
 }
 
 hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout *d1,
@@ -507,8 +547,7 @@ hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout
     hl_status st = HL_OK;
     for (int i = 0; i < d1->rank && st == HL_OK; i++)
         for (int m = 0; m < d1->nmaps[i] && st == HL_OK; m++)
-            st = prepend_map(&tmp, i,
-                             hl_coord_table[d1->map[i][m].op].inverse(d1->map[i][m], d1->extent[i]));
+            st = prepend_map(&tmp, i, inverse_of(d1->map[i][m], d1->extent[i]));
     int perm[HL_MAX_RANK]; /* dimension i of tmp (d1's numbering) is dimension perm[i] of out */
     for (int j = 0; j < s2->rank; j++)
         perm[pi[j]] = j;

@@ -71,9 +71,9 @@ typedef struct hl_layout {
     int64_t base;
 } hl_layout;
 
-/* Every layout the functions below build keeps each dimension's values
- * below the product D_i of its radices (the last digit does not take a
- * quotient beyond that). */
+/* Invariant: the values a dimension's maps hand to its digits stay below the
+ * product of its radices (the last digit takes no quotient beyond it).
+ * Every layout the functions below build keeps it. */
 
 /* ---- constructors ------------------------------------------------------ */
 
@@ -132,15 +132,21 @@ int64_t hl_layout_span(const hl_layout *lay);
 /* Number of cells N. */
 int64_t hl_layout_count(const hl_layout *lay);
 
-/* Whether the layout maps the N cells one to one onto [0, N).  Exact; the one
+/* Whether the layout maps the N cells one to one onto [0, N): injective (as
+ * below) with the cells' smallest offset 0 and largest N-1, found exactly by
+ * a digit DP over the values each dimension's maps produce.  The one
  * approximation: a dimension longer than 2^20 whose offset sits before a
- * map that scatters it (an uncrinkle, or a crinkle into more than 64
- * pieces) counts as no bijection. */
+ * map that scatters it (an uncrinkle, or a crinkle into more than 64 runs)
+ * counts as no bijection. */
 bool hl_layout_is_bijection(const hl_layout *lay);
 
-/* Whether offsets decompose uniquely into digits (so distinct cells have
- * distinct offsets and hl_layout_coord() works): true for every layout but
- * strided views whose strides overlap. */
+/* Whether offsets decompose uniquely into the digits that vary over the
+ * cells (each digit counted by the range of values it takes there: a
+ * dimension's top digit may not reach its radix, an offset may keep low
+ * values away), so that distinct cells have distinct offsets and
+ * hl_layout_coord() works: true for every layout the constructors,
+ * modifiers and algebra build, but strided views whose strides overlap or
+ * interleave. */
 bool hl_layout_is_injective(const hl_layout *lay);
 
 /* Position of coordinate x along one dimension after a coordinate map acting
@@ -174,7 +180,8 @@ int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
  * (stride[t+1] == stride[t] * radix[t]) merge, and the digits are sorted
  * stably by dimension.  A map that cannot reach the digits stays a map.
  * out may alias in.  HL_ERR_UNSUPPORTED only when a pipeline would need
- * more than HL_LAYOUT_MAX_MAPS maps. */
+ * more than HL_LAYOUT_MAX_MAPS maps or the digits more than
+ * HL_LAYOUT_MAX_DIGITS. */
 hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
 
 /* Same rank, extents and normal form.  Then every cell has the same offset
@@ -189,21 +196,25 @@ bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
 /* out.offset(x) = a.offset(unrank_La(b.offset(x))): b's offsets are read as
  * k indices of a's cells, so out has b's rank and extents.  HL_ERR_RANGE when
  * some cell of b has an offset outside [0, N_a); HL_ERR_UNSUPPORTED when the
- * result is not a digit map: b's digits (strides read in a's k order) must
- * add up without carries between a's digits, except across digits that
- * continue each other in a's offsets too (so a standard a takes any b), and
- * a dimension of a with maps must be fed by one whole dimension of b made of
- * a single digit of stride +-LP_a[j] (the maps are carried over, after an
- * offset where b starts inside it).  out is in normal form; out may alias
- * a or b. */
+ * result is not a digit map.  It is one when, over b's cells (checked
+ * exactly), b's digits (strides read in a's k order) add up without carries
+ * between a's digits, except across digits that continue each other in a's
+ * offsets too (so a standard a takes any b), and each dimension j of a with
+ * maps is fed by one whole dimension of b made of a single digit of stride
+ * +-LP_a[j] (its maps are carried over, after an offset where b starts
+ * inside it; a dimension without maps whose digits would carry is taken the
+ * same way, as a slice of a tile).  compose(a, standard(L_a)) always
+ * succeeds, and so does compose(standard, b) for b inside it.  out is in
+ * normal form; out may alias a or b. */
 hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
 
 /* The inverse of a bijection onto [0, N) (hl_layout_is_bijection), as a
  * layout of extents M (rank_m, extent_m; their product must be N): out's
  * cell z is the offset o = k_M(z) and out.offset(z) = k_L(x), x the cell of
  * `in` at offset o.  Then compose(in, out) is the standard layout of M and
- * compose(out, in) the standard layout of in's extents L.  HL_ERR_ARG when
- * `in` is no bijection or the product of M is not N; HL_ERR_UNSUPPORTED when
+ * compose(out, in) the standard layout of in's extents L.  HL_ERR_RANK,
+ * HL_ERR_EXTENT or HL_ERR_OVERFLOW for bad extents M; HL_ERR_ARG when `in`
+ * is no bijection or the product of M is not N; HL_ERR_UNSUPPORTED when
  * out is not a digit map: in's offset digits (sorted by stride) do not line
  * up with the k order of M as compose() needs (e.g. the transpose of
  * unequal extents read in the same extents: ask for the transposed M), a
@@ -222,8 +233,8 @@ hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
  * Morton layout is plain digits again; otherwise an offset map keeps the
  * rest); elsewhere the slice is an offset map in front of the pipeline and
  * the digits (hence the bounds) stay those of `in`.  out is in normal form.
- * HL_ERR_RANGE for a box outside in; HL_ERR_UNSUPPORTED only when a pipeline
- * would need more than HL_LAYOUT_MAX_MAPS maps. */
+ * HL_ERR_RANGE for a box outside in (or empty); HL_ERR_UNSUPPORTED only when
+ * a pipeline would need more than HL_LAYOUT_MAX_MAPS maps. */
 hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
                           const int64_t *extent);
 
