@@ -228,6 +228,23 @@ static void pipe_init(pipe *p, int64_t e)
     p->fail = false;
 }
 
+/* Takes the affine maps a cancellation leaves at the end of the emitted
+ * ones back into the pending part, so that they travel on. */
+static void unwind(pipe *p)
+{
+    while (p->n > 0) {
+        const hl_coord_map last = p->op[p->n - 1];
+        const int64_t L = p->opdom[p->n - 1];
+        int64_t s, a;
+        if (!hl_coord_table[last.op].affine(last, L, 0, L - 1, &s, &a))
+            return;
+        p->n--;
+        p->add += p->sign * a; /* y = sign * (s v' + a) + add */
+        p->sign *= s;
+        p->dom = L;
+    }
+}
+
 /* Appends m, acting on [0, L), to the emitted maps, merging it with the
  * last one where they combine. */
 static void emit(pipe *p, hl_coord_map m, int64_t L)
@@ -237,8 +254,11 @@ static void emit(pipe *p, hl_coord_map m, int64_t L)
         hl_coord_map *last = &p->op[p->n - 1];
         int left = hl_coord_table[last->op].merge(last, m, p->opdom[p->n - 1]);
         if (left < 2) {
-            p->n -= left == 0;
             p->dom = op->after(m, L);
+            if (left == 0) {
+                p->n--;
+                unwind(p);
+            }
             return;
         }
     }

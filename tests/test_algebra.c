@@ -230,11 +230,8 @@ static void check_queries(const hl_layout *lay)
         distinct = distinct && sorted[k - 1] != sorted[k];
     free(sorted);
     const bool bijection = distinct && lo == 0 && hi == n - 1;
-    if (hl_layout_is_bijection(lay) != bijection) {
-        char text[512];
-        hl_layout_format(lay, text, sizeof text);
-        print_error("layout %s\n", text);
-    }
+    if (hl_layout_is_bijection(lay) != bijection)
+        show("layout", lay);
     CHECK_EQ(hl_layout_is_bijection(lay), bijection, "bijection");
     if (hl_layout_is_injective(lay))
         for (int64_t k = 0; k < n; k++) {
@@ -269,7 +266,10 @@ static bool is_normal(const hl_layout *lay)
 {
     hl_layout n;
     assert_int_equal(hl_layout_normalize(&n, lay), HL_OK);
-    return identical(&n, lay);
+    const bool same = identical(&n, lay);
+    if (!same)
+        show("not normal", lay), show("normalized", &n);
+    return same;
 }
 
 /* Whether some dimension's radices multiply to more than its extent. */
