@@ -4,24 +4,12 @@
 
 #include "plan_internal.h"
 
-/* A layout as its digits (dimension:radix*stride, per dimension least
- * significant first), its coordinate maps and its base. */
+/* hl_layout_format at buf + used (the hl_appendf convention). */
 static size_t describe_layout(const hl_layout *lay, char *buf, size_t size, size_t used)
 {
-    static const char *const ops[] = {"flip", "shift", "crinkle", "uncrinkle"};
-    const size_t start = used;
-    used += hl_appendf(buf, size, used, "[");
-    for (int t = 0; t < lay->ndigits; t++)
-        used += hl_appendf(buf, size, used, "%s%d:%" PRId64 "*%" PRId64, t ? " " : "",
-                           lay->digit[t].dim, lay->digit[t].radix, lay->digit[t].stride);
-    used += hl_appendf(buf, size, used, "]");
-    for (int i = 0; i < lay->rank; i++)
-        for (int m = 0; m < lay->nmaps[i]; m++)
-            used += hl_appendf(buf, size, used, " %s(%d,%" PRId64 ")", ops[lay->map[i][m].op], i,
-                               lay->map[i][m].arg);
-    if (lay->base)
-        used += hl_appendf(buf, size, used, " base %" PRId64, lay->base);
-    return used - start;
+    const int64_t n = hl_layout_format(lay, buf && used < size ? buf + used : NULL,
+                                       used < size ? size - used : 0);
+    return n > 0 ? (size_t)n : 0;
 }
 
 hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length)

@@ -1,40 +1,16 @@
 /* hyperlayout — layouts as digit maps. */
 #include "hyperlayout/layout.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algebra.h"
+#include "coord.h"
 #include "hyperlayout/kindex.h"
 #include "lower.h"
-
-/* ---- coordinate maps ---------------------------------------------------- */
-
-int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x)
-{
-    hl_kcrinkle cr;
-    switch (m.op) {
-    case HL_COORD_FLIP: return L - 1 - x;
-    case HL_COORD_SHIFT: return hl_wrap_add(x, m.arg, L);
-    case HL_COORD_CRINKLE:
-        hl_kcrinkle_init_extent(&cr, L, m.arg);
-        return hl_kcrinkle_coord(&cr, x);
-    case HL_COORD_UNCRINKLE:
-        hl_kcrinkle_init_extent(&cr, L, m.arg);
-        return hl_kcrinkle_uncoord(&cr, x);
-    }
-    return x;
-}
-
-int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y)
-{
-    switch (m.op) {
-    case HL_COORD_FLIP: return L - 1 - y;
-    case HL_COORD_SHIFT: return hl_wrap_add(y, m.arg ? L - m.arg : 0, L);
-    case HL_COORD_CRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_UNCRINKLE, m.arg}, L, y);
-    case HL_COORD_UNCRINKLE: return hl_coord_apply((hl_coord_map){HL_COORD_CRINKLE, m.arg}, L, y);
-    }
-    return y;
-}
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -170,27 +146,19 @@ hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent)
  * merging it with the map already in front where they combine. */
 static hl_status prepend_map(hl_layout *lay, int i, hl_coord_map m)
 {
-    const int64_t L = lay->extent[i];
     hl_coord_map *maps = lay->map[i];
     int n = lay->nmaps[i];
     if (n > 0) {
-        hl_coord_map *f = &maps[0];
-        int cancel = 0;
-        if (m.op == HL_COORD_FLIP && f->op == HL_COORD_FLIP)
-            cancel = 1;
-        else if (m.op == HL_COORD_SHIFT && f->op == HL_COORD_SHIFT) {
-            f->arg = hl_wrap_add(f->arg, m.arg, L);
-            cancel = f->arg == 0;
-            if (!cancel)
-                return HL_OK;
-        } else if (m.arg == f->arg && ((m.op == HL_COORD_CRINKLE && f->op == HL_COORD_UNCRINKLE) ||
-                                       (m.op == HL_COORD_UNCRINKLE && f->op == HL_COORD_CRINKLE)))
-            cancel = 1;
-        if (cancel) {
+        hl_coord_map both = m;
+        int left = hl_coord_table[m.op].merge(&both, maps[0], lay->extent[i]);
+        if (left == 1)
+            maps[0] = both;
+        if (left == 0) {
             memmove(maps, maps + 1, sizeof *maps * (size_t)(n - 1));
             lay->nmaps[i] = n - 1;
-            return HL_OK;
         }
+        if (left < 2)
+            return HL_OK;
     }
     if (n == HL_LAYOUT_MAX_MAPS)
         return HL_ERR_ARG;
@@ -210,7 +178,7 @@ hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims)
     for (int i = 0; i < tmp.rank; i++) {
         if (!((dims >> i) & 1) || tmp.extent[i] == 1)
             continue;
-        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_FLIP, 0});
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_FLIP, 0, 0});
         if (st != HL_OK)
             return st;
     }
@@ -229,7 +197,7 @@ hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *sh
             s += tmp.extent[i];
         if (s == 0)
             continue;
-        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_SHIFT, s});
+        hl_status st = prepend_map(&tmp, i, (hl_coord_map){HL_COORD_SHIFT, s, 0});
         if (st != HL_OK)
             return st;
     }
@@ -249,7 +217,7 @@ static hl_status crinkle_map(hl_layout *out, const hl_layout *in, int dim, int64
         return HL_ERR_STEP;
     hl_layout tmp = *in;
     if (step > 1 && step < L) { /* steps 1 and L leave every cell in place */
-        hl_status st = prepend_map(&tmp, dim, (hl_coord_map){op, step});
+        hl_status st = prepend_map(&tmp, dim, (hl_coord_map){op, step, 0});
         if (st != HL_OK)
             return st;
     }
@@ -309,8 +277,12 @@ hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offs
         if (x[i] < 0 || x[i] >= lay->extent[i])
             return HL_ERR_RANGE;
         y[i] = x[i];
-        for (int m = 0; m < lay->nmaps[i]; m++)
-            y[i] = hl_coord_apply(lay->map[i][m], lay->extent[i], y[i]);
+        int64_t L = lay->extent[i];
+        for (int m = 0; m < lay->nmaps[i]; m++) {
+            const hl_coord_info *op = &hl_coord_table[lay->map[i][m].op];
+            y[i] = op->apply(lay->map[i][m], L, y[i]);
+            L = op->after(lay->map[i][m], L);
+        }
     }
     int64_t off = lay->base;
     for (int t = 0; t < lay->ndigits; t++) {
@@ -348,18 +320,68 @@ int64_t hl_layout_span(const hl_layout *lay)
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-/* Puts the digits with radix > 1, as indices ordered by |stride|, in
- * order[] (insertion sort: at most HL_LAYOUT_MAX_DIGITS of them) and says
- * whether they decompose offsets uniquely: each |stride| at least the reach
- * of all smaller digits.  Returns that count of digits, or -1 if not. */
-static int sorted_digits(const hl_layout *lay, int *order)
+/* The smallest and largest value dimension i's maps hand to its digits:
+ * the whole last domain unless an offset moves the values inside it. */
+static void dim_values(const hl_layout *lay, int i, int64_t *lo, int64_t *hi)
 {
+    int64_t L = lay->extent[i];
+    bool moved = false;
+    for (int m = 0; m < lay->nmaps[i]; m++) {
+        const int64_t next = hl_coord_table[lay->map[i][m].op].after(lay->map[i][m], L);
+        moved = moved || next != L;
+        L = next;
+    }
+    if (!moved || !hl_dim_values(lay, i, lo, hi)) {
+        *lo = 0;
+        *hi = L - 1;
+    }
+}
+
+/* The values ylo..yhi take in the digit of place P and radix R: lo, and
+ * how many from there (all R where they wrap). */
+static void digit_values(int64_t ylo, int64_t yhi, int64_t P, int64_t R, int64_t *lo,
+                         int64_t *count)
+{
+    const int64_t qlo = ylo / P, qhi = yhi / P;
+    if (qhi - qlo >= R - 1 || qlo % R > qhi % R) {
+        *lo = 0;
+        *count = R;
+        return;
+    }
+    *lo = qlo % R;
+    *count = qhi % R - *lo + 1;
+}
+
+/* The values each digit takes over the cells, lo[t] and count[t] from
+ * there (a dimension's top digit may not reach its radix, an offset may
+ * keep low values away, a digit above the values is 0), and in order[] the
+ * digits that vary, by |stride| (insertion sort: at most
+ * HL_LAYOUT_MAX_DIGITS of them).  Returns how many vary, or -1 when they do
+ * not decompose offsets uniquely: each |stride| at least the reach of all
+ * smaller ones. */
+static int sorted_digits(const hl_layout *lay, int *order, int64_t *lo, int64_t *count)
+{
+    int64_t place[HL_MAX_RANK], ylo[HL_MAX_RANK], yhi[HL_MAX_RANK];
+    for (int i = 0; i < lay->rank; i++) {
+        place[i] = 1;
+        dim_values(lay, i, &ylo[i], &yhi[i]);
+    }
     int n = 0;
     for (int t = 0; t < lay->ndigits; t++) {
-        if (lay->digit[t].radix == 1)
+        const hl_digit *g = &lay->digit[t];
+        const int64_t P = place[g->dim];
+        if (P > yhi[g->dim]) {
+            lo[t] = 0;
+            count[t] = 1;
+        } else {
+            digit_values(ylo[g->dim], yhi[g->dim], P, g->radix, &lo[t], &count[t]);
+        }
+        if (__builtin_mul_overflow(P, g->radix, &place[g->dim]))
+            place[g->dim] = INT64_MAX;
+        if (count[t] == 1)
             continue;
         int v = n++;
-        while (v > 0 && abs64(lay->digit[order[v - 1]].stride) > abs64(lay->digit[t].stride)) {
+        while (v > 0 && abs64(lay->digit[order[v - 1]].stride) > abs64(g->stride)) {
             order[v] = order[v - 1];
             v--;
         }
@@ -367,14 +389,33 @@ static int sorted_digits(const hl_layout *lay, int *order)
     }
     int64_t reach = 1; /* what the digits below can add, plus one */
     for (int v = 0; v < n; v++) {
-        const hl_digit *g = &lay->digit[order[v]];
-        int64_t s = abs64(g->stride);
+        int64_t s = abs64(lay->digit[order[v]].stride);
         if (s < reach)
             return -1;
-        if (__builtin_mul_overflow(s, g->radix, &reach))
+        if (__builtin_mul_overflow(s, count[order[v]], &reach))
             reach = INT64_MAX;
     }
     return n;
+}
+
+/* Takes the value the digits of dimension i hold back through its maps:
+ * false where some map's domain does not hold it (padding, or past an
+ * offset). */
+static bool pipeline_back(const hl_layout *lay, int i, int64_t *y)
+{
+    int64_t dom[HL_LAYOUT_MAX_MAPS + 1];
+    dom[0] = lay->extent[i];
+    for (int m = 0; m < lay->nmaps[i]; m++)
+        dom[m + 1] = hl_coord_table[lay->map[i][m].op].after(lay->map[i][m], dom[m]);
+    int64_t v = *y;
+    for (int m = lay->nmaps[i]; m >= 0; m--) {
+        if (v < 0 || v >= dom[m])
+            return false;
+        if (m > 0)
+            v = hl_coord_table[lay->map[i][m - 1].op].unapply(lay->map[i][m - 1], dom[m - 1], v);
+    }
+    *y = v;
+    return true;
 }
 
 hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
@@ -382,25 +423,28 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
     if (!lay || !x)
         return HL_ERR_NULL;
     int order[HL_LAYOUT_MAX_DIGITS];
-    int n = sorted_digits(lay, order);
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    int n = sorted_digits(lay, order, lo, count);
     if (n < 0)
         return HL_ERR_UNSUPPORTED;
-    int64_t min;
-    hl_layout_bounds(lay, &min, NULL);
-    /* with every stride made positive, offset - min = sum d'_t |s_t| where
-     * d'_t is the digit, or radix-1 minus it for a negative stride */
+    /* each digit d_t in lo_t .. hi_t: offset - min = sum u_t |s_t| with u_t
+     * = d_t - lo_t, or hi_t - d_t for a negative stride */
+    int64_t min = lay->base, d[HL_LAYOUT_MAX_DIGITS];
+    for (int t = 0; t < lay->ndigits; t++) {
+        const int64_t s = lay->digit[t].stride;
+        d[t] = lo[t];
+        min += (s < 0 ? lo[t] + count[t] - 1 : lo[t]) * s;
+    }
     if (offset < min)
         return HL_ERR_RANGE;
     int64_t rest = offset - min;
-    int64_t d[HL_LAYOUT_MAX_DIGITS] = {0};
     for (int v = n - 1; v >= 0; v--) {
-        const hl_digit *g = &lay->digit[order[v]];
-        int64_t s = abs64(g->stride);
-        int64_t q = rest / s;
-        if (q >= g->radix)
+        const int t = order[v];
+        const int64_t s = abs64(lay->digit[t].stride), u = rest / s;
+        if (u >= count[t])
             return HL_ERR_RANGE;
-        rest -= q * s;
-        d[order[v]] = g->stride < 0 ? g->radix - 1 - q : q;
+        rest -= u * s;
+        d[t] = lay->digit[t].stride < 0 ? lo[t] + count[t] - 1 - u : lo[t] + u;
     }
     if (rest != 0)
         return HL_ERR_RANGE;
@@ -413,81 +457,51 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
         scale[g->dim] *= g->radix;
     }
     for (int i = 0; i < lay->rank; i++) {
-        if (y[i] >= lay->extent[i])
-            return HL_ERR_RANGE; /* a padding slot */
-        for (int m = lay->nmaps[i] - 1; m >= 0; m--)
-            y[i] = hl_coord_unapply(lay->map[i][m], lay->extent[i], y[i]);
+        if (!pipeline_back(lay, i, &y[i]))
+            return HL_ERR_RANGE; /* a padding slot, or a value no cell reaches */
         x[i] = y[i];
     }
     return HL_OK;
 }
 
-/* The largest value of sign * (sum of dimension i's digits times their
- * strides) over the cells 0 <= y < L_i: a digit DP from the most
- * significant digit, following y = L_i - 1 ("tight") or dropping below it,
- * after which every lower digit takes its best value freely. */
-static int64_t dim_extreme(const hl_layout *lay, int i, int sign)
-{
-    int idx[HL_LAYOUT_MAX_DIGITS], m = 0;
-    int64_t lim[HL_LAYOUT_MAX_DIGITS], freebest[HL_LAYOUT_MAX_DIGITS + 1];
-    int64_t y = lay->extent[i] - 1;
-    freebest[0] = 0;
-    for (int t = 0; t < lay->ndigits; t++) {
-        const hl_digit *g = &lay->digit[t];
-        if (g->dim != i)
-            continue;
-        lim[m] = y % g->radix;
-        y /= g->radix;
-        int64_t reach = (g->radix - 1) * g->stride * sign;
-        freebest[m + 1] = freebest[m] + (reach > 0 ? reach : 0);
-        idx[m++] = t;
-    }
-    int64_t best = INT64_MIN, acc = 0;
-    for (int v = m - 1; v >= 0; v--) {
-        int64_t g = lay->digit[idx[v]].stride * sign;
-        if (lim[v] > 0) { /* drop below the limit here: d in [0, lim-1] */
-            int64_t d = g > 0 ? lim[v] - 1 : 0;
-            int64_t cand = acc + d * g + freebest[v];
-            if (cand > best)
-                best = cand;
-        }
-        acc += lim[v] * g;
-    }
-    return acc > best ? acc : best;
-}
-
 bool hl_layout_is_bijection(const hl_layout *lay)
 {
     int order[HL_LAYOUT_MAX_DIGITS];
-    if (sorted_digits(lay, order) < 0)
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    if (sorted_digits(lay, order, lo, count) < 0)
         return false;
     /* Non-overlapping digits give the N cells N distinct offsets, so they
      * fill [0, N) exactly when the smallest is 0 and the largest N-1. */
-    int64_t lo = lay->base, hi = lay->base;
-    for (int i = 0; i < lay->rank; i++) {
-        lo -= dim_extreme(lay, i, -1);
-        hi += dim_extreme(lay, i, +1);
-    }
-    return lo == 0 && hi == hl_layout_count(lay) - 1;
+    int64_t min, max;
+    if (!hl_cell_bounds(lay, &min, &max))
+        return false;
+    return min == 0 && max == hl_layout_count(lay) - 1;
 }
 
 bool hl_layout_is_injective(const hl_layout *lay)
 {
     int order[HL_LAYOUT_MAX_DIGITS];
-    return sorted_digits(lay, order) >= 0;
+    int64_t lo[HL_LAYOUT_MAX_DIGITS], count[HL_LAYOUT_MAX_DIGITS];
+    return sorted_digits(lay, order, lo, count) >= 0;
 }
 
 /* ---- folding chains -------------------------------------------------------- */
 
-static hl_coord_map inverse_map(hl_coord_map m, int64_t L)
+/* Whether every map of the layout acts on the dimension's extent (no
+ * offsets, whose inverse is no map of a pipeline). */
+static bool extent_maps(const hl_layout *lay)
 {
-    switch (m.op) {
-    case HL_COORD_FLIP: return m;
-    case HL_COORD_SHIFT: return (hl_coord_map){HL_COORD_SHIFT, m.arg ? L - m.arg : 0};
-    case HL_COORD_CRINKLE: return (hl_coord_map){HL_COORD_UNCRINKLE, m.arg};
-    case HL_COORD_UNCRINKLE: return (hl_coord_map){HL_COORD_CRINKLE, m.arg};
-    }
-    return m;
+    for (int i = 0; i < lay->rank; i++)
+        for (int m = 0; m < lay->nmaps[i]; m++)
+            if (hl_coord_table[lay->map[i][m].op].after(lay->map[i][m], lay->extent[i]) !=
+                lay->extent[i])
+                return false;
+    return true;
+}
+
+static hl_coord_map inverse_of(hl_coord_map m, int64_t L)
+{
+    return hl_coord_table[m.op].inverse(m, L);
 }
 
 hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout *d1,
@@ -495,7 +509,8 @@ hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout
 {
     /* d1 and s2 must be one digit structure seen through per-dimension
      * maps, with s2's dimension j being d1's dimension pi[j] */
-    if (d1->ndigits != s2->ndigits || d1->rank != s2->rank || d1->base != s2->base)
+    if (d1->ndigits != s2->ndigits || d1->rank != s2->rank || d1->base != s2->base ||
+        !extent_maps(d1) || !extent_maps(s2))
         return HL_ERR_UNSUPPORTED;
     int pi[HL_MAX_RANK];
     for (int j = 0; j < s2->rank; j++)
@@ -532,7 +547,7 @@ hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout
     hl_status st = HL_OK;
     for (int i = 0; i < d1->rank && st == HL_OK; i++)
         for (int m = 0; m < d1->nmaps[i] && st == HL_OK; m++)
-            st = prepend_map(&tmp, i, inverse_map(d1->map[i][m], d1->extent[i]));
+            st = prepend_map(&tmp, i, inverse_of(d1->map[i][m], d1->extent[i]));
     int perm[HL_MAX_RANK]; /* dimension i of tmp (d1's numbering) is dimension perm[i] of out */
     for (int j = 0; j < s2->rank; j++)
         perm[pi[j]] = j;
@@ -545,4 +560,58 @@ hl_status hl_layout_through(hl_layout *out, const hl_layout *s1, const hl_layout
         return HL_ERR_UNSUPPORTED;
     *out = tmp;
     return HL_OK;
+}
+
+/* ---- printing ---------------------------------------------------------------- */
+
+/* snprintf into the rest of a buffer, counting what the whole text needs. */
+typedef struct text {
+    char *buf;
+    size_t size;
+    int64_t len;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(text *t, const char *fmt, ...)
+{
+    size_t at = (size_t)t->len < t->size ? (size_t)t->len : t->size;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf ? t->buf + at : NULL, t->buf ? t->size - at : 0, fmt, ap);
+    va_end(ap);
+    t->len += n > 0 ? n : 0;
+}
+
+static void put_map(text *t, hl_coord_map m)
+{
+    size_t at = (size_t)t->len < t->size ? (size_t)t->len : t->size;
+    int n = hl_coord_table[m.op].print(t->buf ? t->buf + at : NULL, t->buf ? t->size - at : 0, m);
+    t->len += n > 0 ? n : 0;
+}
+
+int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size)
+{
+    if (!lay)
+        return -1;
+    text t = {size ? buf : NULL, size, 0};
+    if (t.buf)
+        t.buf[0] = '\0';
+    for (int i = lay->rank - 1; i >= 0; i--)
+        put(&t, "%s%" PRId64, i == lay->rank - 1 ? "[" : ",", lay->extent[i]);
+    put(&t, "]");
+    for (int i = 0; i < lay->rank; i++)
+        for (int m = 0; m < lay->nmaps[i]; m++) {
+            if (m == 0)
+                put(&t, " x%d=", i);
+            else
+                put(&t, ",");
+            put_map(&t, lay->map[i][m]);
+        }
+    for (int d = 0; d < lay->ndigits; d++)
+        put(&t, " %d:%" PRId64 "*%" PRId64, lay->digit[d].dim, lay->digit[d].radix,
+            lay->digit[d].stride);
+    if (lay->base != 0)
+        put(&t, " base=%" PRId64, lay->base);
+    return t.len;
 }

@@ -14,6 +14,8 @@
  *                                                   cut where a carry occurs)
  *   crinkle n     radix n, then cut where r >= L mod n
  *   uncrinkle n   cut at the first short group, then radix len+1 or len
+ *   offset a      V+a                              (no cut; the maps after it
+ *                                                   act on [0, span))
  *
  * After both layouts have been pushed through, each piece's src and dst
  * offsets are affine in its sub-digits; the boxes of the plan are the
@@ -23,6 +25,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "coord.h"
 
 enum { EX_X, EX_V, EX_OS, EX_OD, EX_T1, EX_T2, NEX };
 #define MAXSUB 24
@@ -358,26 +362,36 @@ static void do_start(plist *out, piece p, const void *arg)
     push(out, &p);
 }
 
+static void do_offset(plist *out, piece p, const void *arg)
+{
+    const step_arg *s = arg;
+    p.c[EX_V] += s->a;
+    push(out, &p);
+}
+
+/* The piece function of each coordinate op. */
+static const piece_fn map_piece[HL_COORD_COUNT] = {
+    [HL_COORD_FLIP] = do_flip,         [HL_COORD_SHIFT] = do_shift,
+    [HL_COORD_CRINKLE] = do_crinkle,   [HL_COORD_UNCRINKLE] = do_uncrinkle,
+    [HL_COORD_OFFSET] = do_offset,
+};
+
 /* Pushes dimension i of layout lay through the pieces, adding its digits'
  * contributions to expression off. */
 static bool push_layout(plist *l, const hl_layout *lay, int i, int off)
 {
-    const int64_t L = lay->extent[i];
+    int64_t L = lay->extent[i];
     bool ok = each(l, do_start, NULL);
     for (int m = 0; m < lay->nmaps[i] && ok; m++) {
         const hl_coord_map map = lay->map[i][m];
         step_arg s = {.L = L, .a = map.arg, .n = map.arg};
-        if (map.op == HL_COORD_CRINKLE || map.op == HL_COORD_UNCRINKLE) {
+        if (map.arg > 0) { /* the crinkles' groups (unused by the other ops) */
             s.len = L / map.arg;
             s.rem = L % map.arg;
             s.split = s.rem * (s.len + 1);
         }
-        switch (map.op) {
-        case HL_COORD_FLIP: ok = each(l, do_flip, &s); break;
-        case HL_COORD_SHIFT: ok = each(l, do_shift, &s); break;
-        case HL_COORD_CRINKLE: ok = each(l, do_crinkle, &s); break;
-        case HL_COORD_UNCRINKLE: ok = each(l, do_uncrinkle, &s); break;
-        }
+        ok = each(l, map_piece[map.op], &s);
+        L = hl_coord_table[map.op].after(map, L);
     }
     int last = -1;
     for (int t = 0; t < lay->ndigits; t++)

@@ -4,8 +4,10 @@
  * "the core abstraction"):
  *
  *   1. each logical coordinate x_i first passes through a short pipeline of
- *      bijections of [0, L_i): flip (x -> L-1-x), shift (cyclic) and
- *      crinkle / uncrinkle with any step;
+ *      maps: flip (x -> L-1-x), shift (cyclic) and crinkle / uncrinkle with
+ *      any step, bijections of their domain [0, L); and offset, x -> x + a
+ *      into a larger domain [0, span), which a slice needs (the maps after
+ *      an offset act on [0, span));
  *   2. the result is split into mixed-radix digits, least significant first
  *      (one digit for a plain dimension, in-block and block digits for a
  *      tile, one radix-2 digit per bit for Morton order); when the radices
@@ -16,11 +18,15 @@
  * Layouts are plain values (no allocation).  The constructors and modifiers
  * check their input and return an hl_status; the modifiers build a new
  * layout out = in o m, i.e. out.offset(x) = in.offset(m(x)).  All offsets
- * are in elements. */
+ * are in elements.
+ *
+ * The algebra (normalize, equal, compose, inverse, slice) is at the end;
+ * docs/layout.md gives its definitions. */
 #ifndef HYPERLAYOUT_LAYOUT_H
 #define HYPERLAYOUT_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base.h"
@@ -32,16 +38,21 @@ extern "C" {
 #define HL_LAYOUT_MAX_DIGITS 96 /* Morton in rank 32 needs up to 62 */
 #define HL_LAYOUT_MAX_MAPS 8    /* coordinate maps per dimension */
 
+/* A map acts on a domain [0, L): the dimension's extent for the first map of
+ * a pipeline, the span of the last offset before it for the others. */
 typedef enum hl_coord_op {
     HL_COORD_FLIP,      /* x -> L-1-x */
     HL_COORD_SHIFT,     /* x -> (x + arg) mod L, arg in [0, L) */
     HL_COORD_CRINKLE,   /* x -> its position after a crinkle with step arg */
     HL_COORD_UNCRINKLE, /* the inverse */
+    HL_COORD_OFFSET,    /* x -> x + arg, no wrap: arg >= 0, arg + L <= span */
+    HL_COORD_COUNT      /* number of ops, not an op */
 } hl_coord_op;
 
 typedef struct hl_coord_map {
     hl_coord_op op;
     int64_t arg;
+    int64_t span; /* HL_COORD_OFFSET: the domain [0, span) it lands in; 0 for the others */
 } hl_coord_map;
 
 typedef struct hl_digit {
@@ -59,6 +70,10 @@ typedef struct hl_layout {
     hl_digit digit[HL_LAYOUT_MAX_DIGITS];      /* per dimension least significant first */
     int64_t base;
 } hl_layout;
+
+/* Invariant: the values a dimension's maps hand to its digits stay below the
+ * product of its radices (the last digit takes no quotient beyond it).
+ * Every layout the functions below build keeps it. */
 
 /* ---- constructors ------------------------------------------------------ */
 
@@ -117,18 +132,111 @@ int64_t hl_layout_span(const hl_layout *lay);
 /* Number of cells N. */
 int64_t hl_layout_count(const hl_layout *lay);
 
-/* Whether the layout maps the N cells one to one onto [0, N). */
+/* Whether the layout maps the N cells one to one onto [0, N): injective (as
+ * below) with the cells' smallest offset 0 and largest N-1, found exactly by
+ * a digit DP over the values each dimension's maps produce.  The one
+ * approximation: a dimension longer than 2^20 whose offset sits before a
+ * map that scatters it (an uncrinkle, or a crinkle into more than 64 runs)
+ * counts as no bijection. */
 bool hl_layout_is_bijection(const hl_layout *lay);
 
-/* Whether offsets decompose uniquely into digits (so distinct cells have
- * distinct offsets and hl_layout_coord() works): true for every layout but
- * strided views whose strides overlap. */
+/* Whether offsets decompose uniquely into the digits that vary over the
+ * cells (each digit counted by the range of values it takes there: a
+ * dimension's top digit may not reach its radix, an offset may keep low
+ * values away), so that distinct cells have distinct offsets and
+ * hl_layout_coord() works: true for every layout the constructors,
+ * modifiers and algebra build, but strided views whose strides overlap or
+ * interleave. */
 bool hl_layout_is_injective(const hl_layout *lay);
 
-/* Position of coordinate x along one dimension after a coordinate map
- * (exposed for the plan engine and the tests). */
+/* Position of coordinate x along one dimension after a coordinate map acting
+ * on [0, L) (exposed for the plan engine and the tests). */
 int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x);
 int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y);
+
+/* "flip", "shift", "crinkle", "uncrinkle", "offset" ("unknown" otherwise). */
+const char *hl_coord_name(hl_coord_op op);
+
+/* The layout as one line of text, snprintf-style: writes at most size bytes
+ * (NUL included) and returns the length the whole text needs (-1 for a NULL
+ * layout).  Extents most significant first, then each dimension's maps, its
+ * digits as dim:radix*stride, and the base when it is not 0, e.g.
+ *   [3,4] x0=shift+1,crinkle/2 0:4*3 1:3*1 base=2
+ * Maps print as flip, shift+a, crinkle/n, uncrinkle/n, offset+a:span. */
+int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
+
+/* ---- the algebra ---------------------------------------------------------
+ *
+ * k order: a coordinate x of extents L has the k index k(x) = sum x_i LP[i],
+ * and unrank_L(k) is the coordinate back.  docs/layout.md has the details. */
+
+/* The canonical form of `in`: the same offset for every cell and the same
+ * bounds.  Flips move to the end of their pipeline (past shifts, offsets
+ * and dividing crinkles) and become negative strides (a padded dimension
+ * keeps an offset for the padding); a crinkle by n with n | L at the end of
+ * its pipeline becomes a reordering of the digits, an uncrinkle by n a
+ * crinkle by L/n; shifts by 0, neighbours that cancel and radix-1 digits go,
+ * neighbouring shifts and offsets merge, digits that continue each other
+ * (stride[t+1] == stride[t] * radix[t]) merge, and the digits are sorted
+ * stably by dimension.  A map that cannot reach the digits stays a map.
+ * out may alias in.  HL_ERR_UNSUPPORTED only when a pipeline would need
+ * more than HL_LAYOUT_MAX_MAPS maps or the digits more than
+ * HL_LAYOUT_MAX_DIGITS. */
+hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
+
+/* Same rank, extents and normal form.  Then every cell has the same offset
+ * and the bounds are the same.  Complete (the converse holds) for layouts
+ * whose normal forms have no maps and no padding (each dimension's radices
+ * multiply to its extent): such a digit map's normal form is unique.  With
+ * maps or padding left, equal layouts may compare unequal (e.g. a crinkle by
+ * a step that does not divide L and a different pipeline of the same
+ * permutation). */
+bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
+
+/* out.offset(x) = a.offset(unrank_La(b.offset(x))): b's offsets are read as
+ * k indices of a's cells, so out has b's rank and extents.  HL_ERR_RANGE when
+ * some cell of b has an offset outside [0, N_a); HL_ERR_UNSUPPORTED when the
+ * result is not a digit map.  It is one when, over b's cells (checked
+ * exactly), b's digits (strides read in a's k order) add up without carries
+ * between a's digits, except across digits that continue each other in a's
+ * offsets too (so a standard a takes any b), and each dimension j of a with
+ * maps is fed by one whole dimension of b made of a single digit of stride
+ * +-LP_a[j] (its maps are carried over, after an offset where b starts
+ * inside it; a dimension without maps whose digits would carry is taken the
+ * same way, as a slice of a tile).  compose(a, standard(L_a)) always
+ * succeeds, and so does compose(standard, b) for b inside it.  out is in
+ * normal form; out may alias a or b. */
+hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
+
+/* The inverse of a bijection onto [0, N) (hl_layout_is_bijection), as a
+ * layout of extents M (rank_m, extent_m; their product must be N): out's
+ * cell z is the offset o = k_M(z) and out.offset(z) = k_L(x), x the cell of
+ * `in` at offset o.  Then compose(in, out) is the standard layout of M and
+ * compose(out, in) the standard layout of in's extents L.  HL_ERR_RANK,
+ * HL_ERR_EXTENT or HL_ERR_OVERFLOW for bad extents M; HL_ERR_ARG when `in`
+ * is no bijection or the product of M is not N; HL_ERR_UNSUPPORTED when
+ * out is not a digit map: in's offset digits (sorted by stride) do not line
+ * up with the k order of M as compose() needs (e.g. the transpose of
+ * unequal extents read in the same extents: ask for the transposed M), a
+ * dimension with maps has more than one digit, more than HL_MAX_RANK runs of
+ * digits, or the maps' inverse needs more than HL_LAYOUT_MAX_MAPS maps. */
+hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
+                               const int64_t *extent_m);
+
+/* hl_layout_inverse_as with M = in's extents. */
+hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
+
+/* The box lo <= x < lo + extent of `in` as a layout of that box:
+ * out.offset(y) = in.offset(lo + y), exactly, for any layout.  A dimension
+ * whose maps carry the slice to its digits as an interval has its digits
+ * narrowed to the values the slice takes (so an aligned slice of a tiled or
+ * Morton layout is plain digits again; otherwise an offset map keeps the
+ * rest); elsewhere the slice is an offset map in front of the pipeline and
+ * the digits (hence the bounds) stay those of `in`.  out is in normal form.
+ * HL_ERR_RANGE for a box outside in (or empty); HL_ERR_UNSUPPORTED only when
+ * a pipeline would need more than HL_LAYOUT_MAX_MAPS maps. */
+hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
+                          const int64_t *extent);
 
 #ifdef __cplusplus
 }
