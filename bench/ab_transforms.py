@@ -6,7 +6,7 @@ both (the median over the rounds) and NEW/OLD.  For checking that a change
 made nothing slower: the machine's drift hits both alike.
 
 usage: ab_transforms.py OLD_BENCH NEW_BENCH [--rounds N] [--reps N] [--quick]
-                        [--shape SHAPE ...] [--csv FILE]
+                        [--shape SHAPE ...] [--op NAME] [--csv FILE]
 """
 import argparse
 import csv
@@ -22,8 +22,8 @@ QUICK = ["[1024,1024]", "[1023,1025]", "[64,64,64]", "[63,65,64]", "[32,32,32,32
          "[1048576]", "[8,8,8,8,8,8,4]"]
 
 
-def run(bench, shape, reps, quick, path):
-    cmd = [bench, "--reps", str(reps), "--shape", shape, "--csv", path]
+def run(bench, shape, op, reps, quick, path):
+    cmd = [bench, "--reps", str(reps), "--shape", shape, "--csv", path] + (["--op", op] if op else [])
     if quick:
         cmd.insert(1, "--quick")
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--shape", action="append")
+    ap.add_argument("--op")
     ap.add_argument("--csv")
     a = ap.parse_args()
     shapes = a.shape or (QUICK if a.quick else SHAPES)
@@ -49,7 +50,7 @@ def main():
         for shape in shapes:
             for r in range(a.rounds):
                 for who in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                    rows = run(getattr(a, who), shape, a.reps, a.quick, os.path.join(tmp, who + ".csv"))
+                    rows = run(getattr(a, who), shape, a.op, a.reps, a.quick, os.path.join(tmp, who + ".csv"))
                     for k, row in rows.items():
                         if k not in got[who] and who == "old":
                             order.append(k)

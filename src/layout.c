@@ -85,32 +85,32 @@ hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
     return st;
 }
 
-hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *block)
+hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile)
 {
     hl_status st = check_extents(lay, rank, extent);
     if (st != HL_OK)
         return st;
-    if (!block)
+    if (!tile)
         return HL_ERR_NULL;
-    int64_t tile = 1, tiles = 1, nb[HL_MAX_RANK];
+    int64_t cells = 1, tiles = 1, nt[HL_MAX_RANK]; /* cells of a tile; tiles; per dimension */
     for (int i = 0; i < rank; i++) {
-        if (block[i] < 1)
+        if (tile[i] < 1)
             return HL_ERR_ARG;
-        nb[i] = extent[i] / block[i] + (extent[i] % block[i] != 0);
-        if (__builtin_mul_overflow(tile, block[i], &tile) ||
-            __builtin_mul_overflow(tiles, nb[i], &tiles))
+        nt[i] = extent[i] / tile[i] + (extent[i] % tile[i] != 0);
+        if (__builtin_mul_overflow(cells, tile[i], &cells) ||
+            __builtin_mul_overflow(tiles, nt[i], &tiles))
             return HL_ERR_OVERFLOW;
     }
     int64_t span;
-    if (__builtin_mul_overflow(tile, tiles, &span))
+    if (__builtin_mul_overflow(cells, tiles, &span))
         return HL_ERR_OVERFLOW;
     layout_clear(lay, rank, extent);
-    int64_t in = 1, out = tile;
+    int64_t in = 1, out = cells;
     for (int i = 0; i < rank; i++) {
-        add_digit(lay, i, block[i], in);
-        add_digit(lay, i, nb[i], out);
-        in *= block[i];
-        out *= nb[i];
+        add_digit(lay, i, tile[i], in);
+        add_digit(lay, i, nt[i], out);
+        in *= tile[i];
+        out *= nt[i];
     }
     return HL_OK;
 }

@@ -85,10 +85,10 @@ hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
 hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
                             const int64_t *stride, int64_t base);
 
-/* Tiled / blocked (seed 001): tiles of block[0] x block[1] x ... cells, each
- * tile's cells in k order, tiles in k order; a block that does not divide its
- * extent pads the last tile of that dimension. */
-hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *block);
+/* Tiled (seed 001's blocking): tiles of tile[0] x tile[1] x ... cells, each
+ * tile's cells in k order, tiles in k order; a tile extent that does not
+ * divide its extent pads the last tile of that dimension. */
+hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
 
 /* Morton / Z order: each extent padded to a power of two, the bits of the
  * coordinates interleaved round-robin from dimension 0 (x0's bit 0 lowest),

@@ -202,7 +202,8 @@ static void reflect_items(const moved_dim *m, const task_split *ts, int64_t lo, 
         const int64_t run = t % ts->runs;
         int64_t bytes;
         char *base = task_at(m, ts, t / ts->runs, a, es, &bytes);
-        for (int64_t p = L * run / ts->runs; p < L * (run + 1) / ts->runs; p++) {
+        const int64_t from = L * run / ts->runs, to = L * (run + 1) / ts->runs;
+        for (int64_t p = from; p < to; p++) {
             const int64_t q = c - p < 0 ? c - p + L : c - p;
             if (p < q) {
                 hl_elem_copy(tmp, base + p * step, bytes);
