@@ -36,7 +36,7 @@ typedef enum hl_status {
     HL_ERR_BUFFER,         /* caller's output buffer is too small */
     HL_ERR_IO,             /* a file could not be opened, read or written (see errno) */
     HL_ERR_FORMAT,         /* a file is malformed or truncated */
-    HL_ERR_UNSUPPORTED,    /* a valid file feature hyperlayout does not handle */
+    HL_ERR_UNSUPPORTED,    /* valid input hyperlayout does not handle (a file feature, layouts) */
     HL_ERR_MISMATCH,       /* shapes, element sizes or layouts do not match */
     HL_ERR_IN_PLACE,       /* this plan cannot run in place (in == out) */
     HL_STATUS_COUNT        /* number of codes, not a code */
