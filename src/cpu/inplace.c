@@ -299,10 +299,13 @@ static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx 
     const task_split ts = split_items(m, es, ctx->threads);
     const bool small = m->len * m->slab * m->groups * es < (1 << 16);
     const int use = ts.items > 1 && !small ? ctx->threads : 1;
-    if (is_gather(m)) {
-#pragma omp parallel for schedule(static) num_threads(use)
-        for (int64_t t = 0; t < ts.items; t++)
-            m->solver->run(m, &ts, t, t + 1, a, es, buf + omp_get_thread_num() * stride);
+    if (is_gather(m)) { /* many short rows: one contiguous share each */
+#pragma omp parallel num_threads(use)
+        {
+            const int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
+            m->solver->run(m, &ts, ts.items * me / nt, ts.items * (me + 1) / nt, a, es,
+                           buf + me * stride);
+        }
     } else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(use)
         for (int64_t t = 0; t < ts.items; t++)
