@@ -143,7 +143,7 @@ typedef struct {
     } while (0)
 
 #if defined(__SSE2__)
-/* Reversed and stride-2 rows of 4- and 8-byte cells with SSE2 shuffles (the
+/* Reversed and stride +-2 rows of 4- and 8-byte cells with SSE2 shuffles (the
  * compiler leaves these loops scalar at the baseline x86-64 level).  Returns
  * how many cells were copied; the caller finishes the row. */
 static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
@@ -168,6 +168,16 @@ static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_
         for (; i + 3 <= n; i += 2)
             _mm_storeu_si128(o++, _mm_unpacklo_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i)),
                                                      _mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i + 16))));
+    else if (es == 4 && ss == -2) /* a flip fused with a crinkle; reads one cell past 4 */
+        for (; i + 5 <= n; i += 4) {
+            __m128 a = _mm_loadu_ps((const float *)(const void *)(in - 8 * i - 12));
+            __m128 b = _mm_loadu_ps((const float *)(const void *)(in - 8 * i - 28));
+            _mm_storeu_ps((float *)(void *)o++, _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 3, 1, 3)));
+        }
+    else if (es == 8 && ss == -2)
+        for (; i + 3 <= n; i += 2)
+            _mm_storeu_si128(o++, _mm_unpackhi_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in - 16 * i - 8)),
+                                                     _mm_loadu_si128((const __m128i *)(const void *)(in - 16 * i - 24))));
     return i;
 }
 #endif
@@ -175,7 +185,7 @@ static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_
 static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es)
 {
 #if defined(__SSE2__)
-    if (ds == 1 && (ss == -1 || ss == 2) && (es == 4 || es == 8)) {
+    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2) && (es == 4 || es == 8)) {
         const int64_t done = row_sse2(out, in, n, ss, es);
         out += done * es;
         in += done * ss * es;
