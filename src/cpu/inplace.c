@@ -65,7 +65,7 @@ void hl_inplace_destroy(hl_inplace *ip)
     free(ip);
 }
 
-/* The cycles of sigma (fixed points left out); false when nothing moves. */
+/* The cycles of sigma, one after another in order[] (fixed points left out). */
 static hl_status split_cycles(moved_dim *m, const int64_t *sigma)
 {
     const int64_t L = m->len;
