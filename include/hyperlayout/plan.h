@@ -97,6 +97,17 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out);
  * that walks cycles of cells does the whole walk in part 0. */
 hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts);
 
+/* The part of p that writes output elements [first, first + count): a plan
+ * reading p's input and writing p's output element first + j to element j
+ * of its own output (count elements).  Producing a big output range by
+ * range through one small buffer keeps the memory at the input plus the
+ * buffer.  HL_ERR_RANGE for a range outside p's output span;
+ * HL_ERR_UNSUPPORTED for plans that run cell by cell (hl_plan_boxes(p) ==
+ * 0).  The part runs out of place only, and cannot be composed or
+ * inverted. */
+hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+                               const hl_plan_options *opt);
+
 /* What the plan does, in a few lines of text (like fftw_print_plan): the
  * steps' layouts, the boxes and the solver that runs each, the threads, in
  * place or not.  Writes at most size bytes including the terminating NUL;

@@ -1,0 +1,137 @@
+/* hyperlayout — the part of a plan that writes one range of its output:
+ * its boxes cut to the range, so that a big output can be produced slab by
+ * slab through a small buffer (the CLI writes files this way, keeping its
+ * memory at the input plus one slab). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "plan_internal.h"
+
+typedef struct {
+    hl_box *boxes;
+    int64_t n, cap;
+    int64_t lo, hi; /* the output range */
+} cut_list;
+
+static hl_status keep(cut_list *c, const hl_box *b)
+{
+    if (c->n == HL_PLAN_MAX_BOXES)
+        return HL_ERR_UNSUPPORTED;
+    if (c->n == c->cap) {
+        int64_t cap = c->cap ? 2 * c->cap : 16;
+        hl_box *grown = realloc(c->boxes, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return HL_ERR_NOMEM;
+        c->boxes = grown;
+        c->cap = cap;
+    }
+    c->boxes[c->n] = *b;
+    c->boxes[c->n].dst_base -= c->lo;
+    c->n++;
+    return HL_OK;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+/* The box without digit t, that digit fixed at k. */
+static void fix_digit(hl_box *out, const hl_box *b, int t, int64_t k)
+{
+    *out = *b;
+    out->src_base += k * b->src_stride[t];
+    out->dst_base += k * b->dst_stride[t];
+    for (int u = t + 1; u < b->ndigits; u++) {
+        out->extent[u - 1] = b->extent[u];
+        out->src_stride[u - 1] = b->src_stride[u];
+        out->dst_stride[u - 1] = b->dst_stride[u];
+    }
+    out->ndigits--;
+}
+
+/* Keeps the cells of b written inside [lo, hi): the whole box when it lies
+ * inside, otherwise it is cut along its digit of largest output stride into
+ * the run of whole slices inside, kept as one box, and the slices that
+ * straddle an end, cut further.  Layouts' boxes are mixed-radix on the
+ * output side, so at most two slices straddle per level. */
+static hl_status cut(cut_list *c, const hl_box *b)
+{
+    int64_t dmin = b->dst_base, dmax = b->dst_base;
+    int t = -1;
+    for (int u = 0; u < b->ndigits; u++) {
+        const int64_t reach = (b->extent[u] - 1) * b->dst_stride[u];
+        *(reach < 0 ? &dmin : &dmax) += reach;
+        if (b->extent[u] > 1 && (t < 0 || llabs(b->dst_stride[u]) > llabs(b->dst_stride[t])))
+            t = u;
+    }
+    if (dmax < c->lo || dmin >= c->hi)
+        return HL_OK;
+    if ((dmin >= c->lo && dmax < c->hi) || t < 0)
+        return keep(c, b);
+    if (b->dst_stride[t] == 0)
+        return HL_ERR_UNSUPPORTED; /* cells written twice: not a plan's box */
+
+    /* Digit t ascending in the output, k's slice at base + k*s + [rmin, rmax]. */
+    hl_box x = *b;
+    const int64_t e = x.extent[t];
+    if (x.dst_stride[t] < 0) {
+        x.src_base += (e - 1) * x.src_stride[t];
+        x.dst_base += (e - 1) * x.dst_stride[t];
+        x.src_stride[t] = -x.src_stride[t];
+        x.dst_stride[t] = -x.dst_stride[t];
+    }
+    const int64_t s = x.dst_stride[t];
+    const int64_t rmin = dmin - x.dst_base, rmax = dmax - x.dst_base - (e - 1) * s;
+    int64_t in_lo = ceil_div(c->lo - x.dst_base - rmin, s);
+    int64_t in_hi = floor_div(c->hi - 1 - x.dst_base - rmax, s);
+    int64_t any_lo = ceil_div(c->lo - x.dst_base - rmax, s);
+    int64_t any_hi = floor_div(c->hi - 1 - x.dst_base - rmin, s);
+    in_lo = in_lo < 0 ? 0 : in_lo;
+    in_hi = in_hi > e - 1 ? e - 1 : in_hi;
+    any_lo = any_lo < 0 ? 0 : any_lo;
+    any_hi = any_hi > e - 1 ? e - 1 : any_hi;
+    hl_status st = HL_OK;
+    if (in_lo <= in_hi) {
+        hl_box whole = x;
+        whole.src_base += in_lo * x.src_stride[t];
+        whole.dst_base += in_lo * s;
+        whole.extent[t] = in_hi - in_lo + 1;
+        st = keep(c, &whole);
+    } else {
+        in_lo = any_hi + 1; /* no whole slice: every touched one straddles */
+        in_hi = any_hi;
+    }
+    hl_box slice;
+    for (int64_t k = any_lo; st == HL_OK && k <= any_hi; k++) {
+        if (k == in_lo && in_lo <= in_hi)
+            k = in_hi + 1;
+        if (k > any_hi)
+            break;
+        fix_digit(&slice, &x, t, k);
+        st = cut(c, &slice);
+    }
+    return st;
+}
+
+hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+                               const hl_plan_options *opt)
+{
+    if (!part || !p)
+        return HL_ERR_NULL;
+    *part = NULL;
+    if (first < 0 || count < 1 || first > p->ir.out_span - count)
+        return HL_ERR_RANGE;
+    if (!p->ir.lowered)
+        return HL_ERR_UNSUPPORTED;
+    cut_list c = {NULL, 0, 0, first, first + count};
+    hl_box b;
+    hl_status st = HL_OK;
+    for (int64_t i = 0; st == HL_OK && i < p->ir.nboxes; i++) {
+        hl_ir_box(&p->ir, i, &b);
+        st = cut(&c, &b);
+    }
+    if (st == HL_OK)
+        st = hl_plan_from_boxes(part, c.boxes, c.n, p->ir.elem_size, p->ir.in_span, count, opt);
+    free(c.boxes);
+    return st;
+}

@@ -1,0 +1,123 @@
+/* hl_plan_output_range: a plan's output produced range by range through a
+ * small buffer equals the whole output, for every kind of plan and for
+ * ranges that cut boxes anywhere (one element, odd lengths, the whole). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+
+enum { NPLANS = 10 };
+
+static void make_plans(hl_plan **p, const hl_shape *s, const hl_shape *pow2)
+{
+    const int perm[3] = {2, 0, 1}, perm2[3] = {1, 0, 2};
+    const int64_t shift[3] = {5, 7, 3}, tile[3] = {5, 5, 6};
+    assert_int_equal(hl_plan_flip(&p[0], s, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&p[1], s, 7, NULL), HL_OK);
+    assert_int_equal(hl_plan_shift(&p[2], s, shift, NULL), HL_OK);
+    assert_int_equal(hl_plan_crinkle(&p[3], s, 1, 3, NULL), HL_OK);
+    assert_int_equal(hl_plan_permute(&p[4], s, perm, NULL), HL_OK);
+    assert_int_equal(hl_plan_permute(&p[5], s, perm2, NULL), HL_OK);
+    assert_int_equal(hl_plan_tile(&p[6], s, tile, NULL), HL_OK);
+    assert_int_equal(hl_plan_uncrinkle(&p[7], s, -1, 4, NULL), HL_OK);
+    assert_int_equal(hl_plan_morton(&p[8], pow2, NULL), HL_OK);
+    hl_plan *flip;
+    assert_int_equal(hl_plan_flip(&flip, s, 2, NULL), HL_OK);
+    hl_plan *chain[2] = {flip, p[4]};
+    assert_int_equal(hl_plan_compose(&p[9], (const hl_plan *const *)chain, 2, NULL), HL_OK);
+    hl_plan_destroy(flip);
+}
+
+/* Splits the output into ranges of `len` elements (the last shorter) and
+ * checks the assembled result against hl_execute. */
+static void check_ranges(const hl_plan *p, const uint32_t *in, const uint32_t *want, int64_t len,
+                         uint32_t *buf, uint32_t *got, int which)
+{
+    const int64_t n = hl_plan_out_span(p);
+    memset(got, 0xAB, sizeof *got * (size_t)n);
+    for (int64_t first = 0; first < n; first += len) {
+        const int64_t count = first + len <= n ? len : n - first;
+        hl_plan *part;
+        hl_status st = hl_plan_output_range(&part, p, first, count, NULL);
+        if (st != HL_OK)
+            fail_msg("plan %d, range %lld+%lld: %s", which, (long long)first, (long long)count,
+                     hl_strerror(st));
+        memset(buf, 0xCD, sizeof *buf * (size_t)len);
+        assert_int_equal(hl_execute(part, in, buf), HL_OK);
+        memcpy(got + first, buf, sizeof *buf * (size_t)count);
+        hl_plan_destroy(part);
+    }
+    for (int64_t j = 0; j < n; j++)
+        if (got[j] != want[j])
+            fail_msg("plan %d, ranges of %lld: element %lld is %u, expected %u", which,
+                     (long long)len, (long long)j, got[j], want[j]);
+}
+
+static void test_ranges_assemble_the_output(void **state)
+{
+    (void)state;
+    hl_shape s, pow2;
+    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
+    assert_int_equal(hl_shape_parse(&pow2, "[16,32,64,float32]"), HL_OK);
+    const int64_t n = 70 * 50 * 36;
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
+             *got = malloc(sizeof *in * (size_t)n), *buf = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && want && got && buf);
+    for (int64_t j = 0; j < n; j++)
+        in[j] = (uint32_t)(j * 2654435761u + 7);
+    hl_plan *p[NPLANS];
+    make_plans(p, &s, &pow2);
+    static const int64_t lens[] = {1, 7, 69, 70, 3500, 4999, 65536, 126000};
+    for (int i = 0; i < NPLANS; i++) {
+        assert_true(hl_plan_boxes(p[i]) > 0);
+        assert_int_equal(hl_execute(p[i], in, want), HL_OK);
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+            if (lens[l] == 1 && i != 0 && i != 4)
+                continue; /* element by element: two plans suffice */
+            check_ranges(p[i], in, want, lens[l], buf, got, i);
+        }
+        hl_plan_destroy(p[i]);
+    }
+    free(in);
+    free(want);
+    free(got);
+    free(buf);
+}
+
+static void test_range_errors(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[6,8,int16]"), HL_OK);
+    hl_plan *p, *part = (hl_plan *)&s, *cells;
+    assert_int_equal(hl_plan_flip(&p, &s, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_output_range(&part, p, 40, 9, NULL), HL_ERR_RANGE);
+    assert_null(part);
+    assert_int_equal(hl_plan_output_range(&part, p, -1, 2, NULL), HL_ERR_RANGE);
+    assert_int_equal(hl_plan_output_range(&part, p, 0, 0, NULL), HL_ERR_RANGE);
+    assert_int_equal(hl_plan_output_range(NULL, p, 0, 1, NULL), HL_ERR_NULL);
+    assert_int_equal(hl_plan_output_range(&part, p, 40, 8, NULL), HL_OK);
+    assert_int_equal(hl_plan_out_span(part), 8);
+    hl_plan_destroy(part);
+    const hl_plan_options ref = {1, true};
+    assert_int_equal(hl_plan_flip(&cells, &s, 1, &ref), HL_OK);
+    assert_int_equal(hl_plan_output_range(&part, cells, 0, 8, NULL), HL_ERR_UNSUPPORTED);
+    hl_plan_destroy(cells);
+    hl_plan_destroy(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranges_assemble_the_output),
+        cmocka_unit_test(test_range_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
