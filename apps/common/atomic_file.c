@@ -1,21 +1,91 @@
-/* hyperlayout applications — atomic file replacement through a stream
- * (temporary file, fsync, rename). */
-#define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod, fdopen */
+/* hyperlayout applications — output files: atomic replacement of regular
+ * files (temporary file, fsync, rename), write-through to everything else,
+ * and temporaries removed on error and on the usual terminating signals. */
+#define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, strndup, posix_fallocate */
 
 #include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+/* ---- temporaries a signal handler may remove ------------------------------
+ * Fixed slots, so that the handler (any thread may run it) reads nothing
+ * that is being allocated or freed: a slot's path is complete before its
+ * flag is set, and the flag is cleared before the path is reused. */
+
+enum { LIVE_SLOTS = 8 };
+
+static struct {
+    atomic_int used;
+    char path[PATH_MAX];
+} live[LIVE_SLOTS];
+
+static int live_claim(const char *template)
+{
+    if (strlen(template) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        int expect = 0;
+        /* 2: claimed, path not yet complete; the handler skips it */
+        if (atomic_compare_exchange_strong(&live[i].used, &expect, 2)) {
+            strcpy(live[i].path, template);
+            atomic_store(&live[i].used, 1);
+            return i;
+        }
+    }
+    errno = EMFILE;
+    return -1;
+}
+
+static void live_release(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&live[slot].used, 0);
+}
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (atomic_load(&live[i].used) == 1)
+            (void)unlink(live[i].path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void atomic_file_cleanup_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* started with it ignored (nohup, a background job) */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof sigs / sizeof *sigs; j++)
+            sigaddset(&sa.sa_mask, sigs[j]);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
 struct atomic_file {
     FILE *fp;
-    char *path; /* the target */
-    char *tmp;  /* the temporary beside it */
+    char *path; /* the target, links resolved */
+    int slot;   /* the temporary's live slot; -1 for direct targets */
 };
 
 /* The process's umask, without changing it (umask() would, and is not
@@ -37,11 +107,64 @@ static mode_t current_umask(void)
     return mask;
 }
 
+/* PATH with symbolic links followed to the file they name (which need not
+ * exist yet), so that the rename replaces the target, not the link. */
+static char *follow_links(const char *path)
+{
+    char *p = strdup(path);
+    for (int hops = 0; p; hops++) {
+        struct stat sb;
+        if (lstat(p, &sb) != 0 || !S_ISLNK(sb.st_mode))
+            return p;
+        if (hops == 40) {
+            free(p);
+            errno = ELOOP;
+            return NULL;
+        }
+        char target[PATH_MAX];
+        ssize_t n = readlink(p, target, sizeof target - 1);
+        if (n < 0) {
+            free(p);
+            return NULL;
+        }
+        target[n] = '\0';
+        const char *slash = strrchr(p, '/');
+        size_t dirlen = target[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, p, dirlen);
+            memcpy(next + dirlen, target, (size_t)n + 1);
+        }
+        free(p);
+        p = next;
+    }
+    return NULL;
+}
+
 static void release(atomic_file *f)
 {
+    live_release(f->slot);
     free(f->path);
-    free(f->tmp);
     free(f);
+}
+
+static hl_status fail_errno(atomic_file *f, int e)
+{
+    release(f);
+    errno = e;
+    return HL_ERR_IO;
+}
+
+/* Standard output or an existing FIFO or device: written in place. */
+static hl_status open_direct(atomic_file *f, int fd)
+{
+    if (fd < 0 || !(f->fp = fdopen(fd, "wb"))) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fail_errno(f, e);
+    }
+    return HL_OK;
 }
 
 hl_status atomic_file_open(atomic_file **out, const char *path)
@@ -58,45 +181,113 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
     atomic_file *f = calloc(1, sizeof *f);
     if (!f)
         return HL_ERR_NOMEM;
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    size_t baselen = strlen(path + dirlen);
+    f->slot = -1;
+    if (!strcmp(path, "-")) {
+        f->path = strdup("-");
+        if (!f->path)
+            return fail_errno(f, ENOMEM);
+        hl_status st = open_direct(f, dup(STDOUT_FILENO));
+        if (st == HL_OK)
+            *out = f;
+        return st;
+    }
+    if (!(f->path = follow_links(path)))
+        return fail_errno(f, errno);
+    struct stat sb;
+    const bool exists = stat(f->path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode))
+        return fail_errno(f, EISDIR);
+    if (exists && !S_ISREG(sb.st_mode)) {
+        hl_status st = open_direct(f, open(f->path, O_WRONLY | O_CLOEXEC));
+        if (st == HL_OK)
+            *out = f;
+        return st;
+    }
+
+    /* "DIR/.NAME.XXXXXX": in the target's directory, so that the rename
+     * stays within one file system. */
+    const char *slash = strrchr(f->path, '/');
+    size_t dirlen = slash ? (size_t)(slash - f->path) + 1 : 0;
+    size_t baselen = strlen(f->path + dirlen);
     if (baselen > 200)
         baselen = 200; /* stay below NAME_MAX */
-    f->path = strdup(path);
-    f->tmp = malloc(dirlen + baselen + 16);
-    if (!f->path || !f->tmp) {
-        release(f);
-        return HL_ERR_NOMEM;
-    }
-    memcpy(f->tmp, path, dirlen);
-    f->tmp[dirlen] = '.';
-    memcpy(f->tmp + dirlen + 1, path + dirlen, baselen);
-    memcpy(f->tmp + dirlen + 1 + baselen, ".XXXXXX", 8);
-
-    int fd = mkstemp(f->tmp);
-    if (fd < 0) {
-        int e = errno;
-        release(f);
-        errno = e;
-        return HL_ERR_IO;
-    }
-    struct stat sb;
-    mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (sb.st_mode & 07777)
-                                                              : (0666 & ~current_umask());
+    char template[PATH_MAX];
+    if (dirlen + baselen + 9 > sizeof template)
+        return fail_errno(f, ENAMETOOLONG);
+    memcpy(template, f->path, dirlen);
+    template[dirlen] = '.';
+    memcpy(template + dirlen + 1, f->path + dirlen, baselen);
+    memcpy(template + dirlen + 1 + baselen, ".XXXXXX", 8);
+    if ((f->slot = live_claim(template)) < 0)
+        return fail_errno(f, errno);
+    /* mkstemp writes the name into the slot itself: a signal arriving
+     * once the file exists finds its name there. */
+    int fd = mkstemp(live[f->slot].path);
+    if (fd < 0)
+        return fail_errno(f, errno);
+    mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
     if (fchmod(fd, mode) != 0 || !(f->fp = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
-        unlink(f->tmp);
-        release(f);
-        errno = e;
-        return HL_ERR_IO;
+        unlink(live[f->slot].path);
+        return fail_errno(f, e);
     }
     *out = f;
     return HL_OK;
 }
 
+bool atomic_file_is_direct(const atomic_file *f) { return f && f->slot < 0; }
+
 FILE *atomic_file_stream(atomic_file *f) { return f ? f->fp : NULL; }
+
+hl_status atomic_file_write(atomic_file *f, const void *buf, size_t len)
+{
+    if (!f || (!buf && len > 0))
+        return HL_ERR_NULL;
+    if (fflush(f->fp) != 0)
+        return HL_ERR_IO;
+    const int fd = fileno(f->fp);
+    const char *p = buf;
+    while (len > 0) {
+        /* write(2) may write less than asked: a signal, a file size limit
+         * reached part way (the next call then fails with EFBIG). */
+        ssize_t w = write(fd, p, len < ((size_t)1 << 30) ? len : ((size_t)1 << 30));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return HL_ERR_IO;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return HL_OK;
+}
+
+hl_status atomic_file_reserve(atomic_file *f, int64_t bytes)
+{
+    if (!f)
+        return HL_ERR_NULL;
+    if (atomic_file_is_direct(f) || bytes <= 0)
+        return HL_OK;
+    const int fd = fileno(f->fp);
+    int e = posix_fallocate(fd, 0, (off_t)bytes);
+    if (e == 0)
+        return HL_OK;
+    if (e != EOPNOTSUPP && e != EINVAL) {
+        errno = e;
+        return HL_ERR_IO;
+    }
+    /* a file system that cannot allocate ahead: at least compare with
+     * what it has free */
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < (uint64_t)bytes) {
+        errno = ENOSPC;
+        return HL_ERR_IO;
+    }
+    return HL_OK;
+}
 
 void atomic_file_abort(atomic_file *f)
 {
@@ -104,7 +295,8 @@ void atomic_file_abort(atomic_file *f)
         return;
     int e = errno;
     fclose(f->fp);
-    unlink(f->tmp);
+    if (!atomic_file_is_direct(f))
+        unlink(live[f->slot].path);
     release(f);
     errno = e;
 }
@@ -128,23 +320,26 @@ hl_status atomic_file_commit(atomic_file *f)
 {
     if (!f)
         return HL_ERR_NULL;
-    int fail = ferror(f->fp) || fflush(f->fp) != 0 || fsync(fileno(f->fp)) != 0;
+    const bool direct = atomic_file_is_direct(f);
+    /* a FIFO or terminal cannot be synced (EINVAL): flushed is done */
+    int fail = ferror(f->fp) || fflush(f->fp) != 0 ||
+               (fsync(fileno(f->fp)) != 0 && !(direct && (errno == EINVAL || errno == EROFS)));
     int e = fail ? (errno ? errno : EIO) : 0;
     if (fclose(f->fp) != 0 && !fail) {
         fail = 1;
         e = errno;
     }
-    if (!fail && rename(f->tmp, f->path) != 0) {
+    if (!fail && !direct && rename(live[f->slot].path, f->path) != 0) {
         fail = 1;
         e = errno;
     }
     if (fail) {
-        unlink(f->tmp);
-        release(f);
-        errno = e;
-        return HL_ERR_IO;
+        if (!direct)
+            unlink(live[f->slot].path);
+        return fail_errno(f, e);
     }
-    sync_directory(f->path);
+    if (!direct)
+        sync_directory(f->path);
     release(f);
     return HL_OK;
 }

@@ -1,159 +1,157 @@
 /* hyperlayout transform — re-lays-out a .npy array by a chain of ops, run
- * as one fused plan.  The input is read whole and never modified; the
- * output is written atomically (temporary file, then rename). */
+ * as one fused plan.  The input is mapped, never modified; the output is
+ * produced range by range through one small buffer and written atomically
+ * (temporary file, then rename), so the memory used is the input's plus
+ * the buffer's. */
 #include <errno.h>
-#include <stdbool.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "bigbuf.h"
 #include "cli.h"
+#include "npy_sink.h"
+#include "npy_source.h"
+#include "ops.h"
+#include "parse.h"
+#include "progress.h"
 
 static const char transform_usage[] =
-    "usage: hyperlayout transform [--threads N] [--explain] IN.npy OUT.npy OP [OP ...]\n"
+    "usage: hyperlayout transform [options] IN OUT OP [OP ...]\n"
+    "       hyperlayout transform --in-place[=unsafe] [options] FILE OP [OP ...]\n"
     "\n"
     "Applies the ops in the order given, fused into one plan (one read of every\n"
-    "input element, one write of every output element), and writes OUT.npy\n"
-    "atomically.  Dimensions use the library's numbering: 0 is the fastest,\n"
-    "which is NumPy's LAST axis; lists give dimension 0 first.\n"
+    "input element, one write of every output element).  IN is never modified;\n"
+    "OUT is written atomically (a temporary beside it, renamed over it when\n"
+    "complete; removed on any error or on SIGINT, SIGTERM, SIGHUP).  IN and OUT\n"
+    "may be '-' (standard input / output); OUT may be a FIFO or a device, written\n"
+    "through; a symbolic link is followed and its target replaced.  Files are\n"
+    ".npy of any version, C or Fortran order and any dtype (big-endian and\n"
+    "structured ones are moved as whole elements, bytes unchanged); ARCHIVE.npz:NAME\n"
+    "reads one array of an .npz (NAME may be left out when it holds one) and an\n"
+    "OUT ending in .npz (or .npz:NAME) writes a one-array archive (member arr_0).\n"
     "\n"
-    "  flip:D[,D...]           reverse the listed dimensions\n"
-    "  shift:S0,...,S(d-1)     cyclic shift, out[(x+s) mod L] = in[x] (NumPy's roll)\n"
+    "Dimensions use the library's numbering: 0 is the fastest, which is NumPy's\n"
+    "LAST axis; lists give dimension 0 first.  With --axes numpy they are NumPy's\n"
+    "axes (negative ones too) and lists go in NumPy's order.\n"
+    "\n"
+    "  flip:D[,D...]           reverse the listed dimensions (np.flip)\n"
+    "  shift:S0,...,S(d-1)     cyclic shift, out[(x+s) mod L] = in[x] (np.roll)\n"
     "  crinkle:D:N             regroup dimension D by residue mod N (1 <= N <= L);\n"
     "  uncrinkle:D:N           D may be 'all'; the inverse\n"
     "  permute:P0,...,P(d-1)   output dimension j is input dimension Pj\n"
+    "                          (with --axes numpy: np.transpose's axes)\n"
     "  tile:T0,...,T(d-1)      whole tiles one after another (tile extents divide extents)\n"
     "  untile:T0,...,T(d-1)    the inverse\n"
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
     "\n"
-    "  --threads N             OpenMP threads (default: all cores)\n"
+    "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
+    "  --order C|F             OUT in C order (default) or Fortran order\n"
+    "  --in-place              rewrite FILE: through a temporary renamed over it\n"
+    "  --in-place=unsafe       transform FILE in its own pages (no second copy on\n"
+    "                          disk or in memory); NOT atomic: an interruption leaves\n"
+    "                          it half done.  Only ops that can run in place\n"
+    "  --threads N             OpenMP threads (default, and 0: all cores)\n"
     "  --explain               print what the fused plan does (its layouts, boxes, the\n"
     "                          solver of each, threads, in place or not), then run it\n"
+    "                          (on stderr when OUT is '-')\n"
+    "  --progress              a progress line on stderr (default: on a terminal, for\n"
+    "                          work longer than a second)\n"
+    "  --quiet                 no progress line\n"
+    "  --time                  print the phases (read, plan, execute, write) on stderr\n"
     "  -h, --help              this text\n";
 
-/* Parses a comma-separated list of integers into v (at most cap); returns
- * the count or -1. */
-static int parse_list(const char *s, int64_t *v, int cap)
-{
-    int n = 0;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || errno == ERANGE || n == cap)
-            return -1;
-        v[n++] = x;
-        if (*end == '\0')
-            return n;
-        if (*end != ',')
-            return -1;
-        s = end + 1;
-    }
-}
+typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
 
-/* Builds the plan of one op on `shape`; *why says what is wrong, if anything
- * the library's status does not. */
-static hl_status op_plan(const char *text, const hl_shape *shape, const hl_plan_options *opt,
-                         hl_plan **plan, char *why, size_t cap)
+typedef struct {
+    hl_plan_options opt;
+    bool explain, numpy_axes, fortran_out, timing;
+    progress_mode progress;
+    in_place_mode in_place;
+    const char *in, *out;
+    const char **ops;
+    int nops;
+} transform_args;
+
+typedef struct {
+    double read, plan, execute, write;
+    int64_t bytes;
+} phases;
+
+/* Output ranges of this many bytes: small next to the arrays the tool is
+ * for, big enough that a range's planning and its write call cost nothing. */
+enum { RANGE_BYTES = 16 << 20 };
+
+/* -1: go on; otherwise the exit code. */
+static int parse_args(int argc, char **argv, transform_args *a)
 {
-    const int d = shape->rank;
-    int64_t v[HL_MAX_RANK + 1];
-    const char *colon = strchr(text, ':');
-    size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
-    const char *arg = colon ? colon + 1 : "";
-    why[0] = '\0';
-#define IS(name) (name_len == strlen(name) && !strncmp(text, name, name_len))
-    if (IS("morton") || IS("unmorton")) {
-        if (colon) {
-            snprintf(why, cap, "takes no arguments");
-            return HL_ERR_ARG;
-        }
-        for (int i = 0; i < d; i++)
-            if (shape->extent[i] & (shape->extent[i] - 1)) {
-                snprintf(why, cap, "extent %" PRId64 " of dimension %d is not a power of two",
-                         shape->extent[i], i);
-                return HL_ERR_NOT_POW2;
-            }
-        return IS("morton") ? hl_plan_morton(plan, shape, opt) : hl_plan_unmorton(plan, shape, opt);
-    }
-    if (IS("flip")) {
-        int n = parse_list(arg, v, HL_MAX_RANK);
-        if (n < 1) {
-            snprintf(why, cap, "expected flip:D[,D...]");
-            return HL_ERR_ARG;
-        }
-        uint64_t dims = 0;
-        for (int j = 0; j < n; j++) {
-            if (v[j] < 0 || v[j] >= d) {
-                snprintf(why, cap, "dimension %" PRId64 " is not in 0..%d", v[j], d - 1);
-                return HL_ERR_DIM;
-            }
-            dims |= (uint64_t)1 << v[j];
-        }
-        return hl_plan_flip(plan, shape, dims, opt);
-    }
-    if (IS("crinkle") || IS("uncrinkle")) {
-        const char *second = strchr(arg, ':');
-        char *end;
-        int dim;
-        if (!second) {
-            snprintf(why, cap, "expected %.*s:D:N", (int)name_len, text);
-            return HL_ERR_ARG;
-        }
-        if (!strncmp(arg, "all:", 4)) {
-            dim = -1;
+    int nfiles = 0;
+    const char *files[2] = {NULL, NULL};
+    bool options_end = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (options_end || arg[0] != '-' || !strcmp(arg, "-")) {
+            if (nfiles < (a->in_place ? 1 : 2))
+                files[nfiles++] = arg;
+            else
+                a->ops[a->nops++] = arg;
+        } else if (!strcmp(arg, "--")) {
+            options_end = true;
+        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            fputs(transform_usage, stdout);
+            return 0;
+        } else if (!strcmp(arg, "--threads")) {
+            int64_t t;
+            if (!value)
+                return cli_error("transform", "--threads needs a value");
+            if (parse_i64(value, 0, 4096, &t) != 0)
+                return cli_error("transform", "--threads '%s': expected a count from 0 (all cores) to 4096", value);
+            a->opt.threads = (int)t;
+            i++;
+        } else if (!strcmp(arg, "--axes")) {
+            if (!value || (strcmp(value, "numpy") && strcmp(value, "hyperlayout")))
+                return cli_error("transform", "--axes needs 'numpy' or 'hyperlayout'");
+            a->numpy_axes = !strcmp(value, "numpy");
+            i++;
+        } else if (!strcmp(arg, "--order")) {
+            if (!value || (strcmp(value, "C") && strcmp(value, "F")))
+                return cli_error("transform", "--order needs 'C' or 'F'");
+            a->fortran_out = value[0] == 'F';
+            i++;
+        } else if (!strcmp(arg, "--in-place") || !strcmp(arg, "--in-place=safe")) {
+            a->in_place = IN_PLACE_SAFE;
+        } else if (!strcmp(arg, "--in-place=unsafe")) {
+            a->in_place = IN_PLACE_UNSAFE;
+        } else if (!strcmp(arg, "--explain")) {
+            a->explain = true;
+        } else if (!strcmp(arg, "--progress")) {
+            a->progress = PROGRESS_ALWAYS;
+        } else if (!strcmp(arg, "--quiet")) {
+            a->progress = PROGRESS_NEVER;
+        } else if (!strcmp(arg, "--time")) {
+            a->timing = true;
         } else {
-            long long dd = strtoll(arg, &end, 10);
-            if (end != second) {
-                snprintf(why, cap, "expected %.*s:D:N", (int)name_len, text);
-                return HL_ERR_ARG;
-            }
-            if (dd < 0 || dd >= d) {
-                snprintf(why, cap, "dimension %lld is not in 0..%d", dd, d - 1);
-                return HL_ERR_DIM;
-            }
-            dim = (int)dd;
+            return cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
         }
-        if (parse_list(second + 1, v, 1) != 1) {
-            snprintf(why, cap, "expected %.*s:D:N", (int)name_len, text);
-            return HL_ERR_ARG;
-        }
-        return IS("crinkle") ? hl_plan_crinkle(plan, shape, dim, v[0], opt)
-                             : hl_plan_uncrinkle(plan, shape, dim, v[0], opt);
     }
-    if (IS("shift") || IS("permute") || IS("tile") || IS("untile")) {
-        int n = parse_list(arg, v, HL_MAX_RANK);
-        if (n != d) {
-            snprintf(why, cap, "needs %d comma-separated values (one per dimension, dimension 0 first)", d);
-            return HL_ERR_ARG;
-        }
-        if (IS("shift"))
-            return hl_plan_shift(plan, shape, v, opt);
-        if (IS("permute")) {
-            int perm[HL_MAX_RANK];
-            for (int j = 0; j < d; j++)
-                perm[j] = v[j] >= 0 && v[j] < d ? (int)v[j] : -1;
-            hl_status st = hl_plan_permute(plan, shape, perm, opt);
-            if (st == HL_ERR_ARG)
-                snprintf(why, cap, "not a permutation of 0..%d", d - 1);
-            return st;
-        }
-        for (int i = 0; i < d; i++)
-            if (v[i] < 1 || shape->extent[i] % v[i]) {
-                snprintf(why, cap, "tile extent %" PRId64 " does not divide extent %" PRId64 " of dimension %d",
-                         v[i], shape->extent[i], i);
-                return HL_ERR_ARG;
-            }
-        return IS("tile") ? hl_plan_tile(plan, shape, v, opt) : hl_plan_untile(plan, shape, v, opt);
-    }
-#undef IS
-    snprintf(why, cap, "unknown op (see hyperlayout transform --help)");
-    return HL_ERR_ARG;
+    if (a->in_place && nfiles == 2) /* --in-place given after IN OUT */
+        return cli_error("transform", "--in-place takes one FILE (see --help)");
+    a->in = files[0];
+    a->out = a->in_place ? files[0] : files[1];
+    if (!a->out || a->nops == 0)
+        return cli_error("transform", "need %s and at least one OP (see --help)",
+                         a->in_place ? "FILE" : "IN OUT");
+    if (a->in_place && !strcmp(a->in, "-"))
+        return cli_error("transform", "--in-place needs a file, not '-'");
+    return -1;
 }
 
-/* Prints hl_plan_describe's text on stdout. */
-static hl_status explain_plan(const hl_plan *plan)
+/* Prints hl_plan_describe's text. */
+static hl_status explain_plan(const hl_plan *plan, FILE *to)
 {
     size_t len;
     hl_status st = hl_plan_describe(plan, NULL, 0, &len);
@@ -162,90 +160,225 @@ static hl_status explain_plan(const hl_plan *plan)
         return st == HL_OK || st == HL_ERR_BUFFER ? HL_ERR_NOMEM : st;
     st = hl_plan_describe(plan, text, len + 1, NULL);
     if (st == HL_OK)
-        fputs(text, stdout);
+        fputs(text, to);
     free(text);
     return st;
 }
 
+/* The shape with its extents in the opposite order: a Fortran-order array
+ * is this shape in C order. */
+static hl_shape reversed(const hl_shape *s)
+{
+    hl_shape r = *s;
+    for (int i = 0; i < s->rank; i++)
+        r.extent[i] = s->extent[s->rank - 1 - i];
+    return r;
+}
+
+static hl_status reversal_plan(hl_plan **plan, const hl_shape *s, const hl_plan_options *opt)
+{
+    int perm[HL_MAX_RANK];
+    for (int j = 0; j < s->rank; j++)
+        perm[j] = s->rank - 1 - j;
+    return hl_plan_permute(plan, s, perm, opt);
+}
+
+/* The fused plan from the file's bytes to the output's: Fortran order
+ * undone first, the ops, Fortran order made last if asked.  *logical gets
+ * the output's shape (NumPy's shape, whatever the order). */
+static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl_plan **chain,
+                            hl_shape *logical, char *why, size_t cap)
+{
+    hl_plan **plans = calloc((size_t)a->nops + 2, sizeof *plans);
+    int n = 0;
+    hl_shape cur = info->shape;
+    hl_status st = plans ? HL_OK : HL_ERR_NOMEM;
+    if (st == HL_OK && info->fortran_order) {
+        hl_shape phys = reversed(&cur);
+        st = reversal_plan(&plans[n++], &phys, &a->opt);
+    }
+    for (int j = 0; st == HL_OK && j < a->nops; j++) {
+        char text[HL_SHAPE_NOTATION_MAX];
+        st = op_plan(a->ops[j], &cur, a->numpy_axes, &a->opt, &plans[n], why, cap);
+        if (st != HL_OK) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "%s", why[0] ? why : hl_strerror(st));
+            hl_shape_format(&cur, text, sizeof text);
+            snprintf(why, cap, "op '%s' on %s: %s", a->ops[j], text, reason);
+            break;
+        }
+        cur = *hl_plan_out_shape(plans[n++]);
+    }
+    *logical = cur;
+    if (st == HL_OK && a->fortran_out)
+        st = reversal_plan(&plans[n++], &cur, &a->opt);
+    if (st == HL_OK)
+        st = hl_plan_compose(chain, (const hl_plan *const *)plans, n, &a->opt);
+    if (st != HL_OK && !why[0])
+        snprintf(why, cap, "%s", hl_strerror(st));
+    for (int j = 0; plans && j < n; j++)
+        hl_plan_destroy(plans[j]);
+    free(plans);
+    return st;
+}
+
+/* The output range by range through one buffer (plans that run cell by
+ * cell cannot be cut: the whole output then goes through one buffer). */
+static hl_status run_ranges(const transform_args *a, const hl_plan *chain, const void *in,
+                            npy_sink *sink, progress *pr, phases *ph, char *why, size_t cap)
+{
+    const int64_t elem = hl_plan_elem_size(chain), n = hl_plan_out_span(chain);
+    const bool by_range = hl_plan_boxes(chain) > 0;
+    int64_t range = by_range ? (RANGE_BYTES + elem - 1) / elem : n;
+    range = range < n ? range : n;
+    unsigned char *buf = bigbuf_alloc((size_t)(range * elem));
+    if (!buf) {
+        snprintf(why, cap, "%s", strerror(errno));
+        return HL_ERR_NOMEM;
+    }
+    hl_status st = HL_OK;
+    for (int64_t first = 0; st == HL_OK && first < n; first += range) {
+        const int64_t count = first + range <= n ? range : n - first;
+        double t0 = now_seconds();
+        if (by_range) {
+            hl_plan *part;
+            st = hl_plan_output_range(&part, chain, first, count, &a->opt);
+            if (st == HL_OK)
+                st = hl_execute(part, in, buf);
+            hl_plan_destroy(part);
+        } else {
+            st = hl_execute(chain, in, buf);
+        }
+        double t1 = now_seconds();
+        ph->execute += t1 - t0;
+        if (st != HL_OK) {
+            snprintf(why, cap, "%s", hl_strerror(st));
+            break;
+        }
+        st = npy_sink_write(sink, buf, (size_t)(count * elem), why, cap);
+        ph->write += now_seconds() - t1;
+        progress_update(pr, (first + count) * elem);
+    }
+    bigbuf_free(buf, (size_t)(range * elem));
+    return st;
+}
+
+/* --in-place=unsafe: the plan runs in the file's own pages, then the new
+ * header is written over the old one (padded to its length). */
+static hl_status run_unsafe(const hl_plan *chain, npy_source *src, const hl_npy_info *oi,
+                            phases *ph, char *why, size_t cap)
+{
+    unsigned char header[HL_NPY_DESCR_MAX + 1024];
+    size_t hlen;
+    hl_status st = hl_npy_format_header_info(oi, (size_t)src->info.data_offset, header,
+                                             sizeof header, &hlen);
+    if (st != HL_OK) {
+        snprintf(why, cap, "the new header does not fit in the old one's %" PRId64 " bytes: %s",
+                 src->info.data_offset, hl_strerror(st));
+        return st;
+    }
+    double t0 = now_seconds();
+    st = hl_execute(chain, src->data, src->data);
+    ph->execute = now_seconds() - t0;
+    if (st == HL_ERR_IN_PLACE) {
+        snprintf(why, cap, "these ops cannot run in place (use --in-place, which writes a new file)");
+        return st;
+    }
+    if (st != HL_OK) {
+        snprintf(why, cap, "%s", hl_strerror(st));
+        return st;
+    }
+    t0 = now_seconds();
+    memcpy(src->map, header, hlen);
+    if (msync(src->map, src->map_len, MS_SYNC) != 0) {
+        snprintf(why, cap, "%s", strerror(errno));
+        st = HL_ERR_IO;
+    }
+    ph->write = now_seconds() - t0;
+    return st;
+}
+
+static void print_times(const phases *ph, double total)
+{
+    const double gb = 1e-9 * (double)ph->bytes;
+    fprintf(stderr, "read     %8.3f s  %.3f GB%s\n", ph->read, gb,
+            ph->read > 0 ? "" : " (mapped)");
+    fprintf(stderr, "plan     %8.3f s\n", ph->plan);
+    fprintf(stderr, "execute  %8.3f s  %.2f GB/s (read and written)\n", ph->execute,
+            ph->execute > 0 ? 2 * gb / ph->execute : 0.0);
+    fprintf(stderr, "write    %8.3f s  %.2f GB/s\n", ph->write,
+            ph->write > 0 ? gb / ph->write : 0.0);
+    fprintf(stderr, "total    %8.3f s\n", total);
+}
+
 int cmd_transform(int argc, char **argv)
 {
-    const char *files[2] = {NULL, NULL};
-    const char **ops = calloc((size_t)argc, sizeof *ops);
-    int nfiles = 0, nops = 0, rc = 0;
-    bool explain = false;
-    hl_plan_options opt = {0};
-    if (!ops)
+    const double start = now_seconds();
+    transform_args a = {.progress = PROGRESS_AUTO};
+    a.ops = calloc((size_t)argc, sizeof *a.ops);
+    if (!a.ops)
         return cli_error("transform", "%s", hl_strerror(HL_ERR_NOMEM));
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            fputs(transform_usage, stdout);
-            free(ops);
-            return 0;
-        } else if (!strcmp(arg, "--threads")) {
-            char *end;
-            long t = a + 1 < argc ? strtol(argv[a + 1], &end, 10) : -1;
-            if (a + 1 >= argc || *end != '\0' || t < 1 || t > 4096) {
-                free(ops);
-                return cli_error("transform", "--threads needs a count from 1 to 4096");
-            }
-            opt.threads = (int)t;
-            a++;
-        } else if (!strcmp(arg, "--explain")) {
-            explain = true;
-        } else if (arg[0] == '-' && arg[1] == '-') {
-            free(ops);
-            return cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
-        } else if (nfiles < 2) {
-            files[nfiles++] = arg;
-        } else {
-            ops[nops++] = arg;
-        }
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) {
+        free(a.ops);
+        return rc;
     }
-    if (nfiles < 2 || nops == 0) {
-        free(ops);
-        return cli_error("transform", "need IN.npy OUT.npy and at least one OP (see --help)");
-    }
+    rc = 0;
 
-    hl_shape shape;
-    void *in = NULL, *out = NULL;
-    hl_plan **plans = calloc((size_t)nops, sizeof *plans), *chain = NULL;
-    hl_status st = plans ? hl_npy_load(files[0], &shape, &in) : HL_ERR_NOMEM;
+    char why[1024] = "";
+    phases ph = {0};
+    npy_source src;
+    hl_plan *chain = NULL;
+    hl_status st = npy_source_open(&src, a.in, a.in_place == IN_PLACE_UNSAFE, why, sizeof why);
+    ph.read = now_seconds() - start;
     if (st != HL_OK) {
-        rc = cli_error("transform", "%s: %s", files[0], hl_strerror(st));
+        rc = cli_error("transform", "%s", why);
         goto done;
     }
-    hl_shape cur = shape;
-    for (int j = 0; j < nops; j++) {
-        char why[160], text[HL_SHAPE_NOTATION_MAX];
-        st = op_plan(ops[j], &cur, &opt, &plans[j], why, sizeof why);
-        if (st != HL_OK) {
-            hl_shape_format(&cur, text, sizeof text);
-            rc = cli_error("transform", "op '%s' on %s: %s", ops[j], text,
-                              why[0] ? why : hl_strerror(st));
-            goto done;
-        }
-        cur = *hl_plan_out_shape(plans[j]);
+    hl_shape logical;
+    double t0 = now_seconds();
+    st = chain_plan(&a, &src.info, &chain, &logical, why, sizeof why);
+    ph.plan = now_seconds() - t0;
+    if (st != HL_OK) {
+        rc = cli_error("transform", "%s", why);
+        goto done;
     }
-    st = hl_plan_compose(&chain, (const hl_plan *const *)plans, nops, &opt);
-    if (st == HL_OK && explain)
-        st = explain_plan(chain);
-    if (st == HL_OK) {
-        size_t bytes = (size_t)(hl_plan_out_span(chain) * shape.elem_size);
-        out = aligned_alloc(64, (bytes + 63) / 64 * 64);
-        st = out ? hl_execute(chain, in, out) : HL_ERR_NOMEM;
+    hl_npy_info oi = src.info;
+    oi.shape = logical;
+    oi.fortran_order = a.fortran_out;
+    ph.bytes = oi.data_bytes;
+    if (a.explain && explain_plan(chain, !strcmp(a.out, "-") ? stderr : stdout) != HL_OK) {
+        rc = cli_error("transform", "cannot describe the plan");
+        goto done;
     }
-    if (st == HL_OK)
-        st = hl_npy_save(files[1], hl_plan_out_shape(chain), out);
+    if (a.in_place == IN_PLACE_UNSAFE) {
+        st = run_unsafe(chain, &src, &oi, &ph, why, sizeof why);
+        if (st != HL_OK)
+            rc = cli_error("transform", "%s: %s", a.in, why);
+        goto done;
+    }
+    npy_sink sink;
+    t0 = now_seconds();
+    st = npy_sink_open(&sink, a.out, &oi, why, sizeof why);
+    ph.write += now_seconds() - t0;
+    if (st != HL_OK) {
+        rc = cli_error("transform", "%s", why);
+        goto done;
+    }
+    progress pr;
+    progress_start(&pr, "hyperlayout transform", a.progress, oi.data_bytes);
+    st = run_ranges(&a, chain, src.data, &sink, &pr, &ph, why, sizeof why);
+    progress_end(&pr);
+    t0 = now_seconds();
+    st = st == HL_OK ? npy_sink_commit(&sink, why, sizeof why) : (npy_sink_abort(&sink), st);
+    ph.write += now_seconds() - t0;
     if (st != HL_OK)
-        rc = cli_error("transform", "%s: %s", files[1], hl_strerror(st));
+        rc = cli_error("transform", "%s", why);
 done:
-    for (int j = 0; plans && j < nops; j++)
-        hl_plan_destroy(plans[j]);
     hl_plan_destroy(chain);
-    free(plans);
-    free(ops);
-    free(in);
-    free(out);
+    npy_source_close(&src);
+    free(a.ops);
+    if (rc == 0 && a.timing)
+        print_times(&ph, now_seconds() - start);
     return rc;
 }

@@ -1,0 +1,36 @@
+/* hyperlayout transform — the input array: a .npy file mapped (never
+ * modified), standard input, or one member of an .npz archive. */
+#ifndef CLI_NPY_SOURCE_H
+#define CLI_NPY_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hyperlayout.h"
+
+typedef struct npy_source {
+    hl_npy_info info;    /* the array's header (the member's, in an archive) */
+    unsigned char *data; /* its info.data_bytes bytes */
+    unsigned char *map;  /* the file, mapped read-only and private */
+    size_t map_len;
+    unsigned char *buf;  /* read from a pipe, or a member uncompressed */
+    size_t buf_len;
+    int fd;              /* the mapped file, for --in-place=unsafe; -1 */
+    bool archive;        /* read from an .npz */
+} npy_source;
+
+/* Opens PATH — "-" for standard input; "ARCHIVE.npz:NAME" for one member of
+ * an archive (an archive of one member needs no NAME) — and reads its
+ * header.  A regular file is mapped, not read: its pages are the page
+ * cache's.  shared: map it writable and shared (--in-place=unsafe: what the
+ * plan writes goes to the file).  On error *why (cap bytes) says what is
+ * wrong, with the system's reason, and the source holds nothing. */
+hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *why, size_t cap);
+
+/* Lets a plan write into the data in place; a private mapping's pages
+ * become the process's own, the file is untouched. */
+hl_status npy_source_writable(npy_source *s);
+
+void npy_source_close(npy_source *s);
+
+#endif

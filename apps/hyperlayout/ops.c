@@ -1,0 +1,200 @@
+/* hyperlayout transform — the op grammar, in the library's dimension
+ * numbering or NumPy's axes. */
+#include "ops.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A comma-separated list of integers into v (at most cap); the count, or
+ * -1 for text that is not such a list, -2 for a number out of int64. */
+static int parse_list(const char *s, int64_t *v, int cap)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || n == cap || (*end != '\0' && *end != ','))
+            return -1;
+        if (errno == ERANGE)
+            return -2;
+        v[n++] = x;
+        if (*end == '\0')
+            return n;
+        s = end + 1;
+    }
+}
+
+/* The library's dimension of dimension or axis v of a rank-d array. */
+static hl_status dim_of(int64_t v, int d, bool numpy_axes, int *dim, char *why, size_t cap)
+{
+    if (numpy_axes) {
+        if (v < -d || v >= d) {
+            snprintf(why, cap, "axis %" PRId64 " is out of bounds for an array of %d dimension%s", v,
+                     d, d == 1 ? "" : "s");
+            return HL_ERR_DIM;
+        }
+        *dim = d - 1 - (int)(v < 0 ? v + d : v);
+        return HL_OK;
+    }
+    if (v < 0 || v >= d) {
+        snprintf(why, cap, "dimension %" PRId64 " is not in 0..%d%s", v, d - 1,
+                 v < 0 ? " (NumPy's negative axes need --axes numpy)" : "");
+        return HL_ERR_DIM;
+    }
+    *dim = (int)v;
+    return HL_OK;
+}
+
+/* A list of one value per dimension, dimension 0 first whatever the order
+ * it was written in. */
+static hl_status per_dim(const char *arg, int d, bool numpy_axes, int64_t *v, char *why, size_t cap)
+{
+    int64_t w[HL_MAX_RANK + 1];
+    int n = parse_list(arg, w, HL_MAX_RANK + 1);
+    if (n == -2) {
+        snprintf(why, cap, "a value is out of range");
+        return HL_ERR_RANGE;
+    }
+    if (n != d) {
+        snprintf(why, cap, "needs %d comma-separated values (one per %s)", d,
+                 numpy_axes ? "axis, axis 0 first" : "dimension, dimension 0 first");
+        return HL_ERR_ARG;
+    }
+    for (int j = 0; j < d; j++)
+        v[j] = numpy_axes ? w[d - 1 - j] : w[j];
+    return HL_OK;
+}
+
+static hl_status flip_plan(const char *arg, const hl_shape *shape, bool numpy_axes,
+                           const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+{
+    int64_t v[HL_MAX_RANK + 1];
+    int n = parse_list(arg, v, HL_MAX_RANK + 1);
+    if (n < 1 || n > shape->rank) {
+        snprintf(why, cap, n == -2 ? "a value is out of range" : "expected flip:D[,D...]");
+        return HL_ERR_ARG;
+    }
+    uint64_t dims = 0;
+    for (int j = 0; j < n; j++) {
+        int dim;
+        hl_status st = dim_of(v[j], shape->rank, numpy_axes, &dim, why, cap);
+        if (st != HL_OK)
+            return st;
+        if (dims >> dim & 1) {
+            snprintf(why, cap, "repeated %s %" PRId64, numpy_axes ? "axis" : "dimension", v[j]);
+            return HL_ERR_ARG;
+        }
+        dims |= (uint64_t)1 << dim;
+    }
+    return hl_plan_flip(plan, shape, dims, opt);
+}
+
+static hl_status crinkle_plan(const char *name, const char *arg, const hl_shape *shape,
+                              bool numpy_axes, const hl_plan_options *opt, hl_plan **plan,
+                              char *why, size_t cap)
+{
+    const char *second = strchr(arg, ':');
+    int64_t step;
+    if (!second || parse_list(second + 1, &step, 1) != 1) {
+        snprintf(why, cap, "expected %s:D:N (D may be 'all')", name);
+        return HL_ERR_ARG;
+    }
+    int dim = -1;
+    if (strncmp(arg, "all:", 4)) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(arg, &end, 10);
+        if (end != second || errno == ERANGE) {
+            snprintf(why, cap, "expected %s:D:N (D may be 'all')", name);
+            return HL_ERR_ARG;
+        }
+        hl_status st = dim_of(x, shape->rank, numpy_axes, &dim, why, cap);
+        if (st != HL_OK)
+            return st;
+    }
+    if (step < 1) {
+        snprintf(why, cap, "the step N must be at least 1");
+        return HL_ERR_ARG;
+    }
+    return name[0] == 'c' ? hl_plan_crinkle(plan, shape, dim, step, opt)
+                          : hl_plan_uncrinkle(plan, shape, dim, step, opt);
+}
+
+static hl_status permute_plan(const char *arg, const hl_shape *shape, bool numpy_axes,
+                              const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+{
+    const int d = shape->rank;
+    int64_t v[HL_MAX_RANK];
+    hl_status st = per_dim(arg, d, false, v, why, cap);
+    if (st != HL_OK)
+        return st;
+    int perm[HL_MAX_RANK];
+    for (int j = 0; j < d; j++) {
+        /* NumPy's transpose: output axis i is input axis axes[i] */
+        int64_t p = numpy_axes ? v[d - 1 - j] : v[j];
+        int dim = -1;
+        if (dim_of(p, d, numpy_axes, &dim, why, cap) != HL_OK)
+            dim = -1;
+        perm[j] = dim;
+    }
+    st = hl_plan_permute(plan, shape, perm, opt);
+    if (st == HL_ERR_ARG)
+        snprintf(why, cap, "not a permutation of %s",
+                 numpy_axes ? "the axes (each once, negative allowed)" : "0..d-1");
+    return st;
+}
+
+hl_status op_plan(const char *text, const hl_shape *shape, bool numpy_axes,
+                  const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+{
+    const int d = shape->rank;
+    int64_t v[HL_MAX_RANK];
+    const char *colon = strchr(text, ':');
+    const size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
+    const char *arg = colon ? colon + 1 : "";
+    why[0] = '\0';
+#define IS(name) (name_len == strlen(name) && !strncmp(text, name, name_len))
+    if (IS("morton") || IS("unmorton")) {
+        if (colon) {
+            snprintf(why, cap, "takes no arguments");
+            return HL_ERR_ARG;
+        }
+        for (int i = 0; i < d; i++)
+            if (shape->extent[i] & (shape->extent[i] - 1)) {
+                snprintf(why, cap, "extent %" PRId64 " of %s %d is not a power of two",
+                         shape->extent[i], numpy_axes ? "axis" : "dimension",
+                         numpy_axes ? d - 1 - i : i);
+                return HL_ERR_NOT_POW2;
+            }
+        return IS("morton") ? hl_plan_morton(plan, shape, opt) : hl_plan_unmorton(plan, shape, opt);
+    }
+    if (IS("flip"))
+        return flip_plan(arg, shape, numpy_axes, opt, plan, why, cap);
+    if (IS("crinkle") || IS("uncrinkle"))
+        return crinkle_plan(IS("crinkle") ? "crinkle" : "uncrinkle", arg, shape, numpy_axes, opt,
+                            plan, why, cap);
+    if (IS("permute"))
+        return permute_plan(arg, shape, numpy_axes, opt, plan, why, cap);
+    if (IS("shift") || IS("tile") || IS("untile")) {
+        hl_status st = per_dim(arg, d, numpy_axes, v, why, cap);
+        if (st != HL_OK)
+            return st;
+        if (IS("shift"))
+            return hl_plan_shift(plan, shape, v, opt);
+        for (int i = 0; i < d; i++)
+            if (v[i] < 1 || shape->extent[i] % v[i]) {
+                snprintf(why, cap, "tile extent %" PRId64 " does not divide extent %" PRId64 " of %s %d",
+                         v[i], shape->extent[i], numpy_axes ? "axis" : "dimension",
+                         numpy_axes ? d - 1 - i : i);
+                return HL_ERR_ARG;
+            }
+        return IS("tile") ? hl_plan_tile(plan, shape, v, opt) : hl_plan_untile(plan, shape, v, opt);
+    }
+#undef IS
+    snprintf(why, cap, "unknown op (see hyperlayout transform --help)");
+    return HL_ERR_ARG;
+}
