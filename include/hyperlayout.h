@@ -10,6 +10,7 @@
 #include "hyperlayout/neighbours.h"
 #include "hyperlayout/plan.h"
 #include "hyperlayout/npy.h"
+#include "hyperlayout/npz.h"
 #include "hyperlayout/shape.h"
 
 #endif

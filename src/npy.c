@@ -3,6 +3,9 @@
 
 #include "hyperlayout/npy.h"
 #include "atomic.h"
+#include "npy_native.h"
+#include "npy_descr.h"
+#include "pylit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,17 +23,11 @@ static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 enum {
     NPY_ALIGN = 64,         /* data start alignment NumPy has written since 1.15 */
     NPY_GROWTH_DIGITS = 21, /* NumPy's spare room for growing the first axis */
-    NPY_MAX_DEPTH = 32,     /* nesting of brackets the dict parser accepts */
-    NPY_DICT_MAX = 1024,    /* longest dict hl_npy_format_header can write */
+    NPY_DICT_MAX = 8192,    /* longest dict: descr, 32 extents, keys */
 };
 
-static bool host_little_endian(void)
-{
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
+#define HL_STR_(x) #x
+#define HL_STR(x) HL_STR_(x)
 
 /* ---- descr <-> dtype --------------------------------------------------- */
 
@@ -54,361 +51,127 @@ static void descr_of(const hl_shape *s, char out[HL_NPY_DESCR_MAX])
     }
     for (size_t i = 0; i < sizeof npy_codes / sizeof *npy_codes; i++)
         if (npy_codes[i].t == s->dtype) {
-            char order = s->elem_size == 1 ? '|' : host_little_endian() ? '<' : '>';
+            char order = s->elem_size == 1 ? '|' : hl_npy_host_little_endian() ? '<' : '>';
             snprintf(out, HL_NPY_DESCR_MAX, "%c%s", order, npy_codes[i].code);
             return;
         }
     out[0] = '\0'; /* not reached for a valid shape */
 }
 
-/* A descr string (without quotes) to a type.  Byte order: '<' or '>' must be
- * the host's for multi-byte types; '=', '|' and none mean native. */
-static hl_status descr_to_dtype(const char *s, size_t n, hl_dtype *t, int64_t *size)
+/* ---- the header: a Python dict literal ---------------------------------- */
+
+/* What the shape and dtype make of the array: counts, sizes, and whether
+ * hyperlayout can hold it (info->unsupported).  Malformed values have been
+ * ruled out by the caller. */
+static hl_status describe(const hl_pyval *shape, const hl_npy_dtype *dt, bool fortran, hl_npy_info *info)
 {
-    char order = 0;
-    if (n > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=')) {
-        order = s[0];
-        s++;
-        n--;
+    if (shape->count > HL_NPY_MAX_NDIM)
+        return HL_ERR_UNSUPPORTED; /* NumPy writes at most 64 axes */
+    if (shape->any_big)
+        return HL_ERR_OVERFLOW;
+    int ndim = (int)shape->count;
+    int64_t count = 1;
+    if (shape->any_zero)
+        count = 0;
+    else
+        for (int i = 0; i < ndim; i++) {
+            if (shape->item[i] > INT64_MAX / count)
+                return HL_ERR_OVERFLOW;
+            count *= shape->item[i];
+        }
+    info->data_bytes = -1;
+    if (dt->itemsize >= 0) {
+        if (dt->itemsize > 0 && count > INT64_MAX / dt->itemsize)
+            return HL_ERR_BYTES_OVERFLOW;
+        info->data_bytes = count * dt->itemsize;
     }
-    for (size_t i = 0; i < sizeof npy_codes / sizeof *npy_codes; i++) {
-        if (strlen(npy_codes[i].code) != n || memcmp(npy_codes[i].code, s, n) != 0)
-            continue;
-        int64_t sz = hl_dtype_size(npy_codes[i].t);
-        if (sz > 1 && order == (host_little_endian() ? '>' : '<'))
-            return HL_ERR_UNSUPPORTED; /* foreign byte order */
-        *t = npy_codes[i].t;
-        *size = sz;
+    info->ndim = ndim;
+    memcpy(info->numpy_shape, shape->item, sizeof(int64_t) * (size_t)ndim);
+    memcpy(info->descr, dt->descr, sizeof info->descr);
+    info->fortran_order = fortran;
+    info->swapped = dt->swapped;
+    info->structured = dt->structured;
+    info->unsupported = dt->unsupported;
+    if (!info->unsupported && dt->itemsize == 0)
+        info->unsupported = "zero-size elements";
+    if (!info->unsupported && ndim == 0)
+        info->unsupported = "0-d array";
+    if (!info->unsupported && count == 0)
+        info->unsupported = "empty array (an extent is 0)";
+    if (!info->unsupported && ndim > HL_MAX_RANK)
+        info->unsupported = "rank above " HL_STR(HL_MAX_RANK) " (hyperlayout holds up to " HL_STR(HL_MAX_RANK) ")";
+    if (info->unsupported)
         return HL_OK;
-    }
-    if (n >= 2 && s[0] == 'V') { /* void: opaque elements of n bytes */
-        int64_t v = 0;
-        for (size_t i = 1; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return HL_ERR_UNSUPPORTED;
-            int d = s[i] - '0';
-            if (v > (INT64_MAX - d) / 10)
-                return HL_ERR_BYTES_OVERFLOW;
-            v = v * 10 + d;
-        }
-        if (v < 1)
-            return HL_ERR_UNSUPPORTED; /* zero-size elements */
-        *t = HL_DTYPE_BYTES;
-        *size = v;
-        return HL_OK;
-    }
-    return HL_ERR_UNSUPPORTED; /* object, strings, datetimes, long double, ... */
-}
-
-/* ---- the header: a Python dict literal ----------------------------------
- * A small recursive-descent parser for the literals ast.literal_eval
- * accepts, enough to tell a malformed header (HL_ERR_FORMAT) from a valid
- * one hyperlayout does not support (structured dtypes: lists of tuples). */
-
-enum { PY_STR, PY_INT, PY_NAME, PY_TUPLE, PY_LIST, PY_DICT, PY_OTHER };
-
-typedef struct pyval {
-    int kind;
-    const char *text; /* PY_STR: contents, escapes not decoded; PY_NAME */
-    size_t len;
-    /* PY_INT */
-    int64_t ival;
-    bool big; /* above INT64_MAX */
-    bool neg; /* below zero */
-    /* PY_TUPLE / PY_LIST: counts and, for the first HL_MAX_RANK, the ints */
-    int64_t count;
-    bool all_int, any_big, any_neg, any_zero;
-    int64_t item[HL_MAX_RANK];
-} pyval;
-
-typedef struct lexer {
-    const char *p, *end;
-    bool long_suffix; /* versions 1.0 and 2.0: Python 2's 3L is an int */
-} lexer;
-
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-static bool is_ident0(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_ident(char c) { return is_ident0(c) || is_digit(c); }
-
-/* Whitespace and comments, as Python allows them inside brackets. */
-static void skip_ws(lexer *L)
-{
-    while (L->p < L->end) {
-        char c = *L->p;
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
-            L->p++;
-        } else if (c == '#') {
-            while (L->p < L->end && *L->p != '\n' && *L->p != '\r')
-                L->p++;
-        } else {
-            break;
-        }
-    }
-}
-
-static bool at(const lexer *L, char c) { return L->p < L->end && *L->p == c; }
-
-static hl_status parse_value(lexer *L, pyval *v, int depth);
-
-static hl_status parse_string(lexer *L, pyval *v)
-{
-    const char q = *L->p++;
-    const char *start = L->p;
-    while (L->p < L->end) {
-        char c = *L->p;
-        if (c == q) {
-            v->kind = PY_STR;
-            v->text = start;
-            v->len = (size_t)(L->p - start);
-            L->p++;
-            return HL_OK;
-        }
-        if (c == '\n' || c == '\r' || c == '\0')
-            return HL_ERR_FORMAT; /* unterminated */
-        if (c == '\\') {
-            L->p++;
-            if (L->p >= L->end)
-                return HL_ERR_FORMAT;
-        }
-        L->p++;
-    }
-    return HL_ERR_FORMAT;
-}
-
-static hl_status parse_number(lexer *L, pyval *v)
-{
-    bool neg = false;
-    if (*L->p == '-' || *L->p == '+') {
-        neg = *L->p == '-';
-        L->p++;
-        skip_ws(L);
-        if (L->p >= L->end || !(is_digit(*L->p) || *L->p == '.'))
-            return HL_ERR_FORMAT;
-    }
-    const char *start = L->p;
-    while (L->p < L->end) {
-        char c = *L->p;
-        if (is_ident(c) || c == '.' ||
-            ((c == '+' || c == '-') && (L->p[-1] == 'e' || L->p[-1] == 'E') &&
-             !(L->p - start > 1 && (start[1] == 'x' || start[1] == 'X'))))
-            L->p++;
-        else
-            break;
-    }
-    const char *stop = L->p;
-    if (L->long_suffix && stop - start > 1 && (stop[-1] == 'L' || stop[-1] == 'l'))
-        stop--;
-    bool digits = stop > start;
-    for (const char *q = start; q < stop; q++)
-        digits = digits && is_digit(*q);
-    if (!digits) {
-        if (!is_digit(*start) && !(*start == '.' && stop - start > 1 && is_digit(start[1])))
-            return HL_ERR_FORMAT;
-        v->kind = PY_OTHER; /* float, hex, complex, ...: a number but not a size */
-        return HL_OK;
-    }
-    v->kind = PY_INT;
-    v->big = false;
-    v->ival = 0;
-    for (const char *q = start; q < stop; q++) {
-        int d = *q - '0';
-        if (v->big || v->ival > (INT64_MAX - d) / 10) {
-            v->big = true;
-            continue;
-        }
-        v->ival = v->ival * 10 + d;
-    }
-    v->neg = neg && (v->big || v->ival != 0);
-    return HL_OK;
-}
-
-/* After the opening bracket of a tuple, list, set or dict. */
-static hl_status parse_seq(lexer *L, pyval *v, char close, int kind, int depth)
-{
-    v->kind = kind;
-    v->count = 0;
-    v->all_int = true;
-    v->any_big = v->any_neg = v->any_zero = false;
-    bool comma = false, is_dict = false;
-    pyval c;
-    for (;;) {
-        skip_ws(L);
-        if (at(L, close)) {
-            L->p++;
-            break;
-        }
-        hl_status st = parse_value(L, &c, depth + 1);
-        if (st != HL_OK)
-            return st;
-        if (kind == PY_DICT) {
-            skip_ws(L);
-            if (v->count == 0)
-                is_dict = at(L, ':');
-            if (is_dict) {
-                if (!at(L, ':'))
-                    return HL_ERR_FORMAT;
-                L->p++;
-                skip_ws(L);
-                st = parse_value(L, &c, depth + 1);
-                if (st != HL_OK)
-                    return st;
-            }
-        }
-        if (c.kind == PY_INT) {
-            if (v->count < HL_MAX_RANK)
-                v->item[v->count] = c.ival;
-            v->any_big |= c.big;
-            v->any_neg |= c.neg;
-            v->any_zero |= !c.big && c.ival == 0;
-        } else {
-            v->all_int = false;
-        }
-        v->count++;
-        skip_ws(L);
-        if (at(L, ',')) {
-            L->p++;
-            comma = true;
-            continue;
-        }
-        if (at(L, close)) {
-            L->p++;
-            break;
-        }
-        return HL_ERR_FORMAT;
-    }
-    if (kind == PY_TUPLE && v->count == 1 && !comma)
-        *v = c; /* (x) is x, not a tuple */
-    else if (kind == PY_DICT && !is_dict && v->count > 0)
-        v->kind = PY_OTHER; /* a set */
-    return HL_OK;
-}
-
-static hl_status parse_value(lexer *L, pyval *v, int depth)
-{
-    if (depth > NPY_MAX_DEPTH)
-        return HL_ERR_FORMAT;
-    skip_ws(L);
-    if (L->p >= L->end)
-        return HL_ERR_FORMAT;
-    char c = *L->p;
-    if (c == '\'' || c == '"')
-        return parse_string(L, v);
-    if (is_digit(c) || c == '-' || c == '+' || c == '.')
-        return parse_number(L, v);
-    if (c == '(' || c == '[' || c == '{') {
-        L->p++;
-        return parse_seq(L, v, c == '(' ? ')' : c == '[' ? ']' : '}',
-                         c == '(' ? PY_TUPLE : c == '[' ? PY_LIST : PY_DICT, depth);
-    }
-    if (is_ident0(c)) {
-        const char *start = L->p;
-        while (L->p < L->end && is_ident(*L->p))
-            L->p++;
-        size_t n = (size_t)(L->p - start);
-        if (!((n == 4 && !memcmp(start, "True", 4)) || (n == 5 && !memcmp(start, "False", 5)) ||
-              (n == 4 && !memcmp(start, "None", 4))))
-            return HL_ERR_FORMAT; /* a name, or a prefixed string: not a literal */
-        if (at(L, '\'') || at(L, '"'))
-            return HL_ERR_FORMAT;
-        v->kind = PY_NAME;
-        v->text = start;
-        v->len = n;
-        return HL_OK;
-    }
-    return HL_ERR_FORMAT;
-}
-
-static bool str_is(const pyval *v, const char *s)
-{
-    return v->kind == PY_STR && v->len == strlen(s) && memcmp(v->text, s, v->len) == 0;
+    int64_t extent[HL_MAX_RANK];
+    for (int i = 0; i < ndim; i++)
+        extent[i] = shape->item[ndim - 1 - i];
+    return hl_shape_init(&info->shape, ndim, extent, dt->dtype, dt->itemsize);
 }
 
 /* The dict: exactly the keys descr, fortran_order and shape, in any order. */
 static hl_status parse_dict(const char *text, size_t len, bool long_suffix, hl_npy_info *info)
 {
-    lexer L = {text, text + len, long_suffix};
-    pyval key, val[3];
+    hl_pylexer L = {text, text + len, long_suffix};
+    hl_pyval key, val[3];
     bool seen[3] = {false, false, false};
     static const char *const keys[3] = {"descr", "fortran_order", "shape"};
 
-    skip_ws(&L);
-    if (!at(&L, '{'))
+    hl_py_skip_ws(&L);
+    if (!hl_py_at(&L, '{'))
         return HL_ERR_FORMAT;
     L.p++;
     for (;;) {
-        skip_ws(&L);
-        if (at(&L, '}')) {
+        hl_py_skip_ws(&L);
+        if (hl_py_at(&L, '}')) {
             L.p++;
             break;
         }
-        hl_status st = parse_value(&L, &key, 1);
+        hl_status st = hl_py_parse_value(&L, &key, 1);
         if (st != HL_OK)
             return st;
         int k = 0;
-        while (k < 3 && !str_is(&key, keys[k]))
+        while (k < 3 && !hl_py_str_is(&key, keys[k]))
             k++;
         if (k == 3 || seen[k])
             return HL_ERR_FORMAT; /* unknown or repeated key */
-        skip_ws(&L);
-        if (!at(&L, ':'))
+        hl_py_skip_ws(&L);
+        if (!hl_py_at(&L, ':'))
             return HL_ERR_FORMAT;
         L.p++;
-        st = parse_value(&L, &val[k], 1);
+        st = hl_py_parse_value(&L, &val[k], 1);
         if (st != HL_OK)
             return st;
         seen[k] = true;
-        skip_ws(&L);
-        if (at(&L, ',')) {
+        hl_py_skip_ws(&L);
+        if (hl_py_at(&L, ',')) {
             L.p++;
             continue;
         }
-        if (at(&L, '}')) {
+        if (hl_py_at(&L, '}')) {
             L.p++;
             break;
         }
         return HL_ERR_FORMAT;
     }
-    skip_ws(&L);
+    hl_py_skip_ws(&L);
     if (L.p != L.end)
         return HL_ERR_FORMAT; /* junk after the dict */
     if (!seen[0] || !seen[1] || !seen[2])
         return HL_ERR_FORMAT;
 
-    /* Malformed values first, then what is valid but unsupported. */
-    const pyval *descr = &val[0], *fortran = &val[1], *shape = &val[2];
+    /* Malformed values first, then sizes. */
+    const hl_pyval *fortran = &val[1], *shape = &val[2];
     bool f_true = fortran->kind == PY_NAME && fortran->len == 4 && !memcmp(fortran->text, "True", 4);
     bool f_false = fortran->kind == PY_NAME && fortran->len == 5;
     if (!f_true && !f_false)
         return HL_ERR_FORMAT;
     if (shape->kind != PY_TUPLE || !shape->all_int || shape->any_neg)
         return HL_ERR_FORMAT;
-    if (descr->kind == PY_LIST)
-        return HL_ERR_UNSUPPORTED; /* structured dtype */
-    if (descr->kind != PY_STR)
-        return HL_ERR_FORMAT;
-    hl_dtype dtype;
-    int64_t size;
-    hl_status st = descr_to_dtype(descr->text, descr->len, &dtype, &size);
+    hl_npy_dtype dt;
+    hl_status st = hl_npy_descr_parse(&val[0], long_suffix, &dt);
     if (st != HL_OK)
         return st;
-    if (f_true)
-        return HL_ERR_UNSUPPORTED;
-    if (shape->count < 1 || shape->count > HL_MAX_RANK || shape->any_zero)
-        return HL_ERR_UNSUPPORTED; /* rank 0, rank above the limit, empty array */
-    if (shape->any_big)
-        return HL_ERR_OVERFLOW;
-    int rank = (int)shape->count;
-    int64_t extent[HL_MAX_RANK];
-    for (int i = 0; i < rank; i++)
-        extent[i] = shape->item[rank - 1 - i];
-    hl_shape s;
-    st = hl_shape_init(&s, rank, extent, dtype, size);
-    if (st != HL_OK)
-        return st;
-    info->shape = s;
-    descr_of(&s, info->descr);
-    info->data_bytes = hl_shape_bytes(&s);
-    return HL_OK;
+    return describe(shape, &dt, f_true, info);
 }
 
 /* ---- preamble ------------------------------------------------------------ */
@@ -479,39 +242,104 @@ static hl_status check_shape(const hl_shape *s)
     return HL_OK;
 }
 
-hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t *len)
+/* The element size the descr means, checked against the shape's: a header
+ * that says otherwise would make NumPy read the data wrong. */
+static hl_status check_descr(const hl_npy_info *info)
 {
-    if (!s || !len || (!buf && cap > 0))
-        return HL_ERR_NULL;
-    hl_status st = check_shape(s);
+    hl_pyval v;
+    memset(&v, 0, sizeof v);
+    const char *d = info->descr;
+    size_t n = strnlen(d, HL_NPY_DESCR_MAX);
+    if (n == HL_NPY_DESCR_MAX)
+        return HL_ERR_ARG; /* not terminated */
+    if (info->structured) {
+        hl_pylexer L = {d, d + n, false};
+        hl_status st = hl_py_parse_value(&L, &v, 1);
+        hl_py_skip_ws(&L);
+        if (st != HL_OK || v.kind != PY_LIST || L.p != L.end)
+            return HL_ERR_ARG;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (d[i] == '\'' || d[i] == '\\' || (unsigned char)d[i] < 0x20)
+                return HL_ERR_ARG; /* would not stay one string literal */
+        v.kind = PY_STR;
+        v.text = d;
+        v.len = n;
+    }
+    hl_npy_dtype dt;
+    hl_status st = hl_npy_descr_parse(&v, false, &dt);
+    if (st == HL_ERR_FORMAT)
+        return HL_ERR_ARG;
     if (st != HL_OK)
         return st;
-    char descr[HL_NPY_DESCR_MAX];
-    descr_of(s, descr);
+    if (dt.itemsize < 0)
+        return HL_ERR_UNSUPPORTED; /* object or unknown: no element size to write */
+    return dt.itemsize == info->shape.elem_size ? HL_OK : HL_ERR_MISMATCH;
+}
+
+hl_status hl_npy_format_header_info(const hl_npy_info *info, size_t min_len, void *buf, size_t cap,
+                                    size_t *len)
+{
+    if (!info || !len || (!buf && cap > 0))
+        return HL_ERR_NULL;
+    const hl_shape *s = &info->shape;
+    hl_status st = check_shape(s);
+    if (st == HL_OK)
+        st = check_descr(info);
+    if (st != HL_OK)
+        return st;
+    const bool quote = !info->structured;
     char dict[NPY_DICT_MAX];
-    size_t n = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
-                                descr);
+    size_t n = (size_t)snprintf(dict, sizeof dict, "{'descr': %s%s%s, 'fortran_order': %s, 'shape': (",
+                                quote ? "'" : "", info->descr, quote ? "'" : "",
+                                info->fortran_order ? "True" : "False");
     for (int i = s->rank - 1; i >= 0; i--)
         n += (size_t)snprintf(dict + n, sizeof dict - n, "%" PRId64 "%s", s->extent[i],
                               i > 0 ? ", " : s->rank == 1 ? "," : "");
     n += (size_t)snprintf(dict + n, sizeof dict - n, "), }");
     if (n + NPY_GROWTH_DIGITS >= sizeof dict)
-        return HL_ERR_BUFFER; /* not reached with HL_MAX_RANK 32 */
-    int first = snprintf(NULL, 0, "%" PRId64, s->extent[s->rank - 1]);
+        return HL_ERR_BUFFER; /* not reached: descr and rank are bounded */
+    /* NumPy leaves room to grow the axis that grows when appending: its
+     * first (C order) or last (Fortran order). */
+    size_t dict_len = n;
+    int64_t growth = info->fortran_order ? s->extent[0] : s->extent[s->rank - 1];
+    int first = snprintf(NULL, 0, "%" PRId64, growth);
     for (int i = first; i < NPY_GROWTH_DIGITS; i++)
         dict[n++] = ' ';
 
-    /* NumPy's _wrap_header: hlen counts the newline; the padding makes the
-     * data start a multiple of 64 (a whole 64 when it already is). */
-    size_t hlen = n + 1, pre = 10;
-    size_t pad = NPY_ALIGN - (pre + hlen) % NPY_ALIGN;
-    int major = 1;
-    if (hlen + pad > 0xFFFF) { /* not reached with HL_MAX_RANK 32 */
-        major = 2;
-        pre = 12;
+    /* Field names beyond ASCII: version 3.0 says the header is UTF-8 unless
+     * the caller's info came from a Latin-1 (1.0 / 2.0) file. */
+    bool high = false;
+    for (size_t i = 0; i < dict_len; i++)
+        high |= (unsigned char)dict[i] >= 0x80;
+    bool utf8 = high && info->version_major != 1 && info->version_major != 2;
+
+    size_t hlen, pad, pre, total;
+    int major;
+    if (min_len == 0) {
+        /* NumPy's _wrap_header: hlen counts the newline; the padding makes the
+         * data start a multiple of 64 (a whole 64 when it already is). */
+        hlen = n + 1;
+        pre = utf8 ? 12 : 10;
+        major = utf8 ? 3 : 1;
         pad = NPY_ALIGN - (pre + hlen) % NPY_ALIGN;
+        if (!utf8 && hlen + pad > 0xFFFF) {
+            major = 2;
+            pre = 12;
+            pad = NPY_ALIGN - (pre + hlen) % NPY_ALIGN;
+        }
+        total = pre + hlen + pad;
+    } else {
+        /* Exactly min_len: the growth room may go, the dict and newline must fit. */
+        n = dict_len;
+        major = utf8 ? 3 : min_len - 10 <= 0xFFFF ? 1 : 2;
+        pre = major == 1 ? 10 : 12;
+        if (min_len < pre + n + 1 || min_len - pre > 0xFFFFFFFFu)
+            return HL_ERR_RANGE;
+        hlen = n + 1;
+        pad = min_len - pre - hlen;
+        total = min_len;
     }
-    size_t total = pre + hlen + pad;
     *len = total;
     if (cap < total)
         return HL_ERR_BUFFER;
@@ -526,6 +354,20 @@ hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t 
     memset(b + pre + n, ' ', pad);
     b[total - 1] = '\n';
     return HL_OK;
+}
+
+hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t *len)
+{
+    if (!s || !len || (!buf && cap > 0))
+        return HL_ERR_NULL;
+    hl_status st = check_shape(s);
+    if (st != HL_OK)
+        return st;
+    hl_npy_info info;
+    memset(&info, 0, sizeof info);
+    info.shape = *s;
+    descr_of(s, info.descr);
+    return hl_npy_format_header_info(&info, 0, buf, cap, len);
 }
 
 /* ---- files ---------------------------------------------------------------- */
@@ -592,8 +434,8 @@ static hl_status open_header(const char *path, FILE **fp, hl_npy_info *info)
     if (st == HL_OK)
         st = hl_npy_parse_header(buf, npre + (size_t)hlen, &tmp);
     free(buf);
-    if (st == HL_OK && fsize >= 0 && fsize - tmp.data_offset < tmp.data_bytes)
-        st = HL_ERR_FORMAT; /* data truncated */
+    if (st == HL_OK && fsize >= 0 && tmp.data_bytes >= 0 && fsize - tmp.data_offset < tmp.data_bytes)
+        st = HL_ERR_FORMAT; /* data truncated (an object array's pickle has no size to check) */
     if (st != HL_OK) {
         int e = errno;
         fclose(f);
@@ -620,6 +462,27 @@ hl_status hl_npy_read_header(const char *path, hl_npy_info *info)
     return HL_OK;
 }
 
+/* The data at the file position into out, converted.  A Fortran-order
+ * array is read into a temporary and transposed into out: the peak is twice
+ * the data; everything else is read into out and converted there. */
+static hl_status read_native(FILE *f, const hl_npy_info *info, void *out)
+{
+    if (!hl_npy_needs_transpose(info)) {
+        hl_status st = read_exact(f, out, (size_t)info->data_bytes);
+        return st == HL_OK ? hl_npy_to_native(info, out, out) : st;
+    }
+    void *tmp;
+    hl_status st = hl_npy_alloc(info->data_bytes, &tmp);
+    if (st == HL_OK)
+        st = read_exact(f, tmp, (size_t)info->data_bytes);
+    if (st == HL_OK)
+        st = hl_npy_to_native(info, tmp, out);
+    int e = errno;
+    free(tmp);
+    errno = e;
+    return st;
+}
+
 hl_status hl_npy_load(const char *path, hl_shape *shape, void **data)
 {
     if (data)
@@ -632,13 +495,12 @@ hl_status hl_npy_load(const char *path, hl_shape *shape, void **data)
     if (st != HL_OK)
         return st;
     void *p = NULL;
-    if ((uint64_t)info.data_bytes > SIZE_MAX - NPY_ALIGN)
-        st = HL_ERR_NOMEM;
-    else if (posix_memalign(&p, NPY_ALIGN,
-                            ((size_t)info.data_bytes + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN) != 0)
-        st = HL_ERR_NOMEM;
+    if (info.unsupported)
+        st = HL_ERR_UNSUPPORTED;
     if (st == HL_OK)
-        st = read_exact(f, p, (size_t)info.data_bytes);
+        st = hl_npy_alloc(info.data_bytes, &p);
+    if (st == HL_OK)
+        st = read_native(f, &info, p);
     int e = errno;
     fclose(f);
     errno = e;
@@ -667,10 +529,14 @@ hl_status hl_npy_load_into(const char *path, const hl_shape *expect, void *data)
     hl_status st = open_header(path, &f, &info);
     if (st != HL_OK)
         return st;
-    bool match = info.shape.rank == expect->rank && same_type(&info.shape, expect);
-    for (int i = 0; match && i < expect->rank; i++)
-        match = info.shape.extent[i] == expect->extent[i];
-    st = match ? read_exact(f, data, (size_t)info.data_bytes) : HL_ERR_MISMATCH;
+    if (info.unsupported) {
+        st = HL_ERR_UNSUPPORTED;
+    } else {
+        bool match = info.shape.rank == expect->rank && same_type(&info.shape, expect);
+        for (int i = 0; match && i < expect->rank; i++)
+            match = info.shape.extent[i] == expect->extent[i];
+        st = match ? read_native(f, &info, data) : HL_ERR_MISMATCH;
+    }
     int e = errno;
     fclose(f);
     errno = e;

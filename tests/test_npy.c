@@ -494,38 +494,11 @@ static void test_header_errors(void **state)
         const char *dict;
         hl_status want;
     } cases[] = {
-        /* valid files hyperlayout does not hold */
-        {DICT("'<f8'", "True", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'>f8'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'>i2'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'>c16'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|O'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|O8'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<U5'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|S3'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<M8[ns]'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<m8[s]'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f16'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<c32'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|V0'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|V'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'|V1x'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("''", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'float32'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f\\x34'", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("[('a', '<f4')]", "False", "(6, 7)"), HL_ERR_UNSUPPORTED},
-        {DICT("[('a', '<f4'), ('b', '<i8', (2, 3)), ('c', [('d', '|u1')])]", "False", "(6,)"),
-         HL_ERR_UNSUPPORTED},
-        {DICT("[('', '|V4'), ('f', '<f4')]", "False", "(6,)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f4'", "False", "()"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f4'", "False", "(0,)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f4'", "False", "(3, 0, 2)"), HL_ERR_UNSUPPORTED},
-        {DICT("'<f4'", "False", "(0, 4611686018427387904, 4611686018427387904)"),
-         HL_ERR_UNSUPPORTED},
+        /* rank above NumPy's 64 axes */
         {DICT("'<f4'", "False",
-              "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)"),
-         HL_ERR_UNSUPPORTED}, /* rank 33 */
-        {DICT("'<f4'", "True", "()"), HL_ERR_UNSUPPORTED},
+              "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+              "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1)"),
+         HL_ERR_UNSUPPORTED},
         /* too big */
         {DICT("'|u1'", "False", "(4611686018427387904, 4)"), HL_ERR_OVERFLOW},
         {DICT("'|u1'", "False", "(3037000500, 3037000500)"), HL_ERR_OVERFLOW},
@@ -533,6 +506,10 @@ static void test_header_errors(void **state)
         {DICT("'|u1'", "False", "(99999999999999999999999999999999,)"), HL_ERR_OVERFLOW},
         {DICT("'<f8'", "False", "(2305843009213693952, 2)"), HL_ERR_BYTES_OVERFLOW},
         {DICT("'|V9223372036854775807'", "False", "(2,)"), HL_ERR_BYTES_OVERFLOW},
+        {DICT("'<U2305843009213693952'", "False", "(1,)"), HL_ERR_BYTES_OVERFLOW},
+        {DICT("[('a', '<f8', (1152921504606846976, 2))]", "False", "(1,)"), HL_ERR_BYTES_OVERFLOW},
+        {DICT("[('a', '<f8', 1152921504606846976), ('b', '<f8', 1152921504606846976)]", "False", "(1,)"),
+         HL_ERR_BYTES_OVERFLOW},
         {DICT("'|V99999999999999999999'", "False", "(2,)"), HL_ERR_BYTES_OVERFLOW},
         /* malformed */
         {"{'descr': '<f4', 'fortran_order': False}", HL_ERR_FORMAT},
@@ -599,7 +576,22 @@ static void test_header_errors(void **state)
         {DICT("[('a', '<f4'])", "False", "(3,)"), HL_ERR_FORMAT},
         {DICT("[('a', <f4)]", "False", "(3,)"), HL_ERR_FORMAT},
         {DICT("[('a', '<f4'), ('b', {1: 2, 3})]", "False", "(3,)"), HL_ERR_FORMAT},
-        {DICT("[('a', '<f4'), ('b', {1: 2, 3: 4})]", "False", "(3,)"), HL_ERR_UNSUPPORTED},
+        {DICT("[('a', '<f4'), ('b', {1: 2, 3: 4})]", "False", "(3,)"), HL_ERR_FORMAT},
+        /* lists that are not lists of fields */
+        {DICT("[]", "False", "(3,)"), HL_OK}, /* np.dtype([]): no fields, zero-size */
+        {DICT("[[]]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("['<f4']", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a',)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', 5)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[(5, '<f4')]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[(('t', 'a', 'b'), '<f4')]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4', (2,), 7)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4', -2)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4', (2, -1))]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4', 'x')]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4', 2.0)]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', '<f4') ('b', '<f4')]", "False", "(3,)"), HL_ERR_FORMAT},
+        {DICT("[('a', [('b', '<f4'), 3])]", "False", "(3,)"), HL_ERR_FORMAT},
         {DICT("'<f4\n'", "False", "(3,)"), HL_ERR_FORMAT}, /* newline in a string */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -630,12 +622,419 @@ static void test_header_errors(void **state)
             deep[k++] = ']';
         snprintf(deep + k, sizeof deep - k, ", 'fortran_order': False, 'shape': (3,)}");
         hl_status st = parse_dict(deep);
-        assert_int_equal(st, depth <= 32 ? HL_ERR_UNSUPPORTED : HL_ERR_FORMAT);
+        assert_int_equal(st, depth == 1 ? HL_OK : HL_ERR_FORMAT); /* [] is a dtype, [[]] is not */
     }
     /* only opening brackets */
     memset(deep, '(', 3000);
     deep[3000] = '\0';
     assert_int_equal(parse_dict(deep), HL_ERR_FORMAT);
+}
+
+/* ---- every header NumPy writes ------------------------------------------------- */
+
+/* The descr of each, what hl_npy_info says about it (NumPy 1.24's dtype.str
+ * and itemsize are the reference: np.dtype(descr).itemsize). */
+static void test_every_numpy_dtype(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *descr;    /* as in the header */
+        const char *canon;    /* info.descr */
+        hl_dtype t;
+        int64_t itemsize;     /* -1: unknown */
+        bool swapped, structured;
+        const char *unsupported; /* a word of the phrase, or NULL */
+    } cases[] = {
+        {"'>f8'", ">f8", HL_DTYPE_FLOAT64, 8, true, false, NULL},
+        {"'>i2'", ">i2", HL_DTYPE_INT16, 2, true, false, NULL},
+        {"'>u4'", ">u4", HL_DTYPE_UINT32, 4, true, false, NULL},
+        {"'>c16'", ">c16", HL_DTYPE_COMPLEX128, 16, true, false, NULL},
+        {"'>f2'", ">f2", HL_DTYPE_FLOAT16, 2, true, false, NULL},
+        {"'>i1'", "|i1", HL_DTYPE_INT8, 1, false, false, NULL},
+        {"'?'", "|b1", HL_DTYPE_BOOL, 1, false, false, NULL},
+        {"'|S5'", "|S5", HL_DTYPE_BYTES, 5, false, false, NULL},
+        {"'a7'", "|S7", HL_DTYPE_BYTES, 7, false, false, NULL},
+        {"'<U3'", "<U3", HL_DTYPE_BYTES, 12, false, false, NULL},
+        {"'>U3'", ">U3", HL_DTYPE_BYTES, 12, false, false, NULL},
+        {"'<M8[ns]'", "<M8[ns]", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'<M8[D]'", "<M8[D]", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'<M8[10ms]'", "<M8[10ms]", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'<M8'", "<M8", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'<m8[s]'", "<m8[s]", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'>m8[us]'", ">m8[us]", HL_DTYPE_BYTES, 8, false, false, NULL},
+        {"'<f16'", "<f16", HL_DTYPE_BYTES, 16, false, false, NULL},
+        {"'<c32'", "<c32", HL_DTYPE_BYTES, 32, false, false, NULL},
+        {"'|V12'", "|V12", HL_DTYPE_BYTES, 12, false, false, NULL},
+        {"'|O'", "|O", HL_DTYPE_BYTES, -1, false, false, "object"},
+        {"'|O8'", "|O", HL_DTYPE_BYTES, -1, false, false, "object"},
+        {"'|V0'", "|V0", HL_DTYPE_BYTES, 0, false, false, "zero-size"},
+        {"'|S0'", "|S0", HL_DTYPE_BYTES, 0, false, false, "zero-size"},
+        {"'<M8[xyz]'", "<M8[xyz]", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"'float32'", "float32", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"''", "", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"'|V'", "|V", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"'|V1x'", "|V1x", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"'<f\\x34'", "<f\\x34", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"'<i16'", "<i16", HL_DTYPE_BYTES, -1, false, false, "does not know"},
+        {"[('x', '<f4'), ('y', '<i4')]", "[('x', '<f4'), ('y', '<i4')]", HL_DTYPE_BYTES, 8, false, true, NULL},
+        {"[('x', '<f4'), ('y', '>i4', (3,)), ('', '|V4'), ('n', [('a', '<i2')])]",
+         "[('x', '<f4'), ('y', '>i4', (3,)), ('', '|V4'), ('n', [('a', '<i2')])]", HL_DTYPE_BYTES,
+         4 + 12 + 4 + 2, false, true, NULL},
+        {"[(('the title', 'a'), '<f8'), ('b', '|u1', (2, 3))]",
+         "[(('the title', 'a'), '<f8'), ('b', '|u1', (2, 3))]", HL_DTYPE_BYTES, 14, false, true, NULL},
+        {"[('a', '<f8', ()), ('b', '<f4', 2), ('c', '<i2', (0,))]",
+         "[('a', '<f8', ()), ('b', '<f4', 2), ('c', '<i2', (0,))]", HL_DTYPE_BYTES, 16, false, true, NULL},
+        {"[('s', [('t', [('u', '<f8', (2,))], (3,))]), ('v', '|S3')]",
+         "[('s', [('t', [('u', '<f8', (2,))], (3,))]), ('v', '|S3')]", HL_DTYPE_BYTES, 51, false, true, NULL},
+        {"[ ( 'x' , '<f4' , ) , ]", "[ ( 'x' , '<f4' , ) , ]", HL_DTYPE_BYTES, 4, false, true, NULL},
+        {"[('o', '|O'), ('x', '<f4')]", "[('o', '|O'), ('x', '<f4')]", HL_DTYPE_BYTES, -1, false, true, "object"},
+        {"[('q', '<q9'), ('o', '|O')]", "[('q', '<q9'), ('o', '|O')]", HL_DTYPE_BYTES, -1, false, true, "object"},
+        {"[('q', '<q9')]", "[('q', '<q9')]", HL_DTYPE_BYTES, -1, false, true, "does not know"},
+        {"[]", "[]", HL_DTYPE_BYTES, 0, false, true, "zero-size"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char dict[512];
+        snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': (2, 3), }",
+                 cases[c].descr);
+        hl_npy_info info;
+        hl_status st = parse_dict_v(1, dict, &info);
+        if (st != HL_OK)
+            fail_msg("%s: %s", cases[c].descr, hl_strerror(st));
+        assert_string_equal(info.descr, cases[c].canon);
+        assert_int_equal(info.swapped, cases[c].swapped);
+        assert_int_equal(info.structured, cases[c].structured);
+        assert_false(info.fortran_order);
+        assert_int_equal(info.ndim, 2);
+        assert_int_equal(info.numpy_shape[0], 2);
+        assert_int_equal(info.numpy_shape[1], 3);
+        assert_int_equal(info.data_bytes, cases[c].itemsize < 0 ? -1 : 6 * cases[c].itemsize);
+        if (cases[c].unsupported) {
+            if (!info.unsupported || !strstr(info.unsupported, cases[c].unsupported))
+                fail_msg("%s: unsupported = %s", cases[c].descr, info.unsupported ? info.unsupported : "NULL");
+            continue;
+        }
+        if (info.unsupported)
+            fail_msg("%s: unsupported = %s", cases[c].descr, info.unsupported);
+        assert_int_equal(info.shape.dtype, cases[c].t);
+        assert_int_equal(info.shape.elem_size, cases[c].itemsize);
+        assert_int_equal(info.shape.rank, 2);
+        assert_int_equal(info.shape.extent[0], 3);
+        assert_int_equal(info.shape.extent[1], 2);
+    }
+}
+
+static void test_every_numpy_shape(void **state)
+{
+    (void)state;
+    hl_npy_info info;
+    /* 0-d: NumPy's scalar arrays; one element */
+    assert_int_equal(parse_dict_v(1, DICT("'<f8'", "False", "()"), &info), HL_OK);
+    assert_int_equal(info.ndim, 0);
+    assert_int_equal(info.data_bytes, 8);
+    assert_string_equal(info.unsupported, "0-d array");
+    /* empty: no data at all, whatever the other extents */
+    assert_int_equal(parse_dict_v(1, DICT("'<f4'", "True", "(3, 0, 2)"), &info), HL_OK);
+    assert_int_equal(info.ndim, 3);
+    assert_true(info.fortran_order);
+    assert_int_equal(info.numpy_shape[1], 0);
+    assert_int_equal(info.data_bytes, 0);
+    assert_string_equal(info.unsupported, "empty array (an extent is 0)");
+    assert_int_equal(parse_dict_v(1, DICT("'<f4'", "False", "(0, 4611686018427387904, 4611686018427387904)"),
+                                  &info), HL_OK);
+    assert_non_null(info.unsupported);
+    /* ranks 33..64: NumPy 2 writes them; hyperlayout holds up to HL_MAX_RANK */
+    char dict[1024];
+    for (int rank = 30; rank <= 65; rank++) {
+        size_t k = (size_t)snprintf(dict, sizeof dict, "{'descr': '<u2', 'fortran_order': False, 'shape': (");
+        for (int i = 0; i < rank; i++)
+            k += (size_t)snprintf(dict + k, sizeof dict - k, "%d,", i % 7 == 0 ? 2 : 1);
+        snprintf(dict + k, sizeof dict - k, "), }");
+        hl_status st = parse_dict_v(1, dict, &info);
+        if (rank > HL_NPY_MAX_NDIM) {
+            assert_int_equal(st, HL_ERR_UNSUPPORTED);
+            continue;
+        }
+        assert_int_equal(st, HL_OK);
+        assert_int_equal(info.ndim, rank);
+        assert_int_equal(info.numpy_shape[rank - 1], (rank - 1) % 7 == 0 ? 2 : 1);
+        int64_t n = 1;
+        for (int i = 0; i < rank; i++)
+            n *= i % 7 == 0 ? 2 : 1;
+        assert_int_equal(info.data_bytes, 2 * n);
+        if (rank <= HL_MAX_RANK) {
+            assert_null(info.unsupported);
+            assert_int_equal(info.shape.rank, rank);
+        } else {
+            assert_non_null(info.unsupported);
+            assert_non_null(strstr(info.unsupported, "rank"));
+        }
+    }
+    /* Fortran order: the logical shape is the same */
+    assert_int_equal(parse_dict_v(1, DICT("'<f4'", "True", "(2, 3, 5)"), &info), HL_OK);
+    assert_true(info.fortran_order);
+    assert_null(info.unsupported);
+    assert_int_equal(info.shape.extent[0], 5);
+    assert_int_equal(info.shape.extent[2], 2);
+    /* a structured descr above HL_NPY_DESCR_MAX: parsed, sized, not held */
+    static char big[3 * HL_NPY_DESCR_MAX];
+    size_t k = (size_t)snprintf(big, sizeof big, "{'descr': [");
+    for (int f = 0; f < 400; f++)
+        k += (size_t)snprintf(big + k, sizeof big - k, "('field%03d', '<f4'), ", f);
+    snprintf(big + k, sizeof big - k, "], 'fortran_order': False, 'shape': (3,), }");
+    unsigned char *img = malloc(sizeof big + 128);
+    assert_non_null(img);
+    size_t n = build(img, sizeof big + 128, 1, big, 64);
+    assert_int_equal(hl_npy_parse_header(img, n, &info), HL_OK);
+    assert_int_equal(info.data_bytes, 3 * 400 * 4);
+    assert_string_equal(info.unsupported, "structured dtype too long");
+    assert_int_equal(strlen(info.descr), HL_NPY_DESCR_MAX - 1);
+    free(img);
+    /* nested structures: bounded by the literal parser's depth */
+    for (int depth = 1; depth <= 20; depth++) {
+        char nest[1024];
+        size_t m = (size_t)snprintf(nest, sizeof nest, "{'descr': ");
+        for (int d = 0; d < depth; d++)
+            m += (size_t)snprintf(nest + m, sizeof nest - m, "[('a', ");
+        m += (size_t)snprintf(nest + m, sizeof nest - m, "'<f8'");
+        for (int d = 0; d < depth; d++)
+            m += (size_t)snprintf(nest + m, sizeof nest - m, ", (2,))]");
+        snprintf(nest + m, sizeof nest - m, ", 'fortran_order': False, 'shape': (1,)}");
+        hl_status st = parse_dict_v(1, nest, &info);
+        if (2 * depth + 1 <= 32) {
+            assert_int_equal(st, HL_OK);
+            assert_int_equal(info.data_bytes, 8 << depth);
+        } else {
+            assert_int_equal(st, HL_ERR_FORMAT);
+        }
+    }
+}
+
+/* ---- loading converts ------------------------------------------------------------ */
+
+/* A .npy file of NumPy shape (a, b, c) whose value at [i][j][k] is v(i, j, k),
+ * written in Fortran or C order and big- or little-endian int32. */
+static int32_t v3(int i, int j, int k) { return 10000 * i + 100 * j + k - 77777; }
+
+static void write_int32_file(const char *path, bool fortran, bool big, int a, int b, int c)
+{
+    char dict[256];
+    snprintf(dict, sizeof dict, "{'descr': '%ci4', 'fortran_order': %s, 'shape': (%d, %d, %d), }",
+             big ? '>' : '<', fortran ? "True" : "False", a, b, c);
+    size_t cap = 256 + (size_t)(a * b * c) * 4;
+    unsigned char *img = malloc(cap);
+    assert_non_null(img);
+    size_t n = build(img, cap, 1, dict, 64);
+    for (int i = 0; i < a; i++)
+        for (int j = 0; j < b; j++)
+            for (int k = 0; k < c; k++) {
+                size_t at = fortran ? (size_t)(i + a * (j + b * k)) : (size_t)((i * b + j) * c + k);
+                uint32_t u = (uint32_t)v3(i, j, k);
+                for (int byte = 0; byte < 4; byte++)
+                    img[n + 4 * at + (size_t)byte] = (unsigned char)(u >> (8 * (big ? 3 - byte : byte)));
+            }
+    write_file(path, img, n + (size_t)(a * b * c) * 4);
+    free(img);
+}
+
+static void test_load_converts(void **state)
+{
+    (void)state;
+    char path[1024];
+    in_dir(path, sizeof path, "conv.npy");
+    static const int dims[][3] = {{2, 3, 4}, {1, 5, 7}, {9, 1, 1}, {4, 4, 1}, {17, 33, 5}};
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
+        for (int f = 0; f < 2; f++)
+            for (int big = 0; big < 2; big++) {
+                int a = dims[d][0], b = dims[d][1], c = dims[d][2];
+                write_int32_file(path, f, big, a, b, c);
+                hl_npy_info info;
+                assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+                assert_int_equal(info.fortran_order, f);
+                assert_int_equal(info.swapped, big); /* the tests run on little-endian hosts */
+                hl_shape s;
+                void *data = NULL;
+                assert_int_equal(hl_npy_load(path, &s, &data), HL_OK);
+                assert_int_equal(s.dtype, HL_DTYPE_INT32);
+                assert_int_equal(s.extent[0], c);
+                assert_int_equal(s.extent[2], a);
+                const int32_t *x = data;
+                for (int i = 0; i < a; i++)
+                    for (int j = 0; j < b; j++)
+                        for (int k = 0; k < c; k++)
+                            if (x[(i * b + j) * c + k] != v3(i, j, k))
+                                fail_msg("(%d,%d,%d) fortran %d big %d: [%d][%d][%d] = %d", a, b, c, f, big,
+                                         i, j, k, x[(i * b + j) * c + k]);
+                int32_t *into = calloc((size_t)(a * b * c), 4);
+                assert_non_null(into);
+                assert_int_equal(hl_npy_load_into(path, &s, into), HL_OK);
+                assert_memory_equal(into, data, (size_t)(a * b * c) * 4);
+                free(into);
+                free(data);
+            }
+    /* complex: each half swapped on its own */
+    const char *dict = DICT("'>c8'", "False", "(2,)");
+    unsigned char img[256];
+    size_t n = build(img, sizeof img, 1, dict, 64);
+    const float want[4] = {1.5f, -2.25f, 3e10f, -0.0f};
+    for (int w = 0; w < 4; w++) {
+        uint32_t u;
+        memcpy(&u, &want[w], 4);
+        for (int byte = 0; byte < 4; byte++)
+            img[n + 4 * (size_t)w + (size_t)byte] = (unsigned char)(u >> (8 * (3 - byte)));
+    }
+    write_file(path, img, n + 16);
+    hl_shape s;
+    void *data = NULL;
+    assert_int_equal(hl_npy_load(path, &s, &data), HL_OK);
+    assert_int_equal(s.dtype, HL_DTYPE_COMPLEX64);
+    assert_memory_equal(data, want, 16);
+    free(data);
+    /* structured and strings: the bytes as in the file, never swapped */
+    n = build(img, sizeof img, 1, DICT("[('a', '>i2'), ('b', '|S3')]", "True", "(2, 2)"), 64);
+    for (int i = 0; i < 20; i++)
+        img[n + (size_t)i] = (unsigned char)(i + 1);
+    write_file(path, img, n + 20);
+    assert_int_equal(hl_npy_load(path, &s, &data), HL_OK);
+    assert_int_equal(s.dtype, HL_DTYPE_BYTES);
+    assert_int_equal(s.elem_size, 5);
+    /* Fortran (2, 2): file elements [0][0], [1][0], [0][1], [1][1] */
+    const unsigned char *b = data;
+    static const int order[4] = {0, 2, 1, 3};
+    for (int e = 0; e < 4; e++)
+        for (int byte = 0; byte < 5; byte++)
+            assert_int_equal(b[5 * e + byte], 5 * order[e] + byte + 1);
+    free(data);
+    /* what cannot be held: header fine, loading refused */
+    static const char *const refused[] = {
+        DICT("'|O'", "False", "(2,)"), DICT("'<f4'", "False", "()"), DICT("'<f4'", "False", "(2, 0)"),
+        DICT("'<q9'", "False", "(2,)"),
+    };
+    for (size_t r = 0; r < sizeof refused / sizeof *refused; r++) {
+        n = build(img, sizeof img, 1, refused[r], 64);
+        memset(img + n, 0, 16);
+        write_file(path, img, n + 16);
+        hl_npy_info info;
+        assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+        assert_non_null(info.unsupported);
+        data = (void *)&info;
+        assert_int_equal(hl_npy_load(path, &s, &data), HL_ERR_UNSUPPORTED);
+        assert_null(data);
+        int64_t one = 2;
+        assert_int_equal(hl_shape_init(&s, 1, &one, HL_DTYPE_FLOAT32, 0), HL_OK);
+        assert_int_equal(hl_npy_load_into(path, &s, img), HL_ERR_UNSUPPORTED);
+    }
+    /* an object array's pickle has no announced size: a short file is fine */
+    n = build(img, sizeof img, 1, DICT("'|O'", "False", "(1000,)"), 64);
+    write_file(path, img, n + 3);
+    hl_npy_info info;
+    assert_int_equal(hl_npy_read_header(path, &info), HL_OK);
+    assert_int_equal(info.data_bytes, -1);
+    assert_int_equal(unlink(path), 0);
+}
+
+/* ---- writing any header ------------------------------------------------------------- */
+
+static void test_format_header_info(void **state)
+{
+    (void)state;
+    /* every header parses back to what was asked, and NumPy's growth room */
+    static const struct {
+        const char *descr;
+        bool structured, fortran;
+        int64_t itemsize;
+        const char *dict; /* NumPy 1.24's, for (3, 4) */
+    } cases[] = {
+        {"<f4", false, false, 4, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }"},
+        {">f8", false, true, 8, "{'descr': '>f8', 'fortran_order': True, 'shape': (3, 4), }"},
+        {"|S5", false, false, 5, "{'descr': '|S5', 'fortran_order': False, 'shape': (3, 4), }"},
+        {"<M8[ns]", false, false, 8, "{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (3, 4), }"},
+        {"[('x', '<f4'), ('y', '>i4', (3,))]", true, false, 16,
+         "{'descr': [('x', '<f4'), ('y', '>i4', (3,))], 'fortran_order': False, 'shape': (3, 4), }"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        hl_npy_info in;
+        memset(&in, 0, sizeof in);
+        const int64_t ext[] = {4, 3};
+        assert_int_equal(hl_shape_init(&in.shape, 2, ext, HL_DTYPE_BYTES, cases[c].itemsize), HL_OK);
+        snprintf(in.descr, sizeof in.descr, "%s", cases[c].descr);
+        in.structured = cases[c].structured;
+        in.fortran_order = cases[c].fortran;
+        unsigned char got[512], want[512];
+        size_t len = 0;
+        assert_int_equal(hl_npy_format_header_info(&in, 0, NULL, 0, &len), HL_ERR_BUFFER);
+        assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_OK);
+        /* NumPy pads the dict with 21 - digits(growth axis) spaces: 20 here (3 or 4) */
+        char padded[512];
+        snprintf(padded, sizeof padded, "%s%20s", cases[c].dict, "");
+        size_t wn = build(want, sizeof want, 1, padded, 64);
+        assert_int_equal(len, wn);
+        assert_memory_equal(got, want, wn);
+        hl_npy_info out;
+        assert_int_equal(hl_npy_parse_header(got, len, &out), HL_OK);
+        assert_int_equal(out.fortran_order, cases[c].fortran);
+        assert_int_equal(out.structured, cases[c].structured);
+        assert_string_equal(out.descr, cases[c].descr);
+        assert_int_equal(out.data_bytes, 12 * cases[c].itemsize);
+        /* exactly min_len, for rewriting in place; too small is HL_ERR_RANGE */
+        for (size_t min = 40; min < 300; min += 7) {
+            size_t need = 10 + strlen(cases[c].dict) + 1;
+            hl_status st = hl_npy_format_header_info(&in, min, got, sizeof got, &len);
+            if (min < need) {
+                assert_int_equal(st, HL_ERR_RANGE);
+                continue;
+            }
+            assert_int_equal(st, HL_OK);
+            assert_int_equal(len, min);
+            assert_int_equal(got[min - 1], '\n');
+            assert_int_equal(hl_npy_parse_header(got, len, &out), HL_OK);
+            assert_int_equal(out.data_offset, (int64_t)min);
+            assert_string_equal(out.descr, cases[c].descr);
+        }
+    }
+    /* Fortran order grows the last NumPy axis */
+    hl_npy_info in;
+    memset(&in, 0, sizeof in);
+    const int64_t ext[] = {123456, 7};
+    assert_int_equal(hl_shape_init(&in.shape, 2, ext, HL_DTYPE_UINT8, 0), HL_OK);
+    strcpy(in.descr, "|u1");
+    in.fortran_order = true;
+    unsigned char got[512];
+    size_t len;
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_OK);
+    const char *dict = "{'descr': '|u1', 'fortran_order': True, 'shape': (7, 123456), }";
+    assert_memory_equal(got + 10, dict, strlen(dict));
+    assert_int_equal(got[10 + strlen(dict) + 21 - 6 - 1], ' ');
+    assert_int_equal(got[10 + strlen(dict) + 21 - 6], ' '); /* then padding to 64 */
+    /* UTF-8 field names: version 3.0 */
+    memset(&in, 0, sizeof in);
+    assert_int_equal(hl_shape_init(&in.shape, 2, ext, HL_DTYPE_BYTES, 4), HL_OK);
+    strcpy(in.descr, "[('\xc3\xa9t\xc3\xa9', '<f4')]");
+    in.structured = true;
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_OK);
+    assert_int_equal(got[6], 3);
+    in.version_major = 1; /* copied from a Latin-1 header: stays 1.0 */
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_OK);
+    assert_int_equal(got[6], 1);
+    /* errors */
+    in.version_major = 0;
+    in.shape.elem_size = 8;
+    in.shape.dtype = HL_DTYPE_BYTES;
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_MISMATCH);
+    in.structured = false;
+    strcpy(in.descr, "<f4'");
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_ARG);
+    strcpy(in.descr, "|O");
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_UNSUPPORTED);
+    in.structured = true;
+    strcpy(in.descr, "[('a', '<f8')");
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_ARG);
+    strcpy(in.descr, "[('a', '<f8')] x");
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_ARG);
+    strcpy(in.descr, "[('a', '<f8')]");
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_OK);
+    assert_int_equal(hl_npy_format_header_info(NULL, 0, got, sizeof got, &len), HL_ERR_NULL);
+    in.shape.rank = 0;
+    assert_int_equal(hl_npy_format_header_info(&in, 0, got, sizeof got, &len), HL_ERR_RANK);
 }
 
 /* ---- files ------------------------------------------------------------------- */
@@ -867,6 +1266,10 @@ int main(void)
         cmocka_unit_test(test_truncated_every_byte),
         cmocka_unit_test(test_bad_magic_and_version),
         cmocka_unit_test(test_header_errors),
+        cmocka_unit_test(test_every_numpy_dtype),
+        cmocka_unit_test(test_every_numpy_shape),
+        cmocka_unit_test(test_load_converts),
+        cmocka_unit_test(test_format_header_info),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_load_into_mismatch),
         cmocka_unit_test(test_save_atomic),

@@ -1,37 +1,197 @@
-/* hyperlayout info — what a .npy file holds, in NumPy's terms and in
- * hyperlayout's: shape and descr, notation, extents L0 first, sizes. */
+/* hyperlayout info — what a .npy file (or a member of a .npz archive) holds,
+ * in NumPy's terms and in hyperlayout's: shape and descr, order, notation,
+ * extents L0 first, sizes.  Any valid header is shown, also one the other
+ * commands cannot process (the "unsupported" line says why). */
+#define _DEFAULT_SOURCE /* mmap */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static const char info_usage[] =
     "usage: hyperlayout info FILE.npy\n"
+    "       hyperlayout info FILE.npz           (lists the members)\n"
+    "       hyperlayout info FILE.npz:NAME      (one member, as for a .npy file)\n"
     "\n"
     "Reads the header of a NumPy .npy file (format version 1.0, 2.0 or 3.0) and\n"
     "prints, one per line:\n"
     "  file          the path\n"
     "  format        .npy version\n"
     "  numpy shape   the shape as NumPy prints it, most significant first\n"
-    "  numpy descr   the dtype as NumPy writes it (e.g. '<f4', '|V12')\n"
-    "  notation      the hyperlayout shape, e.g. [4096,4095,float32]\n"
+    "  numpy descr   the dtype as NumPy writes it (e.g. '<f4', '|S5', or the list\n"
+    "                of fields of a structured dtype)\n"
+    "  fortran order   yes: the data has NumPy's first axis fastest (loading\n"
+    "                transposes it to C order); no: C order\n"
+    "  byte order    for multi-byte numbers: little- or big-endian, and whether\n"
+    "                loading swaps the bytes\n"
+    "  unsupported   only when hyperlayout cannot hold the array (object dtype,\n"
+    "                0-d or empty array, rank above 32, ...): what it is.  The\n"
+    "                header is still shown and the exit status is 0; other\n"
+    "                commands refuse such a file\n"
+    "  notation      the hyperlayout shape, e.g. [4096,4095,float32]; types\n"
+    "                other than the numeric ones below are bytesN (N = itemsize)\n"
     "  rank          number of dimensions\n"
     "  extents       L0 first: L0 is NumPy's last axis, the fastest varying\n"
     "  N             number of elements\n"
-    "  element size  bytes per element\n"
-    "  data bytes    N * element size\n"
+    "  element size  bytes per element (NumPy's itemsize)\n"
+    "  data bytes    N * element size (absent for an object array: a pickle)\n"
     "  data offset   where the data starts in the file (the header's size)\n"
-    "  file bytes    the file's size\n"
+    "  file bytes    the file's size (the member's, uncompressed)\n"
     "\n"
-    "Supported: C order, little-endian bool, int8..int64, uint8..uint64,\n"
-    "float16/32/64, complex64/128 and void (|V<n>, shown as bytesN).  A file that\n"
-    "is malformed, truncated or uses another feature (Fortran order, big-endian,\n"
-    "object or structured dtype, 0-d or empty array) is a one-line error on\n"
-    "stderr and exit status 2.\n"
+    "A .npz archive (np.savez, np.savez_compressed) is listed one member a line:\n"
+    "  member        NAME (shape) 'descr' stored|deflated, SIZE bytes\n"
+    "A member that is not a valid .npy file is listed with the error instead.\n"
+    "\n"
+    "Numeric types: bool, int8..int64, uint8..uint64, float16/32/64,\n"
+    "complex64/128, either byte order.  A file that is malformed or truncated,\n"
+    "or an unknown member, is a one-line error on stderr and exit status 2.\n"
     "\n"
     "  -h, --help   this text\n";
+
+static void print_numpy_shape(const hl_npy_info *info)
+{
+    printf("(");
+    for (int i = 0; i < info->ndim; i++)
+        printf("%" PRId64 "%s", info->numpy_shape[i],
+               i + 1 < info->ndim ? ", " : info->ndim == 1 ? "," : "");
+    printf(")");
+}
+
+/* The byte order line: only where the descr has one that matters. */
+static void print_byte_order(const hl_npy_info *info)
+{
+    char order = info->descr[0];
+    if (info->structured || (order != '<' && order != '>'))
+        return;
+    bool numeric = info->unsupported == NULL && info->shape.dtype != HL_DTYPE_BYTES;
+    printf("byte order    %s%s\n", order == '<' ? "little-endian" : "big-endian",
+           info->swapped ? " (swapped on load)" : numeric ? " (native)" : " (kept as stored)");
+}
+
+static int print_info(const char *cmd, const char *file, const hl_npy_info *info, const char *where)
+{
+    printf("file          %s\n", file);
+    printf("format        .npy version %d.%d%s\n", info->version_major, info->version_minor, where);
+    printf("numpy shape   ");
+    print_numpy_shape(info);
+    printf("\n");
+    if (info->structured)
+        printf("numpy descr   %s\n", info->descr);
+    else
+        printf("numpy descr   '%s'\n", info->descr);
+    printf("fortran order   %s\n", info->fortran_order ? "yes" : "no");
+    print_byte_order(info);
+    if (info->unsupported) {
+        printf("unsupported   %s (hyperlayout cannot load this array)\n", info->unsupported);
+    } else {
+        const hl_shape *s = &info->shape;
+        char notation[HL_SHAPE_NOTATION_MAX];
+        hl_status st = hl_shape_format(s, notation, sizeof notation);
+        if (st != HL_OK)
+            return cli_error(cmd, "%s: %s", file, hl_strerror(st));
+        printf("notation      %s\n", notation);
+        printf("rank          %d\n", s->rank);
+        printf("extents       {");
+        for (int i = 0; i < s->rank; i++)
+            printf("%s%" PRId64, i ? ", " : "", s->extent[i]);
+        printf("}  (L0 first)\n");
+        printf("N             %" PRId64 "\n", hl_shape_count(s));
+        printf("element size  %" PRId64 "\n", s->elem_size);
+    }
+    if (info->data_bytes >= 0)
+        printf("data bytes    %" PRId64 "\n", info->data_bytes);
+    printf("data offset   %" PRId64 "\n", info->data_offset);
+    if (info->file_bytes >= 0)
+        printf("file bytes    %" PRId64 "\n", info->file_bytes);
+    return 0;
+}
+
+typedef struct mapped {
+    const unsigned char *p;
+    size_t len;
+} mapped;
+
+/* 1: path is a .npz (a zip: starts "PK"), mapped; 0: not one; -1: error (errno). */
+static int map_if_zip(const char *path, mapped *m)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    unsigned char magic[2];
+    int r = 0;
+    if (fstat(fd, &sb) != 0) {
+        r = -1;
+    } else if (S_ISREG(sb.st_mode) && sb.st_size >= 4 && pread(fd, magic, 2, 0) == 2 &&
+               magic[0] == 'P' && magic[1] == 'K') {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            r = -1;
+        } else {
+            m->p = p;
+            m->len = (size_t)sb.st_size;
+            r = 1;
+        }
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return r;
+}
+
+static int list_npz(const char *file, const mapped *z)
+{
+    int64_t count = 0;
+    hl_status st = hl_npz_list(z->p, z->len, NULL, 0, &count);
+    if (st != HL_OK && st != HL_ERR_BUFFER)
+        return cli_error("info", "%s: %s", file, hl_strerror(st));
+    hl_npz_member *m = calloc(count > 0 ? (size_t)count : 1, sizeof *m);
+    if (!m)
+        return cli_error("info", "%s: %s", file, hl_strerror(HL_ERR_NOMEM));
+    st = hl_npz_list(z->p, z->len, m, count, &count);
+    if (st != HL_OK) {
+        free(m);
+        return cli_error("info", "%s: %s", file, hl_strerror(st));
+    }
+    printf("file          %s\n", file);
+    printf("format        .npz archive, %" PRId64 " member%s\n", count, count == 1 ? "" : "s");
+    for (int64_t i = 0; i < count; i++) {
+        hl_npy_info info;
+        printf("member        %s ", m[i].name);
+        st = hl_npz_member_header(z->p, z->len, &m[i], &info);
+        if (st == HL_OK) {
+            print_numpy_shape(&info);
+            printf(info.structured ? " %s" : " '%s'", info.descr);
+        } else {
+            printf("(%s)", hl_strerror(st));
+        }
+        printf(" %s, %" PRId64 " bytes\n", m[i].method == 0 ? "stored" : m[i].method == 8 ? "deflated" : "compressed",
+               m[i].size);
+    }
+    free(m);
+    return 0;
+}
+
+static int show_member(const char *arg, const char *name, const mapped *z)
+{
+    hl_npz_member m;
+    hl_status st = hl_npz_find(z->p, z->len, name, &m);
+    if (st != HL_OK)
+        return cli_error("info", "%s: %s", arg, hl_strerror(st));
+    hl_npy_info info;
+    st = hl_npz_member_header(z->p, z->len, &m, &info);
+    if (st != HL_OK)
+        return cli_error("info", "%s: %s", arg, hl_strerror(st));
+    return print_info("info", arg, &info, m.method == 0 ? " (a stored .npz member)" : " (a deflated .npz member)");
+}
 
 int cmd_info(int argc, char **argv)
 {
@@ -58,39 +218,42 @@ int cmd_info(int argc, char **argv)
     if (!file)
         return cli_error("info", "no FILE given (see hyperlayout info --help)");
 
-    hl_npy_info info;
+    int rc;
+    mapped z = {NULL, 0};
     errno = 0;
-    hl_status st = hl_npy_read_header(file, &info);
-    if (st == HL_ERR_IO && errno != 0)
-        return cli_error("info", "%s: %s (%s)", file, hl_strerror(st), strerror(errno));
-    if (st != HL_OK)
-        return cli_error("info", "%s: %s", file, hl_strerror(st));
-
-    const hl_shape *s = &info.shape;
-    char notation[HL_SHAPE_NOTATION_MAX];
-    st = hl_shape_format(s, notation, sizeof notation);
-    if (st != HL_OK)
-        return cli_error("info", "%s: %s", file, hl_strerror(st));
-
-    printf("file          %s\n", file);
-    printf("format        .npy version %d.%d\n", info.version_major, info.version_minor);
-    printf("numpy shape   (");
-    for (int i = s->rank - 1; i >= 0; i--)
-        printf("%" PRId64 "%s", s->extent[i], i > 0 ? ", " : s->rank == 1 ? "," : "");
-    printf(")\n");
-    printf("numpy descr   '%s'\n", info.descr);
-    printf("notation      %s\n", notation);
-    printf("rank          %d\n", s->rank);
-    printf("extents       {");
-    for (int i = 0; i < s->rank; i++)
-        printf("%s%" PRId64, i ? ", " : "", s->extent[i]);
-    printf("}  (L0 first)\n");
-    printf("N             %" PRId64 "\n", hl_shape_count(s));
-    printf("element size  %" PRId64 "\n", s->elem_size);
-    printf("data bytes    %" PRId64 "\n", info.data_bytes);
-    printf("data offset   %" PRId64 "\n", info.data_offset);
-    if (info.file_bytes >= 0)
-        printf("file bytes    %" PRId64 "\n", info.file_bytes);
+    int zip = map_if_zip(file, &z);
+    const char *colon = strrchr(file, ':');
+    if (zip < 0 && errno == ENOENT && colon) {
+        /* FILE.npz:NAME when no file has that whole name */
+        char *archive = strndup(file, (size_t)(colon - file));
+        if (!archive)
+            return cli_error("info", "%s: %s", file, hl_strerror(HL_ERR_NOMEM));
+        int e = 0;
+        zip = map_if_zip(archive, &z);
+        e = errno;
+        if (zip == 1)
+            rc = show_member(file, colon + 1, &z);
+        else if (zip == 0)
+            rc = cli_error("info", "%s: not a .npz archive, so it has no member '%s'", archive, colon + 1);
+        else
+            rc = cli_error("info", "%s: %s (%s)", archive, hl_strerror(HL_ERR_IO), strerror(e));
+        free(archive);
+    } else if (zip == 1) {
+        rc = list_npz(file, &z);
+    } else {
+        hl_npy_info info;
+        errno = 0;
+        hl_status st = hl_npy_read_header(file, &info);
+        if (st == HL_ERR_IO && errno != 0)
+            return cli_error("info", "%s: %s (%s)", file, hl_strerror(st), strerror(errno));
+        if (st != HL_OK)
+            return cli_error("info", "%s: %s", file, hl_strerror(st));
+        rc = print_info("info", file, &info, "");
+    }
+    if (z.p)
+        munmap((void *)(uintptr_t)z.p, z.len);
+    if (rc != 0)
+        return rc;
     if (fflush(stdout) != 0 || ferror(stdout))
         return 2;
     return 0;

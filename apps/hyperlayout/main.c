@@ -16,7 +16,7 @@ static const char usage[] =
     "                     (default: the paper's examples)\n"
     "  demo --pictures DIR\n"
     "                     the paper's Figures 8 and 10 as PNG files in DIR\n"
-    "  info FILE.npy      shape, type and sizes of a NumPy .npy file\n"
+    "  info FILE.npy      shape, type and sizes of a NumPy .npy file (or .npz members)\n"
     "  ising --T LIST [options]\n"
     "                     the Ising model in 1..8 dimensions on the crinkled\n"
     "                     checkerboard: a temperature sweep with error bars\n"

@@ -1,0 +1,97 @@
+/* hyperlayout — NumPy .npz archives: zip files whose members are .npy files
+ * ("NAME.npy"), as np.savez (stored, method 0) and np.savez_compressed
+ * (deflate, method 8) write them, with ZIP64 records for large members.
+ *
+ * The reader works on an archive held in memory (read or memory-mapped by the
+ * caller) and reads nothing outside [zip, zip + len).  Deflate needs zlib:
+ * built without it (CMake did not find it), deflated members are
+ * HL_ERR_UNSUPPORTED.  Status codes: HL_ERR_FORMAT for a malformed or
+ * truncated archive (no end record, records or members outside the file, a
+ * CRC that does not match); HL_ERR_UNSUPPORTED for valid archives
+ * hyperlayout does not read (multi-disk, encrypted members, methods other
+ * than 0 and 8, a member name of HL_NPZ_NAME_MAX bytes or more);
+ * HL_ERR_NOT_FOUND when a named member is absent. */
+#ifndef HYPERLAYOUT_NPZ_H
+#define HYPERLAYOUT_NPZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base.h"
+#include "npy.h"
+#include "shape.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HL_NPZ_NAME_MAX 256
+
+typedef struct hl_npz_member {
+    char name[HL_NPZ_NAME_MAX]; /* the zip name without a final ".npy" (np.load's key) */
+    int64_t offset;             /* where the member's bytes (its .npy file, possibly
+                                   compressed) start in the archive */
+    int64_t size;               /* uncompressed .npy bytes */
+    int64_t stored;             /* bytes in the archive */
+    int method;                 /* 0 stored, 8 deflate */
+    uint32_t crc32;             /* of the uncompressed bytes */
+} hl_npz_member;
+
+/* CRC-32 as zlib's crc32() and zip compute it: crc = 0 to start, then the
+ * previous result to continue over more bytes.  buf NULL returns crc. */
+uint32_t hl_crc32(uint32_t crc, const void *buf, size_t n);
+
+/* The members of an archive (len bytes: the whole file), in the central
+ * directory's order, into members[0..cap); *count gets their number, also
+ * when cap is too small (HL_ERR_BUFFER; members may then be NULL with cap
+ * 0). */
+hl_status hl_npz_list(const void *zip, size_t len, hl_npz_member *members, int64_t cap,
+                      int64_t *count);
+
+/* The member NAME ("a" or "a.npy"); NAME NULL: the only member (HL_ERR_ARG
+ * when there are several, HL_ERR_NOT_FOUND when none). */
+hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_member *m);
+
+/* Uncompresses (or copies) member m into out (m->size bytes) and checks its
+ * CRC (HL_ERR_FORMAT on a mismatch or a stream that does not give exactly
+ * m->size bytes). */
+hl_status hl_npz_extract(const void *zip, size_t len, const hl_npz_member *m, void *out);
+
+/* The .npy header of member m, as hl_npy_parse_header gives it, without
+ * extracting the member (a deflated one is inflated only as far as its
+ * header); file_bytes is m->size, and the member must hold the data the
+ * header announces (HL_ERR_FORMAT otherwise). */
+hl_status hl_npz_member_header(const void *zip, size_t len, const hl_npz_member *m,
+                               hl_npy_info *info);
+
+/* Pieces for a one-member archive written as a stream (the data's CRC and
+ * size known only at the end), method 0 (stored) as np.savez writes: the
+ * local header at archive offset 0 (general-purpose flag bit 3: CRC and
+ * sizes in the data descriptor; a ZIP64 extra field so that members above
+ * 4 GiB work), then the member's `size` bytes, then the tail: the data
+ * descriptor, the central directory and the end records (ZIP64 records when
+ * the size or an offset needs them).  NAME gets ".npy" appended unless it
+ * ends so.  *len gets the size even on HL_ERR_BUFFER (buf may then be NULL
+ * with cap 0).  HL_ERR_ARG for an empty name or one of HL_NPZ_NAME_MAX bytes
+ * or more, HL_ERR_RANGE for a negative size. */
+hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *len);
+hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void *buf, size_t cap,
+                             size_t *len);
+
+/* Loads member NAME (NULL: the only member) of the archive at path as
+ * hl_npy_load does: a new 64-byte-aligned buffer in C order, native byte
+ * order (HL_ERR_UNSUPPORTED when the member's header says hyperlayout cannot
+ * hold it).  The archive is memory-mapped, so only the member's pages are
+ * read; a deflated member is inflated into a temporary first.  On error
+ * *data is NULL and *shape unchanged. */
+hl_status hl_npz_load(const char *path, const char *name, hl_shape *shape, void **data);
+
+/* Writes the array as a one-member archive (member NAME.npy, stored, the
+ * .npy bytes hl_npy_save writes), atomically as hl_npy_save does. */
+hl_status hl_npz_save(const char *path, const char *name, const hl_shape *s, const void *data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
