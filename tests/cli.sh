@@ -103,10 +103,12 @@ expect_out "info FILE.npy"
 { npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3) "
   head -c 24 /dev/zero; } >"$dir/unbalanced.npy"
 printf 'not an npy file\n' >"$dir/text.npy"
-expect_fail info "$dir/fortran.npy"
-expect_err "hyperlayout info: $dir/fortran.npy: not supported by hyperlayout (a file feature"
-expect_fail info "$dir/big.npy"
-expect_err "not supported by hyperlayout"
+# every valid header is shown, also what other commands convert (Fortran
+# order, big-endian) or cannot hold
+expect_ok info "$dir/fortran.npy"
+expect_out "^fortran order *yes"
+expect_ok info "$dir/big.npy"
+expect_out "big-endian"
 expect_fail info "$dir/short.npy"
 expect_err "hyperlayout info: $dir/short.npy: malformed or truncated file"
 expect_fail info "$dir/version.npy"
@@ -217,10 +219,25 @@ expect_fail transform "$dir/a.npy" "$dir/c.npy" morton
 expect_err "is not a power of two"
 expect_fail transform "$dir/a.npy" "$dir/c.npy" morton:1
 expect_fail transform "$dir/missing.npy" "$dir/c.npy" flip:0
-expect_fail transform "$dir/fortran.npy" "$dir/c.npy" flip:0
+expect_err "$dir/missing.npy: No such file or directory"
 expect_fail transform "$dir/a.npy" "$dir/nodir/c.npy" flip:0
-expect_fail transform --threads 0 "$dir/a.npy" "$dir/c.npy" flip:0
+expect_err "$dir/nodir/c.npy: No such file or directory"
+expect_fail transform "$dir/a.npy" "$dir/a.npy/c.npy" flip:0
+expect_err "Not a directory"
+expect_fail transform "$dir/a.npy" "$dir/c.npy" flip:0,0
+expect_err "repeated dimension 0"
 expect_fail transform --bogus "$dir/a.npy" "$dir/c.npy" flip:0
+expect_err "unknown option '--bogus'"
+expect_fail transform --threads 5000 "$dir/a.npy" "$dir/c.npy" flip:0
+expect_err "from 0 (all cores) to 4096"
+expect_fail transform --threads "$dir/a.npy" "$dir/c.npy" flip:0
+expect_fail transform "$dir/text.npy" "$dir/c.npy" flip:0
+expect_err "$dir/text.npy: not a .npy file"
+expect_fail transform "$dir/short.npy" "$dir/c.npy" flip:0
+expect_err "$dir/short.npy: truncated"
+[ ! -e "$dir/c.npy" ] && ok || bad "a failed transform left an output file"
+expect_ok transform --threads 0 "$dir/fortran.npy" "$dir/c.npy" flip:0
+rm -f "$dir/c.npy"
 [ ! -e "$dir/c.npy" ] && ok || bad "a failed transform left an output file"
 
 # walker (seed 002): a small run of every variant, its statistics and CSV files

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -74,6 +75,7 @@ static int (*find_command(const char *name))(int, char **)
 
 int main(int argc, char **argv)
 {
+    atomic_file_cleanup_on_signals();
     if (argc < 2) {
         fputs("hyperlayout: no command given (see hyperlayout --help)\n", stderr);
         return 2;

@@ -59,7 +59,7 @@ static const char *split_member(const char *path, char *file, size_t cap)
     return stat(file, &sb) == 0 ? colon + 1 : NULL;
 }
 
-static hl_status parse_npy(npy_source *s, const unsigned char *bytes, size_t len, const char *path,
+static hl_status parse_npy(npy_source *s, unsigned char *bytes, size_t len, const char *path,
                            char *why, size_t cap)
 {
     hl_status st = hl_npy_parse_header(bytes, len, &s->info);
@@ -79,7 +79,7 @@ static hl_status parse_npy(npy_source *s, const unsigned char *bytes, size_t len
                  path, s->info.data_bytes, (int64_t)len - s->info.data_offset);
         return HL_ERR_FORMAT;
     }
-    s->data = (unsigned char *)bytes + s->info.data_offset;
+    s->data = bytes + s->info.data_offset;
     return HL_OK;
 }
 
