@@ -135,3 +135,47 @@ hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, 
     free(c.boxes);
     return st;
 }
+
+/* Pages of one box's reads: its digits by increasing input stride, each
+ * digit either widening the region read so far (its stride reaches no
+ * further than the region, or than a page: the pages then touch) or
+ * repeating it at places too far apart to share pages. */
+static int64_t box_pages(const hl_box *b, int64_t elem, int64_t page)
+{
+    int order[HL_BOX_MAX_DIGITS], n = 0;
+    for (int t = 0; t < b->ndigits; t++)
+        if (b->extent[t] > 1)
+            order[n++] = t;
+    for (int i = 1; i < n; i++) /* insertion sort: a handful of digits */
+        for (int j = i; j > 0 && llabs(b->src_stride[order[j]]) < llabs(b->src_stride[order[j - 1]]); j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    double region = (double)elem, regions = 1;
+    for (int i = 0; i < n; i++) {
+        const double step = (double)llabs(b->src_stride[order[i]]) * (double)elem;
+        const double e = (double)b->extent[order[i]];
+        if (step <= (region > (double)page ? region : (double)page))
+            region += (e - 1) * step;
+        else
+            regions *= e;
+    }
+    const double pages = regions * ((region + (double)page - 1) / (double)page);
+    return pages > 9e18 ? INT64_MAX : (int64_t)pages;
+}
+
+int64_t hl_plan_pages_read(const hl_plan *p, int64_t page_bytes)
+{
+    if (!p || page_bytes < 1 || !p->ir.lowered)
+        return 0;
+    const int64_t all = (p->ir.in_span * p->ir.elem_size + page_bytes - 1) / page_bytes;
+    int64_t pages = 0;
+    hl_box b;
+    for (int64_t i = 0; i < p->ir.nboxes && pages < all; i++) {
+        hl_ir_box(&p->ir, i, &b);
+        const int64_t more = box_pages(&b, p->ir.elem_size, page_bytes);
+        pages = more > all - pages ? all : pages + more;
+    }
+    return pages;
+}

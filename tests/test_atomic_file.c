@@ -112,26 +112,49 @@ static void test_failures(void **state)
     assert_int_equal(errno, ENOENT);
     assert_null(f);
 
-    /* a target that is a directory: open succeeds, the rename fails */
+    /* a target that is a directory: refused at open, nothing created */
     snprintf(other, sizeof other, "%s/sub", dir);
     assert_int_equal(mkdir(other, 0700), 0);
     char inner[1200];
     snprintf(inner, sizeof inner, "%s/keep", other);
     write_file(inner, "x", 1);
-    assert_int_equal(atomic_file_open(&f, other), HL_OK);
-    fprintf(atomic_file_stream(f), "into a directory\n");
     errno = 0;
-    assert_int_equal(atomic_file_commit(f), HL_ERR_IO);
-    assert_int_not_equal(errno, 0);
+    assert_int_equal(atomic_file_open(&f, other), HL_ERR_IO);
+    assert_int_equal(errno, EISDIR);
+    assert_null(f);
     struct stat sb;
     assert_int_equal(stat(other, &sb), 0);
     assert_true(S_ISDIR(sb.st_mode));
     assert_int_equal(count_entries(other), 1);
     assert_int_equal(count_entries(dir), 2); /* target.csv, sub */
 
+    /* the space claimed up front beyond a file size limit: EFBIG at once */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        atomic_file_cleanup_on_signals(); /* SIGXFSZ ignored */
+        struct rlimit rl = {.rlim_cur = 65536, .rlim_max = 65536};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(3);
+        atomic_file *g;
+        if (atomic_file_open(&g, path) != HL_OK)
+            _exit(4);
+        errno = 0;
+        hl_status st = atomic_file_reserve(g, 1 << 20);
+        int e = errno;
+        atomic_file_abort(g);
+        _exit(st == HL_ERR_IO && e == EFBIG ? 0 : 1);
+    }
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 2);
+
     /* writing fails half way (file size limit): the stream's error makes
      * commit fail */
-    pid_t pid = fork();
+    pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         signal(SIGXFSZ, SIG_IGN);
@@ -147,7 +170,6 @@ static void test_failures(void **state)
         hl_status st = atomic_file_commit(g);
         _exit(st == HL_ERR_IO && errno != 0 ? 0 : 1);
     }
-    int wstatus;
     assert_int_equal(waitpid(pid, &wstatus, 0), pid);
     assert_true(WIFEXITED(wstatus));
     assert_int_equal(WEXITSTATUS(wstatus), 0);
@@ -210,6 +232,63 @@ static void test_permissions(void **state)
     assert_int_equal(count_entries(dir), 3); /* kept, new, rel */
 }
 
+/* Targets that are not regular files are written through, never replaced;
+ * a symbolic link is followed and its target replaced. */
+static void test_special_targets(void **state)
+{
+    (void)state;
+    char dir[768], path[1024], link[1024];
+    make_dir(dir, sizeof dir, "special");
+    atomic_file *f;
+    assert_int_equal(atomic_file_open(&f, "/dev/null"), HL_OK);
+    assert_true(atomic_file_is_direct(f));
+    assert_int_equal(atomic_file_reserve(f, (int64_t)1 << 40), HL_OK); /* nothing to claim */
+    assert_int_equal(atomic_file_write(f, "discarded", 9), HL_OK);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    struct stat sb;
+    assert_int_equal(stat("/dev/null", &sb), 0);
+    assert_true(S_ISCHR(sb.st_mode));
+
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* the reader: what comes through must be the bytes sent */
+        FILE *r = fopen(path, "rb");
+        char got[16] = {0};
+        size_t n = r ? fread(got, 1, sizeof got, r) : 0;
+        _exit(n == 11 && !memcmp(got, "hello fifo\n", 11) ? 0 : 1);
+    }
+    assert_int_equal(atomic_file_open(&f, path), HL_OK);
+    assert_true(atomic_file_is_direct(f));
+    fputs("hello ", atomic_file_stream(f));
+    assert_int_equal(atomic_file_write(f, "fifo\n", 5), HL_OK);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+
+    snprintf(path, sizeof path, "%s/target.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    write_file(path, original, sizeof original);
+    assert_int_equal(symlink("target.csv", link), 0);
+    assert_int_equal(atomic_file_open(&f, link), HL_OK);
+    assert_false(atomic_file_is_direct(f));
+    assert_int_equal(atomic_file_reserve(f, 4096), HL_OK);
+    assert_int_equal(atomic_file_write(f, "new\n", 4), HL_OK);
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    size_t n;
+    unsigned char *got = read_file(path, &n);
+    assert_int_equal(n, 4); /* the claimed space is not left as a tail */
+    assert_memory_equal(got, "new\n", 4);
+    free(got);
+    assert_int_equal(count_entries(dir), 3); /* fifo, target, link */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_permissions),
+        cmocka_unit_test(test_special_targets),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

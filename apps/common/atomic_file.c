@@ -316,13 +316,20 @@ static void sync_directory(const char *path)
     free(dir);
 }
 
+/* Cuts space claimed by atomic_file_reserve but not written. */
+static int trim(int fd)
+{
+    off_t end = lseek(fd, 0, SEEK_CUR);
+    return end < 0 ? -1 : ftruncate(fd, end);
+}
+
 hl_status atomic_file_commit(atomic_file *f)
 {
     if (!f)
         return HL_ERR_NULL;
     const bool direct = atomic_file_is_direct(f);
     /* a FIFO or terminal cannot be synced (EINVAL): flushed is done */
-    int fail = ferror(f->fp) || fflush(f->fp) != 0 ||
+    int fail = ferror(f->fp) || fflush(f->fp) != 0 || (!direct && trim(fileno(f->fp)) != 0) ||
                (fsync(fileno(f->fp)) != 0 && !(direct && (errno == EINVAL || errno == EROFS)));
     int e = fail ? (errno ? errno : EIO) : 0;
     if (fclose(f->fp) != 0 && !fail) {

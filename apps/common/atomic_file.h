@@ -42,8 +42,8 @@ hl_status atomic_file_write(atomic_file *f, const void *buf, size_t len);
 
 /* Claims the space of a file of `bytes` bytes before the work that fills
  * it starts, so that a full disk or a file size limit fails now (HL_ERR_IO,
- * errno ENOSPC or EFBIG) instead of after it.  Nothing to claim for direct
- * targets. */
+ * errno ENOSPC or EFBIG) instead of after it; what is claimed but not
+ * written is cut off at commit.  Nothing to claim for direct targets. */
 hl_status atomic_file_reserve(atomic_file *f, int64_t bytes);
 
 /* Flushes, syncs and renames the temporary over the target, then frees F.

@@ -127,9 +127,12 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
     } else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
         s->map_len = (size_t)sb.st_size;
         /* populated now: one pass over the page cache instead of a fault
-         * per 4 KiB page later */
+         * per 4 KiB page later — unless the file would crowd out memory,
+         * where reading it all up front would only evict its own start */
+        const double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+        const int populate = (double)s->map_len < 0.5 * ram ? MAP_POPULATE : 0;
         s->map = mmap(NULL, s->map_len, shared ? PROT_READ | PROT_WRITE : PROT_READ,
-                      (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_POPULATE, fd, 0);
+                      (shared ? MAP_SHARED : MAP_PRIVATE) | populate, fd, 0);
         if (s->map == MAP_FAILED) {
             s->map = NULL;
             st = sys_error(name, why, cap);

@@ -108,6 +108,14 @@ hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part,
 hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt);
 
+/* An estimate of the distinct input pages of page_bytes bytes one run of p
+ * reads (at most the input's; 0 for plans that run cell by cell).  For a
+ * part from hl_plan_output_range it tells whether the part reads about as
+ * much as it writes, or touches far more pages than it uses (an output
+ * range of a transpose reads a little of every input row), where huge
+ * pages or bigger parts pay. */
+int64_t hl_plan_pages_read(const hl_plan *p, int64_t page_bytes);
+
 /* What the plan does, in a few lines of text (like fftw_print_plan): the
  * steps' layouts, the boxes and the solver that runs each, the threads, in
  * place or not.  Writes at most size bytes including the terminating NUL;
