@@ -97,7 +97,19 @@ hl_status hl_npy_to_native(const hl_npy_info *info, const void *src, void *dst)
     if (hl_npy_needs_transpose(info)) {
         if (src == dst)
             return HL_ERR_ARG;
+        /* The copy kernels load whole elements: a source at an arbitrary
+         * offset (a stored .npz member, a header not padded to 64) is moved
+         * to an aligned buffer first. */
+        void *bounce = NULL;
+        if ((uintptr_t)src % 64 != 0) {
+            hl_status st = hl_npy_alloc(info->data_bytes, &bounce);
+            if (st != HL_OK)
+                return st;
+            memcpy(bounce, src, (size_t)info->data_bytes);
+            src = bounce;
+        }
         hl_status st = transpose(info, src, dst);
+        free(bounce);
         if (st != HL_OK)
             return st;
     } else if (src != dst) {
