@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -166,6 +167,36 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
     if (st != HL_OK)
         npy_source_close(s);
     return st;
+}
+
+hl_status npy_source_to_memory(npy_source *s)
+{
+    if (s->buf && s->data >= s->buf && s->data < s->buf + s->buf_len &&
+        (uintptr_t)s->data % 64 == 0)
+        return HL_OK; /* already the process's own, aligned */
+    const size_t n = (size_t)s->info.data_bytes, piece = (size_t)64 << 20;
+    unsigned char *to = bigbuf_alloc(n);
+    if (!to)
+        return HL_ERR_NOMEM;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t at = 0; at < n; at += piece) {
+        const size_t len = n - at < piece ? n - at : piece;
+        memcpy(to + at, s->data + at, len);
+        if (s->map && s->map != s->buf) { /* the file's pages copied: let them go */
+            uintptr_t lo = ((uintptr_t)(s->data + at) + page - 1) / page * page;
+            uintptr_t hi = ((uintptr_t)(s->data + at + len)) / page * page;
+            if (hi > lo)
+                (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        }
+    }
+    if (s->map && s->map != s->buf)
+        munmap(s->map, s->map_len);
+    bigbuf_free(s->buf, s->buf_len);
+    s->map = NULL;
+    s->map_len = 0;
+    s->buf = s->data = to;
+    s->buf_len = n;
+    return HL_OK;
 }
 
 hl_status npy_source_writable(npy_source *s)

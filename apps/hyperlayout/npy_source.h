@@ -27,6 +27,12 @@ typedef struct npy_source {
  * wrong, with the system's reason, and the source holds nothing. */
 hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *why, size_t cap);
 
+/* Moves the data into process memory on huge pages (2 MiB aligned), piece
+ * by piece, dropping the file's pages as it goes, so the memory used stays
+ * one copy: for plans whose parts read a little of many pages, where 4 KiB
+ * file pages would cost a TLB miss per read. */
+hl_status npy_source_to_memory(npy_source *s);
+
 /* Lets a plan write into the data in place; a private mapping's pages
  * become the process's own, the file is untouched. */
 hl_status npy_source_writable(npy_source *s);

@@ -43,6 +43,8 @@ enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block */
     STAGE_BYTES = 1 << 16, /* one staging buffer of the transpose (x2 per thread) */
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
+    MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
+                               twice, where rows read a line per cell */
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
     STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
@@ -479,7 +481,7 @@ static bool plan_transpose(kbox *k, int64_t es)
         return false;
     move_digit(k, s0, nd);
     const int ns = take_run(k, nd, k->ss, side, false, &k->cols_in, &k->col_chunk, &cols_full);
-    if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_RUN_BYTES)
+    if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_SRC_RUN_BYTES)
         return false;
     k->mode = TRANSPOSE;
     k->row_last = nd - 1;
