@@ -26,6 +26,7 @@ const char *hl_strerror(hl_status st)
     case HL_ERR_UNSUPPORTED: return "not supported by hyperlayout (a file feature, or layouts this call cannot handle)";
     case HL_ERR_MISMATCH: return "shapes, element sizes or layouts do not match";
     case HL_ERR_IN_PLACE: return "this plan cannot run in place";
+    case HL_ERR_OVERLAP: return "input and output buffers overlap (only in == out runs in place)";
     case HL_STATUS_COUNT: break;
     }
     return "unknown status code";
