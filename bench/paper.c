@@ -415,8 +415,8 @@ static double timed_run(const problem *p, int kern, const float *in, float *out,
 /* CPU time, in seconds, that the whole machine spent not idle, and its
  * number of CPUs, from /proc/stat: user + nice + system + irq + softirq +
  * steal (time taken by other virtual machines).  -1 where it cannot be read.
- * (Not the load average: it counts tasks waiting on I/O, and on this
- * project's virtual machines it is about 2 with both cores idle.) */
+ * (Not the load average: it counts tasks waiting on I/O too, and on this
+ * project's virtual machines it has read over 2 with both cores idle.) */
 static double machine_busy(int *ncpu)
 {
     FILE *f = fopen("/proc/stat", "r");
