@@ -407,10 +407,10 @@ int cmd_ising(int argc, char **argv)
     ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
     /* the options that take a value, each handled below */
-    static const char *const value_options[] = {
-        "--dims", "--L",      "--h",        "--start",   "--T",     "--beta",
-        "--sweeps", "--therm", "--seed",    "--variant", "--dynamics", "--threads",
-        "--out",  "--checkpoint-every", NULL};
+    static const char *const value_options[] = {"--dims",    "--L",        "--h",       "--start",
+                                                "--T",       "--beta",     "--sweeps",  "--therm",
+                                                "--seed",    "--variant",  "--dynamics", "--threads",
+                                                "--out",     "--checkpoint-every",      NULL};
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];

@@ -102,10 +102,10 @@ static int parse_opts(int argc, char **argv, opts *o)
 {
     static const char *const list_name[3] = {"--b", "--S", "--kappa"};
     /* every option but --help takes a value */
-    static const char *const known[] = {"--particles", "--ncomp", "--steps", "--repeat",
-                                        "--threads",   "--stats-every", "--seed", "--dt",
-                                        "--end",       "--variant", "--stats", "--csv",
-                                        "--b",         "--S",       "--kappa", NULL};
+    static const char *const known[] = {"--particles", "--ncomp",   "--steps", "--repeat",
+                                        "--threads",   "--stats-every",       "--seed",
+                                        "--dt",        "--end",     "--variant", "--stats",
+                                        "--csv",       "--b",       "--S",     "--kappa", NULL};
     char why[256];
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
