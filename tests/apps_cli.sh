@@ -57,15 +57,15 @@ expect_err "unknown option '--bogus'"
 expect_fail walker --steps 10 --threads
 expect_err "--threads needs a value"
 expect_fail walker --threads 5000
-expect_err "--threads: 5000 is out of range (0 to 4096)"
+expect_err "--threads needs a count from 0 to 4096: 5000 is out of range"
 expect_fail walker --particles 0
-expect_err "--particles: 0 is out of range (1 to 2^34)"
+expect_err "--particles needs a count from 1 to 2^34: 0 is out of range"
 expect_fail walker --seed -1
-expect_err "--seed: -1 is out of range (0 to 2^63-1)"
+expect_err "--seed needs an integer from 0 to 2^63-1: -1 is out of range"
 expect_fail walker --steps many
-expect_err "--steps needs an integer from 0 to 2^40, not 'many'"
+expect_err "--steps needs a count from 0 to 2^40, not 'many'"
 expect_fail walker --ncomp 1.5
-expect_err "--ncomp needs an integer from 1 to"
+expect_err "--ncomp needs a count from 1 to"
 
 # ---- walker --threads 0: all cores, the same states
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)

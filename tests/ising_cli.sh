@@ -81,13 +81,15 @@ expect_fail --T 2 --therm -1
 expect_fail --T 2 --seed -1
 expect_fail --T 2 --seed 18446744073709551616
 expect_fail --T 2 --threads -1
-expect_err "out of range (0 to 4096)"
+expect_err "--threads needs a count from 0 to 4096: -1 is out of range"
 expect_fail --T 2 --threads 4097
-expect_err "out of range (0 to 4096)"
+expect_err "--threads needs a count from 0 to 4096: 4097 is out of range"
 expect_fail --T 2 --sweeps 2000000000000
-expect_err "--sweeps: 2000000000000 is out of range (2 to 2^40)"
+expect_err "--sweeps needs a count from 2 to 2^40: 2000000000000 is out of range"
+expect_fail --T 2 --seed 18446744073709551616
+expect_err "--seed needs an integer from 0 to 2^64-1: 18446744073709551616 is out of range"
 expect_fail --T 2 --dims x
-expect_err "--dims needs an integer from 1 to 8, not 'x'"
+expect_err "--dims needs a rank from 1 to 8, not 'x'"
 expect_fail --T 2 --start sideways
 expect_fail --T 2 --dynamics glauber
 expect_fail --T 2 --h nan

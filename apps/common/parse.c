@@ -38,8 +38,8 @@ static void format_bound(char *buf, size_t cap, int64_t x)
     snprintf(buf, cap, "%" PRId64, x);
 }
 
-int parse_i64_opt(const char *name, const char *s, int64_t lo, int64_t hi, int64_t *v, char *why,
-                  size_t cap)
+int parse_i64_opt(const char *name, const char *what, const char *s, int64_t lo, int64_t hi,
+                  int64_t *v, char *why, size_t cap)
 {
     const int rc = parse_i64(s, lo, hi, v);
     if (rc == 0)
@@ -48,9 +48,9 @@ int parse_i64_opt(const char *name, const char *s, int64_t lo, int64_t hi, int64
     format_bound(a, sizeof a, lo);
     format_bound(b, sizeof b, hi);
     if (rc == -2)
-        snprintf(why, cap, "%s: %s is out of range (%s to %s)", name, s, a, b);
+        snprintf(why, cap, "%s needs %s from %s to %s: %s is out of range", name, what, a, b, s);
     else
-        snprintf(why, cap, "%s needs an integer from %s to %s, not '%s'", name, a, b, s);
+        snprintf(why, cap, "%s needs %s from %s to %s, not '%s'", name, what, a, b, s);
     return -1;
 }
 

@@ -462,7 +462,7 @@ int cmd_ising(int argc, char **argv)
         const char *v = argv[++a];
         char why[256];
         if (!strcmp(o, "--dims")) {
-            if (parse_i64_opt(o, v, 1, ISING_MAX_RANK, &dims, why, sizeof why) < 0)
+            if (parse_i64_opt(o, "a rank", v, 1, ISING_MAX_RANK, &dims, why, sizeof why) < 0)
                 return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--L")) {
             nL = 0;
@@ -504,10 +504,10 @@ int cmd_ising(int argc, char **argv)
         } else if (!strcmp(o, "--beta")) {
             betas = v;
         } else if (!strcmp(o, "--sweeps")) {
-            if (parse_i64_opt(o, v, 2, (int64_t)1 << 40, &sweeps, why, sizeof why) < 0)
+            if (parse_i64_opt(o, "a count", v, 2, (int64_t)1 << 40, &sweeps, why, sizeof why) < 0)
                 return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--therm")) {
-            if (parse_i64_opt(o, v, 0, (int64_t)1 << 40, &therm, why, sizeof why) < 0)
+            if (parse_i64_opt(o, "a count", v, 0, (int64_t)1 << 40, &therm, why, sizeof why) < 0)
                 return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--seed")) {
             char *end;
@@ -516,7 +516,7 @@ int cmd_ising(int argc, char **argv)
             if (end == v || *end || v[0] == '-')
                 return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
             if (errno == ERANGE)
-                return cli_error(cmd, "--seed: %s is out of range (0 to 2^64-1)", v);
+                return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
             seed = s;
         } else if (!strcmp(o, "--variant")) {
             if (!strcmp(v, "A") || !strcmp(v, "a"))
@@ -540,7 +540,7 @@ int cmd_ising(int argc, char **argv)
                 return cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
             /* 0: the default, as in the other commands */
-            if (parse_i64_opt(o, v, 0, 4096, &threads, why, sizeof why) < 0)
+            if (parse_i64_opt(o, "a count", v, 0, 4096, &threads, why, sizeof why) < 0)
                 return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--out")) {
             if (!v[0])

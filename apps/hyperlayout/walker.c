@@ -123,25 +123,25 @@ static int parse_opts(int argc, char **argv, opts *o)
         const char *v = argv[++a];
         int64_t seed;
         if (!strcmp(arg, "--particles")) {
-            if (parse_i64_opt(arg, v, 1, INT64_C(1) << 34, &o->npar, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 1, INT64_C(1) << 34, &o->npar, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--ncomp")) {
-            if (parse_i64_opt(arg, v, 1, WALKER_MAX_COMP, &o->K, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 1, WALKER_MAX_COMP, &o->K, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--steps")) {
-            if (parse_i64_opt(arg, v, 0, INT64_C(1) << 40, &o->nsteps, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 0, INT64_C(1) << 40, &o->nsteps, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--repeat")) {
-            if (parse_i64_opt(arg, v, 1, 1000, &o->reps, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 1, 1000, &o->reps, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--threads")) {
-            if (parse_i64_opt(arg, v, 0, 4096, &o->threads, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 0, 4096, &o->threads, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--stats-every")) {
-            if (parse_i64_opt(arg, v, 0, INT64_C(1) << 40, &o->every, why, sizeof why))
+            if (parse_i64_opt(arg, "a count", v, 0, INT64_C(1) << 40, &o->every, why, sizeof why))
                 return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--seed")) {
-            if (parse_i64_opt(arg, v, 0, INT64_MAX, &seed, why, sizeof why))
+            if (parse_i64_opt(arg, "an integer", v, 0, INT64_MAX, &seed, why, sizeof why))
                 return cli_error("walker", "%s", why);
             o->seed = (uint64_t)seed;
         } else if (!strcmp(arg, "--dt")) {
