@@ -24,7 +24,7 @@ demo: build
 	$(BUILD)/bin/hyperlayout demo --pictures $(BUILD)/demo
 	$(BUILD)/bin/bench_paper --sizes 1024,4096 --reps 3
 	$(BUILD)/bin/hyperlayout ising --dims 2 --L 128 --T 1.5:3.5:0.1 --start up --therm 1000 --sweeps 5000 \
-	  --out $(BUILD)/demo-ising
+	  --out $(BUILD)/demo-ising --force
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -148,7 +148,7 @@ static hl_status op_chain(hl_plan **p, const hl_shape *s, const hl_plan_options 
     if (st == HL_OK)
         st = op_crinkle0(&steps[2], s, o);
     if (st == HL_OK)
-        st = hl_plan_compose(p, (const hl_plan *const *)steps, 3, o);
+        st = hl_plan_compose(p, steps, 3, o);
     for (int j = 0; j < 3; j++)
         hl_plan_destroy(steps[j]);
     return st;

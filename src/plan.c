@@ -311,8 +311,9 @@ hl_status hl_plan_permute(hl_plan **plan, const hl_shape *shape, const int *perm
     return plan_on_shape(plan, shape, &dst, true, out_extent, opt);
 }
 
-hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count,
-                          const hl_plan_options *opt)
+/* (in parentheses: plan.h's macro of the same name must not expand here) */
+hl_status (hl_plan_compose)(hl_plan **plan, const hl_plan *const *steps, int count,
+                            const hl_plan_options *opt)
 {
     if (!plan || !steps)
         return HL_ERR_NULL;
@@ -478,6 +479,20 @@ int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.lowered ? p->ir.nboxes : 
 
 /* ---- execution ----------------------------------------------------------- */
 
+/* Whether the bytes the plan reads, [in, in + in_span * elem), and those it
+ * writes, [out, out + out_span * elem), share any byte.  Partly overlapping
+ * buffers would have the engine read cells it has already overwritten (and
+ * differently for every thread count), so they are refused rather than run.
+ * Compared as integers: relational operators on pointers into different
+ * objects are undefined in C.  The byte counts fit: the plan checked them. */
+static bool buffers_overlap(const hl_plan *p, const void *in, const void *out)
+{
+    const uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    const uintptr_t na = (uintptr_t)(p->ir.in_span * p->ir.elem_size);
+    const uintptr_t nb = (uintptr_t)(p->ir.out_span * p->ir.elem_size);
+    return na > 0 && nb > 0 && a < b + nb && b < a + na;
+}
+
 hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, void *out,
                       const hl_exec_ctx *ctx)
 {
@@ -485,6 +500,8 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
         return HL_ERR_NULL;
     if (in == out && !p->ir.in_place)
         return HL_ERR_IN_PLACE;
+    if (in != out && buffers_overlap(p, in, out))
+        return HL_ERR_OVERLAP;
     const int64_t j = executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
         return HL_ERR_UNSUPPORTED;

@@ -1,12 +1,14 @@
 #!/bin/sh
 # `hyperlayout ising`: help, one-line errors (exit 2) for bad input, a run's
-# files, resuming (after completion, and after Ctrl-C) bit for bit, and the
-# plot where matplotlib is there.
-# Usage: ising_cli.sh path/to/hyperlayout PLOT QUICK
-#   PLOT: 1 when plots are built in; QUICK: 1 for a slow (sanitizer) build
+# files, resuming (after completion, and after Ctrl-C) bit for bit, an
+# earlier run in --out refused or replaced (--force), and the plot: drawn and
+# announced only where numpy and matplotlib are there when it runs.
+# Usage: ising_cli.sh path/to/hyperlayout PYTHON QUICK
+#   PYTHON: the python3 built in for plots (ISING_PYTHON), empty for none;
+#   QUICK: 1 for a slow (sanitizer) build
 set -u
 HL=$1
-PLOT=${2:-0}
+PYTHON=${2:-}
 QUICK=${3:-0}
 pass=0
 fail=0
@@ -39,7 +41,7 @@ lines() { wc -l <"$1" | tr -d ' '; }
 # ---- help
 expect_ok --help
 for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --out --dynamics \
-    --series --no-snapshot --plot --checkpoint-every --resume --progress --start --h; do
+    --series --no-snapshot --plot --checkpoint-every --resume --force --progress --start --h; do
     expect_out "^  $word"
 done
 if "$HL" help ising >"$out" 2>"$err"; then ok; else bad "help ising"; fi
@@ -78,14 +80,30 @@ expect_fail --T 2 --sweeps x
 expect_fail --T 2 --therm -1
 expect_fail --T 2 --seed -1
 expect_fail --T 2 --seed 18446744073709551616
-expect_fail --T 2 --threads 0
+expect_fail --T 2 --threads -1
+expect_err "--threads needs a count from 0 to 4096: -1 is out of range"
+expect_fail --T 2 --threads 4097
+expect_err "--threads needs a count from 0 to 4096: 4097 is out of range"
+expect_fail --T 2 --sweeps 2000000000000
+expect_err "--sweeps needs a count from 2 to 2^40: 2000000000000 is out of range"
+expect_fail --T 2 --seed 18446744073709551616
+expect_err "--seed needs an integer from 0 to 2^64-1: 18446744073709551616 is out of range"
+expect_fail --T 2 --dims x
+expect_err "--dims needs a rank from 1 to 8, not 'x'"
 expect_fail --T 2 --start sideways
 expect_fail --T 2 --dynamics glauber
 expect_fail --T 2 --h nan
 expect_fail --T 2 --checkpoint-every -5
 expect_fail --T 2 --frobnicate
+expect_err "unknown option '--frobnicate'"
+expect_fail --T 2 --frobnicate 3
+expect_err "unknown option '--frobnicate'"
 expect_fail --T 2 extra
 expect_fail --T
+expect_err "--T needs a value"
+expect_fail --T 2 --sweeps
+expect_err "--sweeps needs a value"
+expect_fail --T 2 --resume --force
 expect_fail --T 2 --out "$dir/none" --resume
 expect_err "checkpoint.bin"
 : >"$dir/afile"
@@ -112,6 +130,10 @@ cp "$dir/r2/results.csv" "$dir/want.csv"
 expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --out "$dir/r2b" --no-plot --variant A \
     --threads 2 --quiet
 cmp -s "$dir/want.csv" "$dir/r2b/results.csv" && ok || bad "variant A / 2 threads gave other results"
+# --threads 0: all cores, the default
+expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --out "$dir/r2t" --no-plot --threads 0 \
+    --quiet
+cmp -s "$dir/want.csv" "$dir/r2t/results.csv" && ok || bad "--threads 0 gave other results"
 [ ! -s "$out" ] && ok || bad "--quiet printed"
 # resuming a finished run gives its results again; another run's checkpoint is refused
 expect_ok --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 3 --out "$dir/r2" --resume --no-plot
@@ -119,6 +141,43 @@ expect_out "(resumed)"
 cmp -s "$dir/want.csv" "$dir/r2/results.csv" && ok || bad "resumed results differ"
 expect_fail --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 4 --out "$dir/r2" --resume
 expect_err "another run"
+
+# ---- an earlier run in --out: refused without --resume or --force; --force
+# replaces it, leaving none of its files (and all of the user's) behind
+sum_r2=$(cat "$dir/r2/checkpoint.bin" "$dir/r2/results.csv" | cksum)
+expect_fail --L 16 --T 2.0 --sweeps 50 --therm 5 --out "$dir/r2" --no-plot
+expect_err "$dir/r2 holds an earlier run"
+expect_err "--resume"
+expect_err "--force"
+[ "$(cat "$dir/r2/checkpoint.bin" "$dir/r2/results.csv" | cksum)" = "$sum_r2" ] && ok ||
+    bad "a refused run touched the earlier checkpoint or results"
+# an interrupted run leaves a checkpoint alone, or a temporary: refused too
+mkdir "$dir/ck" && : >"$dir/ck/checkpoint.bin"
+expect_fail --L 16 --T 2.0 --sweeps 50 --out "$dir/ck"
+mkdir "$dir/tmpf" && : >"$dir/tmpf/.results.json.Ab12Cd"
+expect_fail --L 16 --T 2.0 --sweeps 50 --out "$dir/tmpf"
+# the user's own files are no earlier run
+mkdir "$dir/mine" && echo notes >"$dir/mine/notes.txt" && : >"$dir/mine/snapshot.png"
+expect_ok --L 16 --T 2.0 --sweeps 50 --therm 5 --out "$dir/mine" --no-plot --quiet
+: >"$dir/r2/.checkpoint.bin.x1Y2z3"
+: >"$dir/r2/.observables.abc_123.png"
+: >"$dir/r2/observables.png"
+: >"$dir/r2/snapshot_1234.png"
+for f in notes.txt snapshot_12.png snapshot_abc.png series_000.csv.bak results.txt .hidden \
+    .results.csv.x; do
+    echo mine >"$dir/r2/$f"
+done
+expect_ok --L 16 --T 2.0 --sweeps 50 --therm 5 --out "$dir/r2" --no-plot --force --quiet
+[ "$(lines "$dir/r2/results.csv")" = 2 ] && ok || bad "--force: results.csv is not the new run's"
+expect_file "$dir/r2/snapshot_000.png"
+for f in snapshot_001.png series_000.csv series_001.csv magnetisation.png observables.png \
+    snapshot_1234.png .checkpoint.bin.x1Y2z3 .observables.abc_123.png; do
+    [ ! -e "$dir/r2/$f" ] && ok || bad "--force left the earlier run's $f"
+done
+for f in notes.txt snapshot_12.png snapshot_abc.png series_000.csv.bak results.txt .hidden \
+    .results.csv.x; do
+    [ "$(cat "$dir/r2/$f" 2>/dev/null)" = mine ] && ok || bad "--force removed the user's $f"
+done
 
 # ---- other ranks, --beta, field, start, dynamics
 expect_ok --dims 3 --L 8 --beta 0.2:0.24:0.02 --sweeps 100 --therm 20 --out "$dir/r3" --no-plot
@@ -164,11 +223,54 @@ else
 fi
 cmp -s "$dir/full/results.csv" "$dir/int/results.csv" && ok || bad "interrupted and resumed run differs"
 
-# ---- the plot
-if [ "$PLOT" = 1 ]; then
-    expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rp" --plot
-    expect_file "$dir/rp/observables.png"
-    expect_out "observables.png"
+# ---- the plot: numpy and matplotlib are looked for when it is drawn, so a
+# plot is announced exactly when observables.png was written.  A stand-in
+# matplotlib on PYTHONPATH plays "installed after the build" and "missing".
+if [ -n "$PYTHON" ]; then
+    mkdir -p "$dir/nompl/matplotlib" "$dir/fakempl/matplotlib"
+    echo 'raise ImportError("No module named matplotlib (test stand-in)")' \
+        >"$dir/nompl/matplotlib/__init__.py"
+    cat >"$dir/fakempl/matplotlib/__init__.py" <<'PY'
+def use(backend):
+    pass
+PY
+    cat >"$dir/fakempl/matplotlib/pyplot.py" <<'PY'
+# enough of pyplot for plot.py: every call succeeds, savefig writes a stub
+class _Any:
+    def __getattr__(self, name):
+        return self
+    def __call__(self, *a, **k):
+        return self
+    def __iter__(self):
+        return iter([self] * 6)
+    def get_legend_handles_labels(self):
+        return [], []
+    def savefig(self, f, **k):
+        f.write(b"\x89PNG stand-in")
+def subplots(*a, **k):
+    return _Any(), _Any()
+PY
+    export PYTHONPATH="$dir/nompl"
+    expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rn" --plot
+    [ ! -e "$dir/rn/observables.png" ] && ok || bad "a plot without matplotlib"
+    if grep -q "observables.png" "$out"; then bad "announced a plot it did not draw"; cat "$out"; else ok; fi
+    expect_out "no plot drawn"
+    expect_err "no plot"
+    if "$PYTHON" -c "import numpy" 2>/dev/null; then
+        PYTHONPATH="$dir/fakempl"
+        expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rf" --plot
+        expect_file "$dir/rf/observables.png"
+        expect_out "plot in .*observables.png"
+    else
+        echo "note: $PYTHON has no numpy: the drawn plot is not tested"
+    fi
+    unset PYTHONPATH
+    if "$PYTHON" -c "import numpy, matplotlib" 2>/dev/null; then
+        expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rp" --plot
+        expect_file "$dir/rp/observables.png"
+        expect_out "observables.png"
+        head -c 4 "$dir/rp/observables.png" | od -c | grep -q "P   N   G" && ok || bad "observables.png is not a PNG"
+    fi
 fi
 
 echo "ising_cli: $pass passed, $fail failed"

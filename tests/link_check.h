@@ -57,6 +57,14 @@ static int link_check(const char *who)
             LINK_CHECK(out[y * 4 + x] == in[y * 4 + (3 - x)]);
     LINK_CHECK(hl_execute(p, out.data(), out.data()) == HL_OK);
     LINK_CHECK(out == in);
+    // overlapping but not equal buffers are refused
+    LINK_CHECK(hl_execute(p, out.data(), out.data() + 1) == HL_ERR_OVERLAP);
+    // hl_plan_compose takes the hl_plan * array callers have (flip twice: identity)
+    hl_plan *steps[2] = {p, p}, *twice = nullptr;
+    LINK_CHECK(hl_plan_compose(&twice, steps, 2, nullptr) == HL_OK);
+    LINK_CHECK(hl_execute(twice, in.data(), out.data()) == HL_OK);
+    LINK_CHECK(out == in);
+    hl_plan_destroy(twice);
     hl_plan_destroy(p);
 
     // layout.h: the same flip as a layout

@@ -238,6 +238,52 @@ static void test_describe(void **state)
         hl_plan_destroy(p[k]);
 }
 
+/* Buffers that overlap without being the same are refused (HL_ERR_OVERLAP)
+ * before anything is written, by hl_execute and by every share of
+ * hl_execute_part; buffers that merely touch, and in == out, still run. */
+static void test_overlap(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[6,10,int32]"), HL_OK);
+    hl_plan *flip, *tile;
+    assert_int_equal(hl_plan_flip(&flip, &s, 1, NULL), HL_OK);
+    /* tiles of 4 x 4: padded, so the output span (12 x 8) exceeds the input's */
+    assert_int_equal(hl_plan_tile(&tile, &s, (const int64_t[]){4, 4}, NULL), HL_OK);
+    const int64_t n = 60;
+    assert_int_equal(hl_plan_out_span(tile), 96);
+    uint32_t buf[3 * 96], keep[3 * 96];
+    fill(buf, 3 * 96);
+    memcpy(keep, buf, sizeof buf);
+    uint32_t *a = buf + 96;
+    const hl_plan *plans[2] = {flip, tile};
+    for (int k = 0; k < 2; k++) {
+        const hl_plan *p = plans[k];
+        const int64_t out_span = hl_plan_out_span(p);
+        /* out starts inside in, in starts inside out, one shared cell at either end */
+        uint32_t *const bad_out[] = {a + 1, a - 1, a + n - 1, a - out_span + 1, a - 5, a + 30};
+        for (size_t j = 0; j < sizeof bad_out / sizeof bad_out[0]; j++) {
+            assert_int_equal(hl_execute(p, a, bad_out[j]), HL_ERR_OVERLAP);
+            for (int part = 0; part < 3; part++)
+                assert_int_equal(hl_execute_part(p, a, bad_out[j], part, 3), HL_ERR_OVERLAP);
+            assert_memory_equal(buf, keep, sizeof buf); /* nothing written */
+        }
+        /* a byte of overlap is overlap too: out one byte short of in's end */
+        void *byte = (char *)(a + n) - 1;
+        assert_int_equal(hl_execute(p, a, byte), HL_ERR_OVERLAP);
+        /* adjacent on either side: no byte shared, so it runs */
+        assert_int_equal(hl_execute(p, a, a + n), HL_OK);
+        memcpy(buf, keep, sizeof buf);
+        assert_int_equal(hl_execute(p, a, a - out_span), HL_OK);
+        memcpy(buf, keep, sizeof buf);
+    }
+    assert_int_equal(hl_execute(flip, a, a), HL_OK); /* in place */
+    assert_int_equal(hl_execute(tile, a, a), HL_ERR_IN_PLACE);
+    assert_string_not_equal(hl_strerror(HL_ERR_OVERLAP), hl_strerror(HL_ERR_IN_PLACE));
+    hl_plan_destroy(flip);
+    hl_plan_destroy(tile);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_parts_in_place),
         cmocka_unit_test(test_from_boxes),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

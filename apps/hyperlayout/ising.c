@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -54,9 +55,10 @@ static const char ising_usage[] =
     "                       C (hand-written 2D kernel), reference (one site at a\n"
     "                       time, slow) or auto (default: C in 2D, else B when\n"
     "                       every extent is a power of two, else A)\n"
-    "  --threads N          OpenMP threads (default: all cores; where other jobs share\n"
-    "                       the cores, OMP_WAIT_POLICY=passive stops idle threads from\n"
-    "                       busy-waiting, which can cost more than the threads gain)\n"
+    "  --threads N          OpenMP threads, 1..4096, or 0 for all cores (the default;\n"
+    "                       where other jobs share the cores, OMP_WAIT_POLICY=passive\n"
+    "                       stops idle threads from busy-waiting, which can cost more\n"
+    "                       than the threads gain)\n"
     "  --dynamics D         metropolis (acceptance min(1, exp(-dE/T))) or heatbath\n"
     "                       (1 / (1 + exp(dE/T))); default metropolis, but heatbath\n"
     "                       in 1D, where the checkerboard Metropolis chain is not\n"
@@ -83,6 +85,9 @@ static const char ising_usage_more[] =
     "                       never stopped; the lattice, temperature, sweep, seed,\n"
     "                       start and dynamics options must be the ones it was\n"
     "                       started with\n"
+    "  --force              replace an earlier run in DIR: first delete the files\n"
+    "                       named above (and only those).  Without --resume or\n"
+    "                       --force, a DIR holding any of them is refused\n"
     "  --progress, --no-progress\n"
     "                       a progress bar on stderr for runs over a second (default:\n"
     "                       when stderr is a terminal)\n"
@@ -194,6 +199,77 @@ static int make_dirs(const char *path)
     return 0;
 }
 
+/* ---- an earlier run in the output directory ---- */
+
+/* Whether s is at least min characters, all decimal digits. */
+static int all_digits(const char *s, size_t len, size_t min)
+{
+    if (len < min)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* Whether name, a file name in --out, is one this command writes: the fixed
+ * names, snapshot_NNN.png and series_NNN.csv, and the temporaries that their
+ * atomic writes leave behind when killed (".NAME.XXXXXX" of atomic_file,
+ * plot.py's ".observables.*.png").  Nothing else in the directory is ours. */
+static int is_run_file(const char *name)
+{
+    static const char *const fixed[] = {"results.csv",     "results.json",      "checkpoint.bin",
+                                        "observables.png", "magnetisation.png", NULL};
+    static const struct {
+        const char *prefix, *suffix;
+    } numbered[] = {{"snapshot_", ".png"}, {"series_", ".csv"}};
+    if (parse_is_one_of(name, fixed))
+        return 1;
+    const size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof numbered / sizeof numbered[0]; i++) {
+        const size_t lp = strlen(numbered[i].prefix), ls = strlen(numbered[i].suffix);
+        if (n > lp + ls && !strncmp(name, numbered[i].prefix, lp) &&
+            !strcmp(name + n - ls, numbered[i].suffix) && all_digits(name + lp, n - lp - ls, 3))
+            return 1;
+    }
+    if (name[0] == '.' && n > 8 && name[n - 7] == '.') { /* .NAME.XXXXXX */
+        char inner[256];
+        if (n - 8 < sizeof inner) {
+            memcpy(inner, name + 1, n - 8);
+            inner[n - 8] = '\0';
+            if (inner[0] != '.' && is_run_file(inner))
+                return 1;
+        }
+    }
+    return n > 17 && !strncmp(name, ".observables.", 13) && !strcmp(name + n - 4, ".png");
+}
+
+/* Counts the files of an earlier run in dir and, with remove set, deletes
+ * them (only those: anything else there is the user's).  -1 with errno set
+ * when the directory cannot be read or a file not removed. */
+static int earlier_run(const char *dir, int remove)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int count = 0, fail = 0;
+    char path[4400];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_run_file(e->d_name))
+            continue;
+        count++;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (remove && unlink(path) < 0 && errno != ENOENT)
+            fail = errno;
+    }
+    closedir(d);
+    if (fail) {
+        errno = fail;
+        return -1;
+    }
+    return count;
+}
+
 /* ---- progress and interruption ---- */
 
 static volatile sig_atomic_t interrupted;
@@ -298,7 +374,8 @@ static hl_status on_finished(void *arg, int temp, const ising_result *r, const i
     return st;
 }
 
-/* Runs PYTHON SCRIPT DIR and waits; 0 when it succeeded. */
+/* Runs PYTHON SCRIPT DIR and waits; its exit status (plot.py: 0 drawn, 3 no
+ * numpy or matplotlib), or -1 when it could not be run or was killed. */
 static int run_plot(const char *python, const char *script, const char *dir)
 {
     fflush(stdout);
@@ -314,14 +391,14 @@ static int run_plot(const char *python, const char *script, const char *dir)
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
 }
 
 int cmd_ising(int argc, char **argv)
 {
     static const char cmd[] = "ising";
     int64_t dims = 0, L[ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
-    int nL = 1, quiet = 0, series = 0, snapshot = 1, plot = -1, checkpoint = 1, resume = 0;
+    int nL = 1, quiet = 0, series = 0, snapshot = 1, plot = -1, checkpoint = 1, resume = 0, force = 0;
     int progress = isatty(STDERR_FILENO);
     double h = 0, every = 60;
     uint64_t seed = 1;
@@ -329,6 +406,11 @@ int cmd_ising(int argc, char **argv)
     ising_variant variant = ISING_AUTO;
     ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
+    /* the options that take a value, each handled below */
+    static const char *const value_options[] = {"--dims",    "--L",        "--h",       "--start",
+                                                "--T",       "--beta",     "--sweeps",  "--therm",
+                                                "--seed",    "--variant",  "--dynamics", "--threads",
+                                                "--out",     "--checkpoint-every",      NULL};
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
@@ -358,6 +440,10 @@ int cmd_ising(int argc, char **argv)
             resume = 1;
             continue;
         }
+        if (!strcmp(o, "--force")) {
+            force = 1;
+            continue;
+        }
         if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
             progress = !strcmp(o, "--progress");
             continue;
@@ -368,12 +454,16 @@ int cmd_ising(int argc, char **argv)
         }
         if (strncmp(o, "--", 2))
             return cli_error(cmd, "unexpected argument '%s' (see hyperlayout ising --help)", o);
+        /* an unknown option is reported as such, even as the last argument */
+        if (!parse_is_one_of(o, value_options))
+            return cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
         if (a + 1 >= argc)
             return cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
         const char *v = argv[++a];
+        char why[256];
         if (!strcmp(o, "--dims")) {
-            if (parse_i64(v, 1, ISING_MAX_RANK, &dims) < 0)
-                return cli_error(cmd, "--dims needs a rank from 1 to %d, not '%s'", ISING_MAX_RANK, v);
+            if (parse_i64_opt(o, "a rank", v, 1, ISING_MAX_RANK, &dims, why, sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--L")) {
             nL = 0;
             for (const char *s = v;;) {
@@ -386,7 +476,7 @@ int cmd_ising(int argc, char **argv)
                 memcpy(item, s, len);
                 item[len] = '\0';
                 if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
-                    return cli_error(cmd, "--L: '%s' is not a positive extent", item);
+                    return cli_error(cmd, "--L: '%s' is not an extent from 1 to 2^63-1", item);
                 if (L[nL] % 2)
                     return cli_error(cmd,
                                      "--L: extent %" PRId64 " is odd; the checkerboard needs even "
@@ -414,17 +504,19 @@ int cmd_ising(int argc, char **argv)
         } else if (!strcmp(o, "--beta")) {
             betas = v;
         } else if (!strcmp(o, "--sweeps")) {
-            if (parse_i64(v, 2, (int64_t)1 << 40, &sweeps) < 0)
-                return cli_error(cmd, "--sweeps needs a count of at least 2, not '%s'", v);
+            if (parse_i64_opt(o, "a count", v, 2, (int64_t)1 << 40, &sweeps, why, sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--therm")) {
-            if (parse_i64(v, 0, (int64_t)1 << 40, &therm) < 0)
-                return cli_error(cmd, "--therm needs a count of at least 0, not '%s'", v);
+            if (parse_i64_opt(o, "a count", v, 0, (int64_t)1 << 40, &therm, why, sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--seed")) {
             char *end;
             errno = 0;
             unsigned long long s = strtoull(v, &end, 10);
-            if (end == v || *end || errno == ERANGE || v[0] == '-')
+            if (end == v || *end || v[0] == '-')
                 return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
+            if (errno == ERANGE)
+                return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
             seed = s;
         } else if (!strcmp(o, "--variant")) {
             if (!strcmp(v, "A") || !strcmp(v, "a"))
@@ -447,8 +539,9 @@ int cmd_ising(int argc, char **argv)
             else
                 return cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
-            if (parse_i64(v, 1, 4096, &threads) < 0)
-                return cli_error(cmd, "--threads needs a count from 1 to 4096, not '%s'", v);
+            /* 0: the default, as in the other commands */
+            if (parse_i64_opt(o, "a count", v, 0, 4096, &threads, why, sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--out")) {
             if (!v[0])
                 return cli_error(cmd, "--out needs a directory");
@@ -456,8 +549,8 @@ int cmd_ising(int argc, char **argv)
         } else if (!strcmp(o, "--checkpoint-every")) {
             if (parse_double(v, &every) < 0 || every < 0)
                 return cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
-        } else {
-            return cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
+        } else { /* in value_options but not handled: a bug */
+            return cli_error(cmd, "option '%s' is not implemented", o);
         }
     }
 
@@ -484,6 +577,9 @@ int cmd_ising(int argc, char **argv)
     const char *variant_name = ising_variant_name(ising_variant_of(probe));
     const char *isa = ising_isa_of(probe);
     ising_destroy(probe);
+
+    if (resume && force)
+        return cli_error(cmd, "--resume continues the run in --out, --force replaces it: not both");
 
     /* the temperatures */
     if (!temps == !betas)
@@ -528,6 +624,24 @@ int cmd_ising(int argc, char **argv)
     if (resume && access(ckpath, R_OK) < 0) {
         rc = cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
         goto done;
+    }
+    /* A new run must not overwrite an earlier one's checkpoint and results
+     * unasked, nor leave its other files (snapshots of temperatures this run
+     * has not, series) beside the new ones: refuse, or with --force clear
+     * them first (so that none is left even if this run stops early). */
+    if (!resume) {
+        const int earlier = earlier_run(out, force);
+        if (earlier < 0) {
+            rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
+            goto done;
+        }
+        if (earlier > 0 && !force) {
+            rc = cli_error(cmd,
+                           "--out %s holds an earlier run: continue it with --resume, or replace it "
+                           "with --force (or choose another --out)",
+                           out);
+            goto done;
+        }
     }
 
     ising_params p = {0};
@@ -644,14 +758,23 @@ int cmd_ising(int argc, char **argv)
     }
     if (plot < 0)
         plot = nt >= 2;
+    int plotted = 0; /* announced only when drawn */
     if (plot) {
 #if defined(ISING_PYTHON) && defined(ISING_PLOT_SCRIPT)
-        if (run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, out) < 0)
+        /* numpy and matplotlib are looked for now, by plot.py: they may have
+         * been installed after hyperlayout was built */
+        const int prc = run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, out);
+        plotted = prc == 0;
+        if (prc == 3) /* plot.py said which module is missing */
+            fprintf(stderr, "hyperlayout ising: no plot drawn (%s needs numpy and matplotlib); "
+                            "results.csv has the data\n",
+                    ISING_PYTHON);
+        else if (prc != 0)
             fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s); results.csv has the data\n",
                     ISING_PYTHON, ISING_PLOT_SCRIPT, out);
 #else
         (void)run_plot;
-        fprintf(stderr, "hyperlayout ising: no Python with matplotlib was found at build time: no plot "
+        fprintf(stderr, "hyperlayout ising: no Python 3 was found at build time: no plot "
                         "(results.csv has the data)\n");
 #endif
     }
@@ -659,8 +782,10 @@ int cmd_ising(int argc, char **argv)
         printf("# %.1f s; results in %s/results.csv and results.json", seconds, out);
         if (figure)
             printf(", |m| against Yang's exact curve in %s/magnetisation.png", out);
-        if (plot)
+        if (plotted)
             printf(", plot in %s/observables.png", out);
+        else if (plot)
+            printf(", no plot drawn (see stderr)");
         printf("\n");
     }
 done:

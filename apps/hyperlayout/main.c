@@ -24,7 +24,9 @@ static const char usage[] =
     "  transform IN.npy OUT.npy OP [OP ...]\n"
     "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
     "                     tile, morton and their inverses, fused into one pass\n"
-    "  help [COMMAND]     this text, or a command's own help\n"
+    "  walker [options]   the Dirichlet SDE benchmark of seed 002: the Ptr, Par\n"
+    "                     and Prop variants, timed and checked against each other\n"
+    "  help [COMMAND]     this text, or COMMAND --help\n"
     "\n"
     "options:\n"
     "  -h, --help         this text\n"
@@ -81,7 +83,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || (!strcmp(cmd, "help") && argc == 2)) {
+    /* help with no command, and help's own --help, print this usage */
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+        (!strcmp(cmd, "help") &&
+         (argc == 2 || !strcmp(argv[2], "-h") || !strcmp(argv[2], "--help")))) {
         fputs(usage, stdout);
         return 0;
     }

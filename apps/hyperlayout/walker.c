@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ static const char walker_usage[] =
     "  --variant V        ptr, par, prop or all (default all)\n"
     "  --repeat R         time every variant R times, interleaved; the minimum\n"
     "                     is reported (default 1)\n"
-    "  --threads N        OpenMP threads (default 1; 0 = OpenMP's default)\n"
+    "  --threads N        OpenMP threads, 1..4096, or 0 for all cores (default 1:\n"
+    "                     the seed's benchmark is of one thread)\n"
     "  --stats-every N    print the statistics every N steps of the first\n"
     "                     variant's first run (default 100, the seed's ttyi;\n"
     "                     0: only at the end)\n"
@@ -99,6 +101,12 @@ static double *parse_list(const char *s, int *n)
 static int parse_opts(int argc, char **argv, opts *o)
 {
     static const char *const list_name[3] = {"--b", "--S", "--kappa"};
+    /* every option but --help takes a value */
+    static const char *const known[] = {"--particles", "--ncomp",   "--steps", "--repeat",
+                                        "--threads",   "--stats-every",       "--seed",
+                                        "--dt",        "--end",     "--variant", "--stats",
+                                        "--csv",       "--b",       "--S",     "--kappa", NULL};
+    char why[256];
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
@@ -107,31 +115,34 @@ static int parse_opts(int argc, char **argv, opts *o)
         }
         if (strncmp(arg, "--", 2))
             return cli_error("walker", "unexpected argument '%s' (see hyperlayout walker --help)", arg);
+        /* an unknown option is reported as such, even as the last argument */
+        if (!parse_is_one_of(arg, known))
+            return cli_error("walker", "unknown option '%s' (see hyperlayout walker --help)", arg);
         if (a + 1 >= argc)
             return cli_error("walker", "%s needs a value (see hyperlayout walker --help)", arg);
         const char *v = argv[++a];
         int64_t seed;
         if (!strcmp(arg, "--particles")) {
-            if (parse_i64(v, 1, INT64_C(1) << 34, &o->npar))
-                return cli_error("walker", "--particles needs a count from 1 to 2^34");
+            if (parse_i64_opt(arg, "a count", v, 1, INT64_C(1) << 34, &o->npar, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--ncomp")) {
-            if (parse_i64(v, 1, WALKER_MAX_COMP, &o->K))
-                return cli_error("walker", "--ncomp needs a count from 1 to %d", WALKER_MAX_COMP);
+            if (parse_i64_opt(arg, "a count", v, 1, WALKER_MAX_COMP, &o->K, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--steps")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &o->nsteps))
-                return cli_error("walker", "--steps needs a count from 0 to 2^40");
+            if (parse_i64_opt(arg, "a count", v, 0, INT64_C(1) << 40, &o->nsteps, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--repeat")) {
-            if (parse_i64(v, 1, 1000, &o->reps))
-                return cli_error("walker", "--repeat needs a count from 1 to 1000");
+            if (parse_i64_opt(arg, "a count", v, 1, 1000, &o->reps, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--threads")) {
-            if (parse_i64(v, 0, 4096, &o->threads))
-                return cli_error("walker", "--threads needs a count from 0 to 4096");
+            if (parse_i64_opt(arg, "a count", v, 0, 4096, &o->threads, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--stats-every")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &o->every))
-                return cli_error("walker", "--stats-every needs a count >= 0");
+            if (parse_i64_opt(arg, "a count", v, 0, INT64_C(1) << 40, &o->every, why, sizeof why))
+                return cli_error("walker", "%s", why);
         } else if (!strcmp(arg, "--seed")) {
-            if (parse_i64(v, 0, INT64_MAX, &seed))
-                return cli_error("walker", "--seed needs an integer >= 0");
+            if (parse_i64_opt(arg, "an integer", v, 0, INT64_MAX, &seed, why, sizeof why))
+                return cli_error("walker", "%s", why);
             o->seed = (uint64_t)seed;
         } else if (!strcmp(arg, "--dt")) {
             if (parse_double(v, &o->dt) || !(o->dt > 0.0))
@@ -159,14 +170,14 @@ static int parse_opts(int argc, char **argv, opts *o)
             for (int i = 0; i < 3; i++)
                 if (!strcmp(arg, list_name[i]))
                     which = i;
-            if (which < 0)
-                return cli_error("walker", "unknown option '%s' (see hyperlayout walker --help)", arg);
             free(o->list[which]);
             o->list[which] = parse_list(v, &o->nlist[which]);
             if (!o->list[which])
                 return cli_error("walker", "%s needs comma-separated numbers, not '%s'", arg, v);
         }
     }
+    if (o->threads == 0) /* all cores: the count itself is what the output reports */
+        o->threads = omp_get_max_threads();
     if (o->nsteps < 0) {
         const double steps = floor(o->end / o->dt + 0.5);
         if (!(steps <= (double)(INT64_C(1) << 40)))
@@ -274,6 +285,9 @@ static int run(const opts *o, const walker_sde *sde)
     if (o->every > 0)
         printf("\n%8s %9s %11s %11s %11s %11s %11s\n", "step", "t", "<Y1>", "<Y2>", "<y1y1>",
                "<y2y2>", "<y1y2>");
+    /* Progress as it happens, also into a file or a pipe (where stdout is
+     * fully buffered): flushed after the heading and after each row. */
+    fflush(stdout);
     for (int64_t r = 0; r < o->reps; r++)
         for (int v = 0; v < WALKER_NVARIANTS; v++) {
             if (!o->run[v])
@@ -301,6 +315,7 @@ static int run(const opts *o, const walker_sde *sde)
                         char label[40];
                         snprintf(label, sizeof label, "%8" PRId64 " %9.2f", s0, (double)s0 * o->dt);
                         print_stats_row(label, &rec[n_rec]);
+                        fflush(stdout);
                     }
                     n_rec++;
                 }

@@ -9,7 +9,7 @@ Binder cumulant, specific heat, susceptibility and the autocorrelation time
 of |m|, with error bars.  For the 2D model at h = 0 the exact curves are
 drawn too (Onsager's energy, Yang's spontaneous magnetisation); the energy of
 the 1D chain likewise.  Needs numpy and matplotlib (Debian: python3-numpy,
-python3-matplotlib).
+python3-matplotlib); without them it exits with status 3.
 """
 import csv
 import json
@@ -18,11 +18,18 @@ import os
 import sys
 import tempfile
 
-import matplotlib
+# Without numpy or matplotlib: one line and exit status 3, which
+# `hyperlayout ising` reads as "no plot drawn" (checked here, when the plot
+# is wanted, not when hyperlayout was built: they may be installed later).
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+except ImportError as e:
+    sys.stderr.write("plot.py: no plot: %s (Debian: python3-numpy, python3-matplotlib)\n" % e)
+    sys.exit(3)
 
 
 def agm(a, b):

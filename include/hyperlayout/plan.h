@@ -72,18 +72,37 @@ hl_status hl_plan_unmorton(hl_plan **plan, const hl_shape *shape, const hl_plan_
 
 /* One plan doing steps[0], then steps[1], ...: each step's input span must
  * equal the previous step's output span, with the same element size.  The
- * steps are copied; the caller still owns and destroys them. */
+ * steps are copied; the caller still owns and destroys them.  steps may be
+ * an array of hl_plan * (what the constructors give) or of const hl_plan *,
+ * without a cast: see the macro below. */
 hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count,
                           const hl_plan_options *opt);
+
+/* C converts hl_plan ** to const hl_plan *const * only with a cast (and
+ * warns without one), though the conversion is safe; C++ converts it
+ * implicitly.  So in C11 the call goes through this macro, which adds the
+ * const only to arrays of hl_plan * and leaves every other argument type to
+ * the function's own checking.  (hl_plan_compose) or &hl_plan_compose still
+ * name the function itself. */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define hl_plan_compose(plan, steps, count, opt)                                                   \
+    hl_plan_compose((plan),                                                                        \
+                    _Generic((steps),                                                              \
+                        hl_plan **: (const hl_plan *const *)(steps),                               \
+                        hl_plan *const *: (const hl_plan *const *)(steps),                         \
+                        default: (steps)),                                                         \
+                    (count), (opt))
+#endif
 
 /* The plan that undoes p (HL_ERR_UNSUPPORTED where p drops or duplicates
  * cells, i.e. is not a bijection between its spans' cells). */
 hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
 
-/* Runs the plan.  in and out must not overlap, except in == out, which runs
- * in place (HL_ERR_IN_PLACE where the plan cannot: input and output spans
- * differ, or some output slot is no cell's).  Padding slots of the output
- * are left untouched. */
+/* Runs the plan.  in == out runs in place (HL_ERR_IN_PLACE where the plan
+ * cannot: input and output spans differ, or some output slot is no cell's).
+ * Otherwise the bytes [in, in + in_span * elem_size) and [out, out +
+ * out_span * elem_size) must not overlap: HL_ERR_OVERLAP, nothing written,
+ * where they do.  Padding slots of the output are left untouched. */
 hl_status hl_execute(const hl_plan *p, const void *in, void *out);
 
 /* Runs share `part` of `parts` (0 <= part < parts) of the plan's work on the
