@@ -214,7 +214,7 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl
     if (st == HL_OK && a->fortran_out)
         st = reversal_plan(&plans[n++], &cur, &a->opt);
     if (st == HL_OK)
-        st = hl_plan_compose(chain, (const hl_plan *const *)plans, n, &a->opt);
+        st = hl_plan_compose(chain, plans, n, &a->opt);
     if (st != HL_OK && !why[0])
         snprintf(why, cap, "%s", hl_strerror(st));
     for (int j = 0; plans && j < n; j++)
