@@ -174,7 +174,8 @@ hl_status npy_source_to_memory(npy_source *s)
     if (s->buf && s->data >= s->buf && s->data < s->buf + s->buf_len &&
         (uintptr_t)s->data % 64 == 0)
         return HL_OK; /* already the process's own, aligned */
-    const size_t n = (size_t)s->info.data_bytes, piece = (size_t)64 << 20;
+    /* small pieces: the copy adds at most one piece to the memory in use */
+    const size_t n = (size_t)s->info.data_bytes, piece = (size_t)4 << 20;
     unsigned char *to = bigbuf_alloc(n);
     if (!to)
         return HL_ERR_NOMEM;
