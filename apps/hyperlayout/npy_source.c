@@ -96,7 +96,6 @@ static hl_status open_member(npy_source *s, const char *name, const char *path, 
                                   : hl_strerror(st));
         return st;
     }
-    s->archive = true;
     if (m.method == 0)
         return parse_npy(s, s->map + m.offset, (size_t)m.size, path, why, cap);
     if (!(s->buf = bigbuf_alloc((size_t)m.size)))
@@ -112,7 +111,6 @@ static hl_status open_member(npy_source *s, const char *name, const char *path, 
 hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *why, size_t cap)
 {
     memset(s, 0, sizeof *s);
-    s->fd = -1;
     char file[4096];
     const char *member = split_member(path, file, sizeof file);
     const char *name = member ? file : path;
@@ -144,10 +142,8 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
     } else {
         st = read_stream(s, fd, stdin_ ? "standard input" : name, why, cap);
     }
-    if (shared && st == HL_OK)
-        s->fd = fd;
-    else if (fd >= 0 && !stdin_)
-        close(fd);
+    if (fd >= 0 && !stdin_)
+        close(fd); /* a mapping outlives its descriptor */
     if (st == HL_OK && s->map_len == 0) {
         snprintf(why, cap, "%s: empty file", stdin_ ? "standard input" : name);
         st = HL_ERR_FORMAT;
@@ -200,20 +196,10 @@ hl_status npy_source_to_memory(npy_source *s)
     return HL_OK;
 }
 
-hl_status npy_source_writable(npy_source *s)
-{
-    if (s->buf || s->fd >= 0)
-        return HL_OK;
-    return mprotect(s->map, s->map_len, PROT_READ | PROT_WRITE) == 0 ? HL_OK : HL_ERR_IO;
-}
-
 void npy_source_close(npy_source *s)
 {
     if (s->map && s->map != s->buf)
         munmap(s->map, s->map_len);
     bigbuf_free(s->buf, s->buf_len);
-    if (s->fd >= 0)
-        close(s->fd);
     memset(s, 0, sizeof *s);
-    s->fd = -1;
 }

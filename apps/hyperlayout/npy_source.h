@@ -11,12 +11,11 @@
 typedef struct npy_source {
     hl_npy_info info;    /* the array's header (the member's, in an archive) */
     unsigned char *data; /* its info.data_bytes bytes */
-    unsigned char *map;  /* the file, mapped read-only and private */
+    unsigned char *map;  /* the file, mapped (private and read-only; shared with
+                            --in-place=unsafe), or buf */
     size_t map_len;
     unsigned char *buf;  /* read from a pipe, or a member uncompressed */
     size_t buf_len;
-    int fd;              /* the mapped file, for --in-place=unsafe; -1 */
-    bool archive;        /* read from an .npz */
 } npy_source;
 
 /* Opens PATH — "-" for standard input; "ARCHIVE.npz:NAME" for one member of
@@ -32,10 +31,6 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
  * one copy: for plans whose parts read a little of many pages, where 4 KiB
  * file pages would cost a TLB miss per read. */
 hl_status npy_source_to_memory(npy_source *s);
-
-/* Lets a plan write into the data in place; a private mapping's pages
- * become the process's own, the file is untouched. */
-hl_status npy_source_writable(npy_source *s);
 
 void npy_source_close(npy_source *s);
 
