@@ -12,16 +12,25 @@ static hl_status io_error(npy_sink *k, char *why, size_t cap)
     return HL_ERR_IO;
 }
 
-/* "X.npz[:NAME]": an archive, and its member's name. */
+static bool ends_npz(const char *s, size_t n) { return n >= 4 && !strncmp(s + n - 4, ".npz", 4); }
+
+/* "X.npz" or "X.npz:NAME": an archive, and its member's name. */
 static bool archive_name(const char *path, char *file, size_t file_cap, char *member)
 {
     const char *colon = strrchr(path, ':');
-    size_t n = colon ? (size_t)(colon - path) : strlen(path);
-    if (n < 4 || n >= file_cap || strncmp(path + n - 4, ".npz", 4))
+    size_t n = strlen(path);
+    const char *name = "arr_0"; /* np.savez's name for an unnamed array */
+    if (!ends_npz(path, n)) {
+        if (!colon || strchr(colon, '/') || !ends_npz(path, (size_t)(colon - path)))
+            return false;
+        n = (size_t)(colon - path);
+        name = colon[1] ? colon + 1 : name;
+    }
+    if (n >= file_cap)
         return false;
     memcpy(file, path, n);
     file[n] = '\0';
-    snprintf(member, HL_NPZ_NAME_MAX, "%s", colon && colon[1] ? colon + 1 : "arr_0");
+    snprintf(member, HL_NPZ_NAME_MAX, "%s", name);
     return true;
 }
 
