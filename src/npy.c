@@ -115,6 +115,8 @@ static hl_status parse_dict(const char *text, size_t len, bool long_suffix, hl_n
     hl_pyval key, val[3];
     bool seen[3] = {false, false, false};
     static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    if (memchr(text, '\0', len))
+        return HL_ERR_FORMAT; /* Python refuses source with NUL bytes, even in a comment */
 
     hl_py_skip_ws(&L);
     if (!hl_py_at(&L, '{'))
@@ -252,8 +254,11 @@ static hl_status check_descr(const hl_npy_info *info)
     size_t n = strnlen(d, HL_NPY_DESCR_MAX);
     if (n == HL_NPY_DESCR_MAX)
         return HL_ERR_ARG; /* not terminated */
+    /* Python 2's 1L stays valid in the 1.0 / 2.0 header written for a
+     * descr read from one */
+    const bool long_suffix = info->version_major != 3;
     if (info->structured) {
-        hl_pylexer L = {d, d + n, false};
+        hl_pylexer L = {d, d + n, long_suffix};
         hl_status st = hl_py_parse_value(&L, &v, 1);
         hl_py_skip_ws(&L);
         if (st != HL_OK || v.kind != PY_LIST || L.p != L.end)
@@ -267,7 +272,7 @@ static hl_status check_descr(const hl_npy_info *info)
         v.len = n;
     }
     hl_npy_dtype dt;
-    hl_status st = hl_npy_descr_parse(&v, false, &dt);
+    hl_status st = hl_npy_descr_parse(&v, long_suffix, &dt);
     if (st == HL_ERR_FORMAT)
         return HL_ERR_ARG;
     if (st != HL_OK)

@@ -206,6 +206,8 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
 {
     if (!zip || !m)
         return HL_ERR_NULL;
+    /* "a.npy" names the member listed as "a" — unless one is listed as
+     * "a.npy" itself (its entry "a.npy.npy"), which the exact name wins */
     size_t want = 0;
     if (name) {
         want = strlen(name);
@@ -223,15 +225,16 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
         st = cd_next(&it, &c);
         if (st != HL_OK)
             return st;
-        if (!name) {
-            found = c;
-            seen++;
-        } else if (strlen(c.name) == want && !memcmp(c.name, name, want)) {
+        if (name && !strcmp(c.name, name)) {
             *m = c;
             return HL_OK;
         }
+        if (!name || (strlen(c.name) == want && !memcmp(c.name, name, want))) {
+            if (seen++ == 0)
+                found = c;
+        }
     }
-    if (!name && seen == 1) {
+    if (seen == 1 || (name && seen > 1)) {
         *m = found;
         return HL_OK;
     }

@@ -1255,6 +1255,39 @@ static void test_save_atomic(void **state)
     free(data);
 }
 
+/* Found by fuzz_npy: a NUL byte in a comment (Python refuses it: the descr
+ * would be cut at it), and a Python 2 long in a structured descr of a 1.0
+ * file, which must be written back as it was read. */
+static void test_fuzz_findings(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[2,3,float32]"), HL_OK);
+    unsigned char h[256];
+    size_t len;
+    assert_int_equal(hl_npy_format_header(&s, h, sizeof h, &len), HL_OK);
+    hl_npy_info info;
+    assert_int_equal(hl_npy_parse_header(h, len, &info), HL_OK);
+    h[len - 4] = '#'; /* a comment in the padding is fine... */
+    assert_int_equal(hl_npy_parse_header(h, len, &info), HL_OK);
+    h[len - 3] = '\0'; /* ...a NUL in it is not */
+    assert_int_equal(hl_npy_parse_header(h, len, &info), HL_ERR_FORMAT);
+
+    static const char dict[] = "{'descr': [('x', '<f4', 2L)], 'fortran_order': False, 'shape': (3,), }";
+    unsigned char v1[128];
+    memset(v1, ' ', sizeof v1);
+    memcpy(v1, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memcpy(v1 + 10, dict, sizeof dict - 1);
+    v1[127] = '\n';
+    assert_int_equal(hl_npy_parse_header(v1, sizeof v1, &info), HL_OK);
+    assert_int_equal(info.shape.elem_size, 8);
+    unsigned char out[512];
+    assert_int_equal(hl_npy_format_header_info(&info, 0, out, sizeof out, &len), HL_OK);
+    hl_npy_info back;
+    assert_int_equal(hl_npy_parse_header(out, len, &back), HL_OK);
+    assert_string_equal(back.descr, info.descr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1273,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_load_into_mismatch),
         cmocka_unit_test(test_save_atomic),
+        cmocka_unit_test(test_fuzz_findings),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

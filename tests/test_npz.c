@@ -285,6 +285,18 @@ static void test_read_archives(void **state)
     hl_npz_member m;
     assert_int_equal(hl_npz_find(z.b, z.n, NULL, &m), HL_OK);
     assert_string_equal(m.name, "only");
+    /* "a.npy" names the member listed as "a", unless one is listed as
+     * "a.npy" itself (entry "a.npy.npy"), which the exact name wins */
+    memset(&z, 0, sizeof z);
+    add(&z, "a.npy", 0, a, na, na, hl_crc32(0, a, na));
+    add(&z, "a.npy.npy", 0, a, na, na, hl_crc32(0, a, na));
+    finish(&z, false, "");
+    assert_int_equal(hl_npz_find(z.b, z.n, "a", &m), HL_OK);
+    assert_string_equal(m.name, "a");
+    assert_int_equal(hl_npz_find(z.b, z.n, "a.npy", &m), HL_OK);
+    assert_string_equal(m.name, "a.npy");
+    assert_int_equal(hl_npz_find(z.b, z.n, "a.npy.npy", &m), HL_OK);
+    assert_string_equal(m.name, "a.npy");
     /* an empty archive: an end record only */
     memset(&z, 0, sizeof z);
     finish(&z, false, "");
