@@ -48,8 +48,10 @@ uint32_t hl_crc32(uint32_t crc, const void *buf, size_t n);
 hl_status hl_npz_list(const void *zip, size_t len, hl_npz_member *members, int64_t cap,
                       int64_t *count);
 
-/* The member NAME ("a" or "a.npy"); NAME NULL: the only member (HL_ERR_ARG
- * when there are several, HL_ERR_NOT_FOUND when none). */
+/* The member NAME ("a" or "a.npy"; a member listed under the exact name —
+ * archive entry "a.npy.npy" — wins over the one listed as "a"); NAME NULL:
+ * the only member (HL_ERR_ARG when there are several, HL_ERR_NOT_FOUND when
+ * none). */
 hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_member *m);
 
 /* Uncompresses (or copies) member m into out (m->size bytes) and checks its
