@@ -136,6 +136,9 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
             s->map = NULL;
             st = sys_error(name, why, cap);
         }
+    } else if (S_ISREG(sb.st_mode)) {
+        snprintf(why, cap, "%s: empty file", name);
+        st = HL_ERR_FORMAT;
     } else if (shared) {
         snprintf(why, cap, "%s: in place needs a regular file", name);
         st = HL_ERR_ARG;
