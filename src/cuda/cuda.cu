@@ -38,10 +38,6 @@ struct cuda_state {
     int blocks_max; // enough blocks to fill the device; the loop does the rest
 };
 
-struct alignas(16) w16 {
-    uint64_t a, b;
-};
-
 template <typename W>
 __global__ void box_copy(const int64_t *__restrict__ box_at, const int64_t *__restrict__ box_data,
                          const int64_t *__restrict__ start, int64_t nboxes, int64_t cells,
@@ -152,7 +148,7 @@ hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out
     cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
     cudaError_t e;
     switch (hl_cuda_copy_width(ir->elem_size, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out)) {
-    case 16: e = launch<w16>(s, ir->elem_size, in, out, stream); break;
+    case 16: e = launch<uint4>(s, ir->elem_size, in, out, stream); break;
     case 8: e = launch<uint64_t>(s, ir->elem_size, in, out, stream); break;
     case 4: e = launch<uint32_t>(s, ir->elem_size, in, out, stream); break;
     case 2: e = launch<uint16_t>(s, ir->elem_size, in, out, stream); break;
