@@ -3,6 +3,7 @@
 #define HYPERLAYOUT_H
 
 #include "hyperlayout/base.h"
+#include "hyperlayout/cuda.h"
 #include "hyperlayout/dist.h"
 #include "hyperlayout/fields.h"
 #include "hyperlayout/kindex.h"

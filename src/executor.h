@@ -20,6 +20,9 @@
 typedef struct hl_exec_ctx {
     int threads;
     int part, parts;
+    /* Device executors: the stream to run on, asynchronously (a
+     * cudaStream_t; NULL is the default stream).  Host executors ignore it. */
+    void *stream;
 } hl_exec_ctx;
 
 typedef struct hl_executor {
@@ -42,6 +45,12 @@ extern const hl_executor *const hl_executors[];
 
 /* The CPU executor (src/cpu/cpu.c). */
 extern const hl_executor hl_cpu_executor;
+
+#ifdef HL_HAVE_CUDA
+/* The CUDA executor (src/cuda/cuda.cu): not eager, prepared by
+ * hl_plan_cuda_prepare. */
+extern const hl_executor hl_cuda_executor;
+#endif
 
 /* snprintf into buf + used, for describers: returns the characters written
  * or needed, so that `used += hl_appendf(buf, size, used, ...)` builds a

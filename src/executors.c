@@ -6,6 +6,9 @@
 
 const hl_executor *const hl_executors[] = {
     &hl_cpu_executor,
+#ifdef HL_HAVE_CUDA
+    &hl_cuda_executor,
+#endif
     NULL,
 };
 

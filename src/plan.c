@@ -512,7 +512,7 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
 {
     if (!p)
         return HL_ERR_NULL;
-    const hl_exec_ctx ctx = {p->threads > 0 ? p->threads : omp_get_max_threads(), 0, 1};
+    const hl_exec_ctx ctx = {p->threads > 0 ? p->threads : omp_get_max_threads(), 0, 1, NULL};
     return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }
 
@@ -520,6 +520,6 @@ hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part,
 {
     if (parts < 1 || part < 0 || part >= parts)
         return HL_ERR_ARG;
-    const hl_exec_ctx ctx = {0, part, parts};
+    const hl_exec_ctx ctx = {0, part, parts, NULL};
     return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }
