@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Builds what the GPU tests need and runs them, on a machine with nvcc, CMake,
+# a C compiler and nothing from Debian (no cmocka, libpng, Random123; zlib is
+# used when found).  One command, from anywhere in a copy of the working tree:
+#
+#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+#
+# Exits non-zero when configuring, building or any test fails, and when a GPU
+# is there (nvidia-smi -L lists one, or --require-gpu) but a test was skipped:
+# a GPU machine must not pass by skipping.  docs/cuda.md, "Running on the GPU
+# machine".
+set -eu
+
+usage() {
+    cat <<'EOF'
+usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+
+Configures DIR (default build-gpu/, in the repository root) with
+-DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA and the
+CUDA tests only: no cmocka, libpng or Random123 needed), builds it with all
+cores, prints the GPUs (nvidia-smi -L), runs ctest --output-on-failure and
+prints a summary line.
+
+Fails (exit 1) when configuring, building or a test fails, or when a test
+reports Skipped although a GPU is present (nvidia-smi -L lists one, or
+--require-gpu is given; --require-gpu also fails when no GPU is listed).
+Without a GPU the CUDA tests report Skipped and the script exits 0.
+
+  --build-dir DIR   build directory (relative to the repository root)
+  --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
+  -h, --help        this text
+  -- CMAKE_ARGS     further arguments for the cmake configure step,
+                    e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
+EOF
+}
+
+build_dir=build-gpu
+require_gpu=0
+cmake_args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --build-dir) [ $# -ge 2 ] || { echo "gpu-check: --build-dir needs a directory" >&2; exit 2; }
+                     build_dir=$2; shift 2 ;;
+        --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
+        --require-gpu) require_gpu=1; shift ;;
+        --) shift; cmake_args=("$@"); break ;;
+        *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
+say() { printf 'gpu-check: %s\n' "$*"; }
+fail() { printf 'gpu-check: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# The GPUs, as the driver sees them.
+gpus=0
+if command -v nvidia-smi >/dev/null 2>&1; then
+    smi=$(nvidia-smi -L 2>&1) || true
+    printf '%s\n' "$smi"
+    gpus=$(printf '%s\n' "$smi" | grep -c '^GPU [0-9]' || true)
+else
+    say "nvidia-smi not found: no GPU known"
+fi
+say "$gpus GPU(s) listed by nvidia-smi -L"
+if [ "$require_gpu" = 1 ] && [ "$gpus" -eq 0 ]; then
+    fail "--require-gpu and no GPU listed"
+fi
+if command -v nvcc >/dev/null 2>&1; then
+    nvcc --version | tail -n 2
+fi
+
+say "configuring $build_dir (HL_GPU_ONLY=ON, Release)"
+cmake -S . -B "$build_dir" -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"} \
+    || fail "cmake configure of $build_dir"
+say "building with $jobs jobs"
+cmake --build "$build_dir" -j "$jobs" || fail "build of $build_dir"
+
+log="$build_dir/gpu-check-ctest.log"
+say "running the tests (log: $log)"
+set +e
+ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log"
+ctest_rc=${PIPESTATUS[0]}
+set -e
+
+total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log" || true)
+passed=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep -c ' Passed ' || true)
+skipped_names=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep 'Skipped' \
+    | sed -E 's/^.*Test +#[0-9]+: ([^ ]+) .*$/\1/' | tr '\n' ' ' || true)
+skipped_names=${skipped_names% }
+skipped=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep -c 'Skipped' || true)
+failed=$((total - passed - skipped))
+
+status=PASS
+why=""
+if [ "$ctest_rc" -ne 0 ]; then
+    status=FAIL; why="ctest exited $ctest_rc"
+fi
+if [ "$total" -eq 0 ]; then
+    status=FAIL; why="${why:+$why; }no tests ran"
+fi
+if [ "$skipped" -gt 0 ] && { [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; }; then
+    status=FAIL; why="${why:+$why; }skipped with a GPU present: $skipped_names"
+fi
+
+summary="$total tests: $passed passed, $skipped skipped, $failed failed; $gpus GPU(s)"
+if [ "$status" = PASS ]; then
+    if [ "$skipped" -gt 0 ]; then
+        say "PASS ($summary; skipped without a GPU: $skipped_names)"
+    else
+        say "PASS ($summary)"
+    fi
+    exit 0
+fi
+say "FAIL ($summary): $why" >&2
+exit 1

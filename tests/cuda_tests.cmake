@@ -1,0 +1,48 @@
+# The CUDA tests: built only with nvcc, none of them needs cmocka, the apps
+# or anything outside the library and the CUDA toolkit.  Included from
+# tests/CMakeLists.txt in every configuration, HL_GPU_ONLY's included.
+
+# kindex.h compiled as CUDA and run on a GPU; skipped (exit 77) without one.
+if(CMAKE_CUDA_COMPILER)
+  add_executable(test_kindex_cuda kindex_cuda.cu)
+  target_include_directories(test_kindex_cuda PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  add_test(NAME test_kindex_cuda COMMAND test_kindex_cuda)
+  set_tests_properties(test_kindex_cuda PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 120)
+  # hl_execute_cuda against hl_execute on >= 1,000 random plans; skipped
+  # (exit 77) without a device.
+  add_executable(test_cuda_exec test_cuda_exec.cu)
+  set_target_properties(test_cuda_exec PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  target_link_libraries(test_cuda_exec PRIVATE hyperlayout)
+  target_include_directories(test_cuda_exec PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  if(HL_SANITIZE)
+    # the library is instrumented: the program must load the sanitizers' runtimes first
+    target_compile_options(test_cuda_exec PRIVATE -Xcompiler=-fsanitize=address
+      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
+    target_link_options(test_cuda_exec PRIVATE -fsanitize=address,undefined)
+  endif()
+  add_test(NAME test_cuda_exec COMMAND test_cuda_exec)
+  set_tests_properties(test_cuda_exec PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 600)
+  if(HL_SANITIZE)
+    # the CUDA driver maps memory where ASan's shadow gap would be
+    set_tests_properties(test_cuda_exec PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
+  endif()
+endif()
+
+# The public headers as CUDA C++ against the shared libhyperlayout (host code
+# only, runs without a GPU); cxx_link, in tests/CMakeLists.txt, is its C++ twin.
+if(CMAKE_CUDA_COMPILER)
+  add_executable(cuda_link cuda_link.cu)
+  set_target_properties(cuda_link PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  # -pedantic would reject the line directives of nvcc's own generated code.
+  target_compile_options(cuda_link PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror)
+  if(HL_SANITIZE)
+    # One -Xcompiler each: nvcc splits its argument at commas.
+    target_compile_options(cuda_link PRIVATE -Xcompiler=-fsanitize=address
+      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-sanitize-recover=all
+      -Xcompiler=-fno-omit-frame-pointer)
+    target_link_options(cuda_link PRIVATE -fsanitize=address,undefined)
+  endif()
+  target_link_libraries(cuda_link PRIVATE hyperlayout)
+  add_test(NAME cuda_link COMMAND cuda_link)
+  set_tests_properties(cuda_link PROPERTIES LABELS "link;cuda" TIMEOUT 60)
+endif()
