@@ -56,38 +56,17 @@ static hl_status transpose(const hl_npy_info *info, const void *src, void *dst)
     return st;
 }
 
-/* Reverses the bytes of each `unit`-byte word: a number, or each half of a complex. */
+/* Reverses the bytes of each `unit`-byte word: a number, or each half of a
+ * complex.  One loop for every width: swapping is a load-time pass over data
+ * just read from a file, never the hot path. */
 static void swap_units(unsigned char *p, int64_t bytes, int unit)
 {
-    int64_t n = bytes / unit;
-    switch (unit) {
-    case 2:
-        for (int64_t i = 0; i < n; i++) {
-            uint16_t v;
-            memcpy(&v, p + 2 * i, 2);
-            v = __builtin_bswap16(v);
-            memcpy(p + 2 * i, &v, 2);
+    for (int64_t i = 0; i + unit <= bytes; i += unit)
+        for (int a = 0, b = unit - 1; a < b; a++, b--) {
+            const unsigned char x = p[i + a];
+            p[i + a] = p[i + b];
+            p[i + b] = x;
         }
-        break;
-    case 4:
-        for (int64_t i = 0; i < n; i++) {
-            uint32_t v;
-            memcpy(&v, p + 4 * i, 4);
-            v = __builtin_bswap32(v);
-            memcpy(p + 4 * i, &v, 4);
-        }
-        break;
-    case 8:
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t v;
-            memcpy(&v, p + 8 * i, 8);
-            v = __builtin_bswap64(v);
-            memcpy(p + 8 * i, &v, 8);
-        }
-        break;
-    default:
-        break;
-    }
 }
 
 hl_status hl_npy_to_native(const hl_npy_info *info, const void *src, void *dst)

@@ -52,7 +52,7 @@ hl_status npy_sink_open(npy_sink *k, const char *path, const hl_npy_info *info, 
     k->path = path;
     char file[4096];
     k->archive = archive_name(path, file, sizeof file, k->member);
-    unsigned char header[HL_NPY_DESCR_MAX + 1024], local[1024], tail[1024];
+    unsigned char header[NPY_HEADER_CAP], local[1024], tail[1024];
     size_t hlen, llen = 0, tlen = 0;
     hl_status st = hl_npy_format_header_info(info, 0, header, sizeof header, &hlen);
     if (st == HL_OK && k->archive) {

@@ -10,6 +10,10 @@
 #include "atomic_file.h"
 #include "hyperlayout.h"
 
+/* Room for any header hl_npy_format_header_info writes: the descr and a
+ * shape of HL_MAX_RANK extents. */
+#define NPY_HEADER_CAP (HL_NPY_DESCR_MAX + 1024)
+
 typedef struct npy_sink {
     atomic_file *file;
     const char *path;              /* for messages */

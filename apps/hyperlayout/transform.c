@@ -296,7 +296,7 @@ static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_s
 static hl_status run_unsafe(const hl_plan *chain, npy_source *src, const hl_npy_info *oi,
                             phases *ph, char *why, size_t cap)
 {
-    unsigned char header[HL_NPY_DESCR_MAX + 1024];
+    unsigned char header[NPY_HEADER_CAP];
     size_t hlen;
     hl_status st = hl_npy_format_header_info(oi, (size_t)src->info.data_offset, header,
                                              sizeof header, &hlen);
