@@ -16,36 +16,97 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/box_index.h"
+#include "cuda/pass_index.h"
+#include "cuda/stage.h"
 #include "hyperlayout.h"
 #include "plan_internal.h" /* internal: the plan's IR */
 #include "random_plans.h"
 
-/* Checks one lowered plan: returns its cell count. */
-static int64_t check_plan(const hl_plan *p, rp_rng *r)
+/* The tile kernel's loops (src/cuda/kernels.cuh, tile_copy) for block l of
+ * a tile box, on the host: the load with threadIdx.x along digit a into a
+ * tile of rows HL_CUDA_TILE + 1 long, then the store with threadIdx.x along
+ * digit b.  Every destination it writes is marked in seen[]. */
+enum { TILE_ROWS = 8 };
+static void run_tile_block(const int64_t *box, int nd, int64_t l, int64_t E,
+                           const unsigned char *in, int64_t in_span, unsigned char *out,
+                           int64_t out_span, unsigned char *seen)
+{
+    static unsigned char tile[HL_CUDA_TILE * (HL_CUDA_TILE + 1) * HL_CUDA_TILE_MAX_ELEM];
+    const int64_t pitch = HL_CUDA_TILE + 1;
+    int64_t s0, d0, na, nb;
+    hl_cuda_tile_origin(box, nd, l, &s0, &d0, &na, &nb);
+    assert_true(na >= 1 && na <= HL_CUDA_TILE && nb >= 1 && nb <= HL_CUDA_TILE);
+    const int64_t sa = box[3], da = box[4], sb = box[6], db = box[7];
+    for (int64_t ty = 0; ty < TILE_ROWS; ty++)
+        for (int64_t tx = 0; tx < na; tx++)
+            for (int64_t j = ty; j < nb; j += TILE_ROWS) {
+                const int64_t s = s0 + tx * sa + j * sb;
+                assert_true(s >= 0 && s < in_span);
+                memcpy(tile + (j * pitch + tx) * E, in + s * E, (size_t)E);
+            }
+    for (int64_t ty = 0; ty < TILE_ROWS; ty++)
+        for (int64_t tx = 0; tx < nb; tx++)
+            for (int64_t i = ty; i < na; i += TILE_ROWS) {
+                const int64_t d = d0 + i * da + tx * db;
+                assert_true(d >= 0 && d < out_span);
+                if (seen[d]++)
+                    fail_msg("tile block %lld: dst %lld written twice", (long long)l, (long long)d);
+                memcpy(out + d * E, tile + (tx * pitch + i) * E, (size_t)E);
+            }
+}
+
+/* Checks one lowered plan, staged with transposes of digits at least
+ * tile_min long going to the tile kernel: every cell of the generic list
+ * (box_index.h) and every block of the tile list (tile_index.h), applied as
+ * a copy, reproduce hl_execute; each destination is written once.  Returns
+ * the tile blocks. */
+static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
 {
     const hl_ir *ir = &p->ir;
     assert_true(ir->lowered);
     const int64_t E = ir->elem_size, nb = ir->nboxes;
     const int64_t in_span = ir->in_span, out_span = ir->out_span;
-    int64_t *data = malloc(sizeof *data * (size_t)(ir->box_at[nb] + 1));
-    int64_t *start = malloc(sizeof *start * (size_t)(nb + 1));
+    const size_t words = (size_t)ir->box_at[nb] + 1;
+    int64_t *w = malloc(sizeof *w * 2 * (2 * ((size_t)nb + 1) + words));
     unsigned char *in = malloc((size_t)(in_span * E + 1));
     unsigned char *want = malloc((size_t)(out_span * E + 1));
     unsigned char *got = malloc((size_t)(out_span * E + 1));
     unsigned char *seen = calloc((size_t)out_span + 1, 1);
-    assert_non_null(data && start && in && want && got && seen);
-    hl_cuda_stage_boxes(ir->box_at, ir->box_data, nb, data, start);
-    assert_int_equal(start[nb], ir->cells);
+    assert_non_null(w && in && want && got && seen);
+    hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + words};
+    int64_t *v = w + 2 * (nb + 1) + (int64_t)words;
+    hl_cuda_list t = {0, v, v + nb + 1, v + nb + 1 + words};
+    hl_cuda_stage(ir->box_at, ir->box_data, nb, E, tile_min, &g, &t);
+    assert_int_equal(g.n + t.n, nb);
     for (int64_t j = 0; j < in_span * E; j++)
         in[j] = (unsigned char)rp_next(r);
     const unsigned char fill = (unsigned char)rp_next(r);
     memset(want, fill, (size_t)(out_span * E)); /* padding stays as it was */
     memset(got, fill, (size_t)(out_span * E));
     assert_int_equal(hl_execute(p, in, want), HL_OK);
-    for (int64_t c = 0; c < ir->cells; c++) {
+    int64_t tile_cells = 0;
+    for (int64_t b = 0; b < t.n; b++) {
+        const int64_t *box = t.data + t.at[b];
+        const int nd = hl_cuda_box_digits(t.at, b);
+        int a, bb;
+        /* what the tile kernel gets: a contiguous in src, b in dst, long */
+        assert_true(hl_cuda_tile_pick(box, nd, E, tile_min, &a, &bb));
+        assert_true(a == 0 && bb == 1);
+        int64_t cells = 1;
+        for (int k = 0; k < nd; k++)
+            cells *= box[2 + 3 * k];
+        tile_cells += cells;
+        assert_int_equal(t.start[b + 1] - t.start[b], hl_cuda_tile_blocks(box, nd));
+    }
+    for (int64_t l = 0; l < t.start[t.n]; l++) {
+        const int64_t b = hl_cuda_box_find(t.start, t.n, l);
+        run_tile_block(t.data + t.at[b], hl_cuda_box_digits(t.at, b), l - t.start[b], E, in,
+                       in_span, got, out_span, seen);
+    }
+    assert_int_equal(g.start[g.n] + tile_cells, ir->cells);
+    for (int64_t c = 0; c < g.start[g.n]; c++) {
         int64_t s, d;
-        hl_cuda_cell(ir->box_at, data, start, nb, c, &s, &d);
+        hl_cuda_cell(g.at, g.data, g.start, g.n, c, &s, &d);
         if (s < 0 || s >= in_span || d < 0 || d >= out_span)
             fail_msg("cell %lld: src %lld of %lld, dst %lld of %lld", (long long)c, (long long)s,
                      (long long)in_span, (long long)d, (long long)out_span);
@@ -56,23 +117,120 @@ static int64_t check_plan(const hl_plan *p, rp_rng *r)
     if (memcmp(got, want, (size_t)(out_span * E))) {
         char text[4096];
         (void)hl_plan_describe(p, text, sizeof text, NULL);
-        fail_msg("box_index.h and hl_execute disagree on\n%s", text);
+        fail_msg("the staged kernels and hl_execute disagree (tile_min %lld) on\n%s",
+                 (long long)tile_min, text);
     }
-    free(data);
-    free(start);
+    const int64_t blocks = t.start[t.n];
+    free(w);
     free(in);
     free(want);
     free(got);
     free(seen);
-    return ir->cells;
+    return blocks;
+}
+
+/* The in-place passes as the device runs them (kernels.cuh: reflect_pass,
+ * chunk_save then chunk_move), thread by thread on the host, against
+ * hl_execute in place; every position is written once per pass.  Returns
+ * the passes run. */
+static int check_in_place(const hl_plan *p, rp_rng *r)
+{
+    const hl_ir *ir = &p->ir;
+    if (!ir->in_place || !ir->by_passes)
+        return 0;
+    const int64_t E = ir->elem_size, n = ir->in_span;
+    unsigned char *x = malloc((size_t)(n * E + 1)), *want = malloc((size_t)(n * E + 1));
+    unsigned char *seen = malloc((size_t)n + 1);
+    assert_non_null(x && want && seen);
+    for (int64_t j = 0; j < n * E; j++)
+        x[j] = want[j] = (unsigned char)rp_next(r);
+    assert_int_equal(hl_execute(p, want, want), HL_OK);
+    for (int k = 0; k < ir->npasses; k++) {
+        const hl_ir_pass *ps = &ir->passes[k];
+        const int64_t len = ps->len, slab = ps->slab;
+        memset(seen, 0, (size_t)n);
+        if (!ps->sigma) {
+            const int64_t pairs = hl_cuda_reflect_pairs(len, ps->reflect);
+            for (int64_t t = 0; t < ps->groups * pairs * slab; t++) {
+                int64_t g, u, e, a, b;
+                hl_cuda_pass_thread(t, slab, pairs, &g, &u, &e);
+                hl_cuda_reflect_pair(len, ps->reflect, u, &a, &b);
+                assert_true(0 <= a && a < b && b < len);
+                const int64_t i = hl_cuda_pass_at(len, slab, g, a, e);
+                const int64_t j = hl_cuda_pass_at(len, slab, g, b, e);
+                assert_true(!seen[i]++ && !seen[j]++);
+                unsigned char tmp[64];
+                memcpy(tmp, x + i * E, (size_t)E);
+                memcpy(x + i * E, x + j * E, (size_t)E);
+                memcpy(x + j * E, tmp, (size_t)E);
+            }
+            /* what is not swapped is a fixed point of the reflection */
+            for (int64_t q = 0; q < len; q++)
+                if (!seen[hl_cuda_pass_at(len, slab, 0, q, 0)])
+                    assert_int_equal(((ps->reflect - q) % len + len) % len, q);
+            continue;
+        }
+        int64_t *order = malloc(sizeof *order * (size_t)(3 * len + 1));
+        assert_non_null(order);
+        int64_t *lo = order + len, *next = lo + len + 1;
+        const int64_t chunks = hl_cuda_chunk_cycles(ps->sigma, len, order, lo, next);
+        assert_true(chunks >= 0);
+        const int64_t threads = ps->groups * chunks * slab;
+        unsigned char *saved = malloc((size_t)(threads * E + 1));
+        assert_non_null(saved);
+        for (int64_t t = 0; t < threads; t++) { /* chunk_save */
+            int64_t g, j, e;
+            hl_cuda_pass_thread(t, slab, chunks, &g, &j, &e);
+            assert_true(lo[j + 1] - lo[j] >= 1 && lo[j + 1] - lo[j] <= HL_CUDA_CHUNK);
+            memcpy(saved + t * E, x + hl_cuda_pass_at(len, slab, g, order[lo[j]], e) * E,
+                   (size_t)E);
+        }
+        /* chunk_move, the threads in reverse order: no thread may depend on
+         * another having run */
+        for (int64_t t = threads - 1; t >= 0; t--) {
+            int64_t g, j, e;
+            hl_cuda_pass_thread(t, slab, chunks, &g, &j, &e);
+            for (int64_t i = lo[j]; i < lo[j + 1]; i++) {
+                const int64_t to = hl_cuda_pass_at(len, slab, g, order[i], e);
+                assert_true(!seen[to]++);
+                assert_int_equal(ps->sigma[order[i]],
+                                 i + 1 < lo[j + 1] ? order[i + 1] : order[lo[next[j]]]);
+                const unsigned char *from =
+                    i + 1 < lo[j + 1] ? x + hl_cuda_pass_at(len, slab, g, order[i + 1], e) * E
+                                      : saved + ((g * chunks + next[j]) * slab + e) * E;
+                memcpy(x + to * E, from, (size_t)E);
+            }
+        }
+        free(saved);
+        free(order);
+    }
+    if (memcmp(x, want, (size_t)(n * E))) {
+        char text[4096];
+        (void)hl_plan_describe(p, text, sizeof text, NULL);
+        fail_msg("the in-place passes and hl_execute disagree on\n%s", text);
+    }
+    free(x);
+    free(want);
+    free(seen);
+    return ir->npasses;
+}
+
+/* Checks one lowered plan: staged as prepare stages it and with every
+ * transpose of digits of at least 2 going to tiles, and in place. */
+static int64_t check_plan(const hl_plan *p, rp_rng *r, int64_t *blocks, int *passes)
+{
+    *blocks += check_staged(p, 16, r);
+    *blocks += check_staged(p, 2, r);
+    *passes += check_in_place(p, r);
+    return p->ir.cells;
 }
 
 static void test_random_plans(void **state)
 {
     (void)state;
     rp_rng r = {20261123};
-    int lowered = 0, total = 0, chains = 0;
-    int64_t cells = 0;
+    int lowered = 0, total = 0, chains = 0, passes = 0;
+    int64_t cells = 0, blocks = 0;
     for (int n = 0; n < 3000; n++) {
         const hl_shape s = rp_shape(&r, n < 2000 ? 9 : 40, n < 2000 ? 2000 : 20000);
         hl_plan *p = rp_plan(&s, &r);
@@ -80,12 +238,14 @@ static void test_random_plans(void **state)
         if (hl_plan_boxes(p) > 0) {
             lowered++;
             chains += p->ir.nsteps > 1 || hl_plan_boxes(p) > 1;
-            cells += check_plan(p, &r);
+            cells += check_plan(p, &r, &blocks, &passes);
         }
         hl_plan_destroy(p);
     }
-    print_message("%d of %d random plans lowered to boxes and checked (%lld cells)\n", lowered,
-                  total, (long long)cells);
+    print_message("%d of %d random plans lowered to boxes and checked (%lld cells, %lld tile "
+                  "blocks, %d in-place passes)\n",
+                  lowered, total, (long long)cells, (long long)blocks, passes);
+    assert_true(blocks > 1000 && passes > 500);
     /* most plans lower; those that do not run cell by cell on the CPU only */
     assert_true(lowered > total / 2);
     assert_true(chains > 0);
@@ -113,8 +273,10 @@ static void test_each_transform(void **state)
         assert_int_equal(hl_plan_morton(&p[7], &s, NULL), HL_OK);
         assert_int_equal(hl_plan_unmorton(&p[8], &s, NULL), HL_OK);
         for (int k = 0; k < 9; k++) {
+            int64_t blocks = 0;
+            int passes = 0;
             if (hl_plan_boxes(p[k]) > 0)
-                (void)check_plan(p[k], &r);
+                (void)check_plan(p[k], &r, &blocks, &passes);
             else
                 assert_true(k >= 7); /* only Morton may exceed the box limit */
             hl_plan_destroy(p[k]);
@@ -155,29 +317,104 @@ static void test_copy_width(void **state)
         }
 }
 
-/* Reordering a box's digits keeps its cells: a box with strides in every
- * order gives the same set of (src, dst) pairs. */
-static void test_order_digits(void **state)
+/* Staging: a box's digits in increasing |dst stride| for the generic
+ * kernel; a transpose with both contiguous digits long enough goes to the
+ * tile kernel with them first; elements over 16 bytes never do. */
+static void test_stage(void **state)
 {
     (void)state;
-    /* 3 digits: extents 2, 3, 4; dst strides 12, -1, 3 */
-    int64_t box[2 + 9] = {100, 50, 2, 1, 12, 3, 2, -1, 4, 6, 3};
-    int64_t ordered[2 + 9];
-    memcpy(ordered, box, sizeof box);
-    hl_cuda_order_digits(ordered, 3);
-    assert_int_equal(ordered[4], -1);
-    assert_int_equal(ordered[7], 3);
-    assert_int_equal(ordered[10], 12);
-    int64_t a[24][2], b[24][2];
+    /* box 0: extents 2, 3, 4, dst strides 12, -1, 3; box 1: a 40 x 50
+     * transpose with a third digit of 3 */
+    const int64_t at[3] = {0, 11, 22};
+    const int64_t data[22] = {100, 50, 2, 1, 12, 3, 2, -1, 4, 6, 3, /* box 0 */
+                              0,   0,  3, 2000, 2000, 50, -40, 1, 40, 1, 50}; /* box 1 */
+    int64_t w[4][24];
+    hl_cuda_list g = {0, w[0], w[1], w[0] + 8}, t = {0, w[2], w[3], w[2] + 8};
+    hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
+    assert_int_equal(g.n, 1);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(g.start[1], 24);
+    const int64_t want_g[11] = {100, 50, 3, 2, -1, 4, 6, 3, 2, 1, 12};
+    assert_memory_equal(g.data, want_g, sizeof want_g);
+    /* tiles: a (src stride 1) = the 40, b (dst stride 1) = the 50, then 3 */
+    const int64_t want_t[11] = {0, 0, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
+    assert_memory_equal(t.data, want_t, sizeof want_t);
+    assert_int_equal(t.start[1], 2 * 2 * 3);
+    /* the same cells either way */
+    int64_t a1[24][2], a2[24][2];
     for (int64_t i = 0; i < 24; i++) {
-        hl_cuda_box_offsets(box, 3, i, &a[i][0], &a[i][1]);
-        hl_cuda_box_offsets(ordered, 3, i, &b[i][0], &b[i][1]);
+        hl_cuda_box_offsets(data, 3, i, &a1[i][0], &a1[i][1]);
+        hl_cuda_box_offsets(g.data, 3, i, &a2[i][0], &a2[i][1]);
     }
     for (int64_t i = 0; i < 24; i++) {
         int found = 0;
         for (int64_t j = 0; j < 24; j++)
-            found += a[i][0] == b[j][0] && a[i][1] == b[j][1];
+            found += a1[i][0] == a2[j][0] && a1[i][1] == a2[j][1];
         assert_int_equal(found, 1);
+    }
+    /* too short for tile_min 41, too wide at 24 bytes: both generic */
+    hl_cuda_stage(at, data, 2, 4, 41, &g, &t);
+    assert_true(g.n == 2 && t.n == 0);
+    hl_cuda_stage(at, data, 2, 24, 16, &g, &t);
+    assert_true(g.n == 2 && t.n == 0);
+}
+
+/* The pairs of a reflection, every length and offset: each p with
+ * (r - p) mod len != p in exactly one pair, listed once. */
+static void test_reflect_pairs(void **state)
+{
+    (void)state;
+    for (int64_t len = 1; len <= 40; len++)
+        for (int64_t r = -90; r <= 90; r++) {
+            unsigned char seen[40] = {0};
+            const int64_t n = hl_cuda_reflect_pairs(len, r);
+            for (int64_t i = 0; i < n; i++) {
+                int64_t p, q;
+                hl_cuda_reflect_pair(len, r, i, &p, &q);
+                assert_true(0 <= p && p < q && q < len);
+                assert_int_equal(((r - p) % len + len) % len, q);
+                assert_true(!seen[p]++ && !seen[q]++);
+            }
+            for (int64_t p = 0; p < len; p++)
+                assert_true(seen[p] || ((r - p) % len + len) % len == p);
+        }
+}
+
+/* Chunks of random permutations: every moved position once, chunks within
+ * one cycle, at most HL_CUDA_CHUNK long, next[] following sigma. */
+static void test_chunk_cycles(void **state)
+{
+    (void)state;
+    rp_rng r = {99};
+    for (int n = 0; n < 400; n++) {
+        const int64_t len = 1 + rp_below(&r, n < 300 ? 20 : 300);
+        int64_t sigma[300], order[300], lo[301], next[300];
+        for (int64_t p = 0; p < len; p++)
+            sigma[p] = p;
+        const int kind = (int)rp_below(&r, 3); /* shuffle, rotation, identity */
+        for (int64_t p = len - 1; kind == 0 && p > 0; p--) {
+            const int64_t q = rp_below(&r, p + 1), v = sigma[p];
+            sigma[p] = sigma[q];
+            sigma[q] = v;
+        }
+        const int64_t k = rp_below(&r, len);
+        for (int64_t p = 0; kind == 1 && p < len; p++)
+            sigma[p] = (p + k) % len;
+        const int64_t chunks = hl_cuda_chunk_cycles(sigma, len, order, lo, next);
+        int64_t moved = 0;
+        for (int64_t p = 0; p < len; p++)
+            moved += sigma[p] != p;
+        assert_int_equal(lo[0], 0);
+        assert_int_equal(lo[chunks], moved);
+        unsigned char seen[300] = {0};
+        for (int64_t j = 0; j < chunks; j++) {
+            assert_true(lo[j + 1] > lo[j] && lo[j + 1] - lo[j] <= HL_CUDA_CHUNK);
+            for (int64_t i = lo[j]; i < lo[j + 1]; i++) {
+                assert_true(!seen[order[i]]++ && sigma[order[i]] != order[i]);
+                const int64_t succ = i + 1 < lo[j + 1] ? order[i + 1] : order[lo[next[j]]];
+                assert_int_equal(sigma[order[i]], succ);
+            }
+        }
     }
 }
 
@@ -221,7 +458,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_find),
         cmocka_unit_test(test_copy_width),
-        cmocka_unit_test(test_order_digits),
+        cmocka_unit_test(test_stage),
+        cmocka_unit_test(test_reflect_pairs),
+        cmocka_unit_test(test_chunk_cycles),
         cmocka_unit_test(test_each_transform),
         cmocka_unit_test(test_random_plans),
         cmocka_unit_test(test_api_without_device),

@@ -2,15 +2,15 @@
  * HL_HOSTDEV functions on plain arrays, so that host tests
  * (tests/test_cuda_index.c) check exactly what the device evaluates.
  *
- * The device copy of a plan's boxes (src/cuda/cuda.cu) is three arrays:
+ * The generic kernel's boxes (staged by stage.h) are three arrays:
  *
- *   box_at[b], b in [0, nboxes]    offsets into box_data (the IR's, as is)
+ *   box_at[b], b in [0, nboxes]    offsets into box_data
  *   box_data                       per box: src_base, dst_base, then per
  *                                  digit extent, src_stride, dst_stride
- *                                  (the IR's, digits reordered by
- *                                  hl_cuda_order_digits)
+ *                                  (the IR's format; digits in increasing
+ *                                  |dst stride|)
  *   start[b], b in [0, nboxes]     cells of boxes 0..b-1; start[nboxes] is
- *                                  the plan's cell count
+ *                                  the kernel's cell count
  *
  * Cell c of the plan (c in [0, start[nboxes])) is cell c - start[b] of the
  * box b with start[b] <= c < start[b+1]; within a box the first digit
@@ -63,8 +63,8 @@ HL_HOSTDEV static inline void hl_cuda_box_offsets(const int64_t *box, int ndigit
     *dst = d;
 }
 
-/* Offsets of cell c of the whole plan (what one thread of the kernel does
- * for each of its cells). */
+/* Offsets of cell c of the kernel's boxes (what one thread does for each
+ * of its cells). */
 HL_HOSTDEV static inline void hl_cuda_cell(const int64_t *box_at, const int64_t *box_data,
                                            const int64_t *start, int64_t nboxes, int64_t c,
                                            int64_t *src, int64_t *dst)
@@ -85,61 +85,6 @@ HL_HOSTDEV static inline int hl_cuda_copy_width(int64_t elem_size, uint64_t in, 
     while (w > 1 && (all & (uint64_t)(w - 1)))
         w /= 2;
     return w;
-}
-
-/* Host side of the upload: reorders the digits of one packed box (ndigits
- * triples after the two bases) by increasing |dst_stride|, stably, so that
- * neighbouring threads write neighbouring elements where the box allows
- * (coalesced stores).  Any order of the digits enumerates the same cells. */
-static inline void hl_cuda_order_digits(int64_t *box, int ndigits)
-{
-    int64_t *x = box + 2;
-    for (int t = 1; t < ndigits; t++) {
-        const int64_t e = x[3 * t], s = x[3 * t + 1], d = x[3 * t + 2];
-        const int64_t ad = d < 0 ? -d : d;
-        int u = t;
-        for (; u > 0; u--) {
-            const int64_t p = x[3 * (u - 1) + 2];
-            if ((p < 0 ? -p : p) <= ad)
-                break;
-            x[3 * u] = x[3 * (u - 1)];
-            x[3 * u + 1] = x[3 * (u - 1) + 1];
-            x[3 * u + 2] = p;
-        }
-        x[3 * u] = e;
-        x[3 * u + 1] = s;
-        x[3 * u + 2] = d;
-    }
-}
-
-/* Host side of the upload: start[] of the packed boxes (nboxes + 1
- * entries). */
-static inline void hl_cuda_box_starts(const int64_t *box_at, const int64_t *box_data,
-                                      int64_t nboxes, int64_t *start)
-{
-    int64_t c = 0;
-    for (int64_t b = 0; b < nboxes; b++) {
-        start[b] = c;
-        const int64_t *x = box_data + box_at[b] + 2;
-        int64_t n = 1;
-        for (int t = 0; t < hl_cuda_box_digits(box_at, b); t++)
-            n *= x[3 * t];
-        c += n;
-    }
-    start[nboxes] = c;
-}
-
-/* What prepare uploads besides box_at: data (box_at[nboxes] words) is the
- * IR's box_data with each box's digits ordered by hl_cuda_order_digits, and
- * start (nboxes + 1 entries) the boxes' first cells. */
-static inline void hl_cuda_stage_boxes(const int64_t *box_at, const int64_t *box_data,
-                                       int64_t nboxes, int64_t *data, int64_t *start)
-{
-    for (int64_t w = 0; w < box_at[nboxes]; w++)
-        data[w] = box_data[w];
-    for (int64_t b = 0; b < nboxes; b++)
-        hl_cuda_order_digits(data + box_at[b], hl_cuda_box_digits(box_at, b));
-    hl_cuda_box_starts(box_at, data, nboxes, start);
 }
 
 #endif

@@ -1,22 +1,24 @@
-// hyperlayout — the CUDA executor: a plan's boxes on device memory.
+// hyperlayout — the CUDA executor: a plan's IR on device memory.
 //
-// prepare (hl_plan_cuda_prepare) uploads the packed boxes once: box_at,
-// box_data (digits reordered so that the fastest one has the smallest
-// |dst stride|) and the prefix sums of their cell counts.  run launches one
-// generic kernel for all boxes: a grid-stride loop over every cell of the
-// plan; each thread finds its cell's box by binary search over the prefix
-// sums, splits the cell index into the box's digits and copies one element
-// with the widest loads and stores the element size and both pointers allow.
+// prepare (hl_plan_cuda_prepare) stages and uploads, once, in one
+// allocation:
+//   - the boxes, split (stage.h) into transposes — a digit contiguous in
+//     the source and another in the destination, both long — that the tile
+//     kernel copies through shared memory with both sides coalesced, and
+//     the rest, that the generic kernel copies cell by cell (digits ordered
+//     so that neighbouring threads write neighbouring elements);
+//   - for plans that can run in place by passes (ir.h), each pass's chunked
+//     cycles (pass_index.h) and the buffer the chunks' first elements are
+//     saved in.
+// run launches at most two kernels out of place (generic and tiles; they
+// write disjoint cells), or two per pass in place, on the caller's stream,
+// and never allocates.  Each kernel is a grid-stride loop over its whole
+// list: a thread or block finds its box by binary search over prefix sums —
+// one launch for thousands of small boxes (a shift's or a crinkle's edges)
+// instead of a launch each.
 //
-// One launch with a binary search rather than one launch per box (or group
-// of boxes): a plan may have up to HL_PLAN_MAX_BOXES boxes, many of them
-// tiny (a shift's or a crinkle's edges), and a launch costs microseconds
-// while the search is log2(nboxes) reads of an array small enough to stay
-// in L1/L2.  The index arithmetic is src/cuda/box_index.h, checked on the
-// host by tests/test_cuda_index.c.
-//
-// Left for later (docs/cuda.md): in place, shared-memory tiles for
-// transposes, 32-bit index paths and precomputed dividers.
+// Not on the device: plans that do not lower to boxes (cell by cell on the
+// CPU), in place without passes (the CPU walks cycles of cells).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -27,55 +29,109 @@ extern "C" {
 #include "../plan_internal.h"
 #include "hyperlayout/cuda.h"
 }
-#include "box_index.h"
+#include "kernels.cuh"
+#include "stage.h"
 
 namespace {
 
-struct cuda_state {
-    int64_t nboxes, cells;
-    int64_t *d_box_at, *d_box_data, *d_start; // one allocation, d_box_at owns it
-    int device;
-    int blocks_max; // enough blocks to fill the device; the loop does the rest
+// Transpose digits shorter than this are copied by the generic kernel: a
+// tile of 32 x 32 would leave most of its threads idle.
+constexpr int64_t TILE_MIN = 16;
+
+constexpr int THREADS = 256;
+
+struct device_list {
+    int64_t n, total; // boxes; cells (generic) or thread blocks (tiles)
+    const int64_t *at, *data, *start;
 };
 
-template <typename W>
-__global__ void box_copy(const int64_t *__restrict__ box_at, const int64_t *__restrict__ box_data,
-                         const int64_t *__restrict__ start, int64_t nboxes, int64_t cells,
-                         int64_t words, const W *__restrict__ in, W *__restrict__ out)
-{
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += stride) {
-        int64_t s, d;
-        hl_cuda_cell(box_at, box_data, start, nboxes, c, &s, &d);
-        const W *from = in + s * words;
-        W *to = out + d * words;
-        for (int64_t w = 0; w < words; w++)
-            to[w] = from[w];
-    }
-}
+struct device_pass {
+    int64_t len, slab, groups;
+    int64_t reflect; // >= 0: a reflection of `units` pairs
+    int64_t units;   // pairs, or chunks
+    int64_t order, lo, next; // chunks (reflect < 0): word offsets in the allocation
+};
 
-template <typename W>
-cudaError_t launch(const cuda_state *st, int64_t elem_size, const void *in, void *out,
-                   cudaStream_t stream)
-{
-    const int threads = 256;
-    int64_t blocks = (st->cells + threads - 1) / threads;
-    if (blocks > st->blocks_max)
-        blocks = st->blocks_max;
-    box_copy<W><<<(unsigned)blocks, threads, 0, stream>>>(
-        st->d_box_at, st->d_box_data, st->d_start, st->nboxes, st->cells,
-        elem_size / (int64_t)sizeof(W), static_cast<const W *>(in), static_cast<W *>(out));
-    return cudaGetLastError();
-}
+struct cuda_state {
+    device_list generic, tiles;
+    int npasses;
+    device_pass *passes; // host array of device pointers
+    void *saved;         // in place: the chunks' first elements
+    int64_t *mem;        // the one allocation holding everything above
+    int device;
+    int blocks_max; // enough blocks to fill the device; the loops do the rest
+};
 
 hl_status from_cuda(cudaError_t e)
 {
     return e == cudaSuccess ? HL_OK : e == cudaErrorMemoryAllocation ? HL_ERR_NOMEM : HL_ERR_DEVICE;
 }
 
+unsigned grid(const cuda_state *s, int64_t work, int64_t per_block)
+{
+    const int64_t b = (work + per_block - 1) / per_block;
+    return (unsigned)(b < s->blocks_max ? b : s->blocks_max);
+}
+
+// ---- out of place ------------------------------------------------------------
+
+template <typename W>
+cudaError_t launch_copy(const cuda_state *s, int64_t elem_size, const void *in, void *out,
+                        cudaStream_t stream)
+{
+    const int64_t words = elem_size / (int64_t)sizeof(W);
+    const W *from = static_cast<const W *>(in);
+    W *to = static_cast<W *>(out);
+    const device_list &g = s->generic, &t = s->tiles;
+    if (g.total > 0)
+        hl_cuda::box_copy<W><<<grid(s, g.total, THREADS), THREADS, 0, stream>>>(
+            g.at, g.data, g.start, g.n, g.total, words, from, to);
+    if (t.total > 0) {
+        const dim3 block(HL_CUDA_TILE, hl_cuda::TILE_ROWS);
+        const size_t shared = (size_t)HL_CUDA_TILE * (HL_CUDA_TILE + 1) * (size_t)elem_size;
+        hl_cuda::tile_copy<W><<<grid(s, t.total, 1), block, shared, stream>>>(
+            t.at, t.data, t.start, t.n, t.total, words, from, to);
+    }
+    return cudaGetLastError();
+}
+
+// ---- in place ---------------------------------------------------------------
+
+template <typename W>
+cudaError_t launch_passes(const cuda_state *s, int64_t elem_size, void *x, cudaStream_t stream)
+{
+    const int64_t words = elem_size / (int64_t)sizeof(W);
+    W *a = static_cast<W *>(x);
+    W *saved = static_cast<W *>(s->saved);
+    const int64_t *m = s->mem;
+    for (int j = 0; j < s->npasses; j++) {
+        const device_pass &p = s->passes[j];
+        const int64_t threads = p.groups * p.units * p.slab;
+        if (threads == 0)
+            continue;
+        const unsigned blocks = grid(s, threads, THREADS);
+        if (p.reflect >= 0) {
+            hl_cuda::reflect_pass<W><<<blocks, THREADS, 0, stream>>>(p.len, p.slab, p.reflect,
+                                                                      p.units, threads, words, a);
+        } else {
+            hl_cuda::chunk_save<W><<<blocks, THREADS, 0, stream>>>(
+                p.len, p.slab, p.units, threads, words, m + p.order, m + p.lo, a, saved);
+            hl_cuda::chunk_move<W><<<blocks, THREADS, 0, stream>>>(
+                p.len, p.slab, p.units, threads, words, m + p.order, m + p.lo, m + p.next, a,
+                saved);
+        }
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+// ---- the executor -------------------------------------------------------------
+
 bool cuda_applicable(const hl_ir *ir)
 {
-    return ir->lowered;
+    return ir->lowered || ir->by_passes;
 }
 
 void cuda_destroy(void *state)
@@ -83,15 +139,41 @@ void cuda_destroy(void *state)
     cuda_state *s = static_cast<cuda_state *>(state);
     if (!s)
         return;
-    if (s->d_box_at) {
+    if (s->mem) {
         int was = 0;
         const bool switched = cudaGetDevice(&was) == cudaSuccess && was != s->device &&
                               cudaSetDevice(s->device) == cudaSuccess;
-        (void)cudaFree(s->d_box_at);
+        (void)cudaFree(s->mem);
         if (switched)
             (void)cudaSetDevice(was);
     }
+    std::free(s->passes);
     std::free(s);
+}
+
+// What prepare builds on the host, then copies to the device in one piece:
+// words [0, used) of `h`, each array at its offset.
+struct staging {
+    int64_t *h;
+    size_t used, cap;
+    int64_t *take(size_t n) // room for n words
+    {
+        int64_t *p = h + used;
+        used += n;
+        return p;
+    }
+};
+
+// The boxes: both lists, their arrays taken from st.
+void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
+{
+    const int64_t nb = ir->nboxes, words = nb > 0 ? ir->box_at[nb] : 0;
+    for (hl_cuda_list *l : {g, t}) {
+        l->at = st->take((size_t)nb + 1);
+        l->data = st->take((size_t)words);
+        l->start = st->take((size_t)nb + 1);
+    }
+    hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN, g, t);
 }
 
 hl_status cuda_prepare(const hl_ir *ir, void **out)
@@ -99,39 +181,80 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     cuda_state *s = static_cast<cuda_state *>(std::calloc(1, sizeof *s));
     if (!s)
         return HL_ERR_NOMEM;
-    const int64_t nb = ir->nboxes, words = ir->box_at[nb];
-    s->nboxes = nb;
-    // host staging: box_at, box_data (digits reordered), start
-    const size_t n = (size_t)(nb + 1) + (size_t)words + (size_t)(nb + 1);
-    int64_t *h = static_cast<int64_t *>(std::malloc(sizeof *h * (n > 0 ? n : 1)));
-    if (!h) {
-        std::free(s);
+    const int64_t nb = ir->lowered ? ir->nboxes : 0;
+    const int np = ir->by_passes ? ir->npasses : 0;
+    size_t words = 2 * (3 * (size_t)(nb + 1) + (size_t)(nb > 0 ? ir->box_at[nb] : 0));
+    for (int j = 0; j < np; j++)
+        if (ir->passes[j].sigma)
+            words += 3 * (size_t)ir->passes[j].len + 1;
+    staging st = {static_cast<int64_t *>(std::malloc(sizeof(int64_t) * (words + 1))), 0, words};
+    s->passes = static_cast<device_pass *>(std::calloc((size_t)np + 1, sizeof *s->passes));
+    if (!st.h || !s->passes) {
+        std::free(st.h);
+        cuda_destroy(s);
         return HL_ERR_NOMEM;
     }
-    int64_t *h_at = h, *h_data = h + nb + 1, *h_start = h_data + words;
-    std::memcpy(h_at, ir->box_at, sizeof *h * (size_t)(nb + 1));
-    hl_cuda_stage_boxes(ir->box_at, ir->box_data, nb, h_data, h_start);
-    s->cells = h_start[nb];
+
+    hl_cuda_list g = {}, t = {};
+    if (ir->lowered)
+        stage_boxes(ir, &st, &g, &t);
+    // in place: each pass's chunks, and the largest saved buffer
+    hl_status status = HL_OK;
+    int64_t saved_elems = 0;
+    s->npasses = np;
+    for (int j = 0; j < np && status == HL_OK; j++) {
+        const hl_ir_pass &ip = ir->passes[j];
+        device_pass &p = s->passes[j];
+        p.len = ip.len;
+        p.slab = ip.slab;
+        p.groups = ip.groups;
+        p.reflect = ip.sigma ? -1 : ((ip.reflect % ip.len) + ip.len) % ip.len;
+        if (!ip.sigma) {
+            p.units = hl_cuda_reflect_pairs(ip.len, ip.reflect);
+            continue;
+        }
+        int64_t *order = st.take((size_t)ip.len), *lo = st.take((size_t)ip.len + 1),
+                *next = st.take((size_t)ip.len);
+        p.units = hl_cuda_chunk_cycles(ip.sigma, ip.len, order, lo, next);
+        if (p.units < 0)
+            status = HL_ERR_NOMEM;
+        p.order = order - st.h;
+        p.lo = lo - st.h;
+        p.next = next - st.h;
+        const int64_t e = p.groups * p.units * p.slab;
+        saved_elems = e > saved_elems ? e : saved_elems;
+    }
 
     int sms = 0;
-    cudaError_t e = cudaGetDevice(&s->device);
-    if (e == cudaSuccess)
+    cudaError_t e = status == HL_OK ? cudaGetDevice(&s->device) : cudaSuccess;
+    if (status == HL_OK && e == cudaSuccess)
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, s->device);
     s->blocks_max = (sms > 0 ? sms : 1) * 32;
-    void *d = nullptr;
-    if (e == cudaSuccess)
-        e = cudaMalloc(&d, sizeof *h * n);
-    if (e == cudaSuccess) {
-        s->d_box_at = static_cast<int64_t *>(d);
-        s->d_box_data = s->d_box_at + nb + 1;
-        s->d_start = s->d_box_data + words;
-        e = cudaMemcpy(d, h, sizeof *h * n, cudaMemcpyHostToDevice);
+    const size_t box_bytes = st.used * sizeof(int64_t);
+    const size_t saved_at = (box_bytes + 255) / 256 * 256;
+    if (status == HL_OK && e == cudaSuccess)
+        e = cudaMalloc(reinterpret_cast<void **>(&s->mem), saved_at + (size_t)(saved_elems * ir->elem_size) + 1);
+    if (status == HL_OK && e == cudaSuccess)
+        e = cudaMemcpy(s->mem, st.h, box_bytes, cudaMemcpyHostToDevice);
+    if (status == HL_OK && e == cudaSuccess) {
+        auto dev = [&](const hl_cuda_list &l) {
+            return device_list{l.n, l.start[l.n], s->mem + (l.at - st.h), s->mem + (l.data - st.h),
+                               s->mem + (l.start - st.h)};
+        };
+        if (ir->lowered) {
+            s->generic = dev(g);
+            s->tiles = dev(t);
+        }
+        s->saved = reinterpret_cast<char *>(s->mem) + saved_at;
     }
-    std::free(h);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError(); // clear a sticky-free error so later calls start clean
+    std::free(st.h);
+    if (status == HL_OK && e != cudaSuccess) {
+        (void)cudaGetLastError(); // clear a non-sticky error so later calls start clean
+        status = from_cuda(e);
+    }
+    if (status != HL_OK) {
         cuda_destroy(s);
-        return from_cuda(e);
+        return status;
     }
     *out = s;
     return HL_OK;
@@ -141,18 +264,30 @@ hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out
                    const hl_exec_ctx *ctx)
 {
     const cuda_state *s = static_cast<const cuda_state *>(state);
-    if (in == out)
-        return HL_ERR_IN_PLACE; // not yet on the device (docs/cuda.md)
-    if (s->cells == 0)
-        return HL_OK;
     cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
+    const int64_t es = ir->elem_size;
+    const int w = hl_cuda_copy_width(es, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out);
     cudaError_t e;
-    switch (hl_cuda_copy_width(ir->elem_size, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out)) {
-    case 16: e = launch<uint4>(s, ir->elem_size, in, out, stream); break;
-    case 8: e = launch<uint64_t>(s, ir->elem_size, in, out, stream); break;
-    case 4: e = launch<uint32_t>(s, ir->elem_size, in, out, stream); break;
-    case 2: e = launch<uint16_t>(s, ir->elem_size, in, out, stream); break;
-    default: e = launch<uint8_t>(s, ir->elem_size, in, out, stream); break;
+    if (in == out) {
+        if (!ir->by_passes)
+            return HL_ERR_IN_PLACE; // the CPU walks cycles of cells; the device does not
+        switch (w) {
+        case 16: e = launch_passes<uint4>(s, es, out, stream); break;
+        case 8: e = launch_passes<uint64_t>(s, es, out, stream); break;
+        case 4: e = launch_passes<uint32_t>(s, es, out, stream); break;
+        case 2: e = launch_passes<uint16_t>(s, es, out, stream); break;
+        default: e = launch_passes<uint8_t>(s, es, out, stream); break;
+        }
+    } else {
+        if (!ir->lowered)
+            return HL_ERR_UNSUPPORTED;
+        switch (w) {
+        case 16: e = launch_copy<uint4>(s, es, in, out, stream); break;
+        case 8: e = launch_copy<uint64_t>(s, es, in, out, stream); break;
+        case 4: e = launch_copy<uint32_t>(s, es, in, out, stream); break;
+        case 2: e = launch_copy<uint16_t>(s, es, in, out, stream); break;
+        default: e = launch_copy<uint8_t>(s, es, in, out, stream); break;
+        }
     }
     return e == cudaSuccess ? HL_OK : HL_ERR_DEVICE;
 }
@@ -162,11 +297,25 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
     (void)ir;
     (void)threads;
     const cuda_state *s = static_cast<const cuda_state *>(state);
-    return hl_appendf(buf, size, 0,
-                      "executor cuda: device %d, one grid-stride launch over %lld cells of %lld "
-                      "box%s (binary search per cell), out of place only\n",
-                      s->device, (long long)s->cells, (long long)s->nboxes,
-                      s->nboxes == 1 ? "" : "es");
+    size_t n = hl_appendf(buf, size, 0, "executor cuda: device %d\n", s->device);
+    n += hl_appendf(buf, size, n,
+                    "  out of place: %lld cells of %lld box%s cell by cell, %lld tile%s of "
+                    "%lld transpose box%s through shared memory\n",
+                    (long long)s->generic.total, (long long)s->generic.n,
+                    s->generic.n == 1 ? "" : "es", (long long)s->tiles.total,
+                    s->tiles.total == 1 ? "" : "s", (long long)s->tiles.n,
+                    s->tiles.n == 1 ? "" : "es");
+    if (!ir->by_passes)
+        return n + hl_appendf(buf, size, n, "  in place: no (not by passes)\n");
+    n += hl_appendf(buf, size, n, "  in place: %d pass%s\n", s->npasses,
+                    s->npasses == 1 ? "" : "es");
+    for (int j = 0; j < s->npasses; j++) {
+        const device_pass &p = s->passes[j];
+        n += hl_appendf(buf, size, n, "    len %lld slab %lld groups %lld: %lld %s\n",
+                        (long long)p.len, (long long)p.slab, (long long)p.groups,
+                        (long long)p.units, p.reflect >= 0 ? "swapped pairs" : "cycle chunks");
+    }
+    return n;
 }
 
 } // namespace

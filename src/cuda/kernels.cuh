@@ -1,0 +1,134 @@
+// hyperlayout internal — the CUDA executor's kernels.  Each is a
+// grid-stride loop whose index arithmetic is a header's HL_HOSTDEV
+// functions (box_index.h, tile_index.h, pass_index.h), checked on the
+// host; what is left here is the moving of words.  W is the access width
+// (uint4 down to uint8_t, chosen from the element size and the pointers'
+// alignment), `words` the W's per element.
+#ifndef HYPERLAYOUT_CUDA_KERNELS_CUH
+#define HYPERLAYOUT_CUDA_KERNELS_CUH
+
+#include <cstdint>
+
+#include "box_index.h"
+#include "pass_index.h"
+#include "tile_index.h"
+
+namespace hl_cuda {
+
+template <typename W>
+__device__ __forceinline__ void move(W *__restrict__ to, const W *__restrict__ from, int64_t words)
+{
+    for (int64_t w = 0; w < words; w++)
+        to[w] = from[w];
+}
+
+// Any box, one cell per thread and iteration.
+template <typename W>
+__global__ void box_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
+                         const int64_t *__restrict__ start, int64_t nboxes, int64_t cells,
+                         int64_t words, const W *__restrict__ in, W *__restrict__ out)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += stride) {
+        int64_t s, d;
+        hl_cuda_cell(at, data, start, nboxes, c, &s, &d);
+        move(out + d * words, in + s * words, words);
+    }
+}
+
+// Rows of a tile in flight per pass of the block: the block is
+// HL_CUDA_TILE x TILE_ROWS threads, each moving HL_CUDA_TILE / TILE_ROWS
+// cells per side (thread coarsening: fewer, busier threads hide latency).
+constexpr int TILE_ROWS = 8;
+
+// Transpose boxes through a shared-memory tile: loaded with threadIdx.x
+// along digit a (contiguous source), stored with threadIdx.x along digit b
+// (contiguous destination).  The tile's rows are HL_CUDA_TILE + 1 elements
+// long so that a warp reading a column hits 32 different banks.
+template <typename W>
+__global__ void __launch_bounds__(HL_CUDA_TILE *TILE_ROWS)
+    tile_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
+              const int64_t *__restrict__ start, int64_t nboxes, int64_t blocks, int64_t words,
+              const W *__restrict__ in, W *__restrict__ out)
+{
+    extern __shared__ uint4 smem[];
+    W *tile = reinterpret_cast<W *>(smem);
+    const int64_t pitch = HL_CUDA_TILE + 1;
+    const int64_t tx = threadIdx.x, ty = threadIdx.y;
+    for (int64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
+        const int64_t b = hl_cuda_box_find(start, nboxes, blk);
+        const int64_t *box = data + at[b];
+        int64_t s0, d0, na, nb;
+        hl_cuda_tile_origin(box, hl_cuda_box_digits(at, b), blk - start[b], &s0, &d0, &na, &nb);
+        const int64_t sa = box[3], da = box[4], sb = box[6], db = box[7];
+        if (tx < na)
+            for (int64_t j = ty; j < nb; j += TILE_ROWS)
+                move(tile + (j * pitch + tx) * words, in + (s0 + tx * sa + j * sb) * words, words);
+        __syncthreads();
+        if (tx < nb)
+            for (int64_t i = ty; i < na; i += TILE_ROWS)
+                move(out + (d0 + i * da + tx * db) * words, tile + (tx * pitch + i) * words, words);
+        __syncthreads(); // the tile is refilled by the next iteration
+    }
+}
+
+// In place: one swap per (group, pair, slab element).
+template <typename W>
+__global__ void reflect_pass(int64_t len, int64_t slab, int64_t reflect, int64_t pairs,
+                             int64_t threads, int64_t words, W *__restrict__ x)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += stride) {
+        int64_t g, u, e, p, q;
+        hl_cuda_pass_thread(t, slab, pairs, &g, &u, &e);
+        hl_cuda_reflect_pair(len, reflect, u, &p, &q);
+        W *a = x + hl_cuda_pass_at(len, slab, g, p, e) * words;
+        W *b = x + hl_cuda_pass_at(len, slab, g, q, e) * words;
+        for (int64_t w = 0; w < words; w++) {
+            const W v = a[w];
+            a[w] = b[w];
+            b[w] = v;
+        }
+    }
+}
+
+// In place, first launch: the first slab element of every chunk, saved at
+// the thread's own number.
+template <typename W>
+__global__ void chunk_save(int64_t len, int64_t slab, int64_t chunks, int64_t threads,
+                           int64_t words, const int64_t *__restrict__ order,
+                           const int64_t *__restrict__ lo, const W *__restrict__ x,
+                           W *__restrict__ saved)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += stride) {
+        int64_t g, j, e;
+        hl_cuda_pass_thread(t, slab, chunks, &g, &j, &e);
+        move(saved + t * words, x + hl_cuda_pass_at(len, slab, g, order[lo[j]], e) * words, words);
+    }
+}
+
+// In place, second launch: every chunk moved along its cycle, its last
+// position filled from the next chunk's saved first element.
+template <typename W>
+__global__ void chunk_move(int64_t len, int64_t slab, int64_t chunks, int64_t threads,
+                           int64_t words, const int64_t *__restrict__ order,
+                           const int64_t *__restrict__ lo, const int64_t *__restrict__ next,
+                           W *x, const W *__restrict__ saved)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += stride) {
+        int64_t g, j, e;
+        hl_cuda_pass_thread(t, slab, chunks, &g, &j, &e);
+        const int64_t end = lo[j + 1] - 1;
+        for (int64_t i = lo[j]; i < end; i++)
+            move(x + hl_cuda_pass_at(len, slab, g, order[i], e) * words,
+                 x + hl_cuda_pass_at(len, slab, g, order[i + 1], e) * words, words);
+        move(x + hl_cuda_pass_at(len, slab, g, order[end], e) * words,
+             saved + ((g * chunks + next[j]) * slab + e) * words, words);
+    }
+}
+
+} // namespace hl_cuda
+
+#endif
