@@ -3,7 +3,8 @@
 # a C compiler and nothing from Debian (no cmocka, libpng, Random123; zlib is
 # used when found).  One command, from anywhere in a copy of the working tree:
 #
-#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench[=quick]]
+#                        [-- CMAKE_ARGS...]
 #
 # Exits non-zero when configuring, building or any test fails, and when a GPU
 # is there (nvidia-smi -L lists one, or --require-gpu) but a test was skipped:
@@ -13,7 +14,8 @@ set -eu
 
 usage() {
     cat <<'EOF'
-usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench[=quick]]
+                            [-- CMAKE_ARGS...]
 
 Configures DIR (default build-gpu/, in the repository root) with
 -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA and the
@@ -28,6 +30,11 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
 
   --build-dir DIR   build directory (relative to the repository root)
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
+  --bench           after the tests pass, run the GPU benchmarks and print
+                    their tables (bench_gpu_transforms through
+                    bench/gpu_vs_cupy.py when python3 has CuPy, bench_gpu_paper);
+                    each one's output is kept in DIR/bench-NAME.txt
+  --bench=quick     the same with their --quick sizes
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -36,6 +43,7 @@ EOF
 
 build_dir=build-gpu
 require_gpu=0
+bench=""
 cmake_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +52,8 @@ while [ $# -gt 0 ]; do
                      build_dir=$2; shift 2 ;;
         --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
         --require-gpu) require_gpu=1; shift ;;
+        --bench) bench=full; shift ;;
+        --bench=quick) bench=quick; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -79,6 +89,39 @@ cmake -S . -B "$build_dir" -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release ${cmake_a
 say "building with $jobs jobs"
 cmake --build "$build_dir" -j "$jobs" || fail "build of $build_dir"
 
+# Runs one benchmark program, output to the terminal and to
+# $build_dir/bench-NAME.txt; exit 77 (no device) is not a failure here, the
+# tests already decided that.
+run_bench() {
+    local name=$1; shift
+    local out="$build_dir/bench-$name.txt"
+    say "benchmark: $name $*"
+    set +e
+    "$@" 2>&1 | tee "$out"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || { say "$name exited $rc" >&2; return 1; }
+}
+
+run_benchmarks() {
+    local q=() ok=0
+    [ "$bench" = quick ] && q=(--quick)
+    local transforms="$build_dir/bin/bench_gpu_transforms"
+    if [ -x "$transforms" ]; then
+        if command -v python3 >/dev/null 2>&1 && python3 -c 'import cupy' >/dev/null 2>&1; then
+            run_bench gpu_vs_cupy python3 bench/gpu_vs_cupy.py --bench "$transforms" ${q[@]+"${q[@]}"} \
+                --csv "$build_dir/bench-gpu_vs_cupy.csv" || ok=1
+        else
+            say "python3 with CuPy not found: bench_gpu_transforms without the CuPy columns"
+            run_bench gpu_transforms "$transforms" ${q[@]+"${q[@]}"} || ok=1
+        fi
+    fi
+    if [ -x "$build_dir/bin/bench_gpu_paper" ]; then
+        run_bench gpu_paper "$build_dir/bin/bench_gpu_paper" ${q[@]+"${q[@]}"} || ok=1
+    fi
+    return $ok
+}
+
 log="$build_dir/gpu-check-ctest.log"
 say "running the tests (log: $log)"
 set +e
@@ -107,6 +150,9 @@ if [ "$skipped" -gt 0 ] && { [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; }; the
 fi
 
 summary="$total tests: $passed passed, $skipped skipped, $failed failed; $gpus GPU(s)"
+if [ "$status" = PASS ] && [ -n "$bench" ]; then
+    run_benchmarks || { status=FAIL; why="a benchmark failed"; }
+fi
 if [ "$status" = PASS ]; then
     if [ "$skipped" -gt 0 ]; then
         say "PASS ($summary; skipped without a GPU: $skipped_names)"

@@ -9,9 +9,12 @@
  *   if (hl_cuda_devices() > 0 && hl_plan_cuda_prepare(p) == HL_OK)
  *       st = hl_execute_cuda(p, d_in, d_out, stream);   // asynchronous
  *
- * What runs on the device today (docs/cuda.md): plans lowered to boxes
- * (hl_plan_boxes(p) > 0), out of place, any element size.  Not yet: in place
- * (HL_ERR_IN_PLACE) and plans that run cell by cell (HL_ERR_UNSUPPORTED). */
+ * What runs on the device (docs/cuda.md): out of place, plans lowered to
+ * boxes (hl_plan_boxes(p) > 0), any element size; in place (d_in == d_out),
+ * plans that permute each dimension on its own (flips, shifts, crinkles and
+ * their chains).  Not on the device: plans that run cell by cell
+ * (HL_ERR_UNSUPPORTED) and in-place plans of other kinds, such as permutes
+ * (HL_ERR_IN_PLACE). */
 #ifndef HYPERLAYOUT_CUDA_H
 #define HYPERLAYOUT_CUDA_H
 
@@ -26,15 +29,17 @@ extern "C" {
  * built without CUDA, without a driver or without a GPU. */
 int hl_cuda_devices(void);
 
-/* Uploads what the device needs to run p (its boxes) to the current device,
- * once: later calls return HL_OK at once.  Execution never allocates or
+/* Uploads what the device needs to run p (its boxes; for plans that run in
+ * place, the passes' cycles and a buffer of at most 1/32 of the array) to
+ * the current device, once: later calls return HL_OK at once.  Execution never allocates or
  * uploads.  The plan must then be executed with that device current; the
  * device buffers are freed by hl_plan_destroy.  Not thread-safe against
  * concurrent execution of the same plan (prepare first, then execute from
  * anywhere).
  *   HL_ERR_NULL         p is NULL
- *   HL_ERR_UNSUPPORTED  built without CUDA, or p is not lowered to boxes
- *                       (hl_plan_boxes(p) == 0: it runs cell by cell)
+ *   HL_ERR_UNSUPPORTED  built without CUDA, or p neither is lowered to boxes
+ *                       (hl_plan_boxes(p) == 0: it runs cell by cell) nor
+ *                       runs in place by passes
  *   HL_ERR_NOMEM        cudaMalloc failed
  *   HL_ERR_DEVICE       any other CUDA error (no device, no driver) */
 hl_status hl_plan_cuda_prepare(hl_plan *p);
@@ -43,12 +48,15 @@ hl_status hl_plan_cuda_prepare(hl_plan *p);
  * hl_plan_in_span(p) elements and d_out hl_plan_out_span(p), asynchronously
  * on `stream` (a cudaStream_t, NULL for the default stream).  The call
  * returns once the kernel is queued; synchronise the stream before reading
- * d_out.  Checks the arguments as hl_execute does (HL_ERR_NULL,
- * HL_ERR_OVERLAP, HL_ERR_IN_PLACE for plans that cannot run in place), and:
- *   HL_ERR_IN_PLACE     d_in == d_out: in place on the device is not yet
- *                       implemented, for any plan
- *   HL_ERR_UNSUPPORTED  built without CUDA, or p was not prepared
- *                       (hl_plan_cuda_prepare)
+ * d_out.  d_in == d_out runs in place.  Checks the arguments as hl_execute
+ * does (HL_ERR_NULL, HL_ERR_OVERLAP, HL_ERR_IN_PLACE for plans that cannot
+ * run in place), and:
+ *   HL_ERR_IN_PLACE     d_in == d_out for a plan the CPU runs in place by
+ *                       walking cycles of cells (e.g. a permute): not on
+ *                       the device
+ *   HL_ERR_UNSUPPORTED  built without CUDA, p was not prepared
+ *                       (hl_plan_cuda_prepare), or out of place for a plan
+ *                       not lowered to boxes
  *   HL_ERR_DEVICE       the launch failed (an error of an earlier
  *                       asynchronous call may also surface here) */
 hl_status hl_execute_cuda(const hl_plan *p, const void *d_in, void *d_out, void *stream);

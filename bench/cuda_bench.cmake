@@ -1,0 +1,11 @@
+# The GPU benchmarks: built only with a CUDA compiler, from the library and
+# the CUDA toolkit alone (no apps, cmocka or Debian packages), so that
+# -DHL_GPU_ONLY=ON (scripts/gpu-check.sh) builds them too.  Each exits 77
+# without a device.
+if(CMAKE_CUDA_COMPILER)
+  add_executable(bench_gpu_transforms gpu_transforms.cu)
+  set_target_properties(bench_gpu_transforms PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  target_compile_options(bench_gpu_transforms PRIVATE --Werror=all-warnings
+    -Xcompiler=-Wall,-Wextra)
+  target_link_libraries(bench_gpu_transforms PRIVATE hyperlayout)
+endif()

@@ -1,0 +1,300 @@
+// bench_gpu_transforms — the CUDA executor's throughput against a
+// device-to-device cudaMemcpy of the same bytes.
+//
+// For every shape, element type and op of bench/bench_ops.h (the CPU
+// benchmark's table), the plan runs out of place (and in place where it
+// can) on device buffers; cudaMemcpyAsync device to device of the same bytes
+// alternates with it on the same stream, timed with events.  GB/s counts the
+// bytes read + written; the ratio is the median of the per-repeat ratios
+// (copy time / plan time).  Before it is timed, every plan's output is
+// compared with hl_execute's on the CPU, byte for byte: a row whose plan is
+// wrong reports WRONG and the program exits 1.  Exit 77 without a device.
+// --csv writes the rows for bench/gpu_vs_cupy.py, which sets CuPy beside
+// them.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "bench_ops.h"
+#include "hyperlayout/cuda.h"
+
+static const char usage[] =
+    "usage: bench_gpu_transforms [--quick] [--mib N] [--reps N] [--op NAME]\n"
+    "                            [--shape SHAPE] [--csv FILE] [--no-verify]\n"
+    "\n"
+    "Times every op of the CPU benchmark (flip, shift, crinkle, permute, tile,\n"
+    "Morton, a fused chain) with hl_execute_cuda on device arrays of float32\n"
+    "and float64, out of place and in place, against cudaMemcpy device to\n"
+    "device of the same bytes in the same run.  Shapes of rank 1 to 6 hold\n"
+    "2^k elements, k the largest with 2^k float64 elements <= N MiB (default\n"
+    "512: 256 MiB of float32, 512 MiB of float64); the second shape of each\n"
+    "rank has extents off a power of two.\n"
+    "  --quick       2^20 elements, 3 repeats (a smoke run)\n"
+    "  --mib N       array size as above\n"
+    "  --reps N      repeats per row (default 10; the median is reported)\n"
+    "  --op NAME     only ops whose name starts with NAME\n"
+    "  --shape S     only the shape written exactly S (as in the table)\n"
+    "  --csv FILE    also write the rows as CSV\n"
+    "  --no-verify   skip the comparison with the CPU engine\n"
+    "Exit status: 0, 1 when a plan is wrong or CUDA fails, 2 for bad\n"
+    "arguments, 77 when there is no CUDA device.\n";
+
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                                   \
+            std::fprintf(stderr, "bench_gpu_transforms: %s: %s\n", #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                          \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct timing {
+    double seconds, gbps, copy_gbps, ratio;
+};
+
+// Median time of p from `from` to `to` and of the copy, alternating.
+timing time_plan(const hl_plan *p, const void *from, void *to, void *a, const void *b,
+                 size_t bytes, int reps, cudaStream_t stream)
+{
+    cudaEvent_t e[3];
+    for (auto &x : e)
+        CUDA_OK(cudaEventCreate(&x));
+    std::vector<double> tp, tc, ratio;
+    for (int i = -1; i < reps; i++) { // i == -1: warm-up
+        CUDA_OK(cudaEventRecord(e[0], stream));
+        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_OK(cudaEventRecord(e[1], stream));
+        if (hl_execute_cuda(p, from, to, stream) != HL_OK) {
+            std::fprintf(stderr, "bench_gpu_transforms: hl_execute_cuda failed\n");
+            std::exit(1);
+        }
+        CUDA_OK(cudaEventRecord(e[2], stream));
+        CUDA_OK(cudaEventSynchronize(e[2]));
+        float copy_ms, plan_ms;
+        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
+        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
+        if (i < 0)
+            continue;
+        tc.push_back(copy_ms * 1e-3);
+        tp.push_back(plan_ms * 1e-3);
+        ratio.push_back((double)copy_ms / plan_ms);
+    }
+    for (auto &x : e)
+        CUDA_OK(cudaEventDestroy(x));
+    const double t = median(tp), c = median(tc);
+    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9, median(ratio)};
+}
+
+// The device's result of p (out of place, or in place when in_place) on
+// `host` against hl_execute's.
+bool verify(const hl_plan *p, const std::vector<unsigned char> &host, void *d_in, void *d_out,
+            bool in_place, cudaStream_t stream)
+{
+    const size_t bytes = host.size();
+    std::vector<unsigned char> want(host), got(bytes);
+    CUDA_OK(cudaMemcpyAsync(d_in, host.data(), bytes, cudaMemcpyHostToDevice, stream));
+    if (in_place) {
+        if (hl_execute(p, want.data(), want.data()) != HL_OK ||
+            hl_execute_cuda(p, d_in, d_in, stream) != HL_OK)
+            return false;
+    } else {
+        std::vector<unsigned char> in(host);
+        if (hl_execute(p, in.data(), want.data()) != HL_OK ||
+            hl_execute_cuda(p, d_in, d_out, stream) != HL_OK)
+            return false;
+    }
+    CUDA_OK(cudaMemcpyAsync(got.data(), in_place ? d_in : d_out, bytes, cudaMemcpyDeviceToHost,
+                            stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    return std::memcmp(got.data(), want.data(), bytes) == 0;
+}
+
+// Rank-r shapes of 2^k elements: extents as equal as powers of two allow,
+// and the same with every extent moved off its power of two (alternately
+// -1 and +1: odd edges on both sides of every transpose tile).
+std::vector<std::string> shapes_of(int k)
+{
+    std::vector<std::string> out;
+    for (int r = 1; r <= 6; r++) {
+        if (r > 1 && k / r < 2)
+            break;
+        for (int odd = 0; odd < 2; odd++) {
+            std::string s = "[";
+            for (int i = 0; i < r; i++) {
+                const int bits = k / r + (i < k % r ? 1 : 0);
+                int64_t e = (int64_t)1 << bits;
+                if (odd)
+                    e += i % 2 ? 1 : -1;
+                s += std::to_string(e) + (i + 1 < r ? "," : "]");
+            }
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool quick = false, check = true;
+    int reps = 10;
+    int64_t mib = 512;
+    const char *csv_path = nullptr, *only_op = nullptr, *only_shape = nullptr;
+    for (int a = 1; a < argc; a++) {
+        const std::string o = argv[a];
+        const bool has = a + 1 < argc;
+        if (o == "--quick")
+            quick = true;
+        else if (o == "--no-verify")
+            check = false;
+        else if (o == "--reps" && has)
+            reps = std::atoi(argv[++a]);
+        else if (o == "--mib" && has)
+            mib = std::atoll(argv[++a]);
+        else if (o == "--op" && has)
+            only_op = argv[++a];
+        else if (o == "--shape" && has)
+            only_shape = argv[++a];
+        else if (o == "--csv" && has)
+            csv_path = argv[++a];
+        else {
+            const bool help = o == "--help" || o == "-h";
+            std::fputs(usage, help ? stdout : stderr);
+            return help ? 0 : 2;
+        }
+    }
+    if (reps < 1 || mib < 1) {
+        std::fprintf(stderr, "bench_gpu_transforms: --reps and --mib need positive numbers\n");
+        return 2;
+    }
+    if (hl_cuda_devices() == 0) {
+        std::printf("bench_gpu_transforms: SKIP: no CUDA device\n");
+        return 77;
+    }
+    int k = 20;
+    if (!quick)
+        for (k = 10; ((int64_t)8 << (k + 1)) <= mib << 20; k++)
+            ;
+    else
+        reps = std::min(reps, 3);
+    FILE *csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
+    if (csv_path && !csv) {
+        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s\n", csv_path);
+        return 2;
+    }
+    if (csv)
+        std::fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
+                          "in_place_gbps,in_place_ratio\n");
+    cudaDeviceProp prop;
+    int dev;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+    std::printf("bench_gpu_transforms: %s; 2^%d elements; median of %d; GB/s = (bytes read + "
+                "written) / s; ratio = cudaMemcpy D2D time / plan time\n\n",
+                prop.name, k, reps);
+    std::printf("%-22s %-8s %-26s %6s %9s %9s %7s %9s %7s\n", "shape", "dtype", "op", "boxes",
+                "GB/s", "copy", "ratio", "inpl GB/s", "ratio");
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    size_t cap = 0; // the largest float64 array of the shapes
+    for (const std::string &shape : shapes_of(k)) {
+        hl_shape s;
+        if (hl_shape_parse(&s, (shape.substr(0, shape.size() - 1) + ",float64]").c_str()) != HL_OK)
+            return 2;
+        cap = std::max(cap, (size_t)hl_shape_bytes(&s));
+    }
+    void *d_a, *d_b;
+    CUDA_OK(cudaMalloc(&d_a, cap));
+    CUDA_OK(cudaMalloc(&d_b, cap));
+    int wrong = 0;
+    const char *dtypes[] = {"float32", "float64"};
+    for (const std::string &shape : shapes_of(k)) {
+        if (only_shape && shape != only_shape)
+            continue;
+        for (const char *dtype : dtypes) {
+            const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
+            hl_shape s;
+            if (hl_shape_parse(&s, text.c_str()) != HL_OK)
+                return 2;
+            const size_t bytes = (size_t)hl_shape_bytes(&s);
+            std::vector<unsigned char> host(bytes);
+            for (size_t b = 0; b < bytes; b++)
+                host[b] = (unsigned char)(b * 7 + (b >> 12));
+            CUDA_OK(cudaMemcpy(d_a, host.data(), bytes, cudaMemcpyHostToDevice));
+            bool pow2 = true;
+            for (int i = 0; i < s.rank; i++)
+                pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
+            for (const bench_op &op : bench_ops) {
+                if ((only_op && std::strncmp(op.name, only_op, std::strlen(only_op))) ||
+                    (op.pow2_only && !pow2))
+                    continue;
+                hl_plan *p;
+                const hl_plan_options opt = {0, false}; // the CPU check uses every core
+                if (op.make(&p, &s, &opt) != HL_OK) {
+                    std::fprintf(stderr, "bench_gpu_transforms: cannot plan %s on %s\n", op.name,
+                                 text.c_str());
+                    return 2;
+                }
+                std::printf("%-22s %-8s %-26s %6" PRId64, shape.c_str(), dtype, op.name,
+                            hl_plan_boxes(p));
+                if (hl_plan_cuda_prepare(p) != HL_OK) {
+                    std::printf(" %9s (not on the device: not lowered to boxes)\n", "-");
+                    hl_plan_destroy(p);
+                    continue;
+                }
+                // whether the device runs it in place: asked by running it so
+                // on the output buffer, whose contents do not matter yet
+                const bool in_place = op.in_place && hl_execute_cuda(p, d_b, d_b, stream) == HL_OK;
+                if (check && (!verify(p, host, d_a, d_b, false, stream) ||
+                              (in_place && !verify(p, host, d_a, d_b, true, stream)))) {
+                    std::printf(" WRONG: the device's output differs from hl_execute's\n");
+                    wrong++;
+                    hl_plan_destroy(p);
+                    continue;
+                }
+                const timing t = time_plan(p, d_a, d_b, d_b, d_a, bytes, reps, stream);
+                timing ti = {0, 0, 0, 0};
+                if (in_place)
+                    ti = time_plan(p, d_b, d_b, d_a, d_b, bytes, reps, stream);
+                std::printf(" %9.1f %9.1f %7.3f", t.gbps, t.copy_gbps, t.ratio);
+                if (in_place)
+                    std::printf(" %9.1f %7.3f\n", ti.gbps, ti.ratio);
+                else
+                    std::printf(" %9s %7s\n", "-", "-");
+                if (csv)
+                    std::fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
+                                 shape.c_str(), dtype, op.name, hl_plan_boxes(p), t.seconds, t.gbps,
+                                 t.copy_gbps, t.ratio, ti.gbps, ti.ratio);
+                std::fflush(stdout);
+                hl_plan_destroy(p);
+            }
+        }
+    }
+    CUDA_OK(cudaFree(d_a));
+    CUDA_OK(cudaFree(d_b));
+    CUDA_OK(cudaStreamDestroy(stream));
+    if (csv)
+        std::fclose(csv);
+    if (wrong) {
+        std::printf("\nbench_gpu_transforms: %d plan%s WRONG on the device\n", wrong,
+                    wrong == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
