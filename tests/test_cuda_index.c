@@ -66,15 +66,15 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     assert_true(ir->lowered);
     const int64_t E = ir->elem_size, nb = ir->nboxes;
     const int64_t in_span = ir->in_span, out_span = ir->out_span;
-    const size_t words = (size_t)ir->box_at[nb] + 1;
-    int64_t *w = malloc(sizeof *w * 2 * (2 * ((size_t)nb + 1) + words));
+    const int64_t words = ir->box_at[nb] + 1, gwords = hl_cuda_staged_words(nb, words) + 1;
+    int64_t *w = malloc(sizeof *w * (size_t)(4 * (nb + 1) + words + gwords));
     unsigned char *in = malloc((size_t)(in_span * E + 1));
     unsigned char *want = malloc((size_t)(out_span * E + 1));
     unsigned char *got = malloc((size_t)(out_span * E + 1));
     unsigned char *seen = calloc((size_t)out_span + 1, 1);
     assert_non_null(w && in && want && got && seen);
-    hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + words};
-    int64_t *v = w + 2 * (nb + 1) + (int64_t)words;
+    hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + gwords};
+    int64_t *v = w + 2 * (nb + 1) + gwords;
     hl_cuda_list t = {0, v, v + nb + 1, v + nb + 1 + words};
     hl_cuda_stage(ir->box_at, ir->box_data, nb, E, tile_min, &g, &t);
     assert_int_equal(g.n + t.n, nb);
@@ -87,7 +87,7 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     int64_t tile_cells = 0;
     for (int64_t b = 0; b < t.n; b++) {
         const int64_t *box = t.data + t.at[b];
-        const int nd = hl_cuda_box_digits(t.at, b);
+        const int nd = hl_cuda_ir_digits(t.at, b);
         int a, bb;
         /* what the tile kernel gets: a contiguous in src, b in dst, long */
         assert_true(hl_cuda_tile_pick(box, nd, E, tile_min, &a, &bb));
@@ -100,7 +100,7 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     }
     for (int64_t l = 0; l < t.start[t.n]; l++) {
         const int64_t b = hl_cuda_box_find(t.start, t.n, l);
-        run_tile_block(t.data + t.at[b], hl_cuda_box_digits(t.at, b), l - t.start[b], E, in,
+        run_tile_block(t.data + t.at[b], hl_cuda_ir_digits(t.at, b), l - t.start[b], E, in,
                        in_span, got, out_span, seen);
     }
     assert_int_equal(g.start[g.n] + tile_cells, ir->cells);
@@ -328,14 +328,22 @@ static void test_stage(void **state)
     const int64_t at[3] = {0, 11, 22};
     const int64_t data[22] = {100, 50, 2, 1, 12, 3, 2, -1, 4, 6, 3, /* box 0 */
                               0,   0,  3, 2000, 2000, 50, -40, 1, 40, 1, 50}; /* box 1 */
-    int64_t w[4][24];
+    int64_t w[4][40];
     hl_cuda_list g = {0, w[0], w[1], w[0] + 8}, t = {0, w[2], w[3], w[2] + 8};
     hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
     assert_int_equal(g.n, 1);
     assert_int_equal(t.n, 1);
     assert_int_equal(g.start[1], 24);
-    const int64_t want_g[11] = {100, 50, 3, 2, -1, 4, 6, 3, 2, 1, 12};
-    assert_memory_equal(g.data, want_g, sizeof want_g);
+    assert_int_equal(g.at[1], 2 + 3 * HL_CUDA_DIGIT_WORDS);
+    /* extent, strides and the divider by the extent, per digit */
+    const int64_t want_g[3][3] = {{3, 2, -1}, {4, 6, 3}, {2, 1, 12}};
+    assert_true(g.data[0] == 100 && g.data[1] == 50);
+    for (int k = 0; k < 3; k++) {
+        const int64_t *x = g.data + 2 + HL_CUDA_DIGIT_WORDS * k;
+        assert_memory_equal(x, want_g[k], sizeof want_g[k]);
+        const hl_divider by = hl_divider_make(want_g[k][0]);
+        assert_true((uint64_t)x[3] == by.magic && x[4] == by.shift);
+    }
     /* tiles: a (src stride 1) = the 40, b (dst stride 1) = the 50, then 3 */
     const int64_t want_t[11] = {0, 0, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
     assert_memory_equal(t.data, want_t, sizeof want_t);
@@ -343,7 +351,8 @@ static void test_stage(void **state)
     /* the same cells either way */
     int64_t a1[24][2], a2[24][2];
     for (int64_t i = 0; i < 24; i++) {
-        hl_cuda_box_offsets(data, 3, i, &a1[i][0], &a1[i][1]);
+        a1[i][0] = data[0] + (i % 2) * data[3] + (i / 2 % 3) * data[6] + (i / 6) * data[9];
+        a1[i][1] = data[1] + (i % 2) * data[4] + (i / 2 % 3) * data[7] + (i / 6) * data[10];
         hl_cuda_box_offsets(g.data, 3, i, &a2[i][0], &a2[i][1]);
     }
     for (int64_t i = 0; i < 24; i++) {

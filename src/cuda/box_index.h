@@ -6,9 +6,11 @@
  *
  *   box_at[b], b in [0, nboxes]    offsets into box_data
  *   box_data                       per box: src_base, dst_base, then per
- *                                  digit extent, src_stride, dst_stride
- *                                  (the IR's format; digits in increasing
- *                                  |dst stride|)
+ *                                  digit HL_CUDA_DIGIT_WORDS words: extent,
+ *                                  src_stride, dst_stride (as the IR has
+ *                                  them), and the divider by the extent
+ *                                  (magic, shift: kindex.h's hl_divider);
+ *                                  digits in increasing |dst stride|
  *   start[b], b in [0, nboxes]     cells of boxes 0..b-1; start[nboxes] is
  *                                  the kernel's cell count
  *
@@ -21,6 +23,11 @@
 #include <stdint.h>
 
 #include "hyperlayout/base.h"
+#include "hyperlayout/kindex.h"
+
+/* Words per digit of a generic box: the divider saves a 64-bit division
+ * (tens of instructions on a GPU) per digit and cell. */
+#define HL_CUDA_DIGIT_WORDS 5
 
 /* The box holding cell c: the last b in [0, nboxes) with start[b] <= c
  * (binary search; empty boxes, start[b] == start[b+1], are never chosen for
@@ -38,13 +45,20 @@ HL_HOSTDEV static inline int64_t hl_cuda_box_find(const int64_t *start, int64_t 
     return lo;
 }
 
-/* Digits of box b. */
+/* Digits of generic box b. */
 HL_HOSTDEV static inline int hl_cuda_box_digits(const int64_t *box_at, int64_t b)
+{
+    return (int)((box_at[b + 1] - box_at[b] - 2) / HL_CUDA_DIGIT_WORDS);
+}
+
+/* Digits of box b packed as the IR packs boxes (3 words per digit): the
+ * IR's own boxes, and the tile kernel's (tile_index.h). */
+HL_HOSTDEV static inline int hl_cuda_ir_digits(const int64_t *box_at, int64_t b)
 {
     return (int)((box_at[b + 1] - box_at[b] - 2) / 3);
 }
 
-/* Offsets of cell i in [0, cells of the box) of one packed box: i split
+/* Offsets of cell i in [0, cells of the box) of one staged box: i split
  * into mixed-radix digits (first digit least significant), each digit
  * times its strides. */
 HL_HOSTDEV static inline void hl_cuda_box_offsets(const int64_t *box, int ndigits, int64_t i,
@@ -52,8 +66,9 @@ HL_HOSTDEV static inline void hl_cuda_box_offsets(const int64_t *box, int ndigit
 {
     int64_t s = box[0], d = box[1];
     for (int t = 0; t < ndigits; t++) {
-        const int64_t *x = box + 2 + 3 * t;
-        const int64_t q = i / x[0];
+        const int64_t *x = box + 2 + HL_CUDA_DIGIT_WORDS * t;
+        const hl_divider by = {(uint64_t)x[3], (uint32_t)x[4], x[0]};
+        const int64_t q = hl_div(by, i);
         const int64_t r = i - q * x[0];
         s += r * x[1];
         d += r * x[2];

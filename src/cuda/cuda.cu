@@ -170,7 +170,7 @@ void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
     const int64_t nb = ir->nboxes, words = nb > 0 ? ir->box_at[nb] : 0;
     for (hl_cuda_list *l : {g, t}) {
         l->at = st->take((size_t)nb + 1);
-        l->data = st->take((size_t)words);
+        l->data = st->take((size_t)(l == g ? hl_cuda_staged_words(nb, words) : words));
         l->start = st->take((size_t)nb + 1);
     }
     hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN, g, t);
@@ -183,7 +183,8 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
         return HL_ERR_NOMEM;
     const int64_t nb = ir->lowered ? ir->nboxes : 0;
     const int np = ir->by_passes ? ir->npasses : 0;
-    size_t words = 2 * (3 * (size_t)(nb + 1) + (size_t)(nb > 0 ? ir->box_at[nb] : 0));
+    const int64_t ir_words = nb > 0 ? ir->box_at[nb] : 0;
+    size_t words = 4 * (size_t)(nb + 1) + (size_t)ir_words + (size_t)hl_cuda_staged_words(nb, ir_words);
     for (int j = 0; j < np; j++)
         if (ir->passes[j].sigma)
             words += 3 * (size_t)ir->passes[j].len + 1;

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(HL_CUDA_TILE *TILE_ROWS)
         const int64_t b = hl_cuda_box_find(start, nboxes, blk);
         const int64_t *box = data + at[b];
         int64_t s0, d0, na, nb;
-        hl_cuda_tile_origin(box, hl_cuda_box_digits(at, b), blk - start[b], &s0, &d0, &na, &nb);
+        hl_cuda_tile_origin(box, hl_cuda_ir_digits(at, b), blk - start[b], &s0, &d0, &na, &nb);
         const int64_t sa = box[3], da = box[4], sb = box[6], db = box[7];
         if (tx < na)
             for (int64_t j = ty; j < nb; j += TILE_ROWS)

@@ -23,28 +23,44 @@ typedef struct hl_cuda_list {
     int64_t *start; /* n + 1 */
 } hl_cuda_list;
 
-/* Copies box b of the IR to the end of list l, digit order[t] as digit t,
- * and extends start[] by `count`. */
+/* Copies an IR box to the end of list l, digit order[t] as digit t, in
+ * `words` words per digit (3: as the IR; HL_CUDA_DIGIT_WORDS: with the
+ * divider by the extent), and extends start[] by `count`. */
 static inline void hl_cuda_list_push(hl_cuda_list *l, const int64_t *box, int ndigits,
-                                     const int *order, int64_t count)
+                                     const int *order, int words, int64_t count)
 {
     int64_t *y = l->data + l->at[l->n];
     y[0] = box[0];
     y[1] = box[1];
-    for (int t = 0; t < ndigits; t++)
+    for (int t = 0; t < ndigits; t++) {
+        int64_t *z = y + 2 + words * t;
         for (int k = 0; k < 3; k++)
-            y[2 + 3 * t + k] = box[2 + 3 * order[t] + k];
-    l->at[l->n + 1] = l->at[l->n] + 2 + 3 * (int64_t)ndigits;
+            z[k] = box[2 + 3 * order[t] + k];
+        if (words == HL_CUDA_DIGIT_WORDS) {
+            const hl_divider by = hl_divider_make(z[0]);
+            z[3] = (int64_t)by.magic;
+            z[4] = by.shift;
+        }
+    }
+    l->at[l->n + 1] = l->at[l->n] + 2 + words * (int64_t)ndigits;
     l->start[l->n + 1] = l->start[l->n] + count;
     l->n++;
 }
 
 /* Splits the IR's boxes into `generic` and `tiles` (each with room for
- * nboxes boxes and box_at[nboxes] words): a box hl_cuda_tile_pick accepts
+ * nboxes boxes; generic's data for hl_cuda_staged_words, tiles' for
+ * box_at[nboxes] words): a box hl_cuda_tile_pick accepts
  * (tile_min as there) goes to tiles with its digits a, b, then the others
  * in increasing |dst stride|; any other box to generic with its digits in
  * increasing |dst stride| (neighbouring threads write neighbouring
  * elements where the box allows). */
+/* Words of generic boxes staged from IR boxes of `words` words in all
+ * (box_at[nboxes]). */
+static inline int64_t hl_cuda_staged_words(int64_t nboxes, int64_t words)
+{
+    return 2 * nboxes + (words - 2 * nboxes) / 3 * HL_CUDA_DIGIT_WORDS;
+}
+
 static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data, int64_t nboxes,
                                  int64_t elem_size, int64_t tile_min, hl_cuda_list *generic,
                                  hl_cuda_list *tiles)
@@ -54,7 +70,7 @@ static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data,
     generic->start[0] = tiles->start[0] = 0;
     for (int64_t b = 0; b < nboxes; b++) {
         const int64_t *box = box_data + box_at[b];
-        const int nd = hl_cuda_box_digits(box_at, b);
+        const int nd = hl_cuda_ir_digits(box_at, b);
         /* the digits in increasing |dst stride| (stable): order[] */
         int order[HL_BOX_MAX_DIGITS];
         int64_t key[HL_BOX_MAX_DIGITS];
@@ -74,14 +90,14 @@ static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data,
             for (int t = 0; t < nd; t++)
                 if (order[t] != ta && order[t] != tb)
                     tord[m++] = order[t];
-            hl_cuda_list_push(tiles, box, nd, tord, 0);
+            hl_cuda_list_push(tiles, box, nd, tord, 3, 0);
             const int64_t *y = tiles->data + tiles->at[tiles->n - 1];
             tiles->start[tiles->n] = tiles->start[tiles->n - 1] + hl_cuda_tile_blocks(y, nd);
         } else {
             int64_t cells = 1;
             for (int t = 0; t < nd; t++)
                 cells *= box[2 + 3 * t];
-            hl_cuda_list_push(generic, box, nd, order, cells);
+            hl_cuda_list_push(generic, box, nd, order, HL_CUDA_DIGIT_WORDS, cells);
         }
     }
 }

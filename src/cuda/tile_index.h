@@ -10,8 +10,10 @@
  * neighbouring a (coalesced reads), and stores it with neighbouring threads
  * on neighbouring b (coalesced writes).
  *
- * A tile box is packed as a box (box_index.h) with digit 0 = a, digit 1 = b
- * and the other digits after them.  Its thread blocks are numbered
+ * A tile box is packed as the IR packs boxes (src_base, dst_base, then
+ * extent, src_stride, dst_stride per digit) with digit 0 = a, digit 1 = b
+ * and the other digits after them; its blocks are found as box_index.h
+ * finds cells (hl_cuda_box_find over prefix sums of blocks).  Its thread blocks are numbered
  * ia + nta (ib + ntb r): ia, ib the tile along a and b (nta, ntb tiles
  * each, the last one partial), r the cell of the other digits. */
 #ifndef HYPERLAYOUT_CUDA_TILE_INDEX_H
