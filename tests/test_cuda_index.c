@@ -73,9 +73,9 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     unsigned char *got = malloc((size_t)(out_span * E + 1));
     unsigned char *seen = calloc((size_t)out_span + 1, 1);
     assert_non_null(w && in && want && got && seen);
-    hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + gwords};
+    hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + gwords, 0};
     int64_t *v = w + 2 * (nb + 1) + gwords;
-    hl_cuda_list t = {0, v, v + nb + 1, v + nb + 1 + words};
+    hl_cuda_list t = {0, v, v + nb + 1, v + nb + 1 + words, 0};
     hl_cuda_stage(ir->box_at, ir->box_data, nb, E, tile_min, &g, &t);
     assert_int_equal(g.n + t.n, nb);
     for (int64_t j = 0; j < in_span * E; j++)
@@ -103,17 +103,26 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
         run_tile_block(t.data + t.at[b], hl_cuda_ir_digits(t.at, b), l - t.start[b], E, in,
                        in_span, got, out_span, seen);
     }
-    assert_int_equal(g.start[g.n] + tile_cells, ir->cells);
+    /* the generic kernel: cells of whole elements, at most 16 bytes unless
+     * one element is larger, at offsets the access width divides */
+    const int width = hl_cuda_copy_width((int64_t)g.align, 0, 0);
+    int64_t generic_elems = 0;
     for (int64_t c = 0; c < g.start[g.n]; c++) {
-        int64_t s, d;
-        hl_cuda_cell(g.at, g.data, g.start, g.n, c, &s, &d);
-        if (s < 0 || s >= in_span || d < 0 || d >= out_span)
-            fail_msg("cell %lld: src %lld of %lld, dst %lld of %lld", (long long)c, (long long)s,
-                     (long long)in_span, (long long)d, (long long)out_span);
-        if (seen[d]++)
-            fail_msg("cell %lld: dst %lld written twice", (long long)c, (long long)d);
-        memcpy(got + d * E, in + s * E, (size_t)E);
+        int64_t s, d, n;
+        hl_cuda_cell(g.at, g.data, g.start, g.n, c, &s, &d, &n);
+        assert_true(n % E == 0 && (n <= 16 || n == E));
+        assert_true(s % width == 0 && d % width == 0 && n % width == 0);
+        if (s < 0 || s + n > in_span * E || d < 0 || d + n > out_span * E || s % E || d % E)
+            fail_msg("cell %lld: src byte %lld of %lld, dst byte %lld of %lld", (long long)c,
+                     (long long)s, (long long)(in_span * E), (long long)d,
+                     (long long)(out_span * E));
+        for (int64_t k = d / E; k < (d + n) / E; k++)
+            if (seen[k]++)
+                fail_msg("cell %lld: dst %lld written twice", (long long)c, (long long)k);
+        memcpy(got + d, in + s, (size_t)n);
+        generic_elems += n / E;
     }
+    assert_int_equal(generic_elems + tile_cells, ir->cells);
     if (memcmp(got, want, (size_t)(out_span * E))) {
         char text[4096];
         (void)hl_plan_describe(p, text, sizeof text, NULL);
@@ -329,17 +338,18 @@ static void test_stage(void **state)
     const int64_t data[22] = {100, 50, 2, 1, 12, 3, 2, -1, 4, 6, 3, /* box 0 */
                               0,   0,  3, 2000, 2000, 50, -40, 1, 40, 1, 50}; /* box 1 */
     int64_t w[4][40];
-    hl_cuda_list g = {0, w[0], w[1], w[0] + 8}, t = {0, w[2], w[3], w[2] + 8};
+    hl_cuda_list g = {0, w[0], w[1], w[0] + 8, 0}, t = {0, w[2], w[3], w[2] + 8, 0};
     hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
     assert_int_equal(g.n, 1);
     assert_int_equal(t.n, 1);
     assert_int_equal(g.start[1], 24);
-    assert_int_equal(g.at[1], 2 + 3 * HL_CUDA_DIGIT_WORDS);
-    /* extent, strides and the divider by the extent, per digit */
-    const int64_t want_g[3][3] = {{3, 2, -1}, {4, 6, 3}, {2, 1, 12}};
-    assert_true(g.data[0] == 100 && g.data[1] == 50);
+    assert_int_equal(g.at[1], 3 + 3 * HL_CUDA_DIGIT_WORDS);
+    /* in bytes: bases, the cell (one element: no digit is contiguous on
+     * both sides), then extent, strides and the divider by the extent */
+    const int64_t want_g[3][3] = {{3, 8, -4}, {4, 24, 12}, {2, 4, 48}};
+    assert_true(g.data[0] == 400 && g.data[1] == 200 && g.data[2] == 4);
     for (int k = 0; k < 3; k++) {
-        const int64_t *x = g.data + 2 + HL_CUDA_DIGIT_WORDS * k;
+        const int64_t *x = g.data + 3 + HL_CUDA_DIGIT_WORDS * k;
         assert_memory_equal(x, want_g[k], sizeof want_g[k]);
         const hl_divider by = hl_divider_make(want_g[k][0]);
         assert_true((uint64_t)x[3] == by.magic && x[4] == by.shift);
@@ -351,8 +361,8 @@ static void test_stage(void **state)
     /* the same cells either way */
     int64_t a1[24][2], a2[24][2];
     for (int64_t i = 0; i < 24; i++) {
-        a1[i][0] = data[0] + (i % 2) * data[3] + (i / 2 % 3) * data[6] + (i / 6) * data[9];
-        a1[i][1] = data[1] + (i % 2) * data[4] + (i / 2 % 3) * data[7] + (i / 6) * data[10];
+        a1[i][0] = 4 * (data[0] + (i % 2) * data[3] + (i / 2 % 3) * data[6] + (i / 6) * data[9]);
+        a1[i][1] = 4 * (data[1] + (i % 2) * data[4] + (i / 2 % 3) * data[7] + (i / 6) * data[10]);
         hl_cuda_box_offsets(g.data, 3, i, &a2[i][0], &a2[i][1]);
     }
     for (int64_t i = 0; i < 24; i++) {
@@ -366,6 +376,18 @@ static void test_stage(void **state)
     assert_true(g.n == 2 && t.n == 0);
     hl_cuda_stage(at, data, 2, 24, 16, &g, &t);
     assert_true(g.n == 2 && t.n == 0);
+    /* a digit contiguous on both sides: 16-byte cells of 4 float32, or 2 of
+     * 6 bytes (12 of the 16 bytes) when its extent is 6 */
+    const int64_t at1[2] = {0, 8};
+    const int64_t rows[8] = {0, 0, 8, 1, 1, 5, 8, 8};
+    hl_cuda_stage(at1, rows, 1, 4, 16, &g, &t);
+    assert_true(g.n == 1 && g.data[2] == 16 && g.data[3] == 2 && g.data[4] == 16);
+    assert_int_equal(g.start[1], 10);
+    assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 16);
+    const int64_t rows6[8] = {0, 0, 6, 1, 1, 5, 6, 6};
+    hl_cuda_stage(at1, rows6, 1, 6, 16, &g, &t);
+    assert_true(g.data[2] == 12 && g.data[3] == 3 && g.start[1] == 15);
+    assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 4);
 }
 
 /* The pairs of a reflection, every length and offset: each p with

@@ -58,6 +58,7 @@ struct cuda_state {
     device_pass *passes; // host array of device pointers
     void *saved;         // in place: the chunks' first elements
     int64_t *mem;        // the one allocation holding everything above
+    uint64_t align; // of the generic list's byte offsets (stage.h)
     int device;
     int blocks_max; // enough blocks to fill the device; the loops do the rest
 };
@@ -76,22 +77,49 @@ unsigned grid(const cuda_state *s, int64_t work, int64_t per_block)
 // ---- out of place ------------------------------------------------------------
 
 template <typename W>
-cudaError_t launch_copy(const cuda_state *s, int64_t elem_size, const void *in, void *out,
+void launch_generic(const cuda_state *s, const void *in, void *out, cudaStream_t stream)
+{
+    const device_list &g = s->generic;
+    hl_cuda::box_copy<W><<<grid(s, g.total, THREADS), THREADS, 0, stream>>>(
+        g.at, g.data, g.start, g.n, g.total, static_cast<const char *>(in),
+        static_cast<char *>(out));
+}
+
+template <typename W>
+void launch_tiles(const cuda_state *s, int64_t elem_size, const void *in, void *out,
+                  cudaStream_t stream)
+{
+    const device_list &t = s->tiles;
+    const dim3 block(HL_CUDA_TILE, hl_cuda::TILE_ROWS);
+    const size_t shared = (size_t)HL_CUDA_TILE * (HL_CUDA_TILE + 1) * (size_t)elem_size;
+    hl_cuda::tile_copy<W><<<grid(s, t.total, 1), block, shared, stream>>>(
+        t.at, t.data, t.start, t.n, t.total, elem_size / (int64_t)sizeof(W),
+        static_cast<const W *>(in), static_cast<W *>(out));
+}
+
+// Out of place: the generic kernel with the widest access that divides
+// its byte offsets and the pointers, the tile kernel with the widest that
+// divides the element size and the pointers.
+cudaError_t launch_copy(const cuda_state *s, int64_t es, const void *in, void *out,
                         cudaStream_t stream)
 {
-    const int64_t words = elem_size / (int64_t)sizeof(W);
-    const W *from = static_cast<const W *>(in);
-    W *to = static_cast<W *>(out);
-    const device_list &g = s->generic, &t = s->tiles;
-    if (g.total > 0)
-        hl_cuda::box_copy<W><<<grid(s, g.total, THREADS), THREADS, 0, stream>>>(
-            g.at, g.data, g.start, g.n, g.total, words, from, to);
-    if (t.total > 0) {
-        const dim3 block(HL_CUDA_TILE, hl_cuda::TILE_ROWS);
-        const size_t shared = (size_t)HL_CUDA_TILE * (HL_CUDA_TILE + 1) * (size_t)elem_size;
-        hl_cuda::tile_copy<W><<<grid(s, t.total, 1), block, shared, stream>>>(
-            t.at, t.data, t.start, t.n, t.total, words, from, to);
-    }
+    const uint64_t a = (uint64_t)(uintptr_t)in, b = (uint64_t)(uintptr_t)out;
+    if (s->generic.total > 0)
+        switch (hl_cuda_copy_width((int64_t)s->align, a, b)) {
+        case 16: launch_generic<uint4>(s, in, out, stream); break;
+        case 8: launch_generic<uint64_t>(s, in, out, stream); break;
+        case 4: launch_generic<uint32_t>(s, in, out, stream); break;
+        case 2: launch_generic<uint16_t>(s, in, out, stream); break;
+        default: launch_generic<uint8_t>(s, in, out, stream); break;
+        }
+    if (s->tiles.total > 0)
+        switch (hl_cuda_copy_width(es, a, b)) {
+        case 16: launch_tiles<uint4>(s, es, in, out, stream); break;
+        case 8: launch_tiles<uint64_t>(s, es, in, out, stream); break;
+        case 4: launch_tiles<uint32_t>(s, es, in, out, stream); break;
+        case 2: launch_tiles<uint16_t>(s, es, in, out, stream); break;
+        default: launch_tiles<uint8_t>(s, es, in, out, stream); break;
+        }
     return cudaGetLastError();
 }
 
@@ -245,6 +273,7 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
         if (ir->lowered) {
             s->generic = dev(g);
             s->tiles = dev(t);
+            s->align = g.align;
         }
         s->saved = reinterpret_cast<char *>(s->mem) + saved_at;
     }
@@ -267,12 +296,11 @@ hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out
     const cuda_state *s = static_cast<const cuda_state *>(state);
     cudaStream_t stream = static_cast<cudaStream_t>(ctx->stream);
     const int64_t es = ir->elem_size;
-    const int w = hl_cuda_copy_width(es, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)out);
     cudaError_t e;
     if (in == out) {
         if (!ir->by_passes)
             return HL_ERR_IN_PLACE; // the CPU walks cycles of cells; the device does not
-        switch (w) {
+        switch (hl_cuda_copy_width(es, (uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)out)) {
         case 16: e = launch_passes<uint4>(s, es, out, stream); break;
         case 8: e = launch_passes<uint64_t>(s, es, out, stream); break;
         case 4: e = launch_passes<uint32_t>(s, es, out, stream); break;
@@ -282,13 +310,7 @@ hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out
     } else {
         if (!ir->lowered)
             return HL_ERR_UNSUPPORTED;
-        switch (w) {
-        case 16: e = launch_copy<uint4>(s, es, in, out, stream); break;
-        case 8: e = launch_copy<uint64_t>(s, es, in, out, stream); break;
-        case 4: e = launch_copy<uint32_t>(s, es, in, out, stream); break;
-        case 2: e = launch_copy<uint16_t>(s, es, in, out, stream); break;
-        default: e = launch_copy<uint8_t>(s, es, in, out, stream); break;
-        }
+        e = launch_copy(s, es, in, out, stream);
     }
     return e == cudaSuccess ? HL_OK : HL_ERR_DEVICE;
 }

@@ -2,7 +2,7 @@
 // grid-stride loop whose index arithmetic is a header's HL_HOSTDEV
 // functions (box_index.h, tile_index.h, pass_index.h), checked on the
 // host; what is left here is the moving of words.  W is the access width
-// (uint4 down to uint8_t, chosen from the element size and the pointers'
+// (uint4 down to uint8_t, chosen from the sizes and the pointers'
 // alignment), `words` the W's per element.
 #ifndef HYPERLAYOUT_CUDA_KERNELS_CUH
 #define HYPERLAYOUT_CUDA_KERNELS_CUH
@@ -22,17 +22,19 @@ __device__ __forceinline__ void move(W *__restrict__ to, const W *__restrict__ f
         to[w] = from[w];
 }
 
-// Any box, one cell per thread and iteration.
+// Any box, one cell (up to 16 bytes when the box allows) per thread and
+// iteration; offsets in bytes, all multiples of sizeof(W).
 template <typename W>
 __global__ void box_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
                          const int64_t *__restrict__ start, int64_t nboxes, int64_t cells,
-                         int64_t words, const W *__restrict__ in, W *__restrict__ out)
+                         const char *__restrict__ in, char *__restrict__ out)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += stride) {
-        int64_t s, d;
-        hl_cuda_cell(at, data, start, nboxes, c, &s, &d);
-        move(out + d * words, in + s * words, words);
+        int64_t s, d, n;
+        hl_cuda_cell(at, data, start, nboxes, c, &s, &d, &n);
+        move(reinterpret_cast<W *>(out + d), reinterpret_cast<const W *>(in + s),
+             n / (int64_t)sizeof(W));
     }
 }
 

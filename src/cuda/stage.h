@@ -21,51 +21,85 @@ typedef struct hl_cuda_list {
     int64_t *at;    /* n + 1 offsets into data */
     int64_t *data;  /* packed boxes */
     int64_t *start; /* n + 1 */
+    /* generic: every byte offset, stride and cell size OR-ed together, so
+     * that hl_cuda_copy_width(align, in, out) is an access width that
+     * divides them all */
+    uint64_t align;
 } hl_cuda_list;
 
-/* Copies an IR box to the end of list l, digit order[t] as digit t, in
- * `words` words per digit (3: as the IR; HL_CUDA_DIGIT_WORDS: with the
- * divider by the extent), and extends start[] by `count`. */
-static inline void hl_cuda_list_push(hl_cuda_list *l, const int64_t *box, int ndigits,
-                                     const int *order, int words, int64_t count)
+/* Appends an IR box to the tile list, digit order[t] as digit t. */
+static inline void hl_cuda_push_tile(hl_cuda_list *l, const int64_t *box, int ndigits,
+                                     const int *order)
 {
     int64_t *y = l->data + l->at[l->n];
     y[0] = box[0];
     y[1] = box[1];
-    for (int t = 0; t < ndigits; t++) {
-        int64_t *z = y + 2 + words * t;
+    for (int t = 0; t < ndigits; t++)
         for (int k = 0; k < 3; k++)
-            z[k] = box[2 + 3 * order[t] + k];
-        if (words == HL_CUDA_DIGIT_WORDS) {
-            const hl_divider by = hl_divider_make(z[0]);
-            z[3] = (int64_t)by.magic;
-            z[4] = by.shift;
-        }
-    }
-    l->at[l->n + 1] = l->at[l->n] + 2 + words * (int64_t)ndigits;
-    l->start[l->n + 1] = l->start[l->n] + count;
+            y[2 + 3 * t + k] = box[2 + 3 * order[t] + k];
+    l->at[l->n + 1] = l->at[l->n] + 2 + 3 * (int64_t)ndigits;
+    l->start[l->n + 1] = l->start[l->n] + hl_cuda_tile_blocks(y, ndigits);
     l->n++;
 }
 
-/* Splits the IR's boxes into `generic` and `tiles` (each with room for
- * nboxes boxes; generic's data for hl_cuda_staged_words, tiles' for
- * box_at[nboxes] words): a box hl_cuda_tile_pick accepts
- * (tile_min as there) goes to tiles with its digits a, b, then the others
- * in increasing |dst stride|; any other box to generic with its digits in
- * increasing |dst stride| (neighbouring threads write neighbouring
- * elements where the box allows). */
+/* Appends an IR box of elements of es bytes to the generic list, digit
+ * order[t] as digit t, in bytes.  When digit 0 is contiguous on both sides,
+ * k of its elements make one cell — the largest power of two dividing its
+ * extent with k es <= 16 — so that a thread moves up to 16 bytes with one
+ * access instead of one element. */
+static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int ndigits,
+                                        const int *order, int64_t es)
+{
+    int64_t *y = l->data + l->at[l->n];
+    const int64_t *x0 = box + 2 + 3 * order[0];
+    int64_t k = 1;
+    if (ndigits > 0 && x0[1] == 1 && x0[2] == 1)
+        while (2 * k * es <= 16 && x0[0] % (2 * k) == 0)
+            k *= 2;
+    y[0] = box[0] * es;
+    y[1] = box[1] * es;
+    y[2] = k * es;
+    uint64_t align = (uint64_t)y[0] | (uint64_t)y[1] | (uint64_t)y[2];
+    int64_t cells = 1;
+    for (int t = 0; t < ndigits; t++) {
+        const int64_t *x = box + 2 + 3 * order[t];
+        int64_t *z = y + 3 + HL_CUDA_DIGIT_WORDS * t;
+        const int64_t unit = t == 0 ? k : 1;
+        z[0] = x[0] / unit;
+        z[1] = x[1] * es * unit;
+        z[2] = x[2] * es * unit;
+        const hl_divider by = hl_divider_make(z[0]);
+        z[3] = (int64_t)by.magic;
+        z[4] = by.shift;
+        align |= (uint64_t)z[1] | (uint64_t)z[2];
+        cells *= z[0];
+    }
+    l->align |= align;
+    l->at[l->n + 1] = l->at[l->n] + 3 + HL_CUDA_DIGIT_WORDS * (int64_t)ndigits;
+    l->start[l->n + 1] = l->start[l->n] + cells;
+    l->n++;
+}
+
 /* Words of generic boxes staged from IR boxes of `words` words in all
  * (box_at[nboxes]). */
 static inline int64_t hl_cuda_staged_words(int64_t nboxes, int64_t words)
 {
-    return 2 * nboxes + (words - 2 * nboxes) / 3 * HL_CUDA_DIGIT_WORDS;
+    return 3 * nboxes + (words - 2 * nboxes) / 3 * HL_CUDA_DIGIT_WORDS;
 }
 
+/* Splits the IR's boxes into `generic` and `tiles` (each with room for
+ * nboxes boxes; data for hl_cuda_staged_words words in generic, for
+ * box_at[nboxes] in tiles): a box hl_cuda_tile_pick accepts
+ * (tile_min as there) goes to tiles with its digits a, b, then the others
+ * in increasing |dst stride|; any other box to generic with its digits in
+ * increasing |dst stride| (neighbouring threads write neighbouring
+ * elements where the box allows). */
 static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data, int64_t nboxes,
                                  int64_t elem_size, int64_t tile_min, hl_cuda_list *generic,
                                  hl_cuda_list *tiles)
 {
     generic->n = tiles->n = 0;
+    generic->align = tiles->align = 0;
     generic->at[0] = tiles->at[0] = 0;
     generic->start[0] = tiles->start[0] = 0;
     for (int64_t b = 0; b < nboxes; b++) {
@@ -90,14 +124,9 @@ static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data,
             for (int t = 0; t < nd; t++)
                 if (order[t] != ta && order[t] != tb)
                     tord[m++] = order[t];
-            hl_cuda_list_push(tiles, box, nd, tord, 3, 0);
-            const int64_t *y = tiles->data + tiles->at[tiles->n - 1];
-            tiles->start[tiles->n] = tiles->start[tiles->n - 1] + hl_cuda_tile_blocks(y, nd);
+            hl_cuda_push_tile(tiles, box, nd, tord);
         } else {
-            int64_t cells = 1;
-            for (int t = 0; t < nd; t++)
-                cells *= box[2 + 3 * t];
-            hl_cuda_list_push(generic, box, nd, order, HL_CUDA_DIGIT_WORDS, cells);
+            hl_cuda_push_generic(generic, box, nd, order, elem_size);
         }
     }
 }
