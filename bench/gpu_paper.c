@@ -131,6 +131,8 @@ static int shape_ops(int rank, const int64_t *ext, unsigned families, gp_spec *s
             continue;
         const int dims[2] = {0, top};
         for (int j = 0; j < 2; j++) {
+            if (ext[dims[j]] < 2) /* a step of 2 needs 2 cells */
+                continue;
             specs[n] = base;
             specs[n].op = op;
             specs[n].dim = dims[j];
@@ -613,8 +615,8 @@ static void print_header(const options *o, const buffers *b)
            "host buffers %s\n",
            o->warmup, o->warmup == 1 ? "" : "s", o->reps,
            b->pin_in && b->pin_ref && b->pin_got ? "pinned" : "not all pinned");
-    printf("arrays of up to %.0f MiB; those much smaller than the L2 cache (%.0f MiB) stay in it, "
-           "memcpy too\n",
+    printf("arrays of up to %.2f MiB; those much smaller than the L2 cache (%.0f MiB) stay in "
+           "it, memcpy too\n",
            (double)b->cap / (1 << 20), (double)prop.l2CacheSize / (1 << 20));
 }
 
@@ -628,7 +630,7 @@ int main(int argc, char **argv)
     if (de != cudaSuccess || devices == 0) {
         printf("bench_gpu_paper: SKIP: no usable CUDA device (cudaGetDeviceCount: %s); nothing was "
                "measured\n",
-               de != cudaSuccess ? cudaGetErrorString(de) : "cudaGetDeviceCount found none");
+               de != cudaSuccess ? cudaGetErrorString(de) : "no devices");
         return 77;
     }
     if (o.device >= devices)

@@ -125,7 +125,7 @@ static void print_table(const report_rows *rows, int table)
         const report_row *r = &rows->row[j];
         if (r->elem != elem) {
             elem = r->elem;
-            printf("%-14s %-18s %4s", "op", "shape", "E");
+            printf("%-14s %-18s %4s", "op", "shape", "elem");
             for (int c = 0; c <= last; c++)
                 if (table != T_REL_C || c != GP_C)
                     printf(" %8s", column_name[c]);
@@ -150,7 +150,7 @@ static void print_table(const report_rows *rows, int table)
 static void print_summary(const report_rows *rows)
 {
     printf("\nsummary: geometric means over the sizes; fraction of memcpy (speed relative to C)\n");
-    printf("%-14s %4s %4s %6s", "op", "rank", "E", "sides");
+    printf("%-14s %4s %4s %6s", "op", "rank", "elem", "sides");
     for (int c = 0; c <= REPORT_E; c++)
         printf(" %13s", column_name[c]);
     printf("\n");

@@ -4,9 +4,9 @@
  * launch is simulated thread by thread — the same functions, the same grid,
  * the same loops and shared-buffer slots as the kernel — and the copy it
  * describes must equal hl_execute's, every output cell written exactly once
- * and every read inside the input.  Large shapes (up to 2^34 cells) are
- * sampled against kernel A's map.  What is left to the GPU is the loads,
- * the stores and the barrier. */
+ * and every read inside the input (the replay is tests/gpu_paper_sim.h).
+ * Large shapes (up to 2^34 cells) are sampled against kernel A's map.  What
+ * is left to the GPU is the loads, the stores and the barrier. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpu_paper_index.h"
+#include "gpu_paper_sim.h"
 #include "hyperlayout.h"
 
 static const char *const variant_name[GP_NKERNELS] = {"A", "As", "B", "Bs", "C"};
@@ -87,11 +88,18 @@ static hl_status spec_plan(hl_plan **p, const gp_spec *s)
 }
 
 /* One store of a simulated kernel: in range, and the first to that cell. */
-static void store(bufs *b, const gp_spec *s, int v, int64_t src, int64_t dst)
+typedef struct store_ctx {
+    bufs *b;
+    const gp_spec *s;
+} store_ctx;
+
+static void store(void *vctx, int v, int64_t src, int64_t dst)
 {
+    store_ctx *ctx = vctx;
+    bufs *b = ctx->b;
     if (src < 0 || src >= b->n || dst < 0 || dst >= b->n || b->seen[dst]++) {
         char text[256];
-        spec_text(s, text, sizeof text);
+        spec_text(ctx->s, text, sizeof text);
         fail_msg("%s: variant %s: src %lld, dst %lld of %lld cells%s", text, variant_name[v],
                  (long long)src, (long long)dst, (long long)b->n,
                  src >= 0 && src < b->n && dst >= 0 && dst < b->n ? " (written twice)" : "");
@@ -99,44 +107,9 @@ static void store(bufs *b, const gp_spec *s, int v, int64_t src, int64_t dst)
     b->got[dst] = b->in[src];
 }
 
-/* Kernels A and B: one thread per cell over gp_blocks(n) blocks. */
-static void run_scatter(const gp_params *p, int v, bufs *b)
-{
-    for (int64_t blk = 0; blk < gp_blocks(p->n); blk++)
-        for (int t = 0; t < GP_THREADS; t++) {
-            const int64_t k = gp_thread_k(blk, GP_THREADS, t);
-            if (k >= p->n)
-                continue;
-            const int64_t d = v == GP_A ? gp_a_dst(&p->a, p->spec.op, k) : gp_b_dst(&p->b, p->spec.op, k);
-            store(b, &p->spec, v, k, d);
-        }
-}
-
-/* Listings 3/4: each block fills its buffer, then (after the barrier)
- * every thread stores one slot. */
-static void run_bs(const gp_params *p, bufs *b)
-{
-    const gp_bs *bs = &p->bs;
-    assert_int_equal(bs->blocks * bs->block, p->n);
-    int64_t *buf = malloc(sizeof *buf * (size_t)bs->block);
-    assert_non_null(buf);
-    for (int64_t blk = 0; blk < bs->blocks; blk++) {
-        for (int t = 0; t < bs->block; t++) {
-            const int64_t r = gp_bs_read(bs, blk, t);
-            assert_true(r >= 0 && r < p->n);
-            buf[t] = r;
-        }
-        for (int t = 0; t < bs->block; t++) {
-            const int slot = gp_bs_slot(bs, t);
-            assert_true(slot >= 0 && slot < bs->block);
-            store(b, &p->spec, GP_BS, buf[slot], gp_bs_write(bs, blk, t));
-        }
-    }
-    free(buf);
-}
-
-/* The chunked flip: reads and writes contiguous, within one row each. */
-static void run_as(const gp_params *p, bufs *b)
+/* The chunked flip's blocks each read and write a piece of one row, at most
+ * a block long. */
+static void check_chunks(const gp_params *p)
 {
     const gp_as *as = &p->as;
     for (int64_t blk = 0; blk < gp_as_blocks(as); blk++) {
@@ -145,35 +118,7 @@ static void run_as(const gp_params *p, bufs *b)
         assert_true(n >= 1 && n <= as->block);
         assert_true(src / as->L0 == (src + n - 1) / as->L0);
         assert_true(dst / as->L0 == (dst + n - 1) / as->L0);
-        for (int t = 0; t < n; t++) {
-            const int64_t slot = gp_as_slot(n, t);
-            assert_true(slot >= 0 && slot < n);
-            store(b, &p->spec, GP_AS, src + slot, dst + t);
-        }
     }
-}
-
-/* Kernel C: the 2D grid of 2D blocks and the kernel's loops over y and z. */
-static void run_c(const gp_params *p, bufs *b)
-{
-    const gp_c *c = &p->c;
-    int64_t grid[3];
-    gp_c_grid(c, grid);
-    for (int64_t gz = 0; gz < grid[2]; gz++)
-        for (int64_t gy = 0; gy < grid[1]; gy++)
-            for (int64_t gx = 0; gx < grid[0]; gx++)
-                for (int ty = 0; ty < GP_C_BY; ty++)
-                    for (int tx = 0; tx < GP_C_BX; tx++) {
-                        const int64_t x = gx * GP_C_BX + tx;
-                        if (x >= c->L[0])
-                            continue;
-                        for (int64_t z = gz; z < c->L[2]; z += grid[2])
-                            for (int64_t y = gy * GP_C_BY + ty; y < c->L[1]; y += grid[1] * GP_C_BY) {
-                                const int64_t d = x + (int64_t)c->L[0] * (y + (int64_t)c->L[1] * z);
-                                store(b, &p->spec, GP_C, gp_c_src(c, p->spec.op, (int)x, (int)y, (int)z),
-                                      d);
-                            }
-                    }
 }
 
 /* Checks every variant that applies to one spec against hl_execute; for
@@ -207,21 +152,12 @@ static void check_spec(const gp_spec *s, tally *ty)
                 continue;
             memset(b.seen, 0, (size_t)n);
             memset(b.got, 0xA5, sizeof *b.got * (size_t)n);
-            switch (v) {
-            case GP_A:
-            case GP_B:
-                run_scatter(p, v, &b);
-                break;
-            case GP_BS:
-                run_bs(p, &b);
-                break;
-            case GP_AS:
-                run_as(p, &b);
-                break;
-            default:
-                run_c(p, &b);
-                break;
-            }
+            if (v == GP_AS)
+                check_chunks(p);
+            if (v == GP_BS)
+                assert_int_equal(p->bs.blocks * p->bs.block, n);
+            store_ctx ctx = {&b, s};
+            assert_int_equal(gp_sim_run(p, v, store, &ctx), 0);
             if (memcmp(b.got, b.want, sizeof *b.got * (size_t)n)) {
                 char text[256];
                 spec_text(s, text, sizeof text);
