@@ -3,7 +3,8 @@
 # a C compiler and nothing from Debian (no cmocka, libpng, Random123; zlib is
 # used when found).  One command, from anywhere in a copy of the working tree:
 #
-#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
+#                        [-- CMAKE_ARGS...]
 #
 # Exits non-zero when configuring, building or any test fails, and when a GPU
 # is there (nvidia-smi -L lists one, or --require-gpu) but a test was skipped:
@@ -13,11 +14,13 @@ set -eu
 
 usage() {
     cat <<'EOF'
-usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
+                            [-- CMAKE_ARGS...]
 
 Configures DIR (default build-gpu/, in the repository root) with
--DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA and the
-CUDA tests only: no cmocka, libpng or Random123 needed), builds it with all
+-DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA, the CUDA
+tests and the GPU benchmarks only: no cmocka, libpng or Random123 needed),
+builds it with all
 cores, prints the GPUs (nvidia-smi -L), runs ctest --output-on-failure and
 prints a summary line.
 
@@ -28,6 +31,13 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
 
   --build-dir DIR   build directory (relative to the repository root)
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
+  --bench           after the tests, run the GPU benchmarks that were built
+                    (bench_gpu_paper: the paper's Figures 11 and 12) and print
+                    their tables; output and CSV kept in DIR/NAME.log, .csv.
+                    A benchmark that fails (a wrong kernel: exit 2) fails the
+                    check, and so does one that skips (exit 77) where a GPU
+                    is present
+  --bench-quick     the same with --quick (small sizes, a smoke run)
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -36,6 +46,7 @@ EOF
 
 build_dir=build-gpu
 require_gpu=0
+bench=""
 cmake_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +55,8 @@ while [ $# -gt 0 ]; do
                      build_dir=$2; shift 2 ;;
         --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
         --require-gpu) require_gpu=1; shift ;;
+        --bench) bench=full; shift ;;
+        --bench-quick) bench=quick; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -86,6 +99,37 @@ ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log"
 ctest_rc=${PIPESTATUS[0]}
 set -e
 
+# A benchmark program of the build, if it was built: its tables to the
+# terminal and DIR/NAME.log, its CSV to DIR/NAME.csv.  Sets bench_failed.
+bench_failed=""
+run_bench() {
+    local name=$1 exe rc
+    shift
+    exe="$build_dir/bin/$name"
+    if [ ! -x "$exe" ]; then
+        say "$name: not built, not run"
+        return 0
+    fi
+    say "running $name $* (log: $build_dir/$name.log)"
+    set +e
+    "$exe" "$@" --csv "$build_dir/$name.csv" 2>&1 | tee "$build_dir/$name.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    case $rc in
+        0) ;;
+        77) if [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; then
+                bench_failed="${bench_failed:+$bench_failed }$name(skipped with a GPU present)"
+            else
+                say "$name: skipped (no GPU)"
+            fi ;;
+        *) bench_failed="${bench_failed:+$bench_failed }$name(exit $rc)" ;;
+    esac
+}
+case $bench in
+    full) run_bench bench_gpu_paper ;;
+    quick) run_bench bench_gpu_paper --quick ;;
+esac
+
 total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log" || true)
 passed=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep -c ' Passed ' || true)
 skipped_names=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep 'Skipped' \
@@ -104,6 +148,9 @@ if [ "$total" -eq 0 ]; then
 fi
 if [ "$skipped" -gt 0 ] && { [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; }; then
     status=FAIL; why="${why:+$why; }skipped with a GPU present: $skipped_names"
+fi
+if [ -n "$bench_failed" ]; then
+    status=FAIL; why="${why:+$why; }benchmarks failed: $bench_failed"
 fi
 
 summary="$total tests: $passed passed, $skipped skipped, $failed failed; $gpus GPU(s)"
