@@ -3,7 +3,7 @@
 # a C compiler and nothing from Debian (no cmocka, libpng, Random123; zlib is
 # used when found).  One command, from anywhere in a copy of the working tree:
 #
-#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench[=quick]]
+#   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
 #                        [-- CMAKE_ARGS...]
 #
 # Exits non-zero when configuring, building or any test fails, and when a GPU
@@ -14,12 +14,13 @@ set -eu
 
 usage() {
     cat <<'EOF'
-usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench[=quick]]
+usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
                             [-- CMAKE_ARGS...]
 
 Configures DIR (default build-gpu/, in the repository root) with
--DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA and the
-CUDA tests only: no cmocka, libpng or Random123 needed), builds it with all
+-DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA, the CUDA
+tests and the GPU benchmarks only: no cmocka, libpng or Random123 needed),
+builds it with all
 cores, prints the GPUs (nvidia-smi -L), runs ctest --output-on-failure and
 prints a summary line.
 
@@ -30,11 +31,15 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
 
   --build-dir DIR   build directory (relative to the repository root)
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
-  --bench           after the tests pass, run the GPU benchmarks and print
-                    their tables (bench_gpu_transforms through
-                    bench/gpu_vs_cupy.py when python3 has CuPy, bench_gpu_paper);
-                    each one's output is kept in DIR/bench-NAME.txt
-  --bench=quick     the same with their --quick sizes
+  --bench           after the tests, run the GPU benchmarks that were built
+                    (bench_gpu_transforms, beside CuPy through
+                    bench/gpu_vs_cupy.py when python3 has CuPy; bench_gpu_paper:
+                    the paper's Figures 11 and 12) and print their tables;
+                    output and CSV kept in DIR/NAME.log, .csv.
+                    A benchmark that fails (a wrong kernel: exit 2) fails the
+                    check, and so does one that skips (exit 77) where a GPU
+                    is present
+  --bench-quick     the same with --quick (small sizes, a smoke run)
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -53,7 +58,7 @@ while [ $# -gt 0 ]; do
         --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
         --require-gpu) require_gpu=1; shift ;;
         --bench) bench=full; shift ;;
-        --bench=quick) bench=quick; shift ;;
+        --bench-quick) bench=quick; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -89,45 +94,53 @@ cmake -S . -B "$build_dir" -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release ${cmake_a
 say "building with $jobs jobs"
 cmake --build "$build_dir" -j "$jobs" || fail "build of $build_dir"
 
-# Runs one benchmark program, output to the terminal and to
-# $build_dir/bench-NAME.txt; exit 77 (no device) is not a failure here, the
-# tests already decided that.
-run_bench() {
-    local name=$1; shift
-    local out="$build_dir/bench-$name.txt"
-    say "benchmark: $name $*"
-    set +e
-    "$@" 2>&1 | tee "$out"
-    local rc=${PIPESTATUS[0]}
-    set -e
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || { say "$name exited $rc" >&2; return 1; }
-}
-
-run_benchmarks() {
-    local q=() ok=0
-    [ "$bench" = quick ] && q=(--quick)
-    local transforms="$build_dir/bin/bench_gpu_transforms"
-    if [ -x "$transforms" ]; then
-        if command -v python3 >/dev/null 2>&1 && python3 -c 'import cupy' >/dev/null 2>&1; then
-            run_bench gpu_vs_cupy python3 bench/gpu_vs_cupy.py --bench "$transforms" ${q[@]+"${q[@]}"} \
-                --csv "$build_dir/bench-gpu_vs_cupy.csv" || ok=1
-        else
-            say "python3 with CuPy not found: bench_gpu_transforms without the CuPy columns"
-            run_bench gpu_transforms "$transforms" ${q[@]+"${q[@]}"} || ok=1
-        fi
-    fi
-    if [ -x "$build_dir/bin/bench_gpu_paper" ]; then
-        run_bench gpu_paper "$build_dir/bin/bench_gpu_paper" ${q[@]+"${q[@]}"} || ok=1
-    fi
-    return $ok
-}
-
 log="$build_dir/gpu-check-ctest.log"
 say "running the tests (log: $log)"
 set +e
 ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log"
 ctest_rc=${PIPESTATUS[0]}
 set -e
+
+# A benchmark program of the build, if it was built: its tables to the
+# terminal and DIR/NAME.log, its CSV to DIR/NAME.csv.  Sets bench_failed.
+# bench_gpu_transforms goes through bench/gpu_vs_cupy.py (CuPy's equivalents
+# timed in the same run) when python3 has CuPy.
+bench_failed=""
+run_bench() {
+    local name=$1 exe rc
+    shift
+    exe="$build_dir/bin/$name"
+    if [ ! -x "$exe" ]; then
+        say "$name: not built, not run"
+        return 0
+    fi
+    local cmd=("$exe")
+    if [ "$name" = bench_gpu_transforms ]; then
+        if command -v python3 >/dev/null 2>&1 && python3 -c 'import cupy' >/dev/null 2>&1; then
+            cmd=(python3 bench/gpu_vs_cupy.py --bench "$exe")
+        else
+            say "python3 with CuPy not found: $name without the CuPy columns"
+        fi
+    fi
+    say "running $name $* (log: $build_dir/$name.log)"
+    set +e
+    "${cmd[@]}" "$@" --csv "$build_dir/$name.csv" 2>&1 | tee "$build_dir/$name.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    case $rc in
+        0) ;;
+        77) if [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; then
+                bench_failed="${bench_failed:+$bench_failed }$name(skipped with a GPU present)"
+            else
+                say "$name: skipped (no GPU)"
+            fi ;;
+        *) bench_failed="${bench_failed:+$bench_failed }$name(exit $rc)" ;;
+    esac
+}
+case $bench in
+    full) run_bench bench_gpu_transforms; run_bench bench_gpu_paper ;;
+    quick) run_bench bench_gpu_transforms --quick; run_bench bench_gpu_paper --quick ;;
+esac
 
 total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log" || true)
 passed=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep -c ' Passed ' || true)
@@ -148,11 +161,11 @@ fi
 if [ "$skipped" -gt 0 ] && { [ "$gpus" -gt 0 ] || [ "$require_gpu" = 1 ]; }; then
     status=FAIL; why="${why:+$why; }skipped with a GPU present: $skipped_names"
 fi
+if [ -n "$bench_failed" ]; then
+    status=FAIL; why="${why:+$why; }benchmarks failed: $bench_failed"
+fi
 
 summary="$total tests: $passed passed, $skipped skipped, $failed failed; $gpus GPU(s)"
-if [ "$status" = PASS ] && [ -n "$bench" ]; then
-    run_benchmarks || { status=FAIL; why="a benchmark failed"; }
-fi
 if [ "$status" = PASS ]; then
     if [ "$skipped" -gt 0 ]; then
         say "PASS ($summary; skipped without a GPU: $skipped_names)"

@@ -46,3 +46,21 @@ if(CMAKE_CUDA_COMPILER)
   add_test(NAME cuda_link COMMAND cuda_link)
   set_tests_properties(cuda_link PROPERTIES LABELS "link;cuda" TIMEOUT 60)
 endif()
+
+# bench_gpu_paper --quick: every kernel checked against hl_execute on small
+# shapes and on the smoke run's meshes (it stops with exit 2 on a difference);
+# skipped (exit 77) without a device.
+if(TARGET bench_gpu_paper)
+  add_test(NAME bench_gpu_paper_quick COMMAND bench_gpu_paper --quick)
+  set_tests_properties(bench_gpu_paper_quick PROPERTIES LABELS "bench;cuda" SKIP_RETURN_CODE 77
+    TIMEOUT 300)
+endif()
+
+# bench_gpu_transforms --quick: every op of the benchmark's table checked on
+# the device against hl_execute (2^20 elements, out of place and in place;
+# exit 1 on a difference); skipped (exit 77) without a device.
+if(TARGET bench_gpu_transforms)
+  add_test(NAME bench_gpu_transforms_quick COMMAND bench_gpu_transforms --quick --reps 1)
+  set_tests_properties(bench_gpu_transforms_quick PROPERTIES LABELS "bench;cuda"
+    SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
