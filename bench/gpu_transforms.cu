@@ -278,9 +278,10 @@ int main(int argc, char **argv)
                 else
                     std::printf(" %9s %7s\n", "-", "-");
                 if (csv)
-                    std::fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
-                                 shape.c_str(), dtype, op.name, hl_plan_boxes(p), t.seconds, t.gbps,
-                                 t.copy_gbps, t.ratio, ti.gbps, ti.ratio);
+                    std::fprintf(csv,
+                                 "\"%s\",%s,\"%s\",%" PRId64 ",%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
+                                 shape.c_str(), dtype, op.name, hl_plan_boxes(p), t.seconds,
+                                 t.gbps, t.copy_gbps, t.ratio, ti.gbps, ti.ratio);
                 std::fflush(stdout);
                 hl_plan_destroy(p);
             }

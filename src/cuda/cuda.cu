@@ -183,7 +183,7 @@ void cuda_destroy(void *state)
 // words [0, used) of `h`, each array at its offset.
 struct staging {
     int64_t *h;
-    size_t used, cap;
+    size_t used;
     int64_t *take(size_t n) // room for n words
     {
         int64_t *p = h + used;
@@ -212,11 +212,12 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     const int64_t nb = ir->lowered ? ir->nboxes : 0;
     const int np = ir->by_passes ? ir->npasses : 0;
     const int64_t ir_words = nb > 0 ? ir->box_at[nb] : 0;
-    size_t words = 4 * (size_t)(nb + 1) + (size_t)ir_words + (size_t)hl_cuda_staged_words(nb, ir_words);
+    size_t words = 4 * (size_t)(nb + 1) + (size_t)ir_words +
+                   (size_t)hl_cuda_staged_words(nb, ir_words); // stage_boxes' arrays
     for (int j = 0; j < np; j++)
         if (ir->passes[j].sigma)
             words += 3 * (size_t)ir->passes[j].len + 1;
-    staging st = {static_cast<int64_t *>(std::malloc(sizeof(int64_t) * (words + 1))), 0, words};
+    staging st = {static_cast<int64_t *>(std::malloc(sizeof(int64_t) * (words + 1))), 0};
     s->passes = static_cast<device_pass *>(std::calloc((size_t)np + 1, sizeof *s->passes));
     if (!st.h || !s->passes) {
         std::free(st.h);
@@ -262,13 +263,14 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     const size_t box_bytes = st.used * sizeof(int64_t);
     const size_t saved_at = (box_bytes + 255) / 256 * 256;
     if (status == HL_OK && e == cudaSuccess)
-        e = cudaMalloc(reinterpret_cast<void **>(&s->mem), saved_at + (size_t)(saved_elems * ir->elem_size) + 1);
+        e = cudaMalloc(reinterpret_cast<void **>(&s->mem),
+                       saved_at + (size_t)(saved_elems * ir->elem_size) + 1);
     if (status == HL_OK && e == cudaSuccess)
         e = cudaMemcpy(s->mem, st.h, box_bytes, cudaMemcpyHostToDevice);
     if (status == HL_OK && e == cudaSuccess) {
         auto dev = [&](const hl_cuda_list &l) {
-            return device_list{l.n, l.start[l.n], s->mem + (l.at - st.h), s->mem + (l.data - st.h),
-                               s->mem + (l.start - st.h)};
+            return device_list{l.n, l.start[l.n], s->mem + (l.at - st.h),
+                               s->mem + (l.data - st.h), s->mem + (l.start - st.h)};
         };
         if (ir->lowered) {
             s->generic = dev(g);

@@ -58,7 +58,8 @@ HL_HOSTDEV static inline int hl_cuda_tile_pick(const int64_t *box, int ndigits, 
 HL_HOSTDEV static inline int64_t hl_cuda_tile_blocks(const int64_t *box, int ndigits)
 {
     const int64_t *x = box + 2;
-    int64_t n = ((x[0] + HL_CUDA_TILE - 1) / HL_CUDA_TILE) * ((x[3] + HL_CUDA_TILE - 1) / HL_CUDA_TILE);
+    int64_t n = ((x[0] + HL_CUDA_TILE - 1) / HL_CUDA_TILE) *
+                ((x[3] + HL_CUDA_TILE - 1) / HL_CUDA_TILE);
     for (int t = 2; t < ndigits; t++)
         n *= x[3 * t];
     return n;
