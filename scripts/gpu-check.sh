@@ -14,6 +14,7 @@ set -eu
 usage() {
     cat <<'EOF'
 usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [-- CMAKE_ARGS...]
+       scripts/gpu-check.sh --stage-deps
 
 Configures DIR (default build-gpu/, in the repository root) with
 -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA and the
@@ -28,6 +29,11 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
 
   --build-dir DIR   build directory (relative to the repository root)
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
+  --stage-deps      only copy /usr/include/Random123 (Debian's librandom123-dev)
+                    to .gpu-deps/include/ (ignored by git) and exit: run it
+                    where the headers are, and carry .gpu-deps to the GPU
+                    machine, whose build of the Ising GPU test and benchmark
+                    needs them (without them test_ising_cuda reports Skipped)
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -36,6 +42,7 @@ EOF
 
 build_dir=build-gpu
 require_gpu=0
+stage_only=0
 cmake_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
                      build_dir=$2; shift 2 ;;
         --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
         --require-gpu) require_gpu=1; shift ;;
+        --stage-deps) stage_only=1; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -55,6 +63,24 @@ jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 say() { printf 'gpu-check: %s\n' "$*"; }
 fail() { printf 'gpu-check: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# Random123 (header only) for the Ising GPU test and benchmark: the GPU
+# machine has no Debian packages, so a copy travels in .gpu-deps/include.
+r123=.gpu-deps/include
+if [ ! -f "$r123/Random123/philox.h" ] && [ -f /usr/include/Random123/philox.h ]; then
+    mkdir -p "$r123" && cp -R /usr/include/Random123 "$r123/" || fail "copying Random123 to $r123"
+fi
+if [ "$stage_only" = 1 ]; then
+    [ -f "$r123/Random123/philox.h" ] || fail "no /usr/include/Random123 here to stage (install librandom123-dev)"
+    say "Random123 staged in $r123"
+    exit 0
+fi
+if [ -f "$r123/Random123/philox.h" ]; then
+    say "Random123: $r123"
+    cmake_args=(-DHL_RANDOM123_INCLUDE_DIR="$root/$r123" ${cmake_args[@]+"${cmake_args[@]}"})
+else
+    say "Random123: none in $r123 (stage it with --stage-deps where it is installed); test_ising_cuda will be Skipped"
+fi
 
 # The GPUs, as the driver sees them.
 gpus=0
