@@ -2,8 +2,9 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo check clean
+.PHONY: all deps configure build demo check install clean
 
 all: build
 
@@ -28,6 +29,11 @@ demo: build
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Everything a user needs, under $(PREFIX) (DESTDIR is honoured for staging):
+# see docs/install.md.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,8 @@
 #include "hyperlayout/neighbours.h"
 #include "hyperlayout/plan.h"
 #include "hyperlayout/npy.h"
+#include "hyperlayout/ops.h"
+#include "hyperlayout/version.h"
 #include "hyperlayout/npz.h"
 #include "hyperlayout/shape.h"
 

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
-        puts("hyperlayout 0.1.0");
+        printf("hyperlayout %s\n", hl_version());
         return 0;
     }
     if (!strcmp(cmd, "help")) {

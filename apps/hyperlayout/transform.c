@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "npy_sink.h"
 #include "npy_source.h"
-#include "ops.h"
 #include "parse.h"
 #include "progress.h"
 
@@ -200,7 +199,8 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl
     }
     for (int j = 0; st == HL_OK && j < a->nops; j++) {
         char text[HL_SHAPE_NOTATION_MAX];
-        st = op_plan(a->ops[j], &cur, a->numpy_axes, &a->opt, &plans[n], why, cap);
+        st = hl_plan_op(&plans[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, &a->opt,
+                        why, cap);
         if (st != HL_OK) {
             char reason[256];
             snprintf(reason, sizeof reason, "%s", why[0] ? why : hl_strerror(st));

@@ -23,7 +23,8 @@
  *   for (u...) s += *hl_fields_var(c, u);
  *
  * The generic access functions dispatch on the view's type with C11 _Generic
- * (resolved while compiling, nothing at run time).  The names that cannot
+ * (resolved while compiling, nothing at run time); in C++ they are overloads
+ * of the same names (fields_cxx.h).  The names that cannot
  * dispatch on an argument — the types hl_fields and hl_fields_comp and the
  * constructor hl_fields_view — follow the translation unit's order:
  *
@@ -33,7 +34,9 @@
  *   HL_FIELDS_ORDER_DEFAULT  the project-wide default when the unit does not
  *                            choose; CMake's option -DHL_FIELDS_ORDER=
  *                            UNKNOWN_MAJOR|EQUATION_MAJOR sets it for every
- *                            target linked to the library;
+ *                            target linked to the library, and the installed
+ *                            config.h for programs built against the
+ *                            installed headers;
  *   otherwise                unknown-major.
  *
  * The selection block sits outside the include guard: #undef HL_FIELDS_ORDER,
@@ -54,6 +57,7 @@
 #include <string.h>
 
 #include "base.h"
+#include "config.h"
 #include "plan.h"
 
 #ifdef __cplusplus
@@ -180,6 +184,7 @@ HL_FIELDS_INLINE int64_t hl_fields_em_index(hl_fields_em f, int64_t unk, int64_t
  * f is evaluated more than once (pass a variable); unk, prop, comp and
  * offset once.  _Generic with one association rejects a view of the other
  * order at compile time. */
+#ifndef __cplusplus
 #define hl_fields_um_at(f, unk, prop)                                                              \
     _Generic((f), hl_fields_um: (f).ptr + (unk) * (f).nprop + (prop))
 #define hl_fields_em_at(f, unk, prop)                                                              \
@@ -188,6 +193,18 @@ HL_FIELDS_INLINE int64_t hl_fields_em_index(hl_fields_em f, int64_t unk, int64_t
     _Generic((f), hl_fields_um: (f).ptr + (unk) * (f).nprop + (offset) + (comp))
 #define hl_fields_em_at_eq(f, unk, comp, offset)                                                   \
     _Generic((f), hl_fields_em: (f).ptr + ((offset) + (comp)) * (f).nunk + (unk))
+#else
+/* C++ has no _Generic: an identity function on a const reference does the
+ * same type check and leaves the expression as it was. */
+HL_FIELDS_INLINE const hl_fields_um &hl_fields_um_is_(const hl_fields_um &f) { return f; }
+HL_FIELDS_INLINE const hl_fields_em &hl_fields_em_is_(const hl_fields_em &f) { return f; }
+#define hl_fields_um_at(f, unk, prop) (hl_fields_um_is_(f).ptr + (unk) * (f).nprop + (prop))
+#define hl_fields_em_at(f, unk, prop) (hl_fields_em_is_(f).ptr + (prop) * (f).nunk + (unk))
+#define hl_fields_um_at_eq(f, unk, comp, offset)                                                   \
+    (hl_fields_um_is_(f).ptr + (unk) * (f).nprop + (offset) + (comp))
+#define hl_fields_em_at_eq(f, unk, comp, offset)                                                   \
+    (hl_fields_em_is_(f).ptr + ((offset) + (comp)) * (f).nunk + (unk))
+#endif
 
 HL_FIELDS_INLINE hl_fields_um_comp hl_fields_um_cptr(hl_fields_um f, int64_t comp, int64_t offset)
 {
@@ -364,6 +381,10 @@ hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_o
 
 /* ---- generic names: dispatch on the view's type -------------------------- */
 
+/* In C++ the same names are overloads (fields_cxx.h, after the extern "C"
+ * block: overloads cannot have C linkage). */
+#ifndef __cplusplus
+
 #define hl_fields_index(f, unk, prop)                                                              \
     _Generic((f), hl_fields_um: hl_fields_um_index, hl_fields_em: hl_fields_em_index)(f, unk, prop)
 /* Both associations must be valid for either type (the structs share their
@@ -396,9 +417,11 @@ hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_o
 /* The order of a view, as HL_FIELDS_UNKNOWN_MAJOR / HL_FIELDS_EQUATION_MAJOR. */
 #define hl_fields_order_of(f)                                                                      \
     _Generic((f), hl_fields_um: HL_FIELDS_UNKNOWN_MAJOR, hl_fields_em: HL_FIELDS_EQUATION_MAJOR)
+#endif /* !__cplusplus */
 
 #ifdef __cplusplus
 }
+#include "fields_cxx.h"
 #endif
 
 #endif /* HYPERLAYOUT_FIELDS_H */

@@ -1,8 +1,10 @@
-/* hyperlayout transform — the op grammar, in the library's dimension
- * numbering or NumPy's axes. */
-#include "ops.h"
+/* hyperlayout — the op grammar (hyperlayout/ops.h), in the library's
+ * dimension numbering or NumPy's axes. */
+#include "hyperlayout/ops.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,8 +150,8 @@ static hl_status permute_plan(const char *arg, const hl_shape *shape, bool numpy
     return st;
 }
 
-hl_status op_plan(const char *text, const hl_shape *shape, bool numpy_axes,
-                  const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+static hl_status one_op(const char *text, const hl_shape *shape, bool numpy_axes,
+                        const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
 {
     const int d = shape->rank;
     int64_t v[HL_MAX_RANK];
@@ -197,4 +199,84 @@ hl_status op_plan(const char *text, const hl_shape *shape, bool numpy_axes,
 #undef IS
     snprintf(why, cap, "unknown op (see hyperlayout transform --help)");
     return HL_ERR_ARG;
+}
+
+hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
+                     const hl_plan_options *opt, char *why, size_t cap)
+{
+    char local[256];
+    if (!why || cap == 0) {
+        why = local;
+        cap = sizeof local;
+    }
+    why[0] = '\0';
+    if (!plan || !shape || !text)
+        return HL_ERR_NULL;
+    return one_op(text, shape, flags & HL_OPS_NUMPY_AXES, opt, plan, why, cap);
+}
+
+/* Length of the op starting at s (up to white space). */
+static size_t op_length(const char *s)
+{
+    size_t n = 0;
+    while (s[n] && !isspace((unsigned char)s[n]))
+        n++;
+    return n;
+}
+
+hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
+                      const hl_plan_options *opt, char *why, size_t cap)
+{
+    char local[256];
+    if (!why || cap == 0) {
+        why = local;
+        cap = sizeof local;
+    }
+    why[0] = '\0';
+    if (!plan || !shape || !ops)
+        return HL_ERR_NULL;
+    /* an op is at least two characters and a separator apart from the next */
+    const size_t most = strlen(ops) / 2 + 1;
+    hl_plan **steps = calloc(most, sizeof *steps);
+    char *text = malloc(strlen(ops) + 1);
+    hl_status st = steps && text ? HL_OK : HL_ERR_NOMEM;
+    hl_shape cur = *shape;
+    int n = 0;
+    for (const char *s = ops; st == HL_OK;) {
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            break;
+        const size_t len = op_length(s);
+        memcpy(text, s, len);
+        text[len] = '\0';
+        s += len;
+        char reason[256];
+        st = one_op(text, &cur, flags & HL_OPS_NUMPY_AXES, opt, &steps[n], reason, sizeof reason);
+        if (st != HL_OK) {
+            char notation[HL_SHAPE_NOTATION_MAX];
+            if (hl_shape_format(&cur, notation, sizeof notation) != HL_OK)
+                notation[0] = '\0';
+            snprintf(why, cap, "op '%s' on %s: %s", text, notation,
+                     reason[0] ? reason : hl_strerror(st));
+            break;
+        }
+        cur = *hl_plan_out_shape(steps[n++]);
+    }
+    if (st == HL_OK && n == 0) {
+        snprintf(why, cap, "no op given");
+        st = HL_ERR_EMPTY;
+    }
+    /* one step is returned as it is: composing it would only copy it */
+    if (st == HL_OK && n == 1) {
+        *plan = steps[0];
+        steps[0] = NULL;
+    } else if (st == HL_OK) {
+        st = hl_plan_compose(plan, steps, n, opt);
+    }
+    for (int j = 0; steps && j < n; j++)
+        hl_plan_destroy(steps[j]);
+    free(steps);
+    free(text);
+    return st;
 }

@@ -1,0 +1,116 @@
+"""Loading libhyperlayout and declaring the C functions the module calls.
+
+ctypes, not the C API: nothing to compile (no Python headers, no compiler at
+install time), one module for any Python 3 and NumPy, and the same shared
+library the C programs use.  ctypes releases the GIL around every foreign
+call, so the engine runs while other Python threads do.
+"""
+import ctypes
+import ctypes.util
+import os
+
+HL_MAX_RANK = 32
+HL_OPS_NUMPY_AXES = 1
+# hl_status codes the module acts on (base.h)
+HL_ERR_UNSUPPORTED = 19
+HL_ERR_IN_PLACE = 21
+
+
+class Shape(ctypes.Structure):
+    """hl_shape (shape.h)."""
+    _fields_ = [("rank", ctypes.c_int),
+                ("extent", ctypes.c_int64 * HL_MAX_RANK),
+                ("dtype", ctypes.c_int),
+                ("elem_size", ctypes.c_int64)]
+
+
+class PlanOptions(ctypes.Structure):
+    """hl_plan_options (plan.h)."""
+    _fields_ = [("threads", ctypes.c_int), ("reference", ctypes.c_bool)]
+
+
+def _candidates():
+    """Where the library may be, most specific first."""
+    env = os.environ.get("HYPERLAYOUT_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:  # written by cmake --install beside the installed package
+        from ._libpath import LIBDIR
+        yield os.path.join(LIBDIR, "libhyperlayout.so")
+    except ImportError:
+        pass
+    # python/hyperlayout in a source tree built with `make`
+    yield os.path.join(here, "..", "..", "build", "lib", "libhyperlayout.so")
+    found = ctypes.util.find_library("hyperlayout")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (absent)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("hyperlayout: libhyperlayout not found; tried: " + "; ".join(tried) +
+                      ". Build it (make), install it (docs/install.md) or set "
+                      "HYPERLAYOUT_LIBRARY to the path of libhyperlayout.so")
+
+
+lib = _load()
+
+_c = ctypes
+_plan_p = _c.c_void_p
+for name, res, args in [
+    ("hl_version", _c.c_char_p, []),
+    ("hl_strerror", _c.c_char_p, [_c.c_int]),
+    ("hl_shape_init", _c.c_int, [_c.POINTER(Shape), _c.c_int, _c.POINTER(_c.c_int64), _c.c_int,
+                                 _c.c_int64]),
+    ("hl_plan_ops", _c.c_int, [_c.POINTER(_plan_p), _c.POINTER(Shape), _c.c_char_p, _c.c_uint,
+                               _c.POINTER(PlanOptions), _c.c_char_p, _c.c_size_t]),
+    ("hl_dtype_parse", _c.c_int, [_c.c_char_p, _c.POINTER(_c.c_int), _c.POINTER(_c.c_int64)]),
+    ("hl_plan_inverse", _c.c_int, [_c.POINTER(_plan_p), _plan_p]),
+    ("hl_execute", _c.c_int, [_plan_p, _c.c_void_p, _c.c_void_p]),
+    ("hl_plan_describe", _c.c_int, [_plan_p, _c.c_char_p, _c.c_size_t, _c.POINTER(_c.c_size_t)]),
+    ("hl_plan_destroy", None, [_plan_p]),
+    ("hl_plan_in_span", _c.c_int64, [_plan_p]),
+    ("hl_plan_out_span", _c.c_int64, [_plan_p]),
+    ("hl_plan_out_shape", _c.POINTER(Shape), [_plan_p]),
+]:
+    f = getattr(lib, name)
+    f.restype = res
+    f.argtypes = args
+
+
+
+def _bytes_dtype():
+    """hl_dtype's value for opaque elements, asked of the library rather than
+    copied from its enum."""
+    t, size = _c.c_int(), _c.c_int64()
+    if lib.hl_dtype_parse(b"bytes1", _c.byref(t), _c.byref(size)) != 0:
+        raise ImportError("hyperlayout: the library does not parse 'bytes1'")
+    return t.value
+
+
+HL_DTYPE_BYTES = _bytes_dtype()
+
+
+class HyperlayoutError(ValueError):
+    """A call of the library failed: .status is its hl_status code, the
+    message hl_strerror's text and, where the library gave one, the reason."""
+
+    def __init__(self, status, why=""):
+        self.status = status
+        text = lib.hl_strerror(status).decode()
+        super().__init__("%s: %s" % (text, why) if why else text)
+
+
+def check(status, why=b""):
+    if status != 0:
+        raise HyperlayoutError(status, why.decode(errors="replace") if why else "")

@@ -1,0 +1,157 @@
+"""The transforms as functions of NumPy arrays, with NumPy's axis numbering
+and semantics: each builds the op of the CLI's grammar and runs it as a
+hl.Plan (cached: planning an op again for the same shape and dtype is free)."""
+import functools
+import operator
+
+import numpy as np
+
+from .plan import Plan
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(ops, shape, dtype, threads):
+    return Plan(ops, shape, dtype, axes="numpy", threads=threads)
+
+
+def _run(a, ops, out, threads):
+    return _plan(ops, a.shape, a.dtype, threads)(a, out=out)
+
+
+def _trivial(a, expected, out):
+    """Arrays the library has no shape for (no dimension, or an extent 0):
+    NumPy's own result, through out when given."""
+    r = np.array(expected, copy=True)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def _axes(axes, ndim):
+    """Normalised NumPy axes (a tuple), all of them for None; np.flip's checks."""
+    if axes is None:
+        return tuple(range(ndim))
+    axes = (axes,) if np.ndim(axes) == 0 else tuple(axes)
+    norm = []
+    for ax in axes:
+        ax = operator.index(ax)
+        if not -ndim <= ax < ndim:
+            raise getattr(np, "exceptions", np).AxisError(ax, ndim)
+        norm.append(ax % ndim)
+    if len(set(norm)) != len(norm):
+        raise ValueError("repeated axis")
+    return tuple(norm)
+
+
+def _list(values):
+    return ",".join(str(int(v)) for v in values)
+
+
+def flip(a, axes=None, *, axis=None, out=None, threads=0):
+    """np.flip(a, axes) as a new array (or into out).  `axis` is NumPy's name
+    for `axes`."""
+    a = np.asarray(a)
+    axes = axis if axes is None else axes
+    if a.ndim == 0 or a.size == 0:
+        return _trivial(a, np.flip(a, axes), out)
+    ax = _axes(axes, a.ndim)
+    if not ax:
+        return _trivial(a, a, out)
+    return _run(a, "flip:" + _list(ax), out, threads)
+
+
+def roll(a, shift, axes=None, *, axis=None, out=None, threads=0):
+    """np.roll(a, shift, axes): with axes None the flattened array is rolled;
+    shift and axes broadcast against each other and repeated axes add up."""
+    a = np.asarray(a)
+    axes = axis if axes is None else axes
+    if a.ndim == 0 or a.size == 0:
+        return _trivial(a, np.roll(a, shift, axes), out)
+    if axes is None:
+        flat = roll(a.reshape(-1), shift, 0, threads=threads)
+        return _trivial(a, flat.reshape(a.shape), out) if out is not None \
+            else flat.reshape(a.shape)
+    sh, ax = np.broadcast_arrays(np.asarray(shift), np.asarray(axes))
+    if sh.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    amount = [0] * a.ndim
+    for s, x in zip(sh.reshape(-1).tolist(), ax.reshape(-1).tolist()):
+        (x,) = _axes(int(x), a.ndim)
+        amount[x] += int(s)
+    amount = [s % n for s, n in zip(amount, a.shape)]
+    return _run(a, "shift:" + _list(amount), out, threads)
+
+
+def _crinkle(name, a, axis, step, out, threads):
+    a = np.asarray(a)
+    if a.ndim == 0 or a.size == 0:
+        return _trivial(a, a, out)
+    dim = "all" if axis is None else str(_axes(axis, max(a.ndim, 1))[0])
+    return _run(a, "%s:%s:%d" % (name, dim, operator.index(step)), out, threads)
+
+
+def crinkle(a, axis, step, *, out=None, threads=0):
+    """Crinkle along axis with step n: np.concatenate([a[r::n] for r in
+    range(n)]) along that axis (every axis with the same step for None)."""
+    return _crinkle("crinkle", a, axis, step, out, threads)
+
+
+def uncrinkle(a, axis, step, *, out=None, threads=0):
+    """The inverse of crinkle(a, axis, step)."""
+    return _crinkle("uncrinkle", a, axis, step, out, threads)
+
+
+def transpose(a, axes=None, *, out=None, threads=0):
+    """np.transpose(a, axes).copy(): output axis i is input axis axes[i]
+    (reversed for None)."""
+    a = np.asarray(a)
+    if a.ndim == 0 or a.size == 0:
+        return _trivial(a, np.transpose(a, axes), out)
+    if axes is None:
+        axes = tuple(reversed(range(a.ndim)))
+    return _run(a, "permute:" + _list(axes), out, threads)
+
+
+def _tiles(name, a, tile, out, threads):
+    a = np.asarray(a)
+    if a.ndim == 0 or a.size == 0:
+        return _trivial(a, a, out)
+    tile = (tile,) * a.ndim if np.ndim(tile) == 0 else tuple(tile)
+    return _run(a, "%s:%s" % (name, _list(tile)), out, threads)
+
+
+def tile(a, tile, *, out=None, threads=0):
+    """Tiles of extents `tile` (one per axis, or one for all; each must divide
+    its axis) stored one after another, tiles and their cells in C order; the
+    result has a's shape.  For 2D, tile(a, (h, w)).ravel() is
+    a.reshape(H//h, h, W//w, w).transpose(0, 2, 1, 3).ravel()."""
+    return _tiles("tile", a, tile, out, threads)
+
+
+def untile(a, tile, *, out=None, threads=0):
+    """The inverse of tile(a, tile)."""
+    return _tiles("untile", a, tile, out, threads)
+
+
+def morton(a, *, out=None, threads=0):
+    """Cells in Morton (Z) order: the cell of C-order index x goes to the
+    position that interleaves the bits of its coordinates (last axis least
+    significant).  Every extent a power of two; the result has a's shape."""
+    return _run(np.asarray(a), "morton", out, threads)
+
+
+def unmorton(a, *, out=None, threads=0):
+    """The inverse of morton(a)."""
+    return _run(np.asarray(a), "unmorton", out, threads)
+
+
+def transform(a, ops, *, axes="numpy", out=None, threads=0):
+    """A chain of ops in the CLI's grammar ("flip:0 shift:1,-1 crinkle:0:2"),
+    fused into one pass.  axes="numpy" (default): NumPy's axes, like
+    `hyperlayout transform --axes numpy`; axes="hyperlayout": the library's
+    dimensions (0 fastest), like the CLI's default."""
+    a = np.asarray(a)
+    if axes == "numpy":
+        return _run(a, ops, out, threads)
+    return Plan(ops, a.shape, a.dtype, axes=axes, threads=threads)(a, out=out)
