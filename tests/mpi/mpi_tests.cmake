@@ -1,0 +1,16 @@
+# The MPI tests: each program run through CTest under mpirun with 1 to 4
+# processes (--oversubscribe: the machine may have fewer cores), as root too
+# (CI runs as root: Open MPI refuses without its two variables), every one
+# with a timeout so that an error can never become a hang.
+if(TARGET hyperlayout_mpi)
+  set(HL_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  add_executable(mpi_dist_oracle ${CMAKE_CURRENT_LIST_DIR}/dist_oracle.c)
+  target_link_libraries(mpi_dist_oracle PRIVATE hyperlayout_mpi hl_warnings)
+  foreach(np 1 2 3 4)
+    add_test(NAME mpi_dist_oracle_np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_dist_oracle> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(mpi_dist_oracle_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endforeach()
+endif()
