@@ -5,6 +5,7 @@
 #
 #   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
 #                        [-- CMAKE_ARGS...]
+#   scripts/gpu-check.sh --stage-deps
 #
 # Exits non-zero when configuring, building or any test fails, and when a GPU
 # is there (nvidia-smi -L lists one, or --require-gpu) but a test was skipped:
@@ -16,6 +17,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
                             [-- CMAKE_ARGS...]
+       scripts/gpu-check.sh --stage-deps
 
 Configures DIR (default build-gpu/, in the repository root) with
 -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA, the CUDA
@@ -34,12 +36,18 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
   --bench           after the tests, run the GPU benchmarks that were built
                     (bench_gpu_transforms, beside CuPy through
                     bench/gpu_vs_cupy.py when python3 has CuPy; bench_gpu_paper:
-                    the paper's Figures 11 and 12) and print their tables;
+                    the paper's Figures 11 and 12; bench_gpu_ising: Figure 13)
+                    and print their tables;
                     output and CSV kept in DIR/NAME.log, .csv.
                     A benchmark that fails (a wrong kernel: exit 2) fails the
                     check, and so does one that skips (exit 77) where a GPU
                     is present
   --bench-quick     the same with --quick (small sizes, a smoke run)
+  --stage-deps      only copy /usr/include/Random123 (Debian's librandom123-dev)
+                    to .gpu-deps/include/ (ignored by git) and exit: run it
+                    where the headers are, and carry .gpu-deps to the GPU
+                    machine, whose build of the Ising GPU test and benchmark
+                    needs them (without them test_ising_cuda reports Skipped)
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -49,6 +57,7 @@ EOF
 build_dir=build-gpu
 require_gpu=0
 bench=""
+stage_only=0
 cmake_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -59,6 +68,7 @@ while [ $# -gt 0 ]; do
         --require-gpu) require_gpu=1; shift ;;
         --bench) bench=full; shift ;;
         --bench-quick) bench=quick; shift ;;
+        --stage-deps) stage_only=1; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -70,6 +80,24 @@ jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 say() { printf 'gpu-check: %s\n' "$*"; }
 fail() { printf 'gpu-check: FAIL: %s\n' "$*" >&2; exit 1; }
+
+# Random123 (header only) for the Ising GPU test and benchmark: the GPU
+# machine has no Debian packages, so a copy travels in .gpu-deps/include.
+r123=.gpu-deps/include
+if [ ! -f "$r123/Random123/philox.h" ] && [ -f /usr/include/Random123/philox.h ]; then
+    mkdir -p "$r123" && cp -R /usr/include/Random123 "$r123/" || fail "copying Random123 to $r123"
+fi
+if [ "$stage_only" = 1 ]; then
+    [ -f "$r123/Random123/philox.h" ] || fail "no /usr/include/Random123 here to stage (install librandom123-dev)"
+    say "Random123 staged in $r123"
+    exit 0
+fi
+if [ -f "$r123/Random123/philox.h" ]; then
+    say "Random123: $r123"
+    cmake_args=(-DHL_RANDOM123_INCLUDE_DIR="$root/$r123" ${cmake_args[@]+"${cmake_args[@]}"})
+else
+    say "Random123: none in $r123 (stage it with --stage-deps where it is installed); test_ising_cuda will be Skipped"
+fi
 
 # The GPUs, as the driver sees them.
 gpus=0
@@ -138,8 +166,10 @@ run_bench() {
     esac
 }
 case $bench in
-    full) run_bench bench_gpu_transforms; run_bench bench_gpu_paper ;;
-    quick) run_bench bench_gpu_transforms --quick; run_bench bench_gpu_paper --quick ;;
+    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do run_bench $b; done ;;
+    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do
+               run_bench $b --quick
+           done ;;
 esac
 
 total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log" || true)

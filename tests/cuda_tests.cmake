@@ -64,3 +64,21 @@ if(TARGET bench_gpu_transforms)
   set_tests_properties(bench_gpu_transforms_quick PROPERTIES LABELS "bench;cuda"
     SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# The Ising model on the GPU against the CPU, bit for bit (plain C over the
+# ising library, built with or without nvcc); exit 77 without a device or
+# without CUDA.  An HL_GPU_ONLY build given no Random123 has no ising
+# library: the test then says so and reports Skipped, which gpu-check.sh
+# counts as a failure where a GPU is present.
+if(TARGET ising)
+  add_executable(test_ising_cuda ising_cuda.c)
+  target_link_libraries(test_ising_cuda PRIVATE ising hl_warnings)
+  add_test(NAME test_ising_cuda COMMAND test_ising_cuda)
+else()
+  add_test(NAME test_ising_cuda COMMAND sh -c
+    "echo 'SKIP: test_ising_cuda not built: no Random123 (configure with -DHL_RANDOM123_INCLUDE_DIR=DIR)'; exit 77")
+endif()
+set_tests_properties(test_ising_cuda PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 600)
+if(HL_SANITIZE)
+  set_tests_properties(test_ising_cuda PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
+endif()

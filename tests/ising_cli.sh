@@ -40,7 +40,7 @@ lines() { wc -l <"$1" | tr -d ' '; }
 
 # ---- help
 expect_ok --help
-for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --out --dynamics \
+for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --device --out --dynamics \
     --series --no-snapshot --plot --checkpoint-every --resume --force --progress --start --h; do
     expect_out "^  $word"
 done
@@ -194,6 +194,30 @@ expect_ok --dims 4 --L 6,4,4,2 --T 2 --h 0.5 --start down --sweeps 20 --therm 5 
 expect_out "variant=A"
 grep -q '"h": 0.5' "$dir/r4/results.json" && ok || bad "json h"
 expect_ok --L 8 --T 2 --sweeps 10 --out "$dir/rref" --variant reference --no-plot
+
+# ---- --device: on a GPU the same files as the CPU's; without one (or
+# without CUDA in the build) one line saying "no CUDA device", exit 2 and
+# nothing written
+expect_fail --T 2 --device tpu
+expect_err "cpu or gpu"
+dargs="--L 10,6 --T 2.2 --h 0.2 --sweeps 40 --therm 5 --seed 4 --no-plot"
+# shellcheck disable=SC2086
+expect_ok $dargs --out "$dir/dcpu" --device cpu
+expect_out "isa="
+# shellcheck disable=SC2086
+if "$HL" ising $dargs --out "$dir/dgpu" --device gpu >"$out" 2>"$err"; then
+    ok
+    expect_out "device=gpu"
+    cmp -s "$dir/dcpu/results.csv" "$dir/dgpu/results.csv" && ok || bad "--device gpu: results.csv differs"
+    cmp -s "$dir/dcpu/snapshot_000.png" "$dir/dgpu/snapshot_000.png" && ok || bad "--device gpu: snapshot differs"
+    grep -q '"device": "gpu"' "$dir/dgpu/results.json" && ok || bad "json device"
+else
+    rc=$?
+    [ "$rc" = 2 ] && ok || bad "--device gpu without a GPU exited $rc, expected 2"
+    expect_err "no CUDA device"
+    [ "$(lines "$err")" = 1 ] && ok || bad "--device gpu: not one line on stderr"
+    [ ! -e "$dir/dgpu" ] && ok || bad "--device gpu without a GPU created --out"
+fi
 
 # ---- Ctrl-C: a checkpoint, exit 130, and --resume finishes bit for bit
 if [ "$QUICK" = 1 ]; then

@@ -59,6 +59,12 @@ static const char ising_usage[] =
     "                       where other jobs share the cores, OMP_WAIT_POLICY=passive\n"
     "                       stops idle threads from busy-waiting, which can cost more\n"
     "                       than the threads gain)\n"
+    "  --device cpu|gpu     where the sweeps run (default cpu).  gpu: the first CUDA\n"
+    "                       device, one thread per four sites, the same variants and\n"
+    "                       the same results bit for bit (M and B reduced on the\n"
+    "                       device; the spins come back only for snapshots and\n"
+    "                       checkpoints).  Without a GPU, or in a build without\n"
+    "                       CUDA, it fails with 'no CUDA device'\n"
     "  --dynamics D         metropolis (acceptance min(1, exp(-dE/T))) or heatbath\n"
     "                       (1 / (1 + exp(dE/T))); default metropolis, but heatbath\n"
     "                       in 1D, where the checkerboard Metropolis chain is not\n"
@@ -406,11 +412,13 @@ int cmd_ising(int argc, char **argv)
     ising_variant variant = ISING_AUTO;
     ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
+    ising_device device = ISING_DEVICE_CPU;
     /* the options that take a value, each handled below */
     static const char *const value_options[] = {"--dims",    "--L",        "--h",       "--start",
                                                 "--T",       "--beta",     "--sweeps",  "--therm",
                                                 "--seed",    "--variant",  "--dynamics", "--threads",
-                                                "--out",     "--checkpoint-every",      NULL};
+                                                "--out",     "--checkpoint-every",      "--device",
+                                                NULL};
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
@@ -531,6 +539,13 @@ int cmd_ising(int argc, char **argv)
                 variant = ISING_AUTO;
             else
                 return cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
+        } else if (!strcmp(o, "--device")) {
+            if (!strcmp(v, "cpu"))
+                device = ISING_DEVICE_CPU;
+            else if (!strcmp(v, "gpu"))
+                device = ISING_DEVICE_GPU;
+            else
+                return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
         } else if (!strcmp(o, "--dynamics")) {
             if (!strcmp(v, "metropolis"))
                 dynamics = ISING_METROPOLIS;
@@ -574,8 +589,24 @@ int cmd_ising(int argc, char **argv)
             return cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
         return cli_error(cmd, "lattice: %s", hl_strerror(st));
     }
+    /* the device now, before any file is touched: its absence is an error of the command line */
+    if (device == ISING_DEVICE_GPU) {
+        st = ising_set_device(probe, device);
+        if (st != HL_OK) {
+            ising_destroy(probe);
+            if (st == HL_ERR_NOMEM)
+                return cli_error(cmd, "--device gpu: the lattice does not fit in the GPU's memory");
+            return cli_error(cmd, "--device gpu: no CUDA device (%s)",
+                             !ising_cuda_built()           ? "this build has no CUDA"
+                             : ising_cuda_devices() == 0 ? "the CUDA runtime sees none"
+                                                         : hl_strerror(st));
+        }
+    }
+    char device_label[300];
+    snprintf(device_label, sizeof device_label, "%s%s%s", ising_device_name(device),
+             device == ISING_DEVICE_GPU ? " " : "", ising_device_label(probe));
     const char *variant_name = ising_variant_name(ising_variant_of(probe));
-    const char *isa = ising_isa_of(probe);
+    const char *isa = device == ISING_DEVICE_GPU ? "cuda" : ising_isa_of(probe);
     ising_destroy(probe);
 
     if (resume && force)
@@ -680,6 +711,7 @@ int cmd_ising(int argc, char **argv)
     ising_options opt = {0};
     opt.variant = variant;
     opt.threads = (int)threads;
+    opt.device = device;
     opt.checkpoint = checkpoint || resume ? ckpath : NULL;
     opt.checkpoint_every = every;
     opt.resume = resume;
@@ -691,8 +723,9 @@ int cmd_ising(int argc, char **argv)
         printf("# Ising d=%" PRId64 " L=", dims);
         for (int i = 0; i < dims; i++)
             printf("%s%" PRId64, i ? "," : "", L[i]);
-        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s isa=%s%s\n", h,
-               seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name, isa,
+        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s %s%s%s\n", h,
+               seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name,
+               device == ISING_DEVICE_GPU ? "device=" : "isa=", device == ISING_DEVICE_GPU ? device_label : isa,
                resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
@@ -726,8 +759,8 @@ int cmd_ising(int argc, char **argv)
     int finished = complete ? nt : 0;
     while (!complete && finished < nt && results[finished].samples > 0)
         finished++;
-    ising_run_info info = {variant_name, isa, threads ? (int)threads : omp_get_max_threads(), seconds,
-                              complete};
+    ising_run_info info = {variant_name, isa, ising_device_name(device),
+                           threads ? (int)threads : omp_get_max_threads(), seconds, complete};
     snprintf(path, sizeof path, "%s/results.csv", out);
     st = ising_write_csv(path, &p, results, finished);
     if (st == HL_OK) {

@@ -101,7 +101,7 @@ void ising_randomize(ising *is);
  * set (HL_ERR_ARG if a value is neither, and then nothing changes). */
 hl_status ising_get_spins(const ising *is, int8_t *spins);
 hl_status ising_set_spins(ising *is, const int8_t *spins);
-/* The stored (crinkled) array itself, N bytes. */
+/* The stored (crinkled) array itself, N bytes (see ising_sync_host). */
 const int8_t *ising_data(const ising *is);
 
 /* Runs `count` sweeps.  magnetisation[i] and bonds[i] (either may be NULL)
@@ -114,6 +114,26 @@ hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t 
 
 /* M and B of the current spins, computed directly. */
 void ising_measure(const ising *is, int64_t *magnetisation, int64_t *bonds);
+
+/* Where the sweeps run.  GPU: the spins move to the current CUDA device
+ * (one byte each) and sweeps run there, with the same variants, the same
+ * random numbers and the same results bit for bit; M and B are reduced on
+ * the device, and the spins come back only when read (ising_get_spins,
+ * ising_data, ising_measure, a checkpoint).  HL_ERR_DEVICE when there is no
+ * CUDA device, or the build has no CUDA (ising_cuda_built), or the runtime
+ * fails; HL_ERR_NOMEM when the device lacks the memory.  The lattice then
+ * stays on the CPU.  Back to the CPU brings the spins home first. */
+typedef enum ising_device { ISING_DEVICE_CPU = 0, ISING_DEVICE_GPU } ising_device;
+hl_status ising_set_device(ising *is, ising_device d);
+ising_device ising_device_of(const ising *is);
+const char *ising_device_name(ising_device d); /* "cpu", "gpu" */
+/* The CUDA device's name ("" on the CPU). */
+const char *ising_device_label(const ising *is);
+int ising_cuda_built(void);   /* 1 when this build has the CUDA kernels */
+int ising_cuda_devices(void); /* CUDA devices seen: 0 without CUDA, driver or GPU */
+/* Brings the host's copy of the spins up to date (a no-op on the CPU):
+ * HL_ERR_DEVICE if the copy fails.  ising_data returns NULL then. */
+hl_status ising_sync_host(const ising *is);
 
 /* The instruction set this lattice's sweeps use: "avx512", "avx2" or
  * "generic" (plain C).  It starts as the best the CPU has; a lower one can be

@@ -109,6 +109,10 @@ void ising_destroy(ising *is)
 {
     if (!is)
         return;
+    if (is->mirror) {
+        ising_gpu_destroy(is->mirror->gpu);
+        free(is->mirror);
+    }
     free(is->spins);
     free(is);
 }
@@ -283,6 +287,7 @@ hl_status ising_fill(ising *is, int value)
         return HL_ERR_NULL;
     if (value != 1 && value != -1)
         return HL_ERR_ARG;
+    ising_host_rewritten(is);
     memset(is->spins, value == 1 ? 1 : 0xff, (size_t)is->count);
     return HL_OK;
 }
@@ -300,6 +305,7 @@ void ising_randomize(ising *is)
 {
     const uint64_t t[2] = {ising_phase(-1, 0), ising_phase(-1, 1)};
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+    ising_host_rewritten(is);
 #pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         uint32_t w = ising_word(is->seed, t[ising_colour_of(is, k)], k / 2);
@@ -328,7 +334,8 @@ hl_status ising_get_spins(const ising *is, int8_t *spins)
 {
     if (!is || !spins)
         return HL_ERR_NULL;
-    return relayout(is, 0, is->spins, spins);
+    hl_status st = ising_sync_host(is);
+    return st == HL_OK ? relayout(is, 0, is->spins, spins) : st;
 }
 
 hl_status ising_set_spins(ising *is, const int8_t *spins)
@@ -338,12 +345,13 @@ hl_status ising_set_spins(ising *is, const int8_t *spins)
     for (int64_t k = 0; k < is->count; k++)
         if (spins[k] != 1 && spins[k] != -1)
             return HL_ERR_ARG;
+    ising_host_rewritten(is);
     return relayout(is, 1, spins, is->spins);
 }
 
 const int8_t *ising_data(const ising *is)
 {
-    return is->spins;
+    return ising_sync_host(is) == HL_OK ? is->spins : NULL;
 }
 
 /* Listing 6: every site and its +1 neighbour in each dimension, through the
@@ -352,6 +360,7 @@ void ising_measure(const ising *is, int64_t *magnetisation, int64_t *bonds)
 {
     int64_t m = 0, b = 0;
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+    ising_sync_host(is); /* returns nothing: if the copy fails, the host's last spins are measured */
 #pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
         const int s = is->spins[hl_kindex_crinkle(&is->ki, &is->cr, k)];

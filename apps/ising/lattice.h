@@ -5,6 +5,16 @@
 #include "hyperlayout/kindex.h"
 #include "ising.h"
 #include "kernel.h"
+#include "cuda/device.h"
+
+/* The spins on a GPU, and which copy is newer.  Behind a pointer, so that
+ * functions given a const lattice (ising_data) may still bring the host's
+ * copy up to date. */
+typedef struct ising_mirror {
+    ising_gpu *gpu;
+    int host_stale;   /* the device's spins are newer */
+    int device_stale; /* the host's spins are newer */
+} ising_mirror;
 
 struct ising {
     int rank;
@@ -24,9 +34,17 @@ struct ising {
     int64_t sweep;
     const ising_kernels *kernels;
     int8_t *spins; /* crinkled: spins[hl_kindex_crinkle(k)] is site k */
+    ising_mirror *mirror; /* NULL on the CPU */
 };
 
 /* Colour (0 or 1) of logical site k: the parity of its coordinate sum. */
 int ising_colour_of(const ising *is, int64_t k);
+
+/* The host's spins are about to be overwritten whole: the device's copy is
+ * out of date from now on (device.c). */
+void ising_host_rewritten(ising *is);
+
+/* Sweeps on the GPU (device.c). */
+hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);
 
 #endif

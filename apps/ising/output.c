@@ -124,8 +124,9 @@ hl_status ising_write_json(const char *path, const ising_params *p, const ising_
             "  \"therm\": %" PRId64 ",\n  \"sweeps\": %" PRId64 ",\n",
             p->seed, starts[p->start], ising_dynamics_name(p->dynamics), p->therm, p->sweeps);
     fprintf(f,
-            "  \"variant\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n  \"seconds\": ", info->variant,
-            info->isa, info->threads);
+            "  \"variant\": \"%s\",\n  \"device\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n"
+            "  \"seconds\": ",
+            info->variant, info->device ? info->device : "cpu", info->isa, info->threads);
     json_num(f, info->seconds);
     fprintf(f, ",\n  \"complete\": %s,\n  \"results\": [", info->complete ? "true" : "false");
     for (int i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 /* What a results file says about the run besides the estimates. */
 typedef struct ising_run_info {
     const char *variant, *isa;
+    const char *device; /* "cpu" or "gpu" */
     int threads;
     double seconds; /* wall time of the sweeps */
     int complete;   /* every temperature done */

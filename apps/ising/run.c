@@ -58,6 +58,8 @@ hl_status ising_run(const ising_params *p, const ising_options *o, ising_result 
         st = ising_set_threads(is, o->threads);
     if (st == HL_OK)
         st = ising_set_dynamics(is, p->dynamics);
+    if (st == HL_OK)
+        st = ising_set_device(is, o->device);
     int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag);
     int64_t *bonds = malloc((size_t)p->sweeps * sizeof *bonds);
     if (st == HL_OK && (!mag || !bonds))
@@ -112,6 +114,9 @@ hl_status ising_run(const ising_params *p, const ising_options *o, ising_result 
             break;
         st = ising_analyse(mag, bonds, p->sweeps, ising_count(is), p->beta[s.temp], p->h,
                            p->beta[s.temp], &results[s.temp]);
+        /* the callback reads the spins: on the GPU they come home here, once per temperature */
+        if (st == HL_OK && o->finished)
+            st = ising_sync_host(is);
         if (st == HL_OK && o->finished)
             st = o->finished(o->ctx, s.temp, &results[s.temp], mag, bonds, is);
         if (st == HL_OK && o->checkpoint) {

@@ -35,6 +35,7 @@ typedef struct ising_params {
 typedef struct ising_options {
     ising_variant variant;   /* AUTO by default */
     int threads;             /* 0: OpenMP's default */
+    ising_device device;     /* CPU by default; GPU: HL_ERR_DEVICE without one */
     const char *checkpoint;  /* file to write checkpoints to; NULL: none */
     double checkpoint_every; /* seconds between checkpoints (and one after each temperature) */
     int resume;              /* continue from `checkpoint` if it exists */

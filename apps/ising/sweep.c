@@ -77,6 +77,8 @@ hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t 
         return HL_ERR_NULL;
     if (count < 0)
         return HL_ERR_ARG;
+    if (is->mirror)
+        return ising_sweep_gpu(is, count, magnetisation, bonds);
     const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
     /* a unit's words (32 KiB) per thread, on the heap: OpenMP stacks may be small */
     uint32_t *words = aligned_alloc(64, (size_t)nt * ISING_CHUNK * sizeof *words);

@@ -1,0 +1,104 @@
+/* hyperlayout Ising — a lattice whose sweeps run on the GPU: moving the
+ * spins, and keeping the host's copy and the device's apart until one is
+ * read.  The sweeps themselves are cuda/sweep.cu. */
+#include <stdlib.h>
+
+#include "lattice.h"
+
+int ising_cuda_built(void)
+{
+    return ising_gpu_built();
+}
+
+int ising_cuda_devices(void)
+{
+    return ising_gpu_devices();
+}
+
+const char *ising_device_name(ising_device d)
+{
+    return d == ISING_DEVICE_CPU ? "cpu" : d == ISING_DEVICE_GPU ? "gpu" : "?";
+}
+
+ising_device ising_device_of(const ising *is)
+{
+    return is->mirror ? ISING_DEVICE_GPU : ISING_DEVICE_CPU;
+}
+
+const char *ising_device_label(const ising *is)
+{
+    return is->mirror ? ising_gpu_name(is->mirror->gpu) : "";
+}
+
+hl_status ising_sync_host(const ising *is)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    ising_mirror *mr = is->mirror;
+    if (!mr || !mr->host_stale)
+        return HL_OK;
+    hl_status st = ising_gpu_get(mr->gpu, is->spins);
+    if (st == HL_OK)
+        mr->host_stale = 0;
+    return st;
+}
+
+void ising_host_rewritten(ising *is)
+{
+    if (is->mirror) {
+        is->mirror->host_stale = 0;
+        is->mirror->device_stale = 1;
+    }
+}
+
+hl_status ising_set_device(ising *is, ising_device d)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (d != ISING_DEVICE_CPU && d != ISING_DEVICE_GPU)
+        return HL_ERR_ARG;
+    if (d == ising_device_of(is))
+        return HL_OK;
+    if (d == ISING_DEVICE_CPU) {
+        hl_status st = ising_sync_host(is);
+        if (st != HL_OK)
+            return st;
+        ising_gpu_destroy(is->mirror->gpu);
+        free(is->mirror);
+        is->mirror = NULL;
+        return HL_OK;
+    }
+    ising_mirror *mr = calloc(1, sizeof *mr);
+    if (!mr)
+        return HL_ERR_NOMEM;
+    hl_status st = ising_gpu_create(&mr->gpu, is->count);
+    if (st != HL_OK) {
+        free(mr);
+        return st;
+    }
+    mr->device_stale = 1; /* uploaded before the first sweep */
+    is->mirror = mr;
+    return HL_OK;
+}
+
+hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
+{
+    ising_mirror *mr = is->mirror;
+    /* the reference variant runs Listing 7 literally on the device too */
+    ising_geom geo;
+    hl_status st = ising_geom_init(&geo, is->rank, is->extent, is->variant);
+    if (st == HL_OK && mr->device_stale) {
+        st = ising_gpu_put(mr->gpu, is->spins);
+        if (st == HL_OK)
+            mr->device_stale = 0;
+    }
+    if (st == HL_OK)
+        st = ising_gpu_sweep(mr->gpu, &geo, is->variant, &is->table, is->seed, is->sweep, count, magnetisation,
+                             bonds);
+    if (st != HL_OK)
+        return st;
+    if (count > 0)
+        mr->host_stale = 1;
+    is->sweep += count;
+    return HL_OK;
+}
