@@ -8,13 +8,17 @@ if(TARGET hyperlayout_mpi)
     # Open MPI keeps allocations from MPI_Init to exit: not ours to report
     list(APPEND HL_MPI_ENV "ASAN_OPTIONS=detect_leaks=0")
   endif()
-  add_executable(mpi_dist_oracle ${CMAKE_CURRENT_LIST_DIR}/dist_oracle.c)
-  target_link_libraries(mpi_dist_oracle PRIVATE hyperlayout_mpi hl_warnings)
-  foreach(np 1 2 3 4)
-    add_test(NAME mpi_dist_oracle_np${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_dist_oracle> ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(mpi_dist_oracle_np${np} PROPERTIES LABELS mpi TIMEOUT 120
-      ENVIRONMENT "${HL_MPI_ENV}")
+  # dist_oracle: darray's types against the local layouts; darray_halo: the
+  # halo exchange against the global array, and errors agreed on everywhere
+  foreach(prog dist_oracle darray_halo)
+    add_executable(mpi_${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.c)
+    target_link_libraries(mpi_${prog} PRIVATE hyperlayout_mpi hl_warnings)
+    foreach(np 1 2 3 4)
+      add_test(NAME mpi_${prog}_np${np}
+        COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_${prog}> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(mpi_${prog}_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+        ENVIRONMENT "${HL_MPI_ENV}")
+    endforeach()
   endforeach()
 endif()
