@@ -92,6 +92,22 @@ int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int6
 hl_status hl_darray_halo_begin(hl_darray *a);
 hl_status hl_darray_halo_end(hl_darray *a);
 
+/* Collective .npy files: every process writes its box (not its halo)
+ * into, or reads it from, one file NumPy opens, through MPI-IO with the
+ * distribution as the file view.  The file appears atomically: written to
+ * a temporary beside path, renamed over it when every process has written
+ * its part (permission bits 0666 less the umask); on any error on any
+ * process the temporary is removed, an existing file is left as it was,
+ * and every process returns the same status.  Reading needs a C-order file
+ * in this machine's byte order whose shape and element size are the
+ * array's (HL_ERR_MISMATCH otherwise; HL_ERR_UNSUPPORTED for a Fortran-order
+ * or byte-swapped one).  The halo is left as it was: exchange after a read.
+ *   HL_ERR_IO    the file could not be created, opened, written or read
+ *   HL_ERR_COMM  an MPI call failed
+ *   and the .npy errors of hl_npy_read_header */
+hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
+hl_status hl_darray_read_npy(hl_darray *a, const char *path);
+
 /* Bytes this process sends per exchange (to other processes and to
  * itself), and the number of messages. */
 int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);

@@ -69,6 +69,7 @@ static hl_status setup(hl_darray *a, const hl_shape *shape, const char *spec,
     }
     if (grid != a->dist.owners)
         return HL_ERR_UNSUPPORTED; /* upc: tiles dealt round robin */
+    a->shape = *shape;
     a->rank = shape->rank;
     a->elem_size = shape->elem_size;
     a->neighbourhood = o->neighbourhood;

@@ -26,6 +26,7 @@ struct hl_darray {
     MPI_Comm comm; /* a duplicate: the exchange's messages never meet the caller's */
     int me, procs;
     hl_dist dist;
+    hl_shape shape; /* global extents and element type */
     int rank;
     int64_t elem_size;
     darray_box box; /* this process's */

@@ -9,8 +9,9 @@ if(TARGET hyperlayout_mpi)
     list(APPEND HL_MPI_ENV "ASAN_OPTIONS=detect_leaks=0")
   endif()
   # dist_oracle: darray's types against the local layouts; darray_halo: the
-  # halo exchange against the global array, and errors agreed on everywhere
-  foreach(prog dist_oracle darray_halo)
+  # halo exchange against the global array, and errors agreed on everywhere;
+  # darray_npy: collective .npy files against the serial reader
+  foreach(prog dist_oracle darray_halo darray_npy)
     add_executable(mpi_${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.c)
     target_link_libraries(mpi_${prog} PRIVATE hyperlayout_mpi hl_warnings)
     foreach(np 1 2 3 4)
@@ -21,4 +22,10 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV}")
     endforeach()
   endforeach()
+  if(HL_NUMPY_VERSION)
+    add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
+    set_tests_properties(mpi_darray_npy_numpy PROPERTIES LABELS "mpi;numpy" TIMEOUT 120
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
 endif()
