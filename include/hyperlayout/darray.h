@@ -112,6 +112,16 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path);
  * itself), and the number of messages. */
 int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
 
+/* The exchange's traffic as the planner computes it, for any process count
+ * and without running anything (no MPI call: a model for machines larger
+ * than this one): the bytes process `owner` of `procs` would send per
+ * exchange (to itself too) and the messages, for hl_darray_create's
+ * arguments.  Errors as hl_darray_create's, HL_ERR_ARG for owner outside
+ * 0..procs-1. */
+hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
+                               const hl_darray_options *opt, int64_t procs, int64_t owner,
+                               int64_t *bytes, int64_t *messages);
+
 #ifdef __cplusplus
 }
 #endif

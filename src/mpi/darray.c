@@ -55,8 +55,8 @@ static hl_status agree(MPI_Comm comm, hl_status st)
     return (hl_status)worst;
 }
 
-static hl_status setup(hl_darray *a, const hl_shape *shape, const char *spec,
-                       const hl_darray_options *o)
+hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
+                          const hl_darray_options *o)
 {
     hl_status st = hl_dist_parse(&a->dist, spec, shape->rank, shape->extent, a->procs, o->grid);
     if (st != HL_OK)
@@ -85,6 +85,15 @@ static hl_status setup(hl_darray *a, const hl_shape *shape, const char *spec,
         if (__builtin_mul_overflow(a->local_count, a->local[i], &a->local_count))
             return HL_ERR_OVERFLOW;
     }
+    return HL_OK;
+}
+
+static hl_status setup(hl_darray *a, const hl_shape *shape, const char *spec,
+                       const hl_darray_options *o)
+{
+    const hl_status st = darray_geometry(a, shape, spec, o);
+    if (st != HL_OK)
+        return st;
     int64_t bytes;
     if (__builtin_mul_overflow(a->local_count, a->elem_size, &bytes))
         return HL_ERR_OVERFLOW;

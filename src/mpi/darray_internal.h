@@ -41,6 +41,11 @@ struct hl_darray {
     bool in_flight;
 };
 
+/* What create derives from its arguments for process a->me of a->procs
+ * (dist, shape, box, halos, local extents); no allocation, no MPI. */
+hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
+                          const hl_darray_options *o);
+
 /* Process q's box. */
 void darray_box_of(const hl_darray *a, int q, darray_box *b);
 

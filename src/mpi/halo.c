@@ -253,3 +253,33 @@ int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages)
         *messages = a ? a->nsend : 0;
     return bytes;
 }
+
+hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
+                               const hl_darray_options *opt, int64_t procs, int64_t owner,
+                               int64_t *bytes, int64_t *messages)
+{
+    if (!shape || !spec || !bytes)
+        return HL_ERR_NULL;
+    if (procs < 1 || procs > INT_MAX || owner < 0 || owner >= procs)
+        return HL_ERR_ARG;
+    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL};
+    hl_darray *a = calloc(1, sizeof *a);
+    if (!a)
+        return HL_ERR_NOMEM;
+    a->procs = (int)procs;
+    a->me = (int)owner;
+    hl_status st = darray_geometry(a, shape, spec, opt ? opt : &none);
+    int64_t cells = 0, n = 0;
+    for (int r = 0; st == HL_OK && r < a->procs; r++) {
+        int64_t c = 0;
+        n += transfers(a, r, a->me, NULL, &c) > 0;
+        cells += c;
+    }
+    free(a);
+    if (st == HL_OK) {
+        *bytes = cells * shape->elem_size;
+        if (messages)
+            *messages = n;
+    }
+    return st;
+}
