@@ -19,6 +19,10 @@ if(CMAKE_CUDA_COMPILER)
 else()
   set(HL_WITH_CUDA 0)
 endif()
+set(HL_WITH_MPI 0)
+if(TARGET hyperlayout_mpi)
+  set(HL_WITH_MPI 1)
+endif()
 set(HL_WITH_ZLIB 0)
 if(ZLIB_FOUND)
   set(HL_WITH_ZLIB 1)
@@ -30,6 +34,10 @@ install(TARGETS hyperlayout hyperlayout_static EXPORT hyperlayoutTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT library
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET hyperlayout_mpi)
+  install(TARGETS hyperlayout_mpi EXPORT hyperlayoutTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library)
+endif()
 # The source tree's config.h holds defaults; the installed one, this build's
 # choices.
 install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library

@@ -4,7 +4,7 @@
 # stops.  Does nothing when everything is already there.
 set -eu
 
-PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy"
+PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PACKAGES; do

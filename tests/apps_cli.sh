@@ -1,5 +1,5 @@
 #!/bin/sh
-# The CLI's help command and `hyperlayout walker`: `help --help` is the main
+# The CLI's help command, `hyperlayout dist` and `hyperlayout walker`: `help --help` is the main
 # usage; unknown options are named as such (even last, with no value after
 # them), a missing value and a number out of range say so; --threads 0 means
 # all cores; progress reaches a file as it happens.  (ising: ising_cli.sh.)
@@ -96,6 +96,24 @@ grep -q "^ *20 " "$dir/progress" && ok || bad "walker's first progress row not i
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 pid=
+
+# dist: seed 001's picture, a UPC dealing, shares, and errors as one line
+expect_ok dist block,block 4,4 --procs 4
+[ "$(grep -c '^  t0 t0 t1 t1$' "$out")" -eq 2 ] && [ "$(grep -c '^  t2 t2 t3 t3$' "$out")" -eq 2 ] \
+    && ok || bad "dist block,block 4,4: not the 2 x 2 picture"
+expect_ok dist 'upc:[3][2]' 6,8 --procs 3
+grep -q '^  t1 t1 t2 t2 t0 t0 t1 t1$' "$out" && grep -q '^t2 *2 *12 *12$' "$out" \
+    && ok || bad "dist upc:[3][2] 6,8 over 3: wrong map or share"
+expect_ok dist cyclic:2,none,block 3,2,5 --grid 2,1,2
+grep -q '^t3 *\[1,2,2\] *4 *12$' "$out" && ok || bad "dist: t3's share of [3,2,5]"
+expect_ok dist block 100000 --procs 8
+grep -q 'owner map left out' "$out" && ok || bad "dist: a large map not left out"
+expect_fail dist blok,block 4,4
+expect_fail dist block,block 4,4,4
+expect_fail dist block,none 4,4 --grid 2,2
+expect_fail dist block,block 4,4 --procs 0
+expect_fail dist block,block
+expect_fail dist block,block 4,4 --bogus
 
 echo "apps_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

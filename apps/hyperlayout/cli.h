@@ -6,6 +6,7 @@
 
 /* Each subcommand gets argv from its own name on and returns the exit code. */
 int cmd_demo(int argc, char **argv);
+int cmd_dist(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_ising(int argc, char **argv);
 int cmd_transform(int argc, char **argv);

@@ -17,6 +17,8 @@ static const char usage[] =
     "                     (default: the paper's examples)\n"
     "  demo --pictures DIR\n"
     "                     the paper's Figures 8 and 10 as PNG files in DIR\n"
+    "  dist SPEC SHAPE    how a distribution (block,cyclic:4,none or upc:[3][2])\n"
+    "                     deals an array to processes: grid, shares, owner map\n"
     "  info FILE.npy      shape, type and sizes of a NumPy .npy file (or .npz members)\n"
     "  ising --T LIST [options]\n"
     "                     the Ising model in 1..8 dimensions on the crinkled\n"
@@ -61,6 +63,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"demo", cmd_demo},
+    {"dist", cmd_dist},
     {"info", cmd_info},
     {"ising", cmd_ising},
     {"transform", cmd_transform},

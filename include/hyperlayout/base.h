@@ -42,6 +42,7 @@ typedef enum hl_status {
     HL_ERR_NOT_FOUND,      /* no such member in an archive */
     HL_ERR_OVERLAP,        /* input and output buffers overlap without being the same */
     HL_ERR_DEVICE,         /* the CUDA runtime reported an error (no device, a failed launch) */
+    HL_ERR_COMM,           /* an MPI call failed, or a process of the communicator did */
     HL_STATUS_COUNT        /* number of codes, not a code */
 } hl_status;
 

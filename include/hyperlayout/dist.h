@@ -183,6 +183,36 @@ hl_status hl_dist_upc_1d(hl_dist *d, int64_t extent, int64_t tile, int64_t owner
  *   HL_ERR_OVERFLOW  N, T or the local array (prod C_i*b_i) overflows int64 */
 hl_status hl_dist_grid(hl_dist *d, int rank, const int64_t *extent, const hl_dist_axis *axis);
 
+/* A distribution written as text (dist_spec.c), in the order shapes are
+ * written (slowest dimension first, as NumPy and C list them):
+ *
+ *   block,cyclic:4,none     an owner grid: per dimension `block`,
+ *                           `cyclic` (= cyclic:1) or `cyclic:B`, or `none`
+ *   upc:[3][2]              UPC's `shared [3][2]`: tiles of 3 x 2 cells
+ *                           dealt round robin over the procs owners
+ *
+ * For an owner grid, grid (rank entries, slowest first; 1 for every `none`
+ * dimension) gives the owners along each dimension, or NULL to choose them
+ * over the distributed dimensions as hl_dims_create does; their product
+ * must be procs.  extent lists dimension 0 first, as everywhere else.
+ *   HL_ERR_NULL      d, spec or extent is NULL
+ *   HL_ERR_SYNTAX    spec is not of that form
+ *   HL_ERR_RANK      rank outside 1..HL_MAX_RANK, or spec's dimensions differ
+ *   HL_ERR_ARG       procs below 1, a grid that does not multiply to procs
+ *                    or is not 1 on a `none` dimension
+ *   and hl_dist_grid's / hl_dist_upc's errors */
+hl_status hl_dist_parse(hl_dist *d, const char *spec, int rank, const int64_t *extent,
+                        int64_t procs, const int64_t *grid);
+
+/* A balanced grid of procs processes in n dimensions, as MPI_Dims_create
+ * chooses one: entries of dims that are > 0 are kept, the 0 entries receive
+ * factors of procs / (product of the kept ones), as equal as the prime
+ * factors allow, in non-increasing order.
+ *   HL_ERR_NULL  dims is NULL
+ *   HL_ERR_ARG   procs or n out of range, a negative entry, or kept entries
+ *                that do not divide procs (or, none free, do not make it) */
+hl_status hl_dims_create(int64_t procs, int n, int64_t *dims);
+
 /* ---- checks for untrusted values -------------------------------------- */
 
 HL_HOSTDEV static inline bool hl_dist_valid_x(const hl_dist *d, const int64_t *x)

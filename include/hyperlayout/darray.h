@@ -1,0 +1,129 @@
+/* hyperlayout — distributions on MPI (the library's MPI part,
+ * libhyperlayout_mpi, built when CMake finds MPI; the core library stays
+ * MPI-free).  Includes <mpi.h>.
+ *
+ * - hl_dist_mpi_type: the MPI derived datatype of one owner's cells of an
+ *   owner-grid distribution (dist.h), for file views and for checking the
+ *   library's local layouts against MPI's own;
+ * - hl_darray: a distributed array on a communicator whose processes each
+ *   own one box (BLOCK or NONE per dimension), with halos of any width per
+ *   dimension and side and a split-phase halo exchange planned once.
+ *
+ * Collective calls (create, destroy) return the same status on every
+ * process of the communicator: an argument that is wrong on one process is
+ * an error everywhere, never a hang.  docs/darray.md. */
+#ifndef HYPERLAYOUT_DARRAY_H
+#define HYPERLAYOUT_DARRAY_H
+
+#include <mpi.h>
+
+#include "dist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* MPI_Type_create_darray's type for owner `owner` of d, an owner grid
+ * (hl_dist_grid, hl_dist_parse without upc:), elements of type elem: it
+ * selects, from the whole array in C order, owner's cells in the order of
+ * its local memory with the padding left out.  Committed; the caller frees
+ * it with MPI_Type_free.  Owner ranks match: the process at grid
+ * coordinate (c_(d-1), ..., c_0), slowest first, is owner
+ * sum c_i * P_0 * ... * P_(i-1) in both.
+ *   HL_ERR_NULL         d or type is NULL
+ *   HL_ERR_ARG          owner outside 0..T-1
+ *   HL_ERR_UNSUPPORTED  d deals tiles round robin (UPC): darray cannot say it,
+ *                       or an extent exceeds MPI's int
+ */
+hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
+                           MPI_Datatype *type);
+
+/* Which halo cells an exchange fills: those beside a face (the 2d
+ * neighbours' cells, for star stencils), or also those beside edges and
+ * corners (box stencils). */
+typedef enum hl_halo_shape { HL_HALO_STAR, HL_HALO_BOX } hl_halo_shape;
+
+typedef struct hl_darray_options {
+    const int64_t *halo_lo, *halo_hi; /* per dimension (dimension 0 first): cells of
+                                         halo below and above; NULL: none */
+    const bool *periodic;             /* per dimension; NULL: none periodic (halo
+                                         cells outside the array are left as they are) */
+    hl_halo_shape neighbourhood;      /* HL_HALO_STAR (0) or HL_HALO_BOX */
+    const int64_t *grid;              /* processes per dimension, slowest first
+                                         (hl_dist_parse); NULL: chosen */
+} hl_darray_options;
+
+typedef struct hl_darray hl_darray;
+
+/* A distributed array of `shape` (global extents and element type) on the
+ * processes of comm, distributed as spec says (hl_dist_parse's notation,
+ * over the communicator's size; every distributed dimension `block`).
+ * Each process's local memory is its box with the halo around it: extents
+ * owned_i + lo_i + hi_i, dimension 0 fastest, zeroed.  Collective.
+ *   HL_ERR_NULL         a, shape or spec is NULL
+ *   HL_ERR_MISMATCH     the arguments differ between processes
+ *   HL_ERR_UNSUPPORTED  a cyclic or UPC distribution (more than one box per
+ *                       process)
+ *   HL_ERR_NOMEM        an allocation failed on some process
+ *   and hl_dist_parse's errors (a grid that does not make the size: HL_ERR_ARG) */
+hl_status hl_darray_create(hl_darray **a, MPI_Comm comm, const hl_shape *shape, const char *spec,
+                           const hl_darray_options *opt);
+
+/* Collective; NULL is allowed.  An exchange in flight is finished first. */
+void hl_darray_destroy(hl_darray *a);
+
+/* The distribution, and this process's local memory (halo included). */
+const hl_dist *hl_darray_dist(const hl_darray *a);
+void *hl_darray_data(hl_darray *a);
+
+/* This process's box: for each dimension (dimension 0 first) the global
+ * index of its first owned cell, the owned cells (0 on a process that owns
+ * nothing), and the local extents with the halo.  Returns the local
+ * elements (the product of local). */
+int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int64_t *local);
+
+/* The halo exchange, split: begin packs the cells other processes need
+ * (with the plan engine, into buffers made at create) and starts sending
+ * and receiving; end waits and writes the received cells into the halo.
+ * Compute on the interior between the two.  Not collective in the MPI
+ * sense, but every process must call both, in step.
+ *   HL_ERR_ARG   begin while an exchange is in flight, end without one
+ *   HL_ERR_COMM  MPI reported an error */
+hl_status hl_darray_halo_begin(hl_darray *a);
+hl_status hl_darray_halo_end(hl_darray *a);
+
+/* Collective .npy files: every process writes its box (not its halo)
+ * into, or reads it from, one file NumPy opens, through MPI-IO with the
+ * distribution as the file view.  The file appears atomically: written to
+ * a temporary beside path, renamed over it when every process has written
+ * its part (permission bits 0666 less the umask); on any error on any
+ * process the temporary is removed, an existing file is left as it was,
+ * and every process returns the same status.  Reading needs a C-order file
+ * in this machine's byte order whose shape and element size are the
+ * array's (HL_ERR_MISMATCH otherwise; HL_ERR_UNSUPPORTED for a Fortran-order
+ * or byte-swapped one).  The halo is left as it was: exchange after a read.
+ *   HL_ERR_IO    the file could not be created, opened, written or read
+ *   HL_ERR_COMM  an MPI call failed
+ *   and the .npy errors of hl_npy_read_header */
+hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
+hl_status hl_darray_read_npy(hl_darray *a, const char *path);
+
+/* Bytes this process sends per exchange (to other processes and to
+ * itself), and the number of messages. */
+int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
+
+/* The exchange's traffic as the planner computes it, for any process count
+ * and without running anything (no MPI call: a model for machines larger
+ * than this one): the bytes process `owner` of `procs` would send per
+ * exchange (to itself too) and the messages, for hl_darray_create's
+ * arguments.  Errors as hl_darray_create's, HL_ERR_ARG for owner outside
+ * 0..procs-1. */
+hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
+                               const hl_darray_options *opt, int64_t procs, int64_t owner,
+                               int64_t *bytes, int64_t *messages);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

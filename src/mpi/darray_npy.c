@@ -1,0 +1,186 @@
+/* hyperlayout — collective .npy files of distributed arrays (MPI-IO). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hyperlayout/npy.h"
+#include "darray_internal.h"
+
+/* The worst status of any process, on every process. */
+static hl_status agree(MPI_Comm comm, hl_status st)
+{
+    int mine = (int)st, worst = 0;
+    if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return HL_ERR_COMM;
+    return (hl_status)worst;
+}
+
+/* The element as an MPI type, the file view's type of this process's cells
+ * and the memory type of its box inside the halo.  An empty process gets
+ * no types (*elem stays MPI_DATATYPE_NULL): it moves nothing. */
+static hl_status types(const hl_darray *a, MPI_Datatype *elem, MPI_Datatype *file,
+                       MPI_Datatype *mem)
+{
+    *elem = *file = *mem = MPI_DATATYPE_NULL;
+    int sizes[HL_MAX_RANK], sub[HL_MAX_RANK], starts[HL_MAX_RANK];
+    for (int i = 0; i < a->rank; i++) {
+        const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
+        if (a->box.owned[i] == 0)
+            return HL_OK;
+        if (a->local[i] > INT32_MAX)
+            return HL_ERR_UNSUPPORTED;
+        sizes[c] = (int)a->local[i];
+        sub[c] = (int)a->box.owned[i];
+        starts[c] = (int)a->lo[i];
+    }
+    if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS)
+        return HL_ERR_COMM;
+    hl_status st = hl_dist_mpi_type(&a->dist, a->me, *elem, file);
+    if (st == HL_OK &&
+        (MPI_Type_create_subarray(a->rank, sizes, sub, starts, MPI_ORDER_C, *elem, mem) !=
+             MPI_SUCCESS ||
+         MPI_Type_commit(mem) != MPI_SUCCESS))
+        st = HL_ERR_COMM;
+    return st;
+}
+
+static void free_types(MPI_Datatype *t, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (t[j] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&t[j]);
+}
+
+/* Moves this process's box between memory and the file at data offset
+ * `offset`: the collective part of both directions. */
+static hl_status transfer(const hl_darray *a, MPI_File fh, MPI_Offset offset, void *data,
+                          bool write)
+{
+    MPI_Datatype t[3];
+    hl_status st = types(a, &t[0], &t[1], &t[2]);
+    /* every process takes part in the collective calls, also one that failed */
+    const bool moves = st == HL_OK && t[0] != MPI_DATATYPE_NULL;
+    int rc = MPI_File_set_view(fh, offset, MPI_BYTE, moves ? t[1] : MPI_BYTE, "native",
+                               MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS)
+        rc = write ? MPI_File_write_all(fh, data, moves ? 1 : 0, moves ? t[2] : MPI_BYTE,
+                                        MPI_STATUS_IGNORE)
+                   : MPI_File_read_all(fh, data, moves ? 1 : 0, moves ? t[2] : MPI_BYTE,
+                                       MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS && st == HL_OK)
+        st = HL_ERR_IO;
+    free_types(t, 3);
+    return st;
+}
+
+hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
+{
+    if (!a)
+        return HL_ERR_NULL;
+    /* process 0: the header and the temporary's name, sent to all */
+    char header[4096], tmp[4096] = "";
+    size_t len = 0;
+    bool created = false;
+    hl_status st = path ? HL_OK : HL_ERR_NULL;
+    if (a->me == 0 && st == HL_OK) {
+        st = hl_npy_format_header(&a->shape, header, sizeof header, &len);
+        if (st == HL_OK && snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+            st = HL_ERR_ARG;
+        int fd = -1;
+        if (st == HL_OK && (fd = mkstemp(tmp)) < 0)
+            st = HL_ERR_IO;
+        if (fd >= 0) {
+            created = true;
+            const mode_t mask = umask(0);
+            umask(mask);
+            if (fchmod(fd, 0666 & ~mask) != 0 || close(fd) != 0)
+                st = HL_ERR_IO;
+        }
+    }
+    int code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
+    st = agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    if (st != HL_OK) {
+        if (created)
+            unlink(tmp);
+        return st;
+    }
+    MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, a->comm);
+    unsigned long long offset = len;
+    MPI_Bcast(&offset, 1, MPI_UNSIGNED_LONG_LONG, 0, a->comm);
+
+    MPI_File fh;
+    if (MPI_File_open(a->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+        st = HL_ERR_IO;
+    st = agree(a->comm, st);
+    if (st == HL_OK) {
+        if (a->me == 0 && MPI_File_write_at(fh, 0, header, (int)len, MPI_BYTE,
+                                            MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            st = HL_ERR_IO;
+        const hl_status t = transfer(a, fh, (MPI_Offset)offset, a->data, true);
+        st = st == HL_OK ? t : st;
+        if (MPI_File_sync(fh) != MPI_SUCCESS && st == HL_OK)
+            st = HL_ERR_IO;
+        if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
+            st = HL_ERR_IO;
+        st = agree(a->comm, st);
+    }
+    /* the file appears, or nothing does */
+    if (a->me == 0) {
+        if (st == HL_OK && rename(tmp, path) != 0)
+            st = HL_ERR_IO;
+        if (st != HL_OK)
+            unlink(tmp);
+    }
+    code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
+    return (hl_status)code;
+}
+
+hl_status hl_darray_read_npy(hl_darray *a, const char *path)
+{
+    if (!a)
+        return HL_ERR_NULL;
+    hl_status st = path ? HL_OK : HL_ERR_NULL;
+    long long offset = 0;
+    if (a->me == 0 && st == HL_OK) {
+        hl_npy_info *info = malloc(sizeof *info);
+        st = info ? hl_npy_read_header(path, info) : HL_ERR_NOMEM;
+        if (st == HL_OK && info->unsupported)
+            st = HL_ERR_UNSUPPORTED;
+        if (st == HL_OK && (info->fortran_order || info->swapped))
+            st = HL_ERR_UNSUPPORTED; /* the view would need a transpose or a swap */
+        if (st == HL_OK) {
+            const hl_shape *f = &info->shape;
+            bool same = f->rank == a->rank && f->elem_size == a->elem_size;
+            for (int i = 0; same && i < a->rank; i++)
+                same = f->extent[i] == a->shape.extent[i];
+            if (!same)
+                st = HL_ERR_MISMATCH;
+        }
+        if (info)
+            offset = info->data_offset;
+        free(info);
+    }
+    int code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
+    st = agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    if (st != HL_OK)
+        return st;
+    MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, a->comm);
+    MPI_File fh;
+    if (MPI_File_open(a->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+        st = HL_ERR_IO;
+    st = agree(a->comm, st);
+    if (st != HL_OK)
+        return st;
+    st = transfer(a, fh, (MPI_Offset)offset, a->data, false);
+    if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
+        st = HL_ERR_IO;
+    return agree(a->comm, st);
+}

@@ -1,0 +1,285 @@
+/* hyperlayout — the halo exchange of a distributed array: planned once at
+ * creation, run split-phase.
+ *
+ * Receiver r's halo, per dimension, is the interval below its box
+ * [S - lo, S), the box [S, S + O) and the interval above [S + O, S + O + hi);
+ * a sector picks one of the three per dimension, all but "the box
+ * everywhere" (star: exactly one dimension off the box).  A periodic
+ * dimension also sees the images of every box shifted by multiples of the
+ * extent.  The cells r takes from sender s are the sectors' intersections
+ * with s's box and its images: disjoint boxes, enumerated in the same
+ * order by both, so that s packs them into one message in the order r
+ * unpacks them.  Packing and unpacking are plans (hl_plan_from_boxes) run
+ * by the copy engine; the buffers are made here, never during an
+ * exchange. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir.h"
+#include "darray_internal.h"
+
+enum { TAG = 0x4854 };
+
+/* The boxes r takes from s, into boxes[] when not NULL; returns the count
+ * and adds their cells to *cells.  For each: g[] the first global cell in
+ * r's frame (possibly outside the array: a periodic image), e[] extents,
+ * m[] the image (multiples of the extent) it is taken from. */
+typedef struct xfer {
+    int64_t g[HL_MAX_RANK], e[HL_MAX_RANK], m[HL_MAX_RANK];
+} xfer;
+
+static int64_t transfers(const hl_darray *a, int r, int s, xfer *out, int64_t *cells)
+{
+    const int d = a->rank;
+    darray_box rb, sb;
+    darray_box_of(a, r, &rb);
+    darray_box_of(a, s, &sb);
+    int64_t mlo[HL_MAX_RANK], mhi[HL_MAX_RANK], nsect = 1;
+    for (int i = 0; i < d; i++) {
+        if (rb.owned[i] == 0 || sb.owned[i] == 0)
+            return 0; /* an empty process has no halo and gives nothing */
+        const int64_t L = a->dist.dim[i].extent;
+        mlo[i] = a->periodic[i] ? -((a->lo[i] + L - 1) / L) : 0;
+        mhi[i] = a->periodic[i] ? (a->hi[i] + L - 1) / L : 0;
+        nsect *= 3;
+    }
+    int64_t n = 0;
+    for (int64_t sect = 0; sect < nsect; sect++) {
+        int side[HL_MAX_RANK], off = 0;
+        for (int64_t t = sect, i = 0; i < d; i++, t /= 3) {
+            side[i] = (int)(t % 3); /* 0 below, 1 the box, 2 above */
+            off += side[i] != 1;
+        }
+        if (off == 0 || (a->neighbourhood == HL_HALO_STAR && off > 1))
+            continue;
+        int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
+        bool empty = false;
+        for (int i = 0; i < d && !empty; i++) {
+            const int64_t S = rb.start[i], O = rb.owned[i];
+            lo[i] = side[i] == 0 ? S - a->lo[i] : side[i] == 1 ? S : S + O;
+            hi[i] = side[i] == 0 ? S : side[i] == 1 ? S + O : S + O + a->hi[i];
+            empty = lo[i] >= hi[i];
+        }
+        if (empty)
+            continue;
+        /* every image of s's box, odometer over m_i in [mlo_i, mhi_i] */
+        int64_t m[HL_MAX_RANK];
+        for (int i = 0; i < d; i++)
+            m[i] = mlo[i];
+        for (;;) {
+            xfer x;
+            bool hit = true;
+            int64_t c = 1;
+            for (int i = 0; i < d && hit; i++) {
+                const int64_t shift = m[i] * a->dist.dim[i].extent;
+                const int64_t b0 = sb.start[i] + shift, b1 = b0 + sb.owned[i];
+                const int64_t x0 = lo[i] > b0 ? lo[i] : b0, x1 = hi[i] < b1 ? hi[i] : b1;
+                hit = x0 < x1;
+                x.g[i] = x0;
+                x.e[i] = x1 - x0;
+                x.m[i] = m[i];
+                c *= x1 - x0;
+            }
+            if (hit) {
+                if (out)
+                    out[n] = x;
+                n++;
+                *cells += c;
+            }
+            int i = 0;
+            while (i < d && m[i] == mhi[i])
+                m[i] = mlo[i], i++;
+            if (i == d)
+                break;
+            m[i]++;
+        }
+    }
+    return n;
+}
+
+/* The plan moving one message's boxes between the local memory and a
+ * contiguous buffer: packing on the sender (local -> buffer) or unpacking
+ * on the receiver (buffer -> local). */
+static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int64_t elems,
+                              bool pack, int sender, hl_plan **plan)
+{
+    hl_box *boxes = calloc((size_t)n, sizeof *boxes);
+    if (!boxes)
+        return HL_ERR_NOMEM;
+    darray_box sb;
+    darray_box_of(a, sender, &sb);
+    int64_t at = 0;
+    for (int64_t j = 0; j < n; j++) {
+        hl_box *b = &boxes[j];
+        b->ndigits = a->rank;
+        int64_t local = 0, stride = 1, packed = 1;
+        for (int i = 0; i < a->rank; i++) {
+            /* the cell's index in this process's local memory along i */
+            const int64_t y = pack ? x[j].g[i] - x[j].m[i] * a->dist.dim[i].extent - sb.start[i]
+                                   : x[j].g[i] - a->box.start[i];
+            local += (y + a->lo[i]) * stride;
+            b->extent[i] = x[j].e[i];
+            (pack ? b->src_stride : b->dst_stride)[i] = stride;
+            (pack ? b->dst_stride : b->src_stride)[i] = packed;
+            stride *= a->local[i];
+            packed *= x[j].e[i];
+        }
+        b->src_base = pack ? local : at;
+        b->dst_base = pack ? at : local;
+        at += packed;
+    }
+    const hl_plan_options one = {1, false}; /* the processes are the parallelism */
+    const hl_status st =
+        hl_plan_from_boxes(plan, boxes, n, a->elem_size, pack ? a->local_count : elems,
+                           pack ? elems : a->local_count, &one);
+    free(boxes);
+    return st;
+}
+
+/* The messages of one direction: to every receiver (sending) or from every
+ * sender (receiving). */
+static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *count)
+{
+    *msgs = calloc((size_t)a->procs, sizeof **msgs);
+    if (!*msgs)
+        return HL_ERR_NOMEM;
+    *count = 0;
+    for (int q = 0; q < a->procs; q++) {
+        const int r = sending ? q : a->me, s = sending ? a->me : q;
+        int64_t elems = 0;
+        const int64_t n = transfers(a, r, s, NULL, &elems);
+        if (n == 0)
+            continue;
+        if (elems * a->elem_size > INT_MAX)
+            return HL_ERR_UNSUPPORTED; /* one MPI message of more than 2 GiB */
+        xfer *x = malloc(sizeof *x * (size_t)n);
+        if (!x)
+            return HL_ERR_NOMEM;
+        elems = 0;
+        (void)transfers(a, r, s, x, &elems);
+        darray_msg *msg = &(*msgs)[(*count)++];
+        msg->peer = q;
+        msg->elems = elems;
+        hl_status st = message_plan(a, x, n, elems, sending, s, &msg->plan);
+        free(x);
+        if (st != HL_OK)
+            return st;
+        if (!(msg->buf = malloc((size_t)(elems * a->elem_size))))
+            return HL_ERR_NOMEM;
+    }
+    return HL_OK;
+}
+
+hl_status darray_plan_halo(hl_darray *a)
+{
+    hl_status st = plan_side(a, true, &a->send, &a->nsend);
+    if (st == HL_OK)
+        st = plan_side(a, false, &a->recv, &a->nrecv);
+    if (st == HL_OK && !(a->req = malloc(sizeof *a->req * (size_t)(a->nsend + a->nrecv + 1))))
+        st = HL_ERR_NOMEM;
+    return st;
+}
+
+static void free_side(darray_msg *m, int n)
+{
+    for (int j = 0; m && j < n; j++) {
+        hl_plan_destroy(m[j].plan);
+        free(m[j].buf);
+    }
+    free(m);
+}
+
+void darray_free_halo(hl_darray *a)
+{
+    /* a message that failed half made is counted: its NULLs are freed */
+    free_side(a->send, a->nsend);
+    free_side(a->recv, a->nrecv);
+    free(a->req);
+    a->send = a->recv = NULL;
+    a->req = NULL;
+    a->nsend = a->nrecv = 0;
+}
+
+hl_status hl_darray_halo_begin(hl_darray *a)
+{
+    if (!a)
+        return HL_ERR_NULL;
+    if (a->in_flight)
+        return HL_ERR_ARG;
+    hl_status st = HL_OK;
+    int nreq = 0;
+    for (int j = 0; j < a->nrecv; j++) {
+        const darray_msg *m = &a->recv[j];
+        if (MPI_Irecv(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG, a->comm,
+                      &a->req[nreq++]) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+    }
+    for (int j = 0; j < a->nsend; j++) {
+        const darray_msg *m = &a->send[j];
+        const hl_status p = hl_execute(m->plan, a->data, m->buf);
+        st = st == HL_OK ? p : st;
+        if (MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG, a->comm,
+                      &a->req[nreq++]) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+    }
+    a->in_flight = true;
+    return st;
+}
+
+hl_status hl_darray_halo_end(hl_darray *a)
+{
+    if (!a)
+        return HL_ERR_NULL;
+    if (!a->in_flight)
+        return HL_ERR_ARG;
+    a->in_flight = false;
+    if (MPI_Waitall(a->nrecv + a->nsend, a->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        return HL_ERR_COMM;
+    hl_status st = HL_OK;
+    for (int j = 0; j < a->nrecv; j++) {
+        const hl_status p = hl_execute(a->recv[j].plan, a->recv[j].buf, a->data);
+        st = st == HL_OK ? p : st;
+    }
+    return st;
+}
+
+int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages)
+{
+    int64_t bytes = 0;
+    for (int j = 0; a && j < a->nsend; j++)
+        bytes += a->send[j].elems * a->elem_size;
+    if (messages)
+        *messages = a ? a->nsend : 0;
+    return bytes;
+}
+
+hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
+                               const hl_darray_options *opt, int64_t procs, int64_t owner,
+                               int64_t *bytes, int64_t *messages)
+{
+    if (!shape || !spec || !bytes)
+        return HL_ERR_NULL;
+    if (procs < 1 || procs > INT_MAX || owner < 0 || owner >= procs)
+        return HL_ERR_ARG;
+    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL};
+    hl_darray *a = calloc(1, sizeof *a);
+    if (!a)
+        return HL_ERR_NOMEM;
+    a->procs = (int)procs;
+    a->me = (int)owner;
+    hl_status st = darray_geometry(a, shape, spec, opt ? opt : &none);
+    int64_t cells = 0, n = 0;
+    for (int r = 0; st == HL_OK && r < a->procs; r++) {
+        int64_t c = 0;
+        n += transfers(a, r, a->me, NULL, &c) > 0;
+        cells += c;
+    }
+    free(a);
+    if (st == HL_OK) {
+        *bytes = cells * shape->elem_size;
+        if (messages)
+            *messages = n;
+    }
+    return st;
+}

@@ -1,0 +1,168 @@
+/* hl_darray's halo exchange against the global array: for random
+ * distributed arrays (rank 1-5, BLOCK or NONE per dimension, extents that
+ * do not divide, some smaller than the process count so that processes are
+ * empty; halos of 0-3 per side, wider than a neighbour's box at times;
+ * periodic or not per dimension; star and box), every owned cell holds its
+ * global index + 1, every halo cell -1; after begin/end each halo cell must
+ * hold the index + 1 of its global (periodically wrapped) neighbour where
+ * the exchange fills it, and still -1 where it does not (outside a
+ * non-periodic edge, a corner of a star, any halo of an empty process).  Also: wrong arguments on one
+ * process give the same status on all, and never a hang.  Run with 1-4
+ * processes; prints "N passed, M failed". */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "hyperlayout/darray.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+static int64_t below(int64_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (int64_t)(rng % (uint64_t)n);
+}
+
+static int failures, checks;
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond) && failures++ < 5) {                                                           \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* One random case; returns the halo cells checked on this process. */
+static int64_t one_case(int procs, int c)
+{
+    const int rank = 1 + (int)below(5);
+    int64_t ext[HL_MAX_RANK], lo[HL_MAX_RANK], hi[HL_MAX_RANK];
+    bool periodic[HL_MAX_RANK];
+    char spec[128] = "";
+    for (int i = rank - 1; i >= 0; i--) {
+        ext[i] = 1 + below(rank <= 2 ? 13 : rank == 3 ? 7 : 4);
+        lo[i] = below(4);
+        hi[i] = below(4);
+        periodic[i] = below(2);
+        strcat(spec, below(4) ? "block" : "none");
+        strcat(spec, i ? "," : "");
+    }
+    const hl_halo_shape nb = below(2) ? HL_HALO_BOX : HL_HALO_STAR;
+    hl_shape shape;
+    hl_shape_init(&shape, rank, ext, HL_DTYPE_INT64, 8);
+    const hl_darray_options opt = {lo, hi, periodic, nb, NULL};
+    hl_darray *a;
+    const hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, &shape, spec, &opt);
+    if (st != HL_OK) { /* only a grid of one process per none dimension fails */
+        EXPECT(!strstr(spec, "block") && procs > 1 && st == HL_ERR_ARG, "case %d: %s: %s", c,
+               spec, hl_strerror(st));
+        return 0;
+    }
+    int64_t start[HL_MAX_RANK], owned[HL_MAX_RANK], local[HL_MAX_RANK];
+    const int64_t n = hl_darray_local(a, start, owned, local);
+    int64_t *v = hl_darray_data(a);
+    hl_kindex ki;
+    hl_kindex_init(&ki, rank, ext);
+    int64_t y[HL_MAX_RANK], x[HL_MAX_RANK];
+    for (int64_t j = 0; j < n; j++) { /* owned: k + 1; halo: -1 */
+        int64_t r = j, inside = 1;
+        for (int i = 0; i < rank; i++) {
+            y[i] = r % local[i];
+            r /= local[i];
+            x[i] = start[i] - lo[i] + y[i];
+            inside = inside && x[i] >= start[i] && x[i] < start[i] + owned[i];
+        }
+        v[j] = inside ? hl_kindex_tok(&ki, x) + 1 : -1;
+    }
+    EXPECT(hl_darray_halo_begin(a) == HL_OK, "case %d: begin", c);
+    EXPECT(hl_darray_halo_begin(a) == HL_ERR_ARG, "case %d: begin twice", c);
+    EXPECT(hl_darray_halo_end(a) == HL_OK, "case %d: end", c);
+    EXPECT(hl_darray_halo_end(a) == HL_ERR_ARG, "case %d: end twice", c);
+    int64_t halo = 0;
+    bool empty = false; /* a process owning nothing has its halo left alone */
+    for (int i = 0; i < rank; i++)
+        empty = empty || owned[i] == 0;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t r = j, off = 0, outside_edge = 0;
+        for (int i = 0; i < rank; i++) {
+            y[i] = r % local[i];
+            r /= local[i];
+            x[i] = start[i] - lo[i] + y[i];
+            off += x[i] < start[i] || x[i] >= start[i] + owned[i];
+            if (x[i] < 0 || x[i] >= ext[i]) {
+                outside_edge += !periodic[i];
+                x[i] = ((x[i] % ext[i]) + ext[i]) % ext[i];
+            }
+        }
+        const bool filled =
+            off == 0 || (!empty && !outside_edge && (nb == HL_HALO_BOX || off == 1));
+        const int64_t want = filled ? hl_kindex_tok(&ki, x) + 1 : -1;
+        if (v[j] != want) {
+            EXPECT(0, "case %d (%s, %s, rank %d): local cell %" PRId64 " holds %" PRId64
+                   ", not %" PRId64, c, spec, nb == HL_HALO_BOX ? "box" : "star", rank, j, v[j],
+                   want);
+            break;
+        }
+        halo += off > 0;
+    }
+    hl_darray_destroy(a);
+    return halo;
+}
+
+/* Arguments wrong on one process: the same status on every process. */
+static void agreement(int me, int procs)
+{
+    hl_shape s;
+    const int64_t e1[2] = {8, 6}, e2[2] = {8, 7};
+    hl_shape_init(&s, 2, me == procs - 1 && procs > 1 ? e2 : e1, HL_DTYPE_FLOAT32, 4);
+    hl_darray *a = NULL;
+    hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, &s, "block,block", NULL);
+    EXPECT(st == (procs > 1 ? HL_ERR_MISMATCH : HL_OK), "different shapes: %s", hl_strerror(st));
+    hl_darray_destroy(a);
+    hl_shape_init(&s, 2, e1, HL_DTYPE_FLOAT32, 4);
+    /* a grid that does not make the communicator's size */
+    const int64_t grid[2] = {procs + 1, 1};
+    const hl_darray_options bad = {NULL, NULL, NULL, HL_HALO_STAR, grid};
+    st = hl_darray_create(&a, MPI_COMM_WORLD, &s, "block,block", &bad);
+    EXPECT(st == HL_ERR_ARG && !a, "grid of %d on %d: %s", procs + 1, procs, hl_strerror(st));
+    /* cyclic: several boxes per process */
+    st = hl_darray_create(&a, MPI_COMM_WORLD, &s, "cyclic,none", NULL);
+    EXPECT(st == (procs > 1 ? HL_ERR_UNSUPPORTED : HL_OK), "cyclic: %s", hl_strerror(st));
+    hl_darray_destroy(a);
+    /* a NULL on one process only */
+    st = hl_darray_create(&a, MPI_COMM_WORLD, me == 0 ? NULL : &s, "block,block", NULL);
+    EXPECT(st != HL_OK && !a, "NULL shape on process 0: %s", hl_strerror(st));
+    int mine = (int)st, lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(lo == hi, "NULL shape on process 0: statuses %d..%d differ", lo, hi);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    int64_t halo = 0;
+    for (int c = 0; c < 400; c++)
+        halo += one_case(procs, c);
+    agreement(me, procs);
+    int local[2] = {checks, failures}, sum[2];
+    MPI_Allreduce(local, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int64_t all = 0;
+    MPI_Allreduce(&halo, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) {
+        printf("halo exchange on %d process%s: %" PRId64 " halo cells checked\n", procs,
+               procs == 1 ? "" : "es", all);
+        printf("%d passed, %d failed\n", sum[0] - sum[1], sum[1]);
+    }
+    MPI_Finalize();
+    return sum[1] ? 1 : 0;
+}

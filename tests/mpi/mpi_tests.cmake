@@ -1,0 +1,31 @@
+# The MPI tests: each program run through CTest under mpirun with 1 to 4
+# processes (--oversubscribe: the machine may have fewer cores), as root too
+# (CI runs as root: Open MPI refuses without its two variables), every one
+# with a timeout so that an error can never become a hang.
+if(TARGET hyperlayout_mpi)
+  set(HL_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  if(HL_SANITIZE)
+    # Open MPI keeps allocations from MPI_Init to exit: not ours to report
+    list(APPEND HL_MPI_ENV "ASAN_OPTIONS=detect_leaks=0")
+  endif()
+  # dist_oracle: darray's types against the local layouts; darray_halo: the
+  # halo exchange against the global array, and errors agreed on everywhere;
+  # darray_npy: collective .npy files against the serial reader
+  foreach(prog dist_oracle darray_halo darray_npy)
+    add_executable(mpi_${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.c)
+    target_link_libraries(mpi_${prog} PRIVATE hyperlayout_mpi hl_warnings)
+    foreach(np 1 2 3 4)
+      add_test(NAME mpi_${prog}_np${np}
+        COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_${prog}> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(mpi_${prog}_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+        ENVIRONMENT "${HL_MPI_ENV}")
+    endforeach()
+  endforeach()
+  if(HL_NUMPY_VERSION)
+    add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
+    set_tests_properties(mpi_darray_npy_numpy PROPERTIES LABELS "mpi;numpy" TIMEOUT 120
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
+endif()
