@@ -43,6 +43,12 @@ hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
  * corners (box stencils). */
 typedef enum hl_halo_shape { HL_HALO_STAR, HL_HALO_BOX } hl_halo_shape;
 
+/* How the exchange moves the cells: packed into a buffer per message by the
+ * plan engine and sent as bytes (the default), or described to MPI as one
+ * derived datatype per message (a struct of subarrays of the local
+ * memory) and sent from and received into the array itself, no buffer. */
+typedef enum hl_halo_method { HL_HALO_PACK, HL_HALO_DATATYPES } hl_halo_method;
+
 typedef struct hl_darray_options {
     const int64_t *halo_lo, *halo_hi; /* per dimension (dimension 0 first): cells of
                                          halo below and above; NULL: none */
@@ -51,6 +57,7 @@ typedef struct hl_darray_options {
     hl_halo_shape neighbourhood;      /* HL_HALO_STAR (0) or HL_HALO_BOX */
     const int64_t *grid;              /* processes per dimension, slowest first
                                          (hl_dist_parse); NULL: chosen */
+    hl_halo_method method;            /* HL_HALO_PACK (0) or HL_HALO_DATATYPES */
 } hl_darray_options;
 
 typedef struct hl_darray hl_darray;

@@ -43,6 +43,7 @@ static uint64_t fingerprint(const hl_shape *shape, const char *spec, const hl_da
                               o->periodic ? o->periodic[i] : 0, o->grid ? o->grid[i] : 0};
         h = mix(h, v, sizeof v);
     }
+    h = mix(h, &o->method, sizeof o->method);
     return mix(h, &o->neighbourhood, sizeof o->neighbourhood);
 }
 
@@ -73,6 +74,9 @@ hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
     a->rank = shape->rank;
     a->elem_size = shape->elem_size;
     a->neighbourhood = o->neighbourhood;
+    a->method = o->method;
+    if (a->method != HL_HALO_PACK && a->method != HL_HALO_DATATYPES)
+        return HL_ERR_ARG;
     darray_box_of(a, a->me, &a->box);
     a->local_count = 1;
     for (int i = 0; i < a->rank; i++) {
@@ -109,7 +113,7 @@ hl_status hl_darray_create(hl_darray **out, MPI_Comm comm, const hl_shape *shape
     if (!out)
         return HL_ERR_NULL;
     *out = NULL;
-    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL};
+    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL, HL_HALO_PACK};
     const hl_darray_options *o = opt ? opt : &none;
     /* every process duplicates, whatever went wrong on it: MPI_Comm_dup is
      * collective */

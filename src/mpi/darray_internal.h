@@ -18,8 +18,9 @@ typedef struct darray_box {
 typedef struct darray_msg {
     int peer;
     int64_t elems;
-    hl_plan *plan;
+    hl_plan *plan;      /* HL_HALO_PACK */
     char *buf;
+    MPI_Datatype type;  /* HL_HALO_DATATYPES: the boxes in the local memory */
 } darray_msg;
 
 struct hl_darray {
@@ -34,6 +35,7 @@ struct hl_darray {
     int64_t local[HL_MAX_RANK], local_count;
     bool periodic[HL_MAX_RANK];
     hl_halo_shape neighbourhood;
+    hl_halo_method method;
     char *data;
     int nsend, nrecv;
     darray_msg *send, *recv;

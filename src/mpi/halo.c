@@ -137,6 +137,54 @@ static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int6
     return st;
 }
 
+/* The same boxes as one MPI datatype over the local memory: a struct of
+ * subarrays, in the order both sides enumerate them. */
+static hl_status message_type(const hl_darray *a, const xfer *x, int64_t n, bool pack, int sender,
+                              MPI_Datatype *type)
+{
+    if (n > INT_MAX)
+        return HL_ERR_UNSUPPORTED;
+    MPI_Datatype elem, *sub = malloc(sizeof *sub * (size_t)n);
+    int *ones = malloc(sizeof *ones * (size_t)n);
+    MPI_Aint *zero = calloc((size_t)n, sizeof *zero);
+    hl_status st = sub && ones && zero ? HL_OK : HL_ERR_NOMEM;
+    if (st == HL_OK && MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, &elem) != MPI_SUCCESS)
+        st = HL_ERR_COMM;
+    const bool have_elem = st == HL_OK;
+    darray_box sb;
+    darray_box_of(a, sender, &sb);
+    int64_t made = 0;
+    for (int64_t j = 0; st == HL_OK && j < n; j++) {
+        int sizes[HL_MAX_RANK], subsizes[HL_MAX_RANK], starts[HL_MAX_RANK];
+        for (int i = 0; i < a->rank; i++) {
+            const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
+            const int64_t y = pack ? x[j].g[i] - x[j].m[i] * a->dist.dim[i].extent - sb.start[i]
+                                   : x[j].g[i] - a->box.start[i];
+            if (a->local[i] > INT_MAX)
+                st = HL_ERR_UNSUPPORTED;
+            sizes[c] = (int)a->local[i];
+            subsizes[c] = (int)x[j].e[i];
+            starts[c] = (int)(y + a->lo[i]);
+        }
+        if (st == HL_OK && MPI_Type_create_subarray(a->rank, sizes, subsizes, starts, MPI_ORDER_C,
+                                                    elem, &sub[j]) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+        made += st == HL_OK;
+        ones[j] = 1;
+    }
+    if (st == HL_OK && (MPI_Type_create_struct((int)n, ones, zero, sub, type) != MPI_SUCCESS ||
+                        MPI_Type_commit(type) != MPI_SUCCESS))
+        st = HL_ERR_COMM;
+    for (int64_t j = 0; j < made; j++)
+        MPI_Type_free(&sub[j]);
+    if (have_elem)
+        MPI_Type_free(&elem);
+    free(sub);
+    free(ones);
+    free(zero);
+    return st;
+}
+
 /* The messages of one direction: to every receiver (sending) or from every
  * sender (receiving). */
 static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *count)
@@ -161,11 +209,14 @@ static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *c
         darray_msg *msg = &(*msgs)[(*count)++];
         msg->peer = q;
         msg->elems = elems;
-        hl_status st = message_plan(a, x, n, elems, sending, s, &msg->plan);
+        msg->type = MPI_DATATYPE_NULL;
+        hl_status st = a->method == HL_HALO_DATATYPES
+                           ? message_type(a, x, n, sending, s, &msg->type)
+                           : message_plan(a, x, n, elems, sending, s, &msg->plan);
         free(x);
         if (st != HL_OK)
             return st;
-        if (!(msg->buf = malloc((size_t)(elems * a->elem_size))))
+        if (a->method == HL_HALO_PACK && !(msg->buf = malloc((size_t)(elems * a->elem_size))))
             return HL_ERR_NOMEM;
     }
     return HL_OK;
@@ -186,6 +237,8 @@ static void free_side(darray_msg *m, int n)
     for (int j = 0; m && j < n; j++) {
         hl_plan_destroy(m[j].plan);
         free(m[j].buf);
+        if (m[j].type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&m[j].type);
     }
     free(m);
 }
@@ -209,18 +262,29 @@ hl_status hl_darray_halo_begin(hl_darray *a)
         return HL_ERR_ARG;
     hl_status st = HL_OK;
     int nreq = 0;
+    const bool typed = a->method == HL_HALO_DATATYPES;
     for (int j = 0; j < a->nrecv; j++) {
         const darray_msg *m = &a->recv[j];
-        if (MPI_Irecv(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG, a->comm,
-                      &a->req[nreq++]) != MPI_SUCCESS)
+        const int rc = typed ? MPI_Irecv(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq])
+                             : MPI_Irecv(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE,
+                                         m->peer, TAG, a->comm, &a->req[nreq]);
+        nreq++;
+        if (rc != MPI_SUCCESS)
             st = HL_ERR_COMM;
     }
     for (int j = 0; j < a->nsend; j++) {
         const darray_msg *m = &a->send[j];
-        const hl_status p = hl_execute(m->plan, a->data, m->buf);
-        st = st == HL_OK ? p : st;
-        if (MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG, a->comm,
-                      &a->req[nreq++]) != MPI_SUCCESS)
+        int rc;
+        if (typed) {
+            rc = MPI_Isend(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq]);
+        } else {
+            const hl_status p = hl_execute(m->plan, a->data, m->buf);
+            st = st == HL_OK ? p : st;
+            rc = MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG,
+                           a->comm, &a->req[nreq]);
+        }
+        nreq++;
+        if (rc != MPI_SUCCESS)
             st = HL_ERR_COMM;
     }
     a->in_flight = true;
@@ -237,7 +301,7 @@ hl_status hl_darray_halo_end(hl_darray *a)
     if (MPI_Waitall(a->nrecv + a->nsend, a->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return HL_ERR_COMM;
     hl_status st = HL_OK;
-    for (int j = 0; j < a->nrecv; j++) {
+    for (int j = 0; a->method == HL_HALO_PACK && j < a->nrecv; j++) {
         const hl_status p = hl_execute(a->recv[j].plan, a->recv[j].buf, a->data);
         st = st == HL_OK ? p : st;
     }
@@ -262,7 +326,7 @@ hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
         return HL_ERR_NULL;
     if (procs < 1 || procs > INT_MAX || owner < 0 || owner >= procs)
         return HL_ERR_ARG;
-    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL};
+    const hl_darray_options none = {NULL, NULL, NULL, HL_HALO_STAR, NULL, HL_HALO_PACK};
     hl_darray *a = calloc(1, sizeof *a);
     if (!a)
         return HL_ERR_NOMEM;

@@ -6,7 +6,8 @@
  * global index + 1, every halo cell -1; after begin/end each halo cell must
  * hold the index + 1 of its global (periodically wrapped) neighbour where
  * the exchange fills it, and still -1 where it does not (outside a
- * non-periodic edge, a corner of a star, any halo of an empty process).  Also: wrong arguments on one
+ * non-periodic edge, a corner of a star, any halo of an empty process) —
+ * with packing through plans and with derived datatypes, alternately.  Also: wrong arguments on one
  * process give the same status on all, and never a hang.  Run with 1-4
  * processes; prints "N passed, M failed". */
 #include <inttypes.h>
@@ -56,7 +57,9 @@ static int64_t one_case(int procs, int c)
     const hl_halo_shape nb = below(2) ? HL_HALO_BOX : HL_HALO_STAR;
     hl_shape shape;
     hl_shape_init(&shape, rank, ext, HL_DTYPE_INT64, 8);
-    const hl_darray_options opt = {lo, hi, periodic, nb, NULL};
+    /* both ways of moving the cells, alternately */
+    const hl_darray_options opt = {lo, hi, periodic, nb, NULL,
+                                   c % 2 ? HL_HALO_DATATYPES : HL_HALO_PACK};
     hl_darray *a;
     const hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, &shape, spec, &opt);
     if (st != HL_OK) { /* only a grid of one process per none dimension fails */
@@ -128,7 +131,7 @@ static void agreement(int me, int procs)
     hl_shape_init(&s, 2, e1, HL_DTYPE_FLOAT32, 4);
     /* a grid that does not make the communicator's size */
     const int64_t grid[2] = {procs + 1, 1};
-    const hl_darray_options bad = {NULL, NULL, NULL, HL_HALO_STAR, grid};
+    const hl_darray_options bad = {NULL, NULL, NULL, HL_HALO_STAR, grid, HL_HALO_PACK};
     st = hl_darray_create(&a, MPI_COMM_WORLD, &s, "block,block", &bad);
     EXPECT(st == HL_ERR_ARG && !a, "grid of %d on %d: %s", procs + 1, procs, hl_strerror(st));
     /* cyclic: several boxes per process */

@@ -84,7 +84,7 @@ static hl_darray *make(const hl_shape *s, const char *spec, int64_t h)
     int64_t lo[HL_MAX_RANK];
     for (int i = 0; i < s->rank; i++)
         lo[i] = h;
-    const hl_darray_options o = {lo, lo, NULL, HL_HALO_STAR, NULL};
+    const hl_darray_options o = {lo, lo, NULL, HL_HALO_STAR, NULL, HL_HALO_PACK};
     hl_darray *a = NULL;
     const hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, s, spec, &o);
     EXPECT(st == HL_OK, "create %s: %s", spec, hl_strerror(st));
