@@ -10,6 +10,7 @@
  * business. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir.h"
 
@@ -95,7 +96,7 @@ static hl_status add_long(hl_ir_pass *pass, int *n, const hl_layout *src, const 
         return HL_OK; /* nothing moves */
     const int64_t consts[2] = {g, 0};
     for (int k = 0; k < (f == 1 ? 2 : 1); k++)
-        pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), NULL, consts[k]};
+        pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), NULL, consts[k], false, 0, 0};
     return HL_OK;
 }
 
@@ -126,7 +127,7 @@ static hl_status add_short(hl_ir_pass *pass, int *n, const hl_layout *src, const
             moves = moves || ps[v] != pd[v];
         }
         if (moves) {
-            pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), sigma, -1};
+            pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), sigma, -1, false, 0, 0};
             sigma = NULL;
         }
     }
@@ -166,6 +167,196 @@ hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **
     if (st != HL_OK) {
         hl_ir_passes_free(pass, n);
         return st;
+    }
+    *out = pass;
+    *nout = n;
+    return HL_OK;
+}
+
+/* ---- permutations of dimensions ------------------------------------------ */
+
+/* Slabs of at least this many bytes are moved along the cycles of the slab
+ * permutation (each move a long memcpy); shorter ones by the executor's
+ * transposes, which move rows and bands of columns through buffers. */
+#define LONG_SLAB_BYTES 256
+
+/* The dimensions of a layout that is a standard array of its dimensions in
+ * some order (one digit each of radix L_i, no maps, no base, the strides the
+ * running products): order[0..*r), slowest first, dimensions of extent 1
+ * left out. */
+static bool dim_order(const hl_layout *lay, int *order, int *r)
+{
+    if (lay->base != 0)
+        return false;
+    int64_t stride[HL_MAX_RANK];
+    int n = 0;
+    for (int i = 0; i < lay->rank; i++) {
+        if (lay->nmaps[i] != 0)
+            return false;
+        int digits = 0;
+        for (int t = 0; t < lay->ndigits; t++)
+            if (lay->digit[t].dim == i) {
+                digits++;
+                stride[i] = lay->digit[t].stride;
+                if (lay->digit[t].radix != lay->extent[i])
+                    return false;
+            }
+        if (lay->extent[i] == 1)
+            continue;
+        if (digits != 1)
+            return false;
+        order[n++] = i;
+    }
+    for (int a = 1; a < n; a++) /* by stride, largest first */
+        for (int b = a; b > 0 && stride[order[b]] > stride[order[b - 1]]; b--) {
+            const int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    int64_t expect = 1;
+    for (int a = n - 1; a >= 0; a--) {
+        if (stride[order[a]] != expect)
+            return false;
+        expect *= lay->extent[order[a]];
+    }
+    *r = n;
+    return true;
+}
+
+/* One transpose: [outer][M][K][inner] -> [outer][K][M][inner]. */
+typedef struct {
+    int64_t outer, m, k, inner;
+} swap_t;
+
+static int64_t product(const int64_t *ext, const int *dims, int from, int to)
+{
+    int64_t p = 1;
+    for (int a = from; a < to; a++)
+        p *= ext[dims[a]];
+    return p;
+}
+
+/* Rearranges cur[] into tgt[] by exchanges of two adjacent groups of
+ * dimensions, each group as long as the target allows.  From the slow end
+ * (fast = false), a target dimension is brought forward over the group before
+ * it; from the fast end, a group is moved back behind the rest.  Returns the
+ * number of exchanges. */
+static int plan_swaps(const int *tgt, const int *cur0, int r, const int64_t *ext, bool fast,
+                      swap_t *out)
+{
+    int cur[HL_MAX_RANK], n = 0;
+    memcpy(cur, cur0, sizeof *cur * (size_t)r);
+    for (int step = 0; step < r; step++) {
+        const int pos = fast ? r - 1 - step : step;
+        if (cur[pos] == tgt[pos])
+            continue;
+        int k = 0;
+        while (cur[k] != tgt[pos])
+            k++;
+        int tmp[HL_MAX_RANK], t = 0;
+        if (!fast) { /* cur[pos..k) and the run cur[k..k+len) matching tgt[pos..] swap */
+            int len = 1;
+            while (k + len < r && cur[k + len] == tgt[pos + len])
+                len++;
+            out[n++] = (swap_t){product(ext, cur, 0, pos), product(ext, cur, pos, k),
+                                product(ext, cur, k, k + len), product(ext, cur, k + len, r)};
+            for (int a = 0; a < pos; a++)
+                tmp[t++] = cur[a];
+            for (int a = k; a < k + len; a++)
+                tmp[t++] = cur[a];
+            for (int a = pos; a < k; a++)
+                tmp[t++] = cur[a];
+            for (int a = k + len; a < r; a++)
+                tmp[t++] = cur[a];
+        } else { /* the run cur(k-len..k] matching tgt(..pos] and cur(k..pos] swap */
+            int len = 1;
+            while (k - len >= 0 && cur[k - len] == tgt[pos - len])
+                len++;
+            const int g0 = k - len + 1;
+            out[n++] = (swap_t){product(ext, cur, 0, g0), product(ext, cur, g0, k + 1),
+                                product(ext, cur, k + 1, pos + 1), product(ext, cur, pos + 1, r)};
+            for (int a = 0; a < g0; a++)
+                tmp[t++] = cur[a];
+            for (int a = k + 1; a <= pos; a++)
+                tmp[t++] = cur[a];
+            for (int a = g0; a <= k; a++)
+                tmp[t++] = cur[a];
+            for (int a = pos + 1; a < r; a++)
+                tmp[t++] = cur[a];
+        }
+        memcpy(cur, tmp, sizeof *cur * (size_t)r);
+    }
+    return n;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A rough count of passes over the array for a sequence of exchanges, to
+ * choose between the two orders: a slab permutation, a small or a square
+ * matrix is one pass; the row-and-column decomposition two, or three when
+ * rows and columns share a factor. */
+static int64_t swaps_cost(const swap_t *sw, int n, int64_t es)
+{
+    int64_t cost = 0;
+    for (int j = 0; j < n; j++) {
+        const int64_t bytes = sw[j].inner * es;
+        if ((bytes >= LONG_SLAB_BYTES && sw[j].m * sw[j].k <= MAX_LEN) || sw[j].m == sw[j].k ||
+            sw[j].m * sw[j].k * bytes <= (1 << 18))
+            cost += 2;
+        else
+            cost += gcd64(sw[j].m, sw[j].k) > 1 ? 6 : 4;
+        /* tall matrices need bands of columns as tall as the matrix */
+        if (sw[j].m * 64 > (1 << 20) && sw[j].m != sw[j].k)
+            cost += 1;
+    }
+    return cost;
+}
+
+hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t es,
+                           hl_ir_pass **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    int so[HL_MAX_RANK], dord[HL_MAX_RANK], rs, rd;
+    if (src->rank != dst->rank || !dim_order(src, so, &rs) || !dim_order(dst, dord, &rd) || rs != rd)
+        return HL_ERR_UNSUPPORTED;
+    for (int i = 0; i < src->rank; i++)
+        if (src->extent[i] != dst->extent[i])
+            return HL_ERR_UNSUPPORTED;
+    swap_t slow[HL_MAX_RANK], fast[HL_MAX_RANK];
+    const int ns = plan_swaps(dord, so, rs, src->extent, false, slow);
+    const int nf = plan_swaps(dord, so, rs, src->extent, true, fast);
+    const bool use_fast = swaps_cost(fast, nf, es) < swaps_cost(slow, ns, es);
+    const swap_t *sw = use_fast ? fast : slow;
+    const int n = use_fast ? nf : ns;
+    hl_ir_pass *pass = calloc((size_t)(n > 0 ? n : 1), sizeof *pass);
+    if (!pass)
+        return HL_ERR_NOMEM;
+    for (int j = 0; j < n; j++) {
+        const swap_t *w = &sw[j];
+        const int64_t len = w->m * w->k;
+        pass[j] = (hl_ir_pass){-1, len, w->inner, w->outer, NULL, -1, true, w->m, w->k};
+        if (w->inner * es >= LONG_SLAB_BYTES && len <= MAX_LEN) {
+            /* a permutation of long slabs: dst slab q * M + p is src slab p * K + q */
+            int64_t *sigma = malloc(sizeof *sigma * (size_t)len);
+            if (!sigma) {
+                hl_ir_passes_free(pass, j);
+                return HL_ERR_NOMEM;
+            }
+            for (int64_t q = 0; q < w->k; q++)
+                for (int64_t p = 0; p < w->m; p++)
+                    sigma[q * w->m + p] = p * w->k + q;
+            pass[j].sigma = sigma;
+            pass[j].transpose = false;
+        }
     }
     *out = pass;
     *nout = n;

@@ -1,0 +1,372 @@
+/* hyperlayout — in-place transposes of batches of matrices (intranspose.h).
+ *
+ * The row-and-column decomposition (Catanzaro, Keller, Garland, "A
+ * decomposition for in-place matrix transposition", PPoPP 2014), written
+ * for an m x n row-major matrix A whose transpose is to occupy the same
+ * memory as a row-major n x m matrix.  The element at (i, j) must end at
+ * linear position l = j m + i, i.e. at row l div n, column l mod n of the
+ * m x n grid.  With c = gcd(m, n), b = n / c:
+ *
+ *   R  column j is rotated: new (i, j) = old ((i + j div b) mod m, j);
+ *   S  row i is permuted: the element at column j (from original row
+ *      i0 = (i + j div b) mod m) moves to column (j m + i0) mod n — for a
+ *      fixed row this is a bijection of the columns, which is what the
+ *      rotation R is for when c > 1;
+ *   C  column c' is permuted: new (r, c') = old (i1, c') where l = r n + c',
+ *      i0 = l mod m, j = l div m and i1 = (i0 - j div b) mod m.
+ *
+ * R is the identity when c = 1.  Every pass is a permutation within rows or
+ * within columns, so rows (S) and bands of columns (R, C) are independent
+ * tasks, each moved through a buffer that holds one row or one band: the
+ * memory is read and written once per pass, in whole rows or in runs of a
+ * band's width, never an element at a time across the array.  The index
+ * arithmetic is kept incremental (no division per element). */
+#include "intranspose.h"
+
+#include <omp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    IN_CACHE = 1 << 18,   /* a matrix this small goes through one buffer */
+    TILE_BYTES = 128,     /* the side of a square tile, in bytes of its rows */
+    BAND_BYTES = 256,     /* the width of a band of columns: whole lines per row */
+    ROW_ITEM_BYTES = 1 << 14, /* rows per task of the row pass: at least this much */
+    SMALL_BYTES = 1 << 16, /* arrays smaller than this run on one thread */
+};
+
+enum { SOLVER_IN_CACHE, SOLVER_SQUARE, SOLVER_ROWS_COLS };
+enum { PHASE_ONE, PHASE_ROTATE, PHASE_ROWS, PHASE_COLUMNS };
+
+static const char *const names[] = {"transpose in cache", "square tiles", "rows and columns"};
+
+struct hl_intranspose {
+    int solver;
+    int64_t groups, m, n, es; /* es: bytes of one super-element */
+    int64_t c, b;             /* gcd(m, n), n / c */
+    int64_t tile;             /* square: tile side in elements */
+    int64_t band;             /* rows and columns: columns per band */
+    int64_t row_item;         /* rows and columns: rows per task of the row pass */
+    int nphases;
+    int phase[3];
+};
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t rows, int64_t cols,
+                                int64_t bytes)
+{
+    hl_intranspose *t = calloc(1, sizeof *t);
+    if (!t)
+        return HL_ERR_NOMEM;
+    *t = (hl_intranspose){0, groups, rows, cols, bytes, gcd64(rows, cols), 0, 0, 0, 0, 0, {0}};
+    t->b = cols / t->c;
+    if (rows * cols * bytes <= IN_CACHE) {
+        t->solver = SOLVER_IN_CACHE;
+    } else if (rows == cols) {
+        t->solver = SOLVER_SQUARE;
+        t->tile = bytes < TILE_BYTES ? TILE_BYTES / bytes : 1;
+    } else {
+        t->solver = SOLVER_ROWS_COLS;
+        t->band = bytes < BAND_BYTES ? BAND_BYTES / bytes : 1;
+        if (t->band > cols)
+            t->band = cols;
+        t->row_item = cols * bytes < ROW_ITEM_BYTES ? ROW_ITEM_BYTES / (cols * bytes) : 1;
+    }
+    if (t->solver != SOLVER_ROWS_COLS) {
+        t->phase[t->nphases++] = PHASE_ONE;
+    } else {
+        if (t->c > 1)
+            t->phase[t->nphases++] = PHASE_ROTATE;
+        t->phase[t->nphases++] = PHASE_ROWS;
+        t->phase[t->nphases++] = PHASE_COLUMNS;
+    }
+    *out = t;
+    return HL_OK;
+}
+
+void hl_intranspose_destroy(hl_intranspose *t) { free(t); }
+
+int hl_intranspose_phases(const hl_intranspose *t) { return t->nphases; }
+
+const char *hl_intranspose_name(const hl_intranspose *t) { return names[t->solver]; }
+
+void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols)
+{
+    *rows = t->m;
+    *cols = t->n;
+}
+
+int64_t hl_intranspose_buffer(const hl_intranspose *t)
+{
+    switch (t->solver) {
+    case SOLVER_IN_CACHE: return t->m * t->n * t->es;
+    case SOLVER_SQUARE: return 2 * t->tile * t->tile * t->es;
+    default: {
+        const int64_t row = t->n * t->es, band = t->m * t->band * t->es;
+        return row > band ? row : band;
+    }
+    }
+}
+
+/* ---- kernels, specialised for the common element sizes ------------------- */
+
+/* The kernels take the element size as their last argument and are inlined
+ * into a switch on it, so that each copy of an element is one move. */
+#define KERNEL static inline __attribute__((always_inline))
+
+#define DISPATCH(es, call)                                                                         \
+    switch (es) {                                                                                  \
+    case 1: call(1); break;                                                                        \
+    case 2: call(2); break;                                                                        \
+    case 4: call(4); break;                                                                        \
+    case 8: call(8); break;                                                                        \
+    case 12: call(12); break;                                                                      \
+    case 16: call(16); break;                                                                      \
+    default: call(es);                                                                             \
+    }
+
+/* d[k * dld + i] = s[i * sld + k] for i < rows, k < cols (in elements of
+ * es bytes), in blocks so that both sides stay in L1. */
+KERNEL void transpose_k(char *d, int64_t dld, const char *s, int64_t sld, int64_t rows,
+                        int64_t cols, const int64_t es)
+{
+    enum { B = 16 };
+    for (int64_t k0 = 0; k0 < cols; k0 += B) {
+        const int64_t k1 = k0 + B < cols ? k0 + B : cols;
+        for (int64_t i0 = 0; i0 < rows; i0 += B) {
+            const int64_t i1 = i0 + B < rows ? i0 + B : rows;
+            for (int64_t k = k0; k < k1; k++)
+                for (int64_t i = i0; i < i1; i++)
+                    memcpy(d + (k * dld + i) * es, s + (i * sld + k) * es, (size_t)es);
+        }
+    }
+}
+
+static void transpose(char *d, int64_t dld, const char *s, int64_t sld, int64_t rows, int64_t cols,
+                      int64_t es)
+{
+#define CALL(E) transpose_k(d, dld, s, sld, rows, cols, E)
+    DISPATCH(es, CALL)
+#undef CALL
+}
+
+/* rows x w elements at s (row stride sld) into the contiguous d */
+static void gather_band(char *d, const char *s, int64_t sld, int64_t rows, int64_t w, int64_t es)
+{
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(d + r * w * es, s + r * sld * es, (size_t)(w * es));
+}
+
+/* ---- transpose in cache --------------------------------------------------- */
+
+static void in_cache(const hl_intranspose *t, char *a, int64_t g, char *buf)
+{
+    const int64_t bytes = t->m * t->n * t->es;
+    char *mat = a + g * bytes;
+    memcpy(buf, mat, (size_t)bytes);
+    transpose(mat, t->m, buf, t->n, t->m, t->n, t->es);
+}
+
+/* ---- square tiles ------------------------------------------------------------ */
+
+/* Tile row I of group g: tile (I, J) and tile (J, I) exchange, transposed,
+ * for every J >= I. */
+static void square_row(const hl_intranspose *t, char *a, int64_t g, int64_t I, char *buf)
+{
+    const int64_t n = t->n, T = t->tile, es = t->es;
+    char *mat = a + g * n * n * es, *ba = buf, *bb = buf + T * T * es;
+    const int64_t ti = n - I * T < T ? n - I * T : T;
+    for (int64_t J = I; J * T < n; J++) {
+        const int64_t tj = n - J * T < T ? n - J * T : T;
+        char *ij = mat + (I * T * n + J * T) * es, *ji = mat + (J * T * n + I * T) * es;
+        gather_band(ba, ij, n, ti, tj, es);
+        if (J == I) {
+            transpose(ij, n, ba, tj, ti, tj, es);
+            continue;
+        }
+        gather_band(bb, ji, n, tj, ti, es);
+        transpose(ji, n, ba, tj, ti, tj, es);
+        transpose(ij, n, bb, ti, tj, ti, es);
+    }
+}
+
+/* ---- rows and columns ---------------------------------------------------------- */
+
+/* R on the band of columns [c0, c0 + w) of one matrix: runs of columns with
+ * the same rotation (j div b constant) are copied as runs. */
+static void rotate_band(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf)
+{
+    const int64_t m = t->m, n = t->n, b = t->b, es = t->es;
+    gather_band(buf, mat + c0 * es, n, m, w, es);
+    for (int64_t lo = 0; lo < w;) {
+        const int64_t q = (c0 + lo) / b;
+        int64_t hi = (q + 1) * b - c0;
+        hi = hi < w ? hi : w;
+        const int64_t shift = q % m;
+        for (int64_t r = 0; r < m; r++) {
+            const int64_t from = r + shift < m ? r + shift : r + shift - m;
+            memcpy(mat + (r * n + c0 + lo) * es, buf + (from * w + lo) * es, (size_t)((hi - lo) * es));
+        }
+        lo = hi;
+    }
+}
+
+/* S on rows [r0, r1) of one matrix: each row scattered into buf, copied back. */
+KERNEL void rows_k(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1, char *buf,
+                   const int64_t es)
+{
+    const int64_t m = t->m, n = t->n, b = t->b, step = m % n;
+    for (int64_t i = r0; i < r1; i++) {
+        char *row = mat + i * n * es;
+        int64_t jm = 0, jr = 0, i0 = i, i0n = i % n; /* j m mod n, j mod b, i0, i0 mod n */
+        for (int64_t j = 0; j < n; j++) {
+            int64_t to = jm + i0n;
+            to = to >= n ? to - n : to;
+            memcpy(buf + to * es, row + j * es, (size_t)es);
+            jm += step;
+            jm = jm >= n ? jm - n : jm;
+            if (++jr == b) {
+                jr = 0;
+                if (++i0 == m)
+                    i0 = i0n = 0;
+                else if (++i0n == n)
+                    i0n = 0;
+            }
+        }
+        memcpy(row, buf, (size_t)(n * es));
+    }
+}
+
+static void rows_pass(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1, char *buf)
+{
+#define CALL(E) rows_k(t, mat, r0, r1, buf, E)
+    DISPATCH(t->es, CALL)
+#undef CALL
+}
+
+/* C on the band of columns [c0, c0 + w) of one matrix.  Per column the
+ * state of l = r n + c' is kept as i0 = l mod m, j div b and j mod b, and
+ * advanced by n each row. */
+KERNEL void columns_k(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf,
+                      const int64_t es)
+{
+    enum { W = BAND_BYTES };
+    const int64_t m = t->m, n = t->n, b = t->b;
+    const int64_t dr = n % m, dq = n / m;
+    int64_t i0[W], q[W], jr[W];
+    gather_band(buf, mat + c0 * es, n, m, w, es);
+    for (int64_t cc = 0; cc < w; cc++) {
+        const int64_t l = c0 + cc, j = l / m;
+        i0[cc] = l % m;
+        q[cc] = j / b;
+        jr[cc] = j % b;
+    }
+    for (int64_t r = 0; r < m; r++) {
+        char *row = mat + (r * n + c0) * es;
+        for (int64_t cc = 0; cc < w; cc++) {
+            const int64_t i1 = i0[cc] - q[cc] < 0 ? i0[cc] - q[cc] + m : i0[cc] - q[cc];
+            memcpy(row + cc * es, buf + (i1 * w + cc) * es, (size_t)es);
+            int64_t inc = dq;
+            if ((i0[cc] += dr) >= m) {
+                i0[cc] -= m;
+                inc++;
+            }
+            jr[cc] += inc;
+            while (jr[cc] >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
+                jr[cc] -= b;
+                q[cc]++;
+            }
+        }
+    }
+}
+
+static void columns_pass(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf)
+{
+#define CALL(E) columns_k(t, mat, c0, w, buf, E)
+    DISPATCH(t->es, CALL)
+#undef CALL
+}
+
+/* ---- phases and items ----------------------------------------------------------- */
+
+static int64_t bands(const hl_intranspose *t) { return (t->n + t->band - 1) / t->band; }
+
+static int64_t phase_items(const hl_intranspose *t, int ph)
+{
+    switch (t->phase[ph]) {
+    case PHASE_ONE:
+        return t->solver == SOLVER_IN_CACHE ? t->groups : t->groups * ((t->n + t->tile - 1) / t->tile);
+    case PHASE_ROWS: return t->groups * ((t->m + t->row_item - 1) / t->row_item);
+    default: return t->groups * bands(t);
+    }
+}
+
+static void run_item(const hl_intranspose *t, int ph, int64_t item, char *a, char *buf)
+{
+    const int64_t mat_bytes = t->m * t->n * t->es;
+    switch (t->phase[ph]) {
+    case PHASE_ONE:
+        if (t->solver == SOLVER_IN_CACHE) {
+            in_cache(t, a, item, buf);
+        } else {
+            const int64_t nt = (t->n + t->tile - 1) / t->tile;
+            square_row(t, a, item / nt, item % nt, buf);
+        }
+        break;
+    case PHASE_ROWS: {
+        const int64_t per = (t->m + t->row_item - 1) / t->row_item, g = item / per;
+        const int64_t r0 = item % per * t->row_item;
+        const int64_t r1 = r0 + t->row_item < t->m ? r0 + t->row_item : t->m;
+        rows_pass(t, a + g * mat_bytes, r0, r1, buf);
+        break;
+    }
+    default: {
+        const int64_t nb = bands(t), g = item / nb, c0 = item % nb * t->band;
+        const int64_t w = c0 + t->band < t->n ? t->band : t->n - c0;
+        if (t->phase[ph] == PHASE_ROTATE)
+            rotate_band(t, a + g * mat_bytes, c0, w, buf);
+        else
+            columns_pass(t, a + g * mat_bytes, c0, w, buf);
+    }
+    }
+}
+
+void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx, char *buf,
+                        int64_t stride)
+{
+    if (ctx->threads == 0) {
+        if (t->nphases == 1) {
+            const int64_t items = phase_items(t, 0);
+            for (int64_t it = items * ctx->part / ctx->parts;
+                 it < items * (ctx->part + 1) / ctx->parts; it++)
+                run_item(t, 0, it, a, buf);
+        } else if (ctx->part == 0) { /* the passes need each other whole */
+            for (int ph = 0; ph < t->nphases; ph++)
+                for (int64_t it = 0; it < phase_items(t, ph); it++)
+                    run_item(t, ph, it, a, buf);
+        }
+        return;
+    }
+    const bool small = t->groups * t->m * t->n * t->es < SMALL_BYTES;
+    const int use = small ? 1 : ctx->threads;
+#pragma omp parallel num_threads(use)
+    {
+        char *mine = buf + omp_get_thread_num() * stride;
+        for (int ph = 0; ph < t->nphases; ph++) {
+            const int64_t items = phase_items(t, ph);
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t it = 0; it < items; it++)
+                run_item(t, ph, it, a, mine);
+        }
+    }
+}
