@@ -335,8 +335,30 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
     const int ns = plan_swaps(dord, so, rs, src->extent, false, slow);
     const int nf = plan_swaps(dord, so, rs, src->extent, true, fast);
     const bool use_fast = swaps_cost(fast, nf, es) < swaps_cost(slow, ns, es);
-    const swap_t *sw = use_fast ? fast : slow;
-    const int n = use_fast ? nf : ns;
+    const swap_t *chosen = use_fast ? fast : slow;
+    const int nchosen = use_fast ? nf : ns;
+    /* A transpose of M = a g by K = b g with a large common factor g is
+     * three of blocks instead: [a][g][b][g] -> [a][b][g][g] (slabs of g),
+     * each g x g block transposed, [a][b g][g] -> [b g][a][g] (slabs of g):
+     * moves of whole slabs and transposes of contiguous blocks, where the
+     * row-and-column decomposition would walk bands of columns the height
+     * of the matrix twice. */
+    swap_t sw[3 * HL_MAX_RANK];
+    int n = 0;
+    for (int j = 0; j < nchosen; j++) {
+        const swap_t w = chosen[j];
+        const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
+        if (g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
+            w.m * w.k * w.inner * es <= (1 << 18)) {
+            sw[n++] = w;
+            continue;
+        }
+        if (b > 1)
+            sw[n++] = (swap_t){w.outer * a, g, b, g * w.inner};
+        sw[n++] = (swap_t){w.outer * a * b, g, g, w.inner};
+        if (a > 1)
+            sw[n++] = (swap_t){w.outer, a, b * g, g * w.inner};
+    }
     hl_ir_pass *pass = calloc((size_t)(n > 0 ? n : 1), sizeof *pass);
     if (!pass)
         return HL_ERR_NOMEM;

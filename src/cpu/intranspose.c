@@ -24,6 +24,7 @@
 #include "intranspose.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ enum {
     BAND_BYTES = 256,     /* the width of a band of columns: whole lines per row */
     ROW_ITEM_BYTES = 1 << 14, /* rows per task of the row pass: at least this much */
     SMALL_BYTES = 1 << 16, /* arrays smaller than this run on one thread */
+    MAX_TABLE = 1 << 22,  /* the row pass keeps a table of a row up to this long */
 };
 
 enum { SOLVER_IN_CACHE, SOLVER_SQUARE, SOLVER_ROWS_COLS };
@@ -48,6 +50,7 @@ struct hl_intranspose {
     int64_t tile;             /* square: tile side in elements */
     int64_t band;             /* rows and columns: columns per band */
     int64_t row_item;         /* rows and columns: rows per task of the row pass */
+    int32_t *inv0;            /* rows and columns: row 0's permutation, inverted (or NULL) */
     int nphases;
     int phase[3];
 };
@@ -68,7 +71,7 @@ hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t ro
     hl_intranspose *t = calloc(1, sizeof *t);
     if (!t)
         return HL_ERR_NOMEM;
-    *t = (hl_intranspose){0, groups, rows, cols, bytes, gcd64(rows, cols), 0, 0, 0, 0, 0, {0}};
+    *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = gcd64(rows, cols)};
     t->b = cols / t->c;
     if (rows * cols * bytes <= IN_CACHE) {
         t->solver = SOLVER_IN_CACHE;
@@ -77,10 +80,29 @@ hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t ro
         t->tile = bytes < TILE_BYTES ? TILE_BYTES / bytes : 1;
     } else {
         t->solver = SOLVER_ROWS_COLS;
-        t->band = bytes < BAND_BYTES ? BAND_BYTES / bytes : 1;
+        int64_t bb = getenv("HL_BAND") ? atoi(getenv("HL_BAND")) : BAND_BYTES;
+        t->band = bytes < bb ? bb / bytes : 1;
         if (t->band > cols)
             t->band = cols;
         t->row_item = cols * bytes < ROW_ITEM_BYTES ? ROW_ITEM_BYTES / (cols * bytes) : 1;
+        if (cols <= MAX_TABLE && !(t->inv0 = malloc(sizeof *t->inv0 * (size_t)cols))) {
+            free(t);
+            return HL_ERR_NOMEM;
+        }
+        if (t->inv0) { /* column (j m + (j div b) mod m) mod n receives row 0's column j */
+            int64_t to = 0, q = 0, jr = 0;
+            const int64_t step = rows % cols;
+            for (int64_t j = 0; j < cols; j++) {
+                int64_t x = to + q % rows; /* q < c <= m: q % rows is q */
+                t->inv0[x % cols] = (int32_t)j;
+                to += step;
+                to = to >= cols ? to - cols : to;
+                if (++jr == t->b) {
+                    jr = 0;
+                    q++;
+                }
+            }
+        }
     }
     if (t->solver != SOLVER_ROWS_COLS) {
         t->phase[t->nphases++] = PHASE_ONE;
@@ -94,7 +116,12 @@ hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t ro
     return HL_OK;
 }
 
-void hl_intranspose_destroy(hl_intranspose *t) { free(t); }
+void hl_intranspose_destroy(hl_intranspose *t)
+{
+    if (t)
+        free(t->inv0);
+    free(t);
+}
 
 int hl_intranspose_phases(const hl_intranspose *t) { return t->nphases; }
 
@@ -111,8 +138,8 @@ int64_t hl_intranspose_buffer(const hl_intranspose *t)
     switch (t->solver) {
     case SOLVER_IN_CACHE: return t->m * t->n * t->es;
     case SOLVER_SQUARE: return 2 * t->tile * t->tile * t->es;
-    default: {
-        const int64_t row = t->n * t->es, band = t->m * t->band * t->es;
+    default: { /* a row, or a band and its two tables of m entries */
+        const int64_t row = t->n * t->es, band = t->m * t->band * t->es + 16 * t->m;
         return row > band ? row : band;
     }
     }
@@ -160,11 +187,19 @@ static void transpose(char *d, int64_t dld, const char *s, int64_t sld, int64_t 
 #undef CALL
 }
 
-/* rows x w elements at s (row stride sld) into the contiguous d */
+/* rows x w elements at s (row stride sld) into the contiguous d.  Rows far
+ * apart are a new page each, where no hardware prefetcher follows: the rows
+ * PREFETCH_ROWS ahead are asked for explicitly. */
+enum { PREFETCH_ROWS = 16 };
 static void gather_band(char *d, const char *s, int64_t sld, int64_t rows, int64_t w, int64_t es)
 {
-    for (int64_t r = 0; r < rows; r++)
-        memcpy(d + r * w * es, s + r * sld * es, (size_t)(w * es));
+    const int64_t bytes = w * es;
+    for (int64_t r = 0; r < rows; r++) {
+        if (r + PREFETCH_ROWS < rows)
+            for (int64_t o = 0; o < bytes; o += 64)
+                __builtin_prefetch(s + ((r + PREFETCH_ROWS) * sld) * es + o, 0, 0);
+        memcpy(d + r * bytes, s + r * sld * es, (size_t)bytes);
+    }
 }
 
 /* ---- transpose in cache --------------------------------------------------- */
@@ -247,45 +282,132 @@ KERNEL void rows_k(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1, c
     }
 }
 
+/* S as a gather through row 0's table.  Row i's permutation is row 0's
+ * shifted by i, c'_i(j) = (c'_0(j) + i) mod n, for the columns j whose
+ * source row i + j div b has not wrapped past m, i.e. j < (m - i) b; for
+ * the others it is shifted by i - m.  So column x of the new row is old
+ * column inv0[x - i], unless that one wrapped: then inv0[x - i + m]. */
+KERNEL void rows_table_k(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1, char *buf,
+                         const int64_t es)
+{
+    const int64_t m = t->m, n = t->n, mn = m % n;
+    const int32_t *inv = t->inv0;
+    for (int64_t i = r0; i < r1; i++) {
+        char *row = mat + i * n * es;
+        const int64_t lim = (m - i) * t->b;
+        memcpy(buf, row, (size_t)(n * es));
+        int64_t y = (n - i % n) % n, y2 = y + mn >= n ? y + mn - n : y + mn;
+        for (int64_t x = 0; x < n; x++) {
+            int64_t j = inv[y];
+            j = j < lim ? j : inv[y2];
+            memcpy(row + x * es, buf + j * es, (size_t)es);
+            y = y + 1 == n ? 0 : y + 1;
+            y2 = y2 + 1 == n ? 0 : y2 + 1;
+        }
+    }
+}
+
 static void rows_pass(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1, char *buf)
 {
 #define CALL(E) rows_k(t, mat, r0, r1, buf, E)
-    DISPATCH(t->es, CALL)
+#define CALL_TABLE(E) rows_table_k(t, mat, r0, r1, buf, E)
+    if (t->inv0) {
+        DISPATCH(t->es, CALL_TABLE)
+    } else {
+        DISPATCH(t->es, CALL)
+    }
 #undef CALL
+#undef CALL_TABLE
 }
 
-/* C on the band of columns [c0, c0 + w) of one matrix.  Per column the
- * state of l = r n + c' is kept as i0 = l mod m, j div b and j mod b, and
- * advanced by n each row. */
+/* C on the band of columns [c0, c0 + w) of one matrix.  For the cell
+ * (r, c') the state of l = r n + c' is kept as i0 = l mod m, j div b and
+ * j mod b; along a row of the band l grows by one, so the source rows of
+ * consecutive columns are consecutive (a diagonal of the band) until i0
+ * wraps; from one row to the next l grows by n. */
 KERNEL void columns_k(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf,
                       const int64_t es)
 {
-    enum { W = BAND_BYTES };
     const int64_t m = t->m, n = t->n, b = t->b;
     const int64_t dr = n % m, dq = n / m;
-    int64_t i0[W], q[W], jr[W];
     gather_band(buf, mat + c0 * es, n, m, w, es);
-    for (int64_t cc = 0; cc < w; cc++) {
-        const int64_t l = c0 + cc, j = l / m;
-        i0[cc] = l % m;
-        q[cc] = j / b;
-        jr[cc] = j % b;
-    }
+    int64_t i0 = c0 % m, q = c0 / m / b, jr = c0 / m % b;
     for (int64_t r = 0; r < m; r++) {
         char *row = mat + (r * n + c0) * es;
+        int64_t k0 = i0, kq = q, kr = jr;
         for (int64_t cc = 0; cc < w; cc++) {
-            const int64_t i1 = i0[cc] - q[cc] < 0 ? i0[cc] - q[cc] + m : i0[cc] - q[cc];
+            const int64_t i1 = k0 - kq < 0 ? k0 - kq + m : k0 - kq;
             memcpy(row + cc * es, buf + (i1 * w + cc) * es, (size_t)es);
-            int64_t inc = dq;
-            if ((i0[cc] += dr) >= m) {
-                i0[cc] -= m;
-                inc++;
+            if (++k0 == m) {
+                k0 = 0;
+                if (++kr == b) {
+                    kr = 0;
+                    kq++;
+                }
             }
-            jr[cc] += inc;
-            while (jr[cc] >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
-                jr[cc] -= b;
-                q[cc]++;
-            }
+        }
+        int64_t inc = dq;
+        if ((i0 += dr) >= m) {
+            i0 -= m;
+            inc++;
+        }
+        jr += inc;
+        while (jr >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
+            jr -= b;
+            q++;
+        }
+    }
+}
+
+/* C when the band is no wider than the matrix is tall, by diagonals.  Along
+ * a row r of the band the source rows run i1, i1 + 1, ... (mod m), less one
+ * from the column where i0 wraps past m if j div b then grows (at most once:
+ * w <= m).  Taking the rows in the order of their i1 (a table inverted in a
+ * first sweep), consecutive rows read consecutive diagonals of the buffer,
+ * which share their lines: the buffer is read from L1, however tall. */
+KERNEL void columns_diag_k(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf,
+                           const int64_t es)
+{
+    const int64_t m = t->m, n = t->n, b = t->b;
+    const int64_t dr = n % m, dq = n / m;
+    int64_t *inv = (int64_t *)(void *)(buf + m * w * es), *brk = inv + m;
+    gather_band(buf, mat + c0 * es, n, m, w, es);
+    int64_t i0 = c0 % m, q = c0 / m / b, jr = c0 / m % b;
+    for (int64_t r = 0; r < m; r++) {
+        const int64_t i1 = i0 - q < 0 ? i0 - q + m : i0 - q;
+        inv[i1] = r;
+        brk[i1] = m - i0 < w && jr + 1 == b ? m - i0 : w;
+        int64_t inc = dq;
+        if ((i0 += dr) >= m) {
+            i0 -= m;
+            inc++;
+        }
+        jr += inc;
+        while (jr >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
+            jr -= b;
+            q++;
+        }
+    }
+    const int64_t bytes = w * es;
+    for (int64_t s = 0; s < m; s++) {
+        /* the rows are written in no order: their lines are asked for ahead,
+         * or every store would wait for its line */
+        if (s + PREFETCH_ROWS < m)
+            for (int64_t o = 0; o < bytes; o += 64)
+                __builtin_prefetch(mat + (inv[s + PREFETCH_ROWS] * n + c0) * es + o, 1, 3);
+        /* and the buffer rows the diagonals reach next (its lines were
+         * evicted from L2 while the band was gathered) */
+        const int64_t ahead = s + w + PREFETCH_ROWS / 2;
+        for (int64_t o = 0; o < bytes; o += 64)
+            __builtin_prefetch(buf + ahead % m * bytes + o, 0, 3);
+        char *row = mat + (inv[s] * n + c0) * es;
+        const int64_t k = brk[s];
+        int64_t src = s;
+        for (int64_t cc = 0; cc < w; cc++) {
+            if (cc == k)
+                src = src == 0 ? m - 1 : src - 1;
+            memcpy(row + cc * es, buf + (src * w + cc) * es, (size_t)es);
+            src = src + 1 == m ? 0 : src + 1;
         }
     }
 }
@@ -293,8 +415,14 @@ KERNEL void columns_k(const hl_intranspose *t, char *mat, int64_t c0, int64_t w,
 static void columns_pass(const hl_intranspose *t, char *mat, int64_t c0, int64_t w, char *buf)
 {
 #define CALL(E) columns_k(t, mat, c0, w, buf, E)
-    DISPATCH(t->es, CALL)
+#define CALL_DIAG(E) columns_diag_k(t, mat, c0, w, buf, E)
+    if (w <= t->m) {
+        DISPATCH(t->es, CALL_DIAG)
+    } else {
+        DISPATCH(t->es, CALL)
+    }
 #undef CALL
+#undef CALL_DIAG
 }
 
 /* ---- phases and items ----------------------------------------------------------- */
@@ -364,9 +492,11 @@ void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx
         char *mine = buf + omp_get_thread_num() * stride;
         for (int ph = 0; ph < t->nphases; ph++) {
             const int64_t items = phase_items(t, ph);
+            double T0 = omp_get_wtime();
 #pragma omp for schedule(dynamic, 1)
             for (int64_t it = 0; it < items; it++)
                 run_item(t, ph, it, a, mine);
+            if (getenv("HL_PHASES") && omp_get_thread_num() == 0) fprintf(stderr, "phase %d: %.3f\n", t->phase[ph], omp_get_wtime() - T0);
         }
     }
 }
