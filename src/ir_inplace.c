@@ -299,25 +299,182 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-/* A rough count of passes over the array for a sequence of exchanges, to
- * choose between the two orders: a slab permutation, a small or a square
- * matrix is one pass; the row-and-column decomposition two, or three when
- * rows and columns share a factor. */
-static int64_t swaps_cost(const swap_t *sw, int n, int64_t es)
+/* ---- choosing the passes ---------------------------------------------------- */
+
+/* The planner's costs, in passes at the copy's speed: moving whole slabs
+ * (a long memcpy each) or transposing a matrix that fits in cache is one
+ * pass; square tiles a little more; the row-and-column decomposition is a
+ * pass of rows and one or two of bands of columns, which walk the whole
+ * height of the matrix in short runs (measured about half the speed). */
+static double slab_cost(int64_t bytes) { return bytes >= 4096 ? 1.0 : 1.5; }
+
+static double swap_cost(swap_t w, int64_t es)
 {
-    int64_t cost = 0;
-    for (int j = 0; j < n; j++) {
-        const int64_t bytes = sw[j].inner * es;
-        if ((bytes >= LONG_SLAB_BYTES && sw[j].m * sw[j].k <= MAX_LEN) || sw[j].m == sw[j].k ||
-            sw[j].m * sw[j].k * bytes <= (1 << 18))
-            cost += 2;
-        else
-            cost += gcd64(sw[j].m, sw[j].k) > 1 ? 6 : 4;
-        /* tall matrices need bands of columns as tall as the matrix */
-        if (sw[j].m * 64 > (1 << 20) && sw[j].m != sw[j].k)
-            cost += 1;
+    const int64_t bytes = w.inner * es, g = gcd64(w.m, w.k);
+    if (w.m == 1 || w.k == 1)
+        return 0;
+    if (bytes >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)
+        return slab_cost(bytes);
+    if (w.m * w.k * bytes <= (1 << 18))
+        return 1.0;
+    if (w.m == w.k)
+        return 1.2;
+    if (g > 1 && g * bytes >= LONG_SLAB_BYTES) { /* in blocks (expand, below) */
+        const int64_t a = w.m / g, b = w.k / g;
+        return swap_cost((swap_t){w.outer * a, g, b, g * w.inner}, es) +
+               swap_cost((swap_t){w.outer * a * b, g, g, w.inner}, es) +
+               swap_cost((swap_t){w.outer, a, b * g, g * w.inner}, es);
     }
-    return cost;
+    return g > 1 ? 5.0 : 3.0;
+}
+
+/* A step of the chosen sequence: an exchange of two groups of dimensions,
+ * or (last) a permutation of the slabs above a common suffix of dimensions:
+ * from[] to to[] (np dimensions, slowest first), slabs of `inner` elements. */
+typedef struct {
+    bool slabs;
+    swap_t sw;
+    int np;
+    int from[HL_MAX_RANK], to[HL_MAX_RANK];
+    int64_t inner;
+} step_t;
+
+/* The exchange of cur[pos..k) and cur[k..end), and the order after it. */
+static swap_t exchange(const int *cur, int r, const int64_t *ext, int pos, int k, int end, int *next)
+{
+    int t = 0;
+    for (int a = 0; a < pos; a++)
+        next[t++] = cur[a];
+    for (int a = k; a < end; a++)
+        next[t++] = cur[a];
+    for (int a = pos; a < k; a++)
+        next[t++] = cur[a];
+    for (int a = end; a < r; a++)
+        next[t++] = cur[a];
+    return (swap_t){product(ext, cur, 0, pos), product(ext, cur, pos, k), product(ext, cur, k, end),
+                    product(ext, cur, end, r)};
+}
+
+/* Whether cur can finish in one pass of slabs: the longest common suffix
+ * with tgt makes slabs of at least LONG_SLAB_BYTES and few enough of them
+ * to keep a permutation; its length in *t. */
+static bool can_finish(const int *cur, const int *tgt, int r, const int64_t *ext, int64_t es, int *t)
+{
+    int n = 0;
+    while (n < r && cur[r - 1 - n] == tgt[r - 1 - n])
+        n++;
+    *t = n;
+    return n < r && product(ext, cur, r - n, r) * es >= LONG_SLAB_BYTES &&
+           product(ext, cur, 0, r - n) <= MAX_LEN;
+}
+
+enum { SEARCH_RANK = 7, SEARCH_STATES = 5040 }; /* 7! */
+
+/* Index of an order among the permutations of the source order (Lehmer code). */
+static int state_index(const int *cur, const int *pos_of, int r)
+{
+    int idx = 0;
+    for (int a = 0; a < r; a++) {
+        int smaller = 0;
+        for (int b = a + 1; b < r; b++)
+            smaller += pos_of[cur[b]] < pos_of[cur[a]];
+        idx = idx * (r - a) + smaller;
+    }
+    return idx;
+}
+
+typedef struct {
+    double cost;
+    int prev, done;
+    int order[SEARCH_RANK];
+    step_t how; /* the step that reached it */
+} node_t;
+
+/* The cheapest sequence of steps from src order so to tgt (Dijkstra over the
+ * orders, r <= SEARCH_RANK): into steps[], count returned; -1 without memory. */
+static int search(const int *so, const int *tgt, int r, const int64_t *ext, int64_t es,
+                  step_t *steps)
+{
+    int pos_of[HL_MAX_RANK];
+    for (int a = 0; a < r; a++)
+        pos_of[so[a]] = a;
+    node_t *node = calloc(SEARCH_STATES, sizeof *node);
+    if (!node)
+        return -1;
+    for (int j = 0; j < SEARCH_STATES; j++)
+        node[j].cost = -1;
+    const int start = state_index(so, pos_of, r), goal = state_index(tgt, pos_of, r);
+    node[start].cost = 0;
+    node[start].prev = -1;
+    memcpy(node[start].order, so, sizeof *so * (size_t)r);
+    for (;;) {
+        int u = -1;
+        for (int j = 0; j < SEARCH_STATES; j++)
+            if (node[j].cost >= 0 && !node[j].done && (u < 0 || node[j].cost < node[u].cost))
+                u = j;
+        if (u < 0 || u == goal)
+            break;
+        node[u].done = 1;
+        const int *cur = node[u].order;
+        int next[HL_MAX_RANK];
+        for (int pos = 0; pos < r; pos++)
+            for (int k = pos + 1; k < r; k++)
+                for (int end = k + 1; end <= r; end++) {
+                    const swap_t w = exchange(cur, r, ext, pos, k, end, next);
+                    const double c = node[u].cost + swap_cost(w, es);
+                    const int v = state_index(next, pos_of, r);
+                    if (!node[v].done && (node[v].cost < 0 || c < node[v].cost)) {
+                        node[v].cost = c;
+                        node[v].prev = u;
+                        memcpy(node[v].order, next, sizeof *next * (size_t)r);
+                        node[v].how = (step_t){.slabs = false, .sw = w};
+                    }
+                }
+        int t;
+        if (can_finish(cur, tgt, r, ext, es, &t)) {
+            const double c = node[u].cost + slab_cost(product(ext, cur, r - t, r) * es);
+            if (node[goal].cost < 0 || c < node[goal].cost) {
+                node[goal].cost = c;
+                node[goal].prev = u;
+                memcpy(node[goal].order, tgt, sizeof *tgt * (size_t)r);
+                step_t st = {.slabs = true, .np = r - t, .inner = product(ext, cur, r - t, r)};
+                memcpy(st.from, cur, sizeof *cur * (size_t)(r - t));
+                memcpy(st.to, tgt, sizeof *tgt * (size_t)(r - t));
+                node[goal].how = st;
+            }
+        }
+    }
+    int n = 0;
+    for (int v = goal; node[v].prev >= 0; v = node[v].prev)
+        n++;
+    int at = n;
+    for (int v = goal; node[v].prev >= 0; v = node[v].prev)
+        steps[--at] = node[v].how;
+    free(node);
+    return n;
+}
+
+/* sigma of a permutation of slabs: the slabs indexed by from[] (mixed radix,
+ * slowest first) go to the positions indexed by to[]. */
+static int64_t *slab_sigma(const step_t *st, const int64_t *ext)
+{
+    const int64_t count = product(ext, st->from, 0, st->np);
+    int64_t *sigma = malloc(sizeof *sigma * (size_t)count);
+    if (!sigma)
+        return NULL;
+    int64_t x[HL_MAX_RANK] = {0}; /* coordinates by logical dimension */
+    for (int64_t p = 0; p < count; p++) { /* p: position in to[] order */
+        int64_t rest = p;
+        for (int a = st->np - 1; a >= 0; a--) {
+            x[st->to[a]] = rest % ext[st->to[a]];
+            rest /= ext[st->to[a]];
+        }
+        int64_t q = 0;
+        for (int a = 0; a < st->np; a++)
+            q = q * ext[st->from[a]] + x[st->from[a]];
+        sigma[p] = q;
+    }
+    return sigma;
 }
 
 hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t es,
@@ -331,54 +488,75 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
     for (int i = 0; i < src->rank; i++)
         if (src->extent[i] != dst->extent[i])
             return HL_ERR_UNSUPPORTED;
-    swap_t slow[HL_MAX_RANK], fast[HL_MAX_RANK];
-    const int ns = plan_swaps(dord, so, rs, src->extent, false, slow);
-    const int nf = plan_swaps(dord, so, rs, src->extent, true, fast);
-    const bool use_fast = swaps_cost(fast, nf, es) < swaps_cost(slow, ns, es);
-    const swap_t *chosen = use_fast ? fast : slow;
-    const int nchosen = use_fast ? nf : ns;
+    const int64_t *ext = src->extent;
+    step_t chosen[HL_MAX_RANK + 1];
+    int nchosen;
+    if (rs <= SEARCH_RANK) {
+        if ((nchosen = search(so, dord, rs, ext, es, chosen)) < 0)
+            return HL_ERR_NOMEM;
+    } else { /* too many orders to search: greedy exchanges from either end */
+        swap_t slow[HL_MAX_RANK], fast[HL_MAX_RANK];
+        const int ns = plan_swaps(dord, so, rs, ext, false, slow);
+        const int nf = plan_swaps(dord, so, rs, ext, true, fast);
+        double cs = 0, cf = 0;
+        for (int j = 0; j < ns; j++)
+            cs += swap_cost(slow[j], es);
+        for (int j = 0; j < nf; j++)
+            cf += swap_cost(fast[j], es);
+        nchosen = cf < cs ? nf : ns;
+        for (int j = 0; j < nchosen; j++)
+            chosen[j] = (step_t){.slabs = false, .sw = cf < cs ? fast[j] : slow[j]};
+    }
     /* A transpose of M = a g by K = b g with a large common factor g is
      * three of blocks instead: [a][g][b][g] -> [a][b][g][g] (slabs of g),
      * each g x g block transposed, [a][b g][g] -> [b g][a][g] (slabs of g):
      * moves of whole slabs and transposes of contiguous blocks, where the
      * row-and-column decomposition would walk bands of columns the height
      * of the matrix twice. */
-    swap_t sw[3 * HL_MAX_RANK];
+    step_t sw[3 * (HL_MAX_RANK + 1)];
     int n = 0;
     for (int j = 0; j < nchosen; j++) {
-        const swap_t w = chosen[j];
+        const swap_t w = chosen[j].sw;
         const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
-        if (g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
-            w.m * w.k * w.inner * es <= (1 << 18)) {
-            sw[n++] = w;
+        if (chosen[j].slabs || g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
+            w.m * w.k * w.inner * es <= (1 << 18) ||
+            (w.inner * es >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)) {
+            sw[n++] = chosen[j];
             continue;
         }
         if (b > 1)
-            sw[n++] = (swap_t){w.outer * a, g, b, g * w.inner};
-        sw[n++] = (swap_t){w.outer * a * b, g, g, w.inner};
+            sw[n++] = (step_t){.sw = {w.outer * a, g, b, g * w.inner}};
+        sw[n++] = (step_t){.sw = {w.outer * a * b, g, g, w.inner}};
         if (a > 1)
-            sw[n++] = (swap_t){w.outer, a, b * g, g * w.inner};
+            sw[n++] = (step_t){.sw = {w.outer, a, b * g, g * w.inner}};
     }
     hl_ir_pass *pass = calloc((size_t)(n > 0 ? n : 1), sizeof *pass);
     if (!pass)
         return HL_ERR_NOMEM;
     for (int j = 0; j < n; j++) {
-        const swap_t *w = &sw[j];
-        const int64_t len = w->m * w->k;
-        pass[j] = (hl_ir_pass){-1, len, w->inner, w->outer, NULL, -1, true, w->m, w->k};
-        if (w->inner * es >= LONG_SLAB_BYTES && len <= MAX_LEN) {
+        const swap_t *w = &sw[j].sw;
+        int64_t *sigma = NULL;
+        if (sw[j].slabs) {
+            const int64_t len = product(ext, sw[j].from, 0, sw[j].np);
+            pass[j] = (hl_ir_pass){-1, len, sw[j].inner, 1, NULL, -1, false, 0, 0};
+            sigma = slab_sigma(&sw[j], ext);
+        } else if (w->inner * es >= LONG_SLAB_BYTES && w->m * w->k <= MAX_LEN) {
             /* a permutation of long slabs: dst slab q * M + p is src slab p * K + q */
-            int64_t *sigma = malloc(sizeof *sigma * (size_t)len);
-            if (!sigma) {
-                hl_ir_passes_free(pass, j);
-                return HL_ERR_NOMEM;
-            }
-            for (int64_t q = 0; q < w->k; q++)
-                for (int64_t p = 0; p < w->m; p++)
-                    sigma[q * w->m + p] = p * w->k + q;
-            pass[j].sigma = sigma;
-            pass[j].transpose = false;
+            const int64_t len = w->m * w->k;
+            pass[j] = (hl_ir_pass){-1, len, w->inner, w->outer, NULL, -1, false, 0, 0};
+            if ((sigma = malloc(sizeof *sigma * (size_t)len)))
+                for (int64_t q = 0; q < w->k; q++)
+                    for (int64_t p = 0; p < w->m; p++)
+                        sigma[q * w->m + p] = p * w->k + q;
+        } else {
+            pass[j] = (hl_ir_pass){-1, w->m * w->k, w->inner, w->outer, NULL, -1, true, w->m, w->k};
+            continue;
         }
+        if (!sigma) {
+            hl_ir_passes_free(pass, j);
+            return HL_ERR_NOMEM;
+        }
+        pass[j].sigma = sigma;
     }
     *out = pass;
     *nout = n;
