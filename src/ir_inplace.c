@@ -368,7 +368,7 @@ static bool can_finish(const int *cur, const int *tgt, int r, const int64_t *ext
            product(ext, cur, 0, r - n) <= MAX_LEN;
 }
 
-enum { SEARCH_RANK = 7, SEARCH_STATES = 5040 }; /* 7! */
+enum { SEARCH_RANK = 7 }; /* 7! = 5040 orders at most */
 
 /* Index of an order among the permutations of the source order (Lehmer code). */
 static int state_index(const int *cur, const int *pos_of, int r)
@@ -398,10 +398,13 @@ static int search(const int *so, const int *tgt, int r, const int64_t *ext, int6
     int pos_of[HL_MAX_RANK];
     for (int a = 0; a < r; a++)
         pos_of[so[a]] = a;
-    node_t *node = calloc(SEARCH_STATES, sizeof *node);
+    int states = 1; /* r! orders */
+    for (int a = 2; a <= r; a++)
+        states *= a;
+    node_t *node = calloc((size_t)states, sizeof *node);
     if (!node)
         return -1;
-    for (int j = 0; j < SEARCH_STATES; j++)
+    for (int j = 0; j < states; j++)
         node[j].cost = -1;
     const int start = state_index(so, pos_of, r), goal = state_index(tgt, pos_of, r);
     node[start].cost = 0;
@@ -409,7 +412,7 @@ static int search(const int *so, const int *tgt, int r, const int64_t *ext, int6
     memcpy(node[start].order, so, sizeof *so * (size_t)r);
     for (;;) {
         int u = -1;
-        for (int j = 0; j < SEARCH_STATES; j++)
+        for (int j = 0; j < states; j++)
             if (node[j].cost >= 0 && !node[j].done && (u < 0 || node[j].cost < node[u].cost))
                 u = j;
         if (u < 0 || u == goal)
