@@ -315,7 +315,7 @@ static double swap_cost(swap_t w, int64_t es)
         return 0;
     if (bytes >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)
         return slab_cost(bytes);
-    if (w.m * w.k * bytes <= (1 << 18))
+    if (w.m * w.k * bytes <= (1 << 19))
         return 1.0;
     if (w.m == w.k)
         return 1.2;
@@ -522,7 +522,7 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
         const swap_t w = chosen[j].sw;
         const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
         if (chosen[j].slabs || g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
-            w.m * w.k * w.inner * es <= (1 << 18) ||
+            w.m * w.k * w.inner * es <= (1 << 19) ||
             (w.inner * es >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)) {
             sw[n++] = chosen[j];
             continue;

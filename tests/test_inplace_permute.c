@@ -132,14 +132,14 @@ static void test_solvers(void **state)
         {{601, 509}, 2, 4, {1, 0}, "rows and columns (2 passes)"},      /* gcd 1 */
         {{1000, 600}, 2, 1, {1, 0}, "rows and columns (3 passes)"},     /* gcd 200 */
         {{600, 1000}, 2, 1, {1, 0}, "rows and columns (3 passes)"},
-        {{3, 30001}, 2, 4, {1, 0}, "rows and columns"},                 /* tall */
-        {{30001, 3}, 2, 4, {1, 0}, "rows and columns"},                 /* wide */
-        {{2, 20000}, 2, 12, {1, 0}, "rows and columns"},                /* gcd 2 */
+        {{3, 60001}, 2, 4, {1, 0}, "rows and columns"},                 /* tall */
+        {{60001, 3}, 2, 4, {1, 0}, "rows and columns"},                 /* wide */
+        {{2, 30000}, 2, 12, {1, 0}, "rows and columns"},                /* gcd 2 */
         {{60, 30000}, 2, 4, {1, 0}, "rows and columns (3 passes)"},     /* m | n */
         {{30000, 60}, 2, 3, {1, 0}, "rows and columns (3 passes)"},     /* n | m */
         /* a large common factor: blocks of it (slab cycles, then squares) */
         {{384, 640}, 2, 8, {1, 0}, "transpose as 384 slabs of 128 elements in 5 groups"},
-        {{700, 350}, 2, 3, {1, 0}, "square tiles"},                     /* a = 2, b = 1 */
+        {{700, 350}, 2, 5, {1, 0}, "square tiles"},                     /* a = 2, b = 1 */
         {{350, 700}, 2, 5, {1, 0}, "square tiles"},                     /* a = 1, b = 2 */
         {{900, 600}, 2, 2, {1, 0}, "transpose in cache"},               /* g = 300 */
         {{100, 30, 40}, 3, 4, {0, 2, 1}, "in-place cycles"},            /* long slabs */
