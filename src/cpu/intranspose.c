@@ -133,13 +133,17 @@ void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols)
     *cols = t->n;
 }
 
+/* Where the column pass's two tables start in a worker's buffer: after the
+ * band, on an 8-byte boundary (the band's bytes need not be a multiple of 8). */
+static int64_t tables_at(int64_t rows, int64_t w, int64_t es) { return (rows * w * es + 7) / 8 * 8; }
+
 int64_t hl_intranspose_buffer(const hl_intranspose *t)
 {
     switch (t->solver) {
     case SOLVER_IN_CACHE: return t->m * t->n * t->es;
     case SOLVER_SQUARE: return 2 * t->tile * t->tile * t->es;
     default: { /* a row, or a band and its two tables of m entries */
-        const int64_t row = t->n * t->es, band = t->m * t->band * t->es + 16 * t->m;
+        const int64_t row = t->n * t->es, band = tables_at(t->m, t->band, t->es) + 16 * t->m;
         return row > band ? row : band;
     }
     }
@@ -370,7 +374,7 @@ KERNEL void columns_diag_k(const hl_intranspose *t, char *mat, int64_t c0, int64
 {
     const int64_t m = t->m, n = t->n, b = t->b;
     const int64_t dr = n % m, dq = n / m;
-    int64_t *inv = (int64_t *)(void *)(buf + m * w * es), *brk = inv + m;
+    int64_t *inv = (int64_t *)(void *)(buf + tables_at(m, w, es)), *brk = inv + m;
     gather_band(buf, mat + c0 * es, n, m, w, es);
     int64_t i0 = c0 % m, q = c0 / m / b, jr = c0 / m % b;
     for (int64_t r = 0; r < m; r++) {
