@@ -24,7 +24,6 @@
 #include "intranspose.h"
 
 #include <omp.h>
-#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +79,7 @@ hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t ro
         t->tile = bytes < TILE_BYTES ? TILE_BYTES / bytes : 1;
     } else {
         t->solver = SOLVER_ROWS_COLS;
-        int64_t bb = getenv("HL_BAND") ? atoi(getenv("HL_BAND")) : BAND_BYTES;
-        t->band = bytes < bb ? bb / bytes : 1;
+        t->band = bytes < BAND_BYTES ? BAND_BYTES / bytes : 1;
         if (t->band > cols)
             t->band = cols;
         t->row_item = cols * bytes < ROW_ITEM_BYTES ? ROW_ITEM_BYTES / (cols * bytes) : 1;
@@ -496,11 +494,9 @@ void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx
         char *mine = buf + omp_get_thread_num() * stride;
         for (int ph = 0; ph < t->nphases; ph++) {
             const int64_t items = phase_items(t, ph);
-            double T0 = omp_get_wtime();
 #pragma omp for schedule(dynamic, 1)
             for (int64_t it = 0; it < items; it++)
                 run_item(t, ph, it, a, mine);
-            if (getenv("HL_PHASES") && omp_get_thread_num() == 0) fprintf(stderr, "phase %d: %.3f\n", t->phase[ph], omp_get_wtime() - T0);
         }
     }
 }
