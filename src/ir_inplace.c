@@ -519,9 +519,13 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
     step_t sw[3 * (HL_MAX_RANK + 1)];
     int n = 0;
     for (int j = 0; j < nchosen; j++) {
+        if (chosen[j].slabs) { /* a final permutation of slabs: no exchange to cut */
+            sw[n++] = chosen[j];
+            continue;
+        }
         const swap_t w = chosen[j].sw;
         const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
-        if (chosen[j].slabs || g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
+        if (g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
             w.m * w.k * w.inner * es <= (1 << 19) ||
             (w.inner * es >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)) {
             sw[n++] = chosen[j];
