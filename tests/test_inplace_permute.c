@@ -115,6 +115,26 @@ static void test_random(void **state)
     }
 }
 
+/* Ranks above the planner's search (7 dimensions) take its greedy exchanges. */
+static void test_high_rank(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 40; trial++) {
+        const int rank = 8 + (int)below(3);
+        int64_t ext[HL_MAX_RANK];
+        for (int i = 0; i < rank; i++)
+            ext[i] = 2 + below(2);
+        int perm[HL_MAX_RANK];
+        random_perm(perm, rank);
+        hl_plan *p = permute_plan(rank, ext, 1 + below(8), perm, 1 + (int)below(2));
+        assert_true(check_plan(p, NULL));
+        static char text[1 << 16];
+        assert_int_equal(hl_plan_describe(p, text, sizeof text, NULL), HL_OK);
+        assert_null(strstr(text, "cell cycles"));
+        hl_plan_destroy(p);
+    }
+}
+
 /* Each solver on shapes chosen to reach it, with odd edges. */
 static void test_solvers(void **state)
 {
@@ -230,6 +250,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_solvers),
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_parts),
