@@ -156,6 +156,7 @@ static void test_solvers(void **state)
         {{60001, 3}, 2, 4, {1, 0}, "rows and columns"},                 /* wide */
         {{2, 30000}, 2, 12, {1, 0}, "rows and columns"},                /* gcd 2 */
         {{60, 30000}, 2, 4, {1, 0}, "rows and columns (3 passes)"},     /* m | n */
+        {{4194305, 3}, 2, 1, {1, 0}, "rows and columns (2 passes)"},    /* rows too long for a table */
         {{30000, 60}, 2, 3, {1, 0}, "rows and columns (3 passes)"},     /* n | m */
         /* a large common factor: blocks of it (slab cycles, then squares) */
         {{384, 640}, 2, 8, {1, 0}, "transpose as 384 slabs of 128 elements in 5 groups"},
