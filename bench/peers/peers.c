@@ -21,12 +21,15 @@
 #include "peers.h"
 
 static const char usage[] =
-    "usage: bench_peers [--threads LIST] [--reps N] [--quick] [--shape SHAPE] [--csv FILE]\n"
+    "usage: bench_peers [--threads LIST] [--reps N] [--quick] [--shape SHAPE] [--offset BYTES]\n"
+    "                   [--csv FILE]\n"
     "\n"
     "Transposes of 2^24-element arrays (float32, float64) by hyperlayout and by\n"
     "the peers built in (HPTT: -DHL_HPTT_DIR=...; libxsmm: Debian's libxsmm-dev),\n"
     "against the best copy.  --threads 1,2 (default): each count is its own\n"
-    "table.  --quick: 2^20-element shapes.  --shape [4096,4096]: one shape.\n";
+    "table.  --quick: 2^20-element shapes.  --shape [4096,4096]: one shape.\n"
+    "--offset 16: both arrays start 16 bytes past a 64-byte boundary, as NumPy's\n"
+    "large arrays do (default 0).\n";
 
 typedef struct {
     const char *shape; /* notation, most significant first */
@@ -114,7 +117,7 @@ static int parse_list(const char *text, int *v, int max)
 
 int main(int argc, char **argv)
 {
-    int threads[4] = {1, 2}, nthreads = 2, reps = 5, quick = 0;
+    int threads[4] = {1, 2}, nthreads = 2, reps = 5, quick = 0, offset = 0;
     const char *only = NULL, *csv_path = NULL;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--threads") && a + 1 < argc)
@@ -123,6 +126,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--shape") && a + 1 < argc)
             only = argv[++a];
+        else if (!strcmp(argv[a], "--offset") && a + 1 < argc)
+            offset = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else if (!strcmp(argv[a], "--quick"))
@@ -133,8 +138,8 @@ int main(int argc, char **argv)
             return help ? 0 : 2;
         }
     }
-    if (nthreads < 1 || reps < 1 || reps > 64) {
-        fprintf(stderr, "bench_peers: --threads N[,N...] >= 1, --reps 1..64\n");
+    if (nthreads < 1 || reps < 1 || reps > 64 || offset < 0 || offset > 4096 || offset % 8) {
+        fprintf(stderr, "bench_peers: --threads N[,N...] >= 1, --reps 1..64, --offset 0..4096, a multiple of 8\n");
         return 2;
     }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
@@ -156,10 +161,10 @@ int main(int argc, char **argv)
     const char *dtypes[] = {"float32", "float64"};
     for (int ti = 0; ti < nthreads; ti++) {
         const int th = threads[ti];
-        printf("bench_peers: %d thread%s, %d repeats; GB/s = 2 x bytes / s; copy = best of memcpy and a %s "
-               "streaming copy;\nx/y = median over repeats of y's time / x's time; WRONG: the output "
-               "differs from the reference; - : does not apply\n\n",
-               th, th == 1 ? "" : "s", reps, bench_stream_isa());
+        printf("bench_peers: %d thread%s, %d repeats, arrays %d bytes past a 64-byte boundary; GB/s = 2 x "
+               "bytes / s;\ncopy = best of memcpy and a %s streaming copy; x/y = median over repeats of "
+               "y's time / x's time;\nWRONG: the output differs from the reference; - : does not apply\n\n",
+               th, th == 1 ? "" : "s", reps, offset, bench_stream_isa());
         printf("%-20s %-8s %-12s %7s %7s %7s", "shape", "dtype", "perm", "copy", "hl", "hl/copy");
         for (int k = 0; k < np; k++)
             printf(" %8s %8s", peers[k]->name, "hl/peer");
@@ -175,10 +180,12 @@ int main(int argc, char **argv)
                 if (hl_shape_parse(&s, text) != HL_OK)
                     return 2;
                 const size_t bytes = (size_t)hl_shape_bytes(&s), n = bytes / (size_t)s.elem_size;
-                char *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes),
+                const size_t alloc = (bytes + (size_t)offset + 63) / 64 * 64;
+                char *in_mem = aligned_alloc(64, alloc), *out_mem = aligned_alloc(64, alloc),
                      *want = aligned_alloc(64, bytes);
-                if (!in || !out || !want)
+                if (!in_mem || !out_mem || !want)
                     return 2;
+                char *in = in_mem + offset, *out = out_mem + offset;
                 for (size_t j = 0; j < n; j++) { /* exact values: no float rounding can hide */
                     if (s.elem_size == 4)
                         ((float *)(void *)in)[j] = (float)(j % 16777216);
@@ -262,8 +269,8 @@ int main(int argc, char **argv)
                     fflush(stdout);
                     hl_plan_destroy(plan);
                 }
-                free(in);
-                free(out);
+                free(in_mem);
+                free(out_mem);
                 free(want);
             }
         }
