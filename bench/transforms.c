@@ -212,7 +212,8 @@ int main(int argc, char **argv)
             if (hl_shape_parse(&s, text) != HL_OK)
                 return 2;
             const size_t bytes = (size_t)hl_shape_bytes(&s);
-            char *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes);
+            const size_t alloc = (bytes + 63) / 64 * 64; /* C11: a multiple of the alignment */
+            char *in = aligned_alloc(64, alloc), *out = aligned_alloc(64, alloc);
             if (!in || !out)
                 return 2;
             for (size_t b = 0; b < bytes; b++)

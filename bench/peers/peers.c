@@ -182,7 +182,7 @@ int main(int argc, char **argv)
                 const size_t bytes = (size_t)hl_shape_bytes(&s), n = bytes / (size_t)s.elem_size;
                 const size_t alloc = (bytes + (size_t)offset + 63) / 64 * 64;
                 char *in_mem = aligned_alloc(64, alloc), *out_mem = aligned_alloc(64, alloc),
-                     *want = aligned_alloc(64, bytes);
+                     *want = aligned_alloc(64, alloc);
                 if (!in_mem || !out_mem || !want)
                     return 2;
                 char *in = in_mem + offset, *out = out_mem + offset;
