@@ -13,7 +13,7 @@ typedef struct {
     const char *name;
     hl_status (*make)(hl_plan **p, const hl_shape *s, const hl_plan_options *opt);
     int pow2_only;
-    int in_place; /* also timed in place (the ops that run in place by dimensions) */
+    int in_place; /* also timed in place (where the executor runs it so) */
 } bench_op;
 
 static inline hl_status bench_flip0(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
@@ -88,8 +88,8 @@ static const bench_op bench_ops[] = {
     {"shift:1,-1,..", bench_shift, 0, 1},
     {"crinkle:0:2", bench_crinkle0, 0, 1},
     {"crinkle:all:2", bench_crinkle_all, 0, 1},
-    {"permute:reverse", bench_permute, 0, 0},
-    {"permute:1,0,..", bench_swap01, 0, 0},
+    {"permute:reverse", bench_permute, 0, 1},
+    {"permute:1,0,..", bench_swap01, 0, 1},
     {"tile:8,..", bench_tile, 0, 0},
     {"morton", bench_morton, 1, 0},
     {"chain:flip,shift,crinkle", bench_chain, 0, 1},

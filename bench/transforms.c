@@ -1,21 +1,22 @@
-/* bench_transforms — throughput of the transform engine against memcpy.
+/* bench_transforms — throughput of the transform engine against the best
+ * copy.
  *
  * For each shape, element type and op (and a fused chain of three ops), the
  * plan is executed out of place on the same two buffers that a parallel
- * memcpy copies with the same thread count; the table gives GB/s counted as
- * bytes read + written and the ratio to memcpy measured in the same run.
- * GB/s is the best of several repeats; memcpy and the plan alternate and the
- * ratio is the median of the per-repeat ratios. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
+ * memcpy and a parallel non-temporal-store copy (bestcopy.h) copy with the
+ * same thread count; the table gives GB/s counted as bytes read + written
+ * and the ratio to the faster of the two copies measured in the same run.
+ * GB/s is the best of several repeats; the copies and the plan alternate
+ * and the ratio is the median of the per-repeat ratios. */
 #include <inttypes.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bestcopy.h"
+#include "bench_ops.h"
 #include "hyperlayout.h"
 
 static const char usage[] =
@@ -24,34 +25,21 @@ static const char usage[] =
     "\n"
     "Times flip, shift, crinkle, permute, tile, Morton and a fused chain\n"
     "(flip:0 shift:1,... crinkle:0:2) on 2^24-element arrays of float32 and\n"
-    "float64, out of place, against memcpy of the same buffers with the same\n"
+    "float64, out of place and in place, against the best copy (the faster of\n"
+    "memcpy and a non-temporal-store copy) of the same buffers with the same\n"
     "threads.  --quick: 2^20 elements and fewer repeats (a smoke run).\n"
     "--op / --shape: only the ops whose name starts with NAME / the shapes\n"
     "written exactly as in the table (e.g. --shape [4096,4096]).\n";
 
-static double now(void)
+/* Best copy of the repeat (both copies timed); the best memcpy and stream
+ * copy so far are kept in tm[0], tm[1]. */
+static double time_copy(char *out, const char *in, size_t bytes, int threads, double *tm)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void parallel_memcpy(char *dst, const char *src, size_t bytes, int threads)
-{
-#pragma omp parallel num_threads(threads)
-    {
-        int nt = omp_get_num_threads(), me = omp_get_thread_num();
-        size_t lo = bytes * (size_t)me / (size_t)nt / 64 * 64;
-        size_t hi = me == nt - 1 ? bytes : bytes * (size_t)(me + 1) / (size_t)nt / 64 * 64;
-        memcpy(dst + lo, src + lo, hi - lo);
-    }
-}
-
-static double time_memcpy(char *out, const char *in, size_t bytes, int threads)
-{
-    double t0 = now();
-    parallel_memcpy(out, in, bytes, threads);
-    return now() - t0;
+    double m, n;
+    const double best = bench_best_copy(out, in, bytes, threads, &m, &n);
+    tm[0] = fmin(tm[0], m);
+    tm[1] = fmin(tm[1], n);
+    return best;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -67,9 +55,9 @@ static double median(double *v, int n)
 }
 
 /* Times p from `from` to `to` (the same buffer: in place), alternating
- * with a memcpy of the same bytes between the two buffers a and b; the
+ * with the best copy of the same bytes between the two buffers a and b; the
  * ratio is the median of the per-repeat ratios, since the machine's
- * bandwidth drifts.  *tm keeps the best memcpy. */
+ * bandwidth drifts.  tm[0], tm[1] keep the best memcpy and stream copy. */
 static void time_plan(const hl_plan *p, const char *from, char *to, char *a, const char *b,
                       size_t bytes, int threads, int reps, double *tm, double *best, double *ratio)
 {
@@ -77,11 +65,10 @@ static void time_plan(const hl_plan *p, const char *from, char *to, char *a, con
     int done = 0;
     *best = 1e30;
     for (int i = 0; i < reps && i < 64; i++) {
-        const double m = time_memcpy(a, b, bytes, threads);
-        double t0 = now();
+        const double m = time_copy(a, b, bytes, threads, tm);
+        double t0 = bench_now();
         hl_execute(p, from, to);
-        double t = now() - t0;
-        *tm = fmin(*tm, m);
+        double t = bench_now() - t0;
         *best = fmin(*best, t);
         r[done++] = m / t;
         if (t > 20 * m && i >= 1) /* a cell-by-cell plan: two runs will do */
@@ -89,82 +76,6 @@ static void time_plan(const hl_plan *p, const char *from, char *to, char *a, con
     }
     *ratio = median(r, done);
 }
-
-typedef struct {
-    const char *name;
-    hl_status (*make)(hl_plan **p, const hl_shape *s, const hl_plan_options *opt);
-    int pow2_only;
-    int in_place; /* also timed in place (the ops that run in place by dimensions) */
-} op_def;
-
-static hl_status op_flip0(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    return hl_plan_flip(p, s, 1, o);
-}
-static hl_status op_flip_all(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    return hl_plan_flip(p, s, ((uint64_t)1 << s->rank) - 1, o);
-}
-static hl_status op_shift(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    int64_t sh[HL_MAX_RANK];
-    for (int i = 0; i < s->rank; i++)
-        sh[i] = i % 2 ? -1 : 1;
-    return hl_plan_shift(p, s, sh, o);
-}
-static hl_status op_crinkle0(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    return hl_plan_crinkle(p, s, 0, 2, o);
-}
-static hl_status op_crinkle_all(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    return hl_plan_crinkle(p, s, -1, 2, o);
-}
-static hl_status op_permute(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    int perm[HL_MAX_RANK];
-    for (int i = 0; i < s->rank; i++)
-        perm[i] = s->rank - 1 - i;
-    return hl_plan_permute(p, s, perm, o);
-}
-static hl_status op_tile(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    int64_t b[HL_MAX_RANK];
-    for (int i = 0; i < s->rank; i++) /* the largest divisor up to 8 */
-        for (b[i] = 8; s->extent[i] % b[i]; b[i]--)
-            ;
-    return hl_plan_tile(p, s, b, o);
-}
-static hl_status op_morton(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    return hl_plan_morton(p, s, o);
-}
-static hl_status op_chain(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
-{
-    hl_plan *steps[3] = {NULL, NULL, NULL};
-    hl_status st = op_flip0(&steps[0], s, o);
-    if (st == HL_OK)
-        st = op_shift(&steps[1], s, o);
-    if (st == HL_OK)
-        st = op_crinkle0(&steps[2], s, o);
-    if (st == HL_OK)
-        st = hl_plan_compose(p, steps, 3, o);
-    for (int j = 0; j < 3; j++)
-        hl_plan_destroy(steps[j]);
-    return st;
-}
-
-static const op_def ops[] = {
-    {"flip:0", op_flip0, 0, 1},
-    {"flip:all", op_flip_all, 0, 1},
-    {"shift:1,-1,..", op_shift, 0, 1},
-    {"crinkle:0:2", op_crinkle0, 0, 1},
-    {"crinkle:all:2", op_crinkle_all, 0, 1},
-    {"permute:reverse", op_permute, 0, 0},
-    {"tile:8,..", op_tile, 0, 0},
-    {"morton", op_morton, 1, 0},
-    {"chain:flip,shift,crinkle", op_chain, 0, 1},
-};
 
 int main(int argc, char **argv)
 {
@@ -207,12 +118,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (csv)
-        fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,memcpy_gbps,ratio_to_memcpy,"
-                     "in_place_gbps,in_place_ratio\n");
-    printf("bench_transforms: out of place, %d thread%s, best of %d; GB/s = (bytes read + written) / s\n\n",
-           threads, threads == 1 ? "" : "s", reps);
-    printf("%-22s %-8s %-26s %7s %9s %9s %8s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s",
-           "memcpy", "ratio", "inpl GB/s", "ratio");
+        fprintf(csv, "shape,dtype,op,threads,boxes,seconds,gbps,copy_gbps,memcpy_gbps,stream_gbps,"
+                     "ratio_to_copy,in_place_gbps,in_place_ratio\n");
+    printf("bench_transforms: %d thread%s, best of %d; GB/s = (bytes read + written) / s;\n"
+           "copy = the faster of memcpy and a %s non-temporal-store copy, same buffers and threads;\n"
+           "ratio = median over repeats of copy time / plan time (in place: on one buffer)\n\n",
+           threads, threads == 1 ? "" : "s", reps, bench_stream_isa());
+    printf("%-22s %-8s %-26s %7s %9s %9s %9s %8s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s",
+           "copy", "memcpy", "ratio", "inpl GB/s", "ratio");
     const char *dtypes[] = {"float32", "float64"};
     for (size_t si = 0; si < 7; si++) {
         if (only_shape && strcmp(only_shape, shapes[si]))
@@ -224,48 +137,51 @@ int main(int argc, char **argv)
             if (hl_shape_parse(&s, text) != HL_OK)
                 return 2;
             const size_t bytes = (size_t)hl_shape_bytes(&s);
-            char *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes);
+            const size_t alloc = (bytes + 63) / 64 * 64; /* C11: a multiple of the alignment */
+            char *in = aligned_alloc(64, alloc), *out = aligned_alloc(64, alloc);
             if (!in || !out)
                 return 2;
             for (size_t b = 0; b < bytes; b++)
                 in[b] = (char)(b * 7);
             memset(out, 0, bytes);
-            double tm = 1e30;
+            double tm[2] = {1e30, 1e30};
             for (int r = 0; r < 2; r++) /* warm both buffers */
-                tm = fmin(tm, time_memcpy(out, in, bytes, threads));
+                (void)time_copy(out, in, bytes, threads, tm);
             int pow2 = 1;
             for (int i = 0; i < s.rank; i++)
                 pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
-            for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
-                if (only_op && strncmp(ops[oi].name, only_op, strlen(only_op)))
+            for (size_t oi = 0; oi < BENCH_NOPS; oi++) {
+                if (only_op && strncmp(bench_ops[oi].name, only_op, strlen(only_op)))
                     continue;
-                if (ops[oi].pow2_only && !pow2)
+                if (bench_ops[oi].pow2_only && !pow2)
                     continue;
                 hl_plan *p;
                 hl_plan_options opt = {threads, false};
-                if (ops[oi].make(&p, &s, &opt) != HL_OK) {
-                    fprintf(stderr, "bench_transforms: cannot plan %s on %s\n", ops[oi].name, text);
+                if (bench_ops[oi].make(&p, &s, &opt) != HL_OK) {
+                    fprintf(stderr, "bench_transforms: cannot plan %s on %s\n", bench_ops[oi].name, text);
                     return 2;
                 }
                 double best, rmed, ibest = 0, iratio = 0;
-                time_plan(p, in, out, out, in, bytes, threads, reps, &tm, &best, &rmed);
-                const double mgbps = 2.0 * (double)bytes / tm / 1e9;
+                time_plan(p, in, out, out, in, bytes, threads, reps, tm, &best, &rmed);
+                const double mgbps = 2.0 * (double)bytes / tm[0] / 1e9;
+                const double sgbps = 2.0 * (double)bytes / tm[1] / 1e9;
+                const double cgbps = fmax(mgbps, sgbps);
                 const double gbps = 2.0 * (double)bytes / best / 1e9;
-                if (ops[oi].in_place) { /* on the output buffer */
-                    double unused = 1e30;
-                    time_plan(p, out, out, in, out, bytes, threads, reps, &unused, &ibest, &iratio);
+                if (bench_ops[oi].in_place) { /* on the output buffer */
+                    double unused[2] = {1e30, 1e30};
+                    time_plan(p, out, out, in, out, bytes, threads, reps, unused, &ibest, &iratio);
                     ibest = 2.0 * (double)bytes / ibest / 1e9;
                 }
-                printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %8.3f", shapes[si], dtypes[ti],
-                       ops[oi].name, hl_plan_boxes(p), gbps, mgbps, rmed);
-                if (ops[oi].in_place)
+                printf("%-22s %-8s %-26s %7" PRId64 " %9.2f %9.2f %9.2f %8.3f", shapes[si], dtypes[ti],
+                       bench_ops[oi].name, hl_plan_boxes(p), gbps, cgbps, mgbps, rmed);
+                if (bench_ops[oi].in_place)
                     printf(" %9.2f %8.3f\n", ibest, iratio);
                 else
                     printf(" %9s %8s\n", "-", "-");
                 if (csv)
-                    fprintf(csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6f,%.3f,%.3f,%.4f,%.3f,%.4f\n",
-                            shapes[si], dtypes[ti], ops[oi].name, hl_plan_boxes(p), best, gbps, mgbps,
-                            rmed, ibest, iratio);
+                    fprintf(csv, "\"%s\",%s,\"%s\",%d,%" PRId64 ",%.6f,%.3f,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f\n",
+                            shapes[si], dtypes[ti], bench_ops[oi].name, threads, hl_plan_boxes(p), best, gbps,
+                            cgbps, mgbps, sgbps, rmed, ibest, iratio);
                 hl_plan_destroy(p);
                 fflush(stdout);
             }

@@ -2,9 +2,16 @@
 # Installs, from Debian's packages only, what building and testing hyperlayout
 # needs.  As root it runs apt-get; otherwise it prints the exact command and
 # stops.  Does nothing when everything is already there.
+#
+# --bench also installs what the benchmarks can compare against but the build
+# does not need: libxsmm-dev (bench_peers' libxsmm transposes).  HPTT has no
+# Debian package: see docs/plan.md ("Peers") for pointing bench_peers at a copy.
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy libopenmpi-dev openmpi-bin"
+if [ "${1:-}" = "--bench" ]; then
+    PACKAGES="$PACKAGES libxsmm-dev"
+fi
 
 missing=""
 for p in $PACKAGES; do

@@ -40,12 +40,18 @@ typedef struct hl_box {
  * of len * slab contiguous elements is len slabs of `slab` elements, and
  * slab p receives slab sigma[p].  Dimensions too long to keep sigma (it
  * would cost 8 bytes per position) are reflections instead: sigma is NULL
- * and slab p receives slab (reflect - p) mod len. */
+ * and slab p receives slab (reflect - p) mod len.
+ *
+ * Or (transpose, dim -1, sigma NULL) a transpose of matrices: every group of
+ * len = rows * cols slabs is a row-major rows x cols matrix of slabs and
+ * becomes its cols x rows transpose. */
 typedef struct hl_ir_pass {
     int dim;
     int64_t len, slab, groups;
     int64_t *sigma;
     int64_t reflect;
+    bool transpose;
+    int64_t rows, cols;
 } hl_ir_pass;
 
 /* A step of a chain: out[dst(x)] = in[src(x)]. */
@@ -69,8 +75,9 @@ typedef struct hl_ir {
     hl_ir_step *steps;
     /* In place: possible when every step maps its cells one to one onto
      * [0, N) on both sides and the spans agree.  by_passes when the plan
-     * permutes dimensions independently: then the passes (none when nothing
-     * moves); otherwise cycles of cells are walked. */
+     * permutes dimensions independently, or permutes the dimensions
+     * themselves: then the passes (none when nothing moves); otherwise
+     * cycles of cells are walked. */
     bool in_place, by_passes;
     int npasses;
     hl_ir_pass *passes;
@@ -82,6 +89,13 @@ typedef struct hl_ir {
 hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **passes,
                        int *npasses);
 void hl_ir_passes_free(hl_ir_pass *passes, int npasses);
+
+/* The in-place passes of a permutation of dimensions (both layouts standard
+ * arrays of the same dimensions in two orders): a few transposes of batched
+ * matrices, or slab permutations where the slabs are long; elem_size picks
+ * between them.  HL_ERR_UNSUPPORTED for other plans. */
+hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t elem_size,
+                           hl_ir_pass **passes, int *npasses);
 
 /* Cells of a box. */
 int64_t hl_box_cells(const hl_box *box);

@@ -115,7 +115,9 @@ static hl_status plan_finish(hl_plan *p)
          * place walks cycles of cells */
         if (ir->in_place)
             ir->by_passes = hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, &ir->passes,
-                                         &ir->npasses) == HL_OK;
+                                         &ir->npasses) == HL_OK ||
+                            hl_ir_transposes(&ir->steps[0].src, &ir->steps[0].dst, ir->elem_size,
+                                             &ir->passes, &ir->npasses) == HL_OK;
         hl_box *boxes;
         int64_t nboxes;
         hl_status st = hl_lower(&ir->steps[0].src, &ir->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,

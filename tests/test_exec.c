@@ -217,8 +217,9 @@ static void test_describe(void **state)
     expect_solver(p[0], "in-place row gather");
     expect_solver(p[1], "memcpy rows");
     expect_solver(p[2], "staged transpose");
-    expect_solver(p[2], "cell cycles");
+    expect_solver(p[2], "transpose in cache");
     expect_solver(p[3], "short-row blocks");
+    expect_solver(p[3], "cell cycles");
     expect_solver(p[4], "strided rows");
     expect_solver(p[5], "reflection passes");
     expect_solver(p[6], "per-cell");

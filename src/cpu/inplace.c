@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elem.h"
+#include "intranspose.h"
 
 /* Rows of dimension 0 up to this size are permuted through a copy in
  * cache (a vectorisable gather) rather than along cycles. */
@@ -45,12 +46,15 @@ struct moved_dim {
     const int64_t *sigma; /* the IR's: row[p] = old row[sigma[p]] */
     int64_t reflect; /* >= 0: slab p receives slab (reflect - p) mod len */
     const pass_solver *solver;
+    hl_intranspose *tr; /* a transpose pass: run by intranspose.c (solver NULL) */
 };
 
 struct hl_inplace {
     int64_t es;
     int n;
     moved_dim *dim;
+    bool transposes; /* some pass is a transpose (a permutation of dimensions) */
+    int phases;      /* passes over the array, counting a transpose's own */
 };
 
 void hl_inplace_destroy(hl_inplace *ip)
@@ -60,6 +64,7 @@ void hl_inplace_destroy(hl_inplace *ip)
     for (int j = 0; j < ip->n; j++) {
         free(ip->dim[j].order);
         free(ip->dim[j].start);
+        hl_intranspose_destroy(ip->dim[j].tr);
     }
     free(ip->dim);
     free(ip);
@@ -132,6 +137,8 @@ static task_split split_items(const moved_dim *m, int64_t es, int workers)
 /* Bytes of buffer one worker needs for the pass. */
 static int64_t buffer_of(const moved_dim *m, int64_t es, int workers)
 {
+    if (m->tr)
+        return hl_intranspose_buffer(m->tr);
     return is_gather(m) ? m->len * es : piece_of(m, es, workers) * es;
 }
 
@@ -261,6 +268,9 @@ static const pass_solver solvers[] = {
 
 static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
 
+/* A transpose, or the slab permutation the planner made of one. */
+static bool is_transpose_pass(const hl_ir_pass *p) { return p->transpose || p->dim < 0; }
+
 hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npasses, int64_t es)
 {
     *out = NULL;
@@ -273,7 +283,15 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
     for (int j = 0; j < npasses; j++) {
         const hl_ir_pass *p = &passes[j];
         moved_dim *m = &ip->dim[ip->n++];
-        *m = (moved_dim){p->dim, p->len, p->slab, p->groups, 0, NULL, NULL, p->sigma, p->reflect, NULL};
+        *m = (moved_dim){p->dim, p->len, p->slab, p->groups, 0, NULL, NULL, p->sigma, p->reflect, NULL,
+                         NULL};
+        if (p->transpose) {
+            if (hl_intranspose_create(&m->tr, p->groups, p->rows, p->cols, p->slab * es) != HL_OK) {
+                hl_inplace_destroy(ip);
+                return HL_ERR_NOMEM;
+            }
+            continue;
+        }
         for (size_t k = 0; k < sizeof solvers / sizeof *solvers && !m->solver; k++)
             if (solvers[k].applicable(p, es))
                 m->solver = &solvers[k];
@@ -282,6 +300,10 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
             return HL_ERR_NOMEM;
         }
     }
+    for (int j = 0; j < ip->n; j++) {
+        ip->transposes = ip->transposes || is_transpose_pass(&passes[j]);
+        ip->phases += ip->dim[j].tr ? hl_intranspose_phases(ip->dim[j].tr) : 1;
+    }
     *out = ip;
     return HL_OK;
 }
@@ -289,6 +311,10 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
 static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
                      int64_t stride)
 {
+    if (m->tr) {
+        hl_intranspose_run(m->tr, a, ctx, buf, stride);
+        return;
+    }
     if (ctx->threads == 0) {
         const task_split ts = split_items(m, es, ctx->parts);
         const int64_t lo = ts.items * ctx->part / ctx->parts;
@@ -315,8 +341,18 @@ static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx 
 
 hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx)
 {
-    if (ctx->threads == 0 && ctx->parts > 1 && ip->n > 1)
+    if (ctx->threads == 0 && ctx->parts > 1 && ip->n > 1 && !ip->transposes)
         return HL_ERR_IN_PLACE; /* the second pass must wait for every share of the first */
+    hl_exec_ctx whole = *ctx;
+    if (ctx->threads == 0 && ctx->parts > 1 && ip->phases > 1) {
+        /* A permutation of dimensions ran in share 0 as a walk of cells
+         * before it had passes; it still runs there whole rather than be
+         * refused. */
+        if (ctx->part != 0)
+            return HL_OK;
+        whole.parts = 1;
+        ctx = &whole;
+    }
     /* every buffer is allocated before the first pass: a failure must leave
      * the array as it was */
     const int workers = ctx->threads > 0 ? ctx->threads : 1;
@@ -341,9 +377,24 @@ size_t hl_inplace_describe(const hl_inplace *ip, char *buf, size_t size, size_t 
     const size_t start = used;
     for (int j = 0; j < ip->n; j++) {
         const moved_dim *m = &ip->dim[j];
-        used += hl_appendf(buf, size, used, "    pass %d: dimension %d, %" PRId64 " slabs of %" PRId64
-                           " elements in %" PRId64 " groups: %s", j, m->dim, m->len, m->slab,
-                           m->groups, m->solver->name);
+        if (m->tr) {
+            int64_t rows, cols;
+            hl_intranspose_shape(m->tr, &rows, &cols);
+            used += hl_appendf(buf, size, used, "    pass %d: transpose of %" PRId64 " matrices of %" PRId64
+                               " x %" PRId64 " slabs of %" PRId64 " elements: %s (%d pass%s)\n",
+                               j, m->groups, rows, cols, m->slab, hl_intranspose_name(m->tr),
+                               hl_intranspose_phases(m->tr),
+                               hl_intranspose_phases(m->tr) == 1 ? "" : "es");
+            continue;
+        }
+        if (m->dim < 0)
+            used += hl_appendf(buf, size, used, "    pass %d: transpose as %" PRId64 " slabs of %" PRId64
+                               " elements in %" PRId64 " groups: %s", j, m->len, m->slab,
+                               m->groups, m->solver->name);
+        else
+            used += hl_appendf(buf, size, used, "    pass %d: dimension %d, %" PRId64 " slabs of %" PRId64
+                               " elements in %" PRId64 " groups: %s", j, m->dim, m->len, m->slab,
+                               m->groups, m->solver->name);
         if (m->solver == &solvers[2])
             used += hl_appendf(buf, size, used, " (%" PRId64 " cycles)", m->ncycles);
         used += hl_appendf(buf, size, used, "\n");
