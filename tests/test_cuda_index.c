@@ -147,6 +147,9 @@ static int check_in_place(const hl_plan *p, rp_rng *r)
     const hl_ir *ir = &p->ir;
     if (!ir->in_place || !ir->by_passes)
         return 0;
+    for (int k = 0; k < ir->npasses; k++)
+        if (ir->passes[k].transpose)
+            return 0; /* in-place transposes are the CPU's (cuda.cu: device_passes) */
     const int64_t E = ir->elem_size, n = ir->in_span;
     unsigned char *x = malloc((size_t)(n * E + 1)), *want = malloc((size_t)(n * E + 1));
     unsigned char *seen = malloc((size_t)n + 1);

@@ -51,9 +51,10 @@ hl_status hl_plan_cuda_prepare(hl_plan *p);
  * d_out.  d_in == d_out runs in place.  Checks the arguments as hl_execute
  * does (HL_ERR_NULL, HL_ERR_OVERLAP, HL_ERR_IN_PLACE for plans that cannot
  * run in place), and:
- *   HL_ERR_IN_PLACE     d_in == d_out for a plan the CPU runs in place by
- *                       walking cycles of cells (e.g. a permute): not on
- *                       the device
+ *   HL_ERR_IN_PLACE     d_in == d_out for a plan the CPU runs in place
+ *                       otherwise than by slab passes (a permute: by
+ *                       transposes; tiles, Morton: by cycles of cells): not
+ *                       on the device
  *   HL_ERR_UNSUPPORTED  built without CUDA, p was not prepared
  *                       (hl_plan_cuda_prepare), or out of place for a plan
  *                       not lowered to boxes

@@ -18,7 +18,8 @@
 // instead of a launch each.
 //
 // Not on the device: plans that do not lower to boxes (cell by cell on the
-// CPU), in place without passes (the CPU walks cycles of cells).
+// CPU), in place without slab passes (the CPU walks cycles of cells, or
+// transposes in place).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +55,7 @@ struct device_pass {
 
 struct cuda_state {
     device_list generic, tiles;
+    bool in_place; // by passes the device runs (slab permutations, reflections)
     int npasses;
     device_pass *passes; // host array of device pointers
     void *saved;         // in place: the chunks' first elements
@@ -157,9 +159,21 @@ cudaError_t launch_passes(const cuda_state *s, int64_t elem_size, void *x, cudaS
 
 // ---- the executor -------------------------------------------------------------
 
+// In place on the device: by passes that permute slabs along one dimension;
+// passes transposing batched matrices (permutes in place) are the CPU's.
+bool device_passes(const hl_ir *ir)
+{
+    if (!ir->by_passes)
+        return false;
+    for (int j = 0; j < ir->npasses; j++)
+        if (ir->passes[j].transpose)
+            return false;
+    return true;
+}
+
 bool cuda_applicable(const hl_ir *ir)
 {
-    return ir->lowered || ir->by_passes;
+    return ir->lowered || device_passes(ir);
 }
 
 void cuda_destroy(void *state)
@@ -210,7 +224,7 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     if (!s)
         return HL_ERR_NOMEM;
     const int64_t nb = ir->lowered ? ir->nboxes : 0;
-    const int np = ir->by_passes ? ir->npasses : 0;
+    const int np = device_passes(ir) ? ir->npasses : 0;
     const int64_t ir_words = nb > 0 ? ir->box_at[nb] : 0;
     size_t words = 4 * (size_t)(nb + 1) + (size_t)ir_words +
                    (size_t)hl_cuda_staged_words(nb, ir_words); // stage_boxes' arrays
@@ -232,6 +246,7 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     hl_status status = HL_OK;
     int64_t saved_elems = 0;
     s->npasses = np;
+    s->in_place = device_passes(ir);
     for (int j = 0; j < np && status == HL_OK; j++) {
         const hl_ir_pass &ip = ir->passes[j];
         device_pass &p = s->passes[j];
@@ -300,8 +315,8 @@ hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out
     const int64_t es = ir->elem_size;
     cudaError_t e;
     if (in == out) {
-        if (!ir->by_passes)
-            return HL_ERR_IN_PLACE; // the CPU walks cycles of cells; the device does not
+        if (!s->in_place)
+            return HL_ERR_IN_PLACE; // the CPU walks cycles of cells or transposes; the device does not
         switch (hl_cuda_copy_width(es, (uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)out)) {
         case 16: e = launch_passes<uint4>(s, es, out, stream); break;
         case 8: e = launch_passes<uint64_t>(s, es, out, stream); break;
@@ -330,8 +345,8 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
                     s->generic.n == 1 ? "" : "es", (long long)s->tiles.total,
                     s->tiles.total == 1 ? "" : "s", (long long)s->tiles.n,
                     s->tiles.n == 1 ? "" : "es");
-    if (!ir->by_passes)
-        return n + hl_appendf(buf, size, n, "  in place: no (not by passes)\n");
+    if (!s->in_place)
+        return n + hl_appendf(buf, size, n, "  in place: no (not by slab passes)\n");
     n += hl_appendf(buf, size, n, "  in place: %d pass%s\n", s->npasses,
                     s->npasses == 1 ? "" : "es");
     for (int j = 0; j < s->npasses; j++) {
