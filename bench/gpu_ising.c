@@ -23,6 +23,7 @@
 
 #include "atomic_file.h"
 #include "ising.h"
+#include "stats.h"
 
 static const char usage[] =
     "usage: bench_gpu_ising [--quick] [--reps N] [--seconds S] [--max-2d L]\n"
@@ -46,17 +47,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static double temperature(int rank)
 {
@@ -185,10 +175,10 @@ static hl_status bench_lattice(int rank, int64_t L, int reps, double least, row 
         const int n = reps < 64 ? reps : 64;
         for (int r = 0; r < n; r++)
             v[r] = rates[3 * r + i];
-        out->rate[i] = median(v, n);
+        out->rate[i] = bench_median(v, n);
     }
     if (st == HL_OK)
-        out->ratio = out->nv > 1 ? median(ratios, reps) : 0;
+        out->ratio = out->nv > 1 ? bench_median(ratios, reps) : 0;
     free(rates);
     free(ratios);
     ising_destroy(is);

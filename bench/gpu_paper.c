@@ -28,6 +28,7 @@
 #include "gpu_paper_report.h"
 #include "hyperlayout.h"
 #include "hyperlayout/cuda.h"
+#include "stats.h"
 
 static const char usage_text[] =
     "usage: bench_gpu_paper [--quick] [--sizes N,...] [--cubes N,...] [--dims 2,3] [--no-odd]\n"
@@ -325,12 +326,6 @@ static void verify(const job *j, const char *name, buffers *b)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median and minimum seconds of reps runs after warmup untimed ones, each
  * between its own pair of events, queued behind the gate in batches so
  * that the GPU runs them back to back.  *gaps counts batches whose gate
@@ -359,8 +354,7 @@ static void time_variant(const job *j, int v, buffers *b, int reps, int warmup, 
             t[done + r] = 1e-3 * (double)ms;
         }
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    *median = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    *median = bench_median(t, reps);
     *best = t[0];
 }
 

@@ -12,6 +12,7 @@
 
 #include "bestcopy.h"
 #include "hyperlayout.h"
+#include "stats.h"
 
 static const char usage[] =
     "usage: bench_inplace [--threads N] [--reps N] [--quick] [--only SHAPE]\n"
@@ -55,17 +56,6 @@ static const row rows[] = {
     {"[128,128,64,float32]", "chain", 1},
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int parse_perm(const char *text, int rank, int *perm)
 {
@@ -187,7 +177,7 @@ int main(int argc, char **argv)
         }
         const double g = 2.0 * (double)bytes / 1e9;
         printf("%-28s %-14s %9.2f %9.2f %9.2f %8.3f %8.3f %8.3f%s\n", rows[k].shape, rows[k].perm, g / tc,
-               g / to, g / ti, median(r_oc, reps), median(r_ic, reps), median(r_io, reps),
+               g / to, g / ti, bench_median(r_oc, reps), bench_median(r_ic, reps), bench_median(r_io, reps),
                same ? "" : "  WRONG: in place differs from out of place");
         fflush(stdout);
         hl_plan_destroy(p);

@@ -20,6 +20,7 @@
 
 #include "atomic_file.h"
 #include "ising.h"
+#include "stats.h"
 
 static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
                             "\n"
@@ -38,17 +39,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct lattice {
     const char *name;
@@ -157,10 +147,10 @@ int main(int argc, char **argv)
                 }
             double rate[NV];
             for (int v = 0; v < NV; v++)
-                rate[v] = have[v] ? (double)N * (double)sweeps / median(t[v], reps) * 1e-9 : 0;
-            const double ab = have[1] ? median(rab, reps) : 0,
-                         bc = have[1] && have[2] ? median(rbc, reps) : 0;
-            const double ac = have[2] ? median(rac, reps) : 0;
+                rate[v] = have[v] ? (double)N * (double)sweeps / bench_median(t[v], reps) * 1e-9 : 0;
+            const double ab = have[1] ? bench_median(rab, reps) : 0,
+                         bc = have[1] && have[2] ? bench_median(rbc, reps) : 0;
+            const double ac = have[2] ? bench_median(rac, reps) : 0;
             printf("%-10s %7d  %-7s", lt->name, nt, isa);
             for (int v = 0; v < NV; v++)
                 have[v] ? printf(" %9.3f", rate[v]) : printf(" %9s", "-");

@@ -19,6 +19,7 @@
 #include <mpi.h>
 
 #include "hyperlayout/darray.h"
+#include "stats.h"
 
 static const char usage[] =
     "usage: mpirun -np P bench_mpi_halo [--n N] [--halo H] [--reps R] [--model]\n"
@@ -29,19 +30,6 @@ static const char usage[] =
     "exchange of the same faces.  --model: also the bytes each process would\n"
     "send per exchange for P = 1 ... 4096 (hl_darray_halo_model, for N = 1024\n"
     "unless --n is given), nothing run.\n";
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median over repeats of the slowest process's time. */
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* The hand-written exchange: per dimension, the two faces (the box's
  * extent in the dimensions already done widened by their halos, so that
@@ -254,8 +242,8 @@ int main(int argc, char **argv)
                n, halo, procs, procs == 1 ? "" : "es", cores, cores == 1 ? "" : "s",
                procs > cores ? " (OVERSUBSCRIBED: timings include time-slicing)" : "", reps);
         printf("faces filled and equal between the three exchanges: %s\n", all_diff ? "NO" : "yes");
-        const double a_us = median(t_hl, reps) * 1e6, b_us = median(t_hand, reps) * 1e6;
-        const double c_us = median(t_typed, reps) * 1e6;
+        const double a_us = bench_median(t_hl, reps) * 1e6, b_us = bench_median(t_hand, reps) * 1e6;
+        const double c_us = bench_median(t_typed, reps) * 1e6;
         printf("%-34s %12s %14s %10s\n", "exchange", "us/exchange", "bytes (all)", "GB/s");
         printf("%-34s %12.1f %14" PRId64 " %10.2f\n", "hl_darray (plans, Isend/Irecv)", a_us,
                total, (double)total / a_us / 1e3);

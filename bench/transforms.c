@@ -18,6 +18,7 @@
 #include "bestcopy.h"
 #include "bench_ops.h"
 #include "hyperlayout.h"
+#include "stats.h"
 
 static const char usage[] =
     "usage: bench_transforms [--quick] [--threads N] [--csv FILE] [--reps N]\n"
@@ -42,17 +43,6 @@ static double time_copy(char *out, const char *in, size_t bytes, int threads, do
     return best;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Times p from `from` to `to` (the same buffer: in place), alternating
  * with the best copy of the same bytes between the two buffers a and b; the
@@ -74,7 +64,7 @@ static void time_plan(const hl_plan *p, const char *from, char *to, char *a, con
         if (t > 20 * m && i >= 1) /* a cell-by-cell plan: two runs will do */
             break;
     }
-    *ratio = median(r, done);
+    *ratio = bench_median(r, done);
 }
 
 int main(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "../bestcopy.h"
 #include "hyperlayout.h"
 #include "peers.h"
+#include "../stats.h"
 
 static const char usage[] =
     "usage: bench_peers [--threads LIST] [--reps N] [--quick] [--shape SHAPE] [--offset BYTES]\n"
@@ -63,17 +64,6 @@ static const struct peer_ops *const peers[] = {
 };
 enum { MAXP = 3 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* out[y] = in[x], y_j = x_perm[j], by an odometer over y (the reference). */
 static void reference(const hl_shape *s, const int *perm, const char *in, char *out)
@@ -240,12 +230,12 @@ int main(int argc, char **argv)
                     }
                     const double g = 2.0 * (double)bytes / 1e9;
                     printf("%-20s %-8s %-12s %7.2f %7.2f %7.3f", set[si].shape, dtypes[di],
-                           set[si].perms[p], g / tc, g / th_, median(rc, reps));
+                           set[si].perms[p], g / tc, g / th_, bench_median(rc, reps));
                     if (!hl_ok)
                         printf(" (hyperlayout WRONG)");
                     if (csv)
                         fprintf(csv, "\"%s\",%s,\"%s\",%d,%.3f,%.3f,%.4f", set[si].shape, dtypes[di],
-                                set[si].perms[p], th, g / tc, hl_ok ? g / th_ : 0.0, median(rc, reps));
+                                set[si].perms[p], th, g / tc, hl_ok ? g / th_ : 0.0, bench_median(rc, reps));
                     for (int k = 0; k < np; k++) {
                         if (!pp[k]) {
                             printf(" %8s %8s", "-", "-");
@@ -256,9 +246,9 @@ int main(int argc, char **argv)
                             if (csv)
                                 fprintf(csv, ",WRONG,");
                         } else {
-                            printf(" %8.2f %8.3f", g / tp[k], median(rp[k], reps));
+                            printf(" %8.2f %8.3f", g / tp[k], bench_median(rp[k], reps));
                             if (csv)
-                                fprintf(csv, ",%.3f,%.4f", g / tp[k], median(rp[k], reps));
+                                fprintf(csv, ",%.3f,%.4f", g / tp[k], bench_median(rp[k], reps));
                         }
                         if (pp[k])
                             peers[k]->destroy(pp[k]);

@@ -18,26 +18,7 @@
 #include <mpi.h>
 
 #include "hyperlayout/darray.h"
-
-static uint64_t rng = 0x2545f4914f6cdd1du;
-static int64_t below(int64_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int64_t)(rng % (uint64_t)n);
-}
-
-static int failures, checks;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond) && failures++ < 5) {                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "mpi_check.h"
 
 /* One random case; returns the halo cells checked on this process. */
 static int64_t one_case(int procs, int c)
@@ -150,6 +131,7 @@ static void agreement(int me, int procs)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    rng = 0x2545f4914f6cdd1du;
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);

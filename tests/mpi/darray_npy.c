@@ -18,27 +18,8 @@
 #include <mpi.h>
 
 #include "hyperlayout/darray.h"
+#include "mpi_check.h"
 #include "hyperlayout/npy.h"
-
-static uint64_t rng = 0x853c49e6748fea9bu;
-static int64_t below(int64_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int64_t)(rng % (uint64_t)n);
-}
-
-static int failures, checks;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond) && failures++ < 5) {                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 /* The value of byte b of global cell k. */
 static unsigned char byte_of(int64_t k, int64_t b) { return (unsigned char)(k * 31 + b * 7 + 1); }
@@ -104,6 +85,7 @@ static void random_spec(char *spec, int rank)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    rng = 0x853c49e6748fea9bu;
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);

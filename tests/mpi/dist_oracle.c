@@ -15,27 +15,7 @@
 #include <mpi.h>
 
 #include "hyperlayout/darray.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static int64_t below(int64_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (int64_t)(rng % (uint64_t)n);
-}
-
-static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 5) {                                                                  \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "mpi_check.h"
 
 /* One distribution, every owner: returns the elements compared. */
 static int64_t check(const hl_dist *d, const char *text)
@@ -85,6 +65,7 @@ static int64_t check(const hl_dist *d, const char *text)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    rng = 0x9e3779b97f4a7c15u;
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
