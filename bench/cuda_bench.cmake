@@ -8,4 +8,10 @@ if(CMAKE_CUDA_COMPILER)
   target_compile_options(bench_gpu_transforms PRIVATE --Werror=all-warnings
     -Xcompiler=-Wall,-Wextra)
   target_link_libraries(bench_gpu_transforms PRIVATE hyperlayout)
+  if(HL_SANITIZE)
+    # the library is instrumented: the program must load the sanitizers' runtimes first
+    target_compile_options(bench_gpu_transforms PRIVATE -Xcompiler=-fsanitize=address
+      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
+    target_link_options(bench_gpu_transforms PRIVATE -fsanitize=address,undefined)
+  endif()
 endif()
