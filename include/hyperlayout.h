@@ -13,5 +13,6 @@
 #include "hyperlayout/npy.h"
 #include "hyperlayout/npz.h"
 #include "hyperlayout/shape.h"
+#include "hyperlayout/tensor.h"
 
 #endif
