@@ -143,6 +143,66 @@ static void test_seed_check(void **state)
         }
 }
 
+
+/* docs/tensor.md's side-by-side kernel, as printed there. */
+static hl_status doc_stencil(const hl_tensor *A, const hl_tensor *B, void *arg)
+{
+    (void)arg;
+    int64_t x[2];
+    for (x[1] = 0; x[1] < B->extent[1]; x[1]++)
+        for (x[0] = 0; x[0] < B->extent[0]; x[0]++) {
+            float *b = hl_tensor_ptr(B, x);
+            const float *a = hl_tensor_ptr(A, x);
+            if (hl_tensor_inside_root(B, x, 1)) { /* x as B's index */
+                int64_t n[2];
+                float s = *a;
+                for (int i = 0; i < 2; i++)
+                    for (int d = -1; d <= 1; d += 2) {
+                        n[0] = x[0];
+                        n[1] = x[1];
+                        n[i] += d;
+                        s += *(const float *)hl_tensor_ptr(A, n);
+                    }
+                *b = s / 5;
+            } else {
+                *b = *a;
+            }
+        }
+    return HL_OK;
+}
+
+static void test_doc_example(void **state)
+{
+    (void)state;
+    const int64_t L[2] = {23, 17}, grid[2] = {4, 4}, halo[2] = {1, 1};
+    float *a = malloc(sizeof(float) * 23 * 17), *b = malloc(sizeof(float) * 23 * 17),
+          *want = malloc(sizeof(float) * 23 * 17);
+    for (int k = 0; k < 23 * 17; k++)
+        a[k] = (float)((k * 7919) % 1000) * 0.37f;
+    const stencil_arg sa = {STENCIL_STAR, HL_DTYPE_FLOAT32};
+    assert_int_equal(stencil_reference(2, L, &sa, a, want), HL_OK);
+    hl_tensor *t = malloc(2 * sizeof *t);
+    hl_layout lb;
+    assert_int_equal(hl_layout_morton(&lb, 2, L), HL_OK);
+    float *bm = calloc((size_t)hl_layout_span(&lb), sizeof(float));
+    assert_int_equal(hl_tensor_init_standard(&t[0], a, 2, L, 4), HL_OK);
+    assert_int_equal(hl_tensor_init(&t[1], bm, &lb, 4), HL_OK);
+    for (unsigned cache = 0; cache < 4; cache++) {
+        const hl_spmd_options o = {4, grid, halo, HL_HALO_SKIP, NULL, cache};
+        hl_spmd *r;
+        assert_int_equal(hl_spmd_create(&r, &t[0], &t[1], &o), HL_OK);
+        assert_int_equal(hl_spmd_run(r, doc_stencil, NULL), HL_OK);
+        hl_spmd_destroy(r);
+        move(&t[1], b, false);
+        assert_memory_equal(b, want, sizeof(float) * 23 * 17);
+    }
+    free(t);
+    free(bm);
+    free(a);
+    free(b);
+    free(want);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -168,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_reference),
         cmocka_unit_test(test_seed_check),
+        cmocka_unit_test(test_doc_example),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
