@@ -231,30 +231,35 @@ hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *argp)
     if (st != HL_OK)
         return st;
     const int rank = out->rank;
-    const size_t maxn = max_neighbours(rank, a->points);
-    int8_t *d = malloc(maxn * (size_t)rank);
-    int64_t *off = malloc(maxn * sizeof *off);
-    void *tmp = malloc((size_t)(out->extent[0] * out->elem_size));
-    const int nnb = d ? neighbours(rank, a->points, d) : -1;
-    if (!d || !off || !tmp || nnb < 0) {
-        st = HL_ERR_NOMEM;
-    } else if (in->affine && out->affine) {
-        for (int n = 0; n < nnb; n++) {
-            off[n] = 0;
-            for (int i = 0; i < rank; i++)
-                off[n] += d[n * rank + i] * in->stride[i];
-        }
-        if (a->dtype == HL_DTYPE_FLOAT32)
-            affine_f32(in, out, off, nnb, tmp);
-        else
-            affine_f64(in, out, off, nnb, tmp);
-    } else {
-        st = a->dtype == HL_DTYPE_FLOAT32 ? cells_f32(in, out, d, nnb) : cells_f64(in, out, d, nnb);
+    /* on the stack: a kernel call per tile must stay cheap for the seed's
+     * tiles of a few cells (the box's 3^6-1 steps of 6 coordinates are the
+     * most; the star's 2*32 of 32 fewer) */
+    _Static_assert(2 * HL_MAX_RANK <= 728 && 2 * HL_MAX_RANK * HL_MAX_RANK <= 728 * STENCIL_MAX_BOX_RANK,
+                   "room for the star's steps");
+    int8_t d[728 * STENCIL_MAX_BOX_RANK];
+    int64_t off[728];
+    const int nnb = neighbours(rank, a->points, d);
+    if (nnb < 0)
+        return HL_ERR_UNSUPPORTED;
+    if (!(in->affine && out->affine))
+        return a->dtype == HL_DTYPE_FLOAT32 ? cells_f32(in, out, d, nnb) : cells_f64(in, out, d, nnb);
+    for (int n = 0; n < nnb; n++) {
+        off[n] = 0;
+        for (int i = 0; i < rank; i++)
+            off[n] += d[n * rank + i] * in->stride[i];
     }
-    free(d);
-    free(off);
+    /* the row buffer only where no unrolled loop applies */
+    void *tmp = NULL;
+    if ((nnb != 4 && nnb != 6) || in->stride[0] != 1 || out->stride[0] != 1) {
+        if (!(tmp = malloc((size_t)(out->extent[0] * out->elem_size))))
+            return HL_ERR_NOMEM;
+    }
+    if (a->dtype == HL_DTYPE_FLOAT32)
+        affine_f32(in, out, off, nnb, tmp);
+    else
+        affine_f64(in, out, off, nnb, tmp);
     free(tmp);
-    return st;
+    return HL_OK;
 }
 
 hl_status stencil_reference(int rank, const int64_t *L, const stencil_arg *a, const void *in,
