@@ -170,10 +170,23 @@ int main(int argc, char **argv)
         int64_t N = 1, grid[3];
         for (int i = 0; i < bc->rank; i++)
             N *= bc->L[i];
-        /* large arrays: tiles of ~64K cells, long along dimension 0 so the
-         * rows vectorise and a tile and its halo stay in L2 */
+        /* large arrays: tiles of ~64K cells, whole along dimension 0 up to
+         * 8192 cells, so the rows vectorise, the prefetcher sees long
+         * streams, and a tile and its halo stay in L2 */
         for (int i = 0; i < bc->rank; i++) {
-            int64_t want = bc->rank == 2 ? (i == 0 ? 512 : 128) : (i == 0 ? 256 : 16);
+            int64_t want;
+            if (i == 0)
+                want = bc->L[0] < 8192 ? bc->L[0] : 8192;
+            else if (i == 1)
+                want = (INT64_C(1) << 16) / (bc->L[0] < 8192 ? bc->L[0] : 8192);
+            else
+                want = 1;
+            if (bc->rank == 3 && i == 1)
+                want = want / 8 > 0 ? want / 8 : 1;
+            if (bc->rank == 3 && i == 2)
+                want = 8;
+            if (want < 1)
+                want = 1;
             grid[i] = bc->grid[0] ? bc->grid[i] : (bc->L[i] + want - 1) / want;
         }
         const int64_t bytes = N * 4;
