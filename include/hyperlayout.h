@@ -15,5 +15,6 @@
 #include "hyperlayout/version.h"
 #include "hyperlayout/npz.h"
 #include "hyperlayout/shape.h"
+#include "hyperlayout/tensor.h"
 
 #endif

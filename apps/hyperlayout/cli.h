@@ -9,6 +9,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_dist(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_ising(int argc, char **argv);
+int cmd_stencil(int argc, char **argv);
 int cmd_transform(int argc, char **argv);
 int cmd_walker(int argc, char **argv);
 

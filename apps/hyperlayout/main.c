@@ -23,6 +23,9 @@ static const char usage[] =
     "  ising --T LIST [options]\n"
     "                     the Ising model in 1..8 dimensions on the crinkled\n"
     "                     checkerboard: a temperature sweep with error bars\n"
+    "  stencil IN.npy OUT.npy [options]\n"
+    "                     seed 004's tiled stencil with logical indices, over\n"
+    "                     a grid of tiles on OpenMP workers, cached or not\n"
     "  transform IN.npy OUT.npy OP [OP ...]\n"
     "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
     "                     tile, morton and their inverses, fused into one pass\n"
@@ -66,6 +69,7 @@ static const struct {
     {"dist", cmd_dist},
     {"info", cmd_info},
     {"ising", cmd_ising},
+    {"stencil", cmd_stencil},
     {"transform", cmd_transform},
     {"walker", cmd_walker},
 };

@@ -1,0 +1,130 @@
+#!/bin/sh
+# hyperlayout stencil: the seed's check (an array holding its row-major index
+# is unchanged), cached and direct runs agreeing on every tile grid, and
+# one-line errors with a non-zero exit and no output file for bad input.
+# The .npy inputs are written here byte by byte (integers as float64), so
+# the test needs nothing but a POSIX shell.  Usage: stencil_cli.sh HYPERLAYOUT
+set -u
+HL=$1
+pass=0
+fail=0
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+out=$dir/stdout
+err=$dir/stderr
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+expect_ok() {
+    if "$HL" "$@" >"$out" 2>"$err"; then ok; else bad "hyperlayout $* exited $?"; cat "$err"; fi
+}
+expect_fail() {
+    if "$HL" "$@" >"$out" 2>"$err"; then bad "hyperlayout $* succeeded"; return; fi
+    n=$(wc -l <"$err")
+    if [ "$n" -ne 1 ]; then bad "hyperlayout $*: $n lines on stderr"; cat "$err"; return; fi
+    if [ -s "$out" ]; then bad "hyperlayout $*: wrote to stdout"; return; fi
+    ok
+}
+expect_err() {
+    if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi
+}
+same() {
+    if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi
+}
+
+# byte B (0..255) to stdout
+byte() { printf "\\$(printf %o "$1")"; }
+# the 8 little-endian bytes of the float64 of a non-negative integer N < 2^52
+f64() {
+    n=$1
+    bits=0
+    if [ "$n" -gt 0 ]; then
+        e=0
+        while [ $((n >> (e + 1))) -gt 0 ]; do e=$((e + 1)); done
+        bits=$(( ((1023 + e) << 52) | ((n - (1 << e)) << (52 - e)) ))
+    fi
+    i=0
+    while [ $i -lt 8 ]; do byte $(( (bits >> (8 * i)) & 255 )); i=$((i + 1)); done
+}
+# npy FILE DESCR SHAPE-TUPLE COUNT: a version 1.0 header, then COUNT cells
+# holding their index (float64), or nothing for other descrs
+npy() {
+    dict="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
+    len=${#dict}
+    pad=$(( 64 - (10 + len + 1) % 64 ))
+    [ $pad -eq 64 ] && pad=0
+    hlen=$((len + pad + 1))
+    {
+        printf '\223NUMPY\001\000'
+        byte $((hlen & 255)); byte $((hlen >> 8))
+        printf '%s%*s\n' "$dict" "$pad" ""
+        k=0
+        if [ "$2" = "<f8" ]; then
+            while [ $k -lt "$4" ]; do f64 $k; k=$((k + 1)); done
+        else
+            while [ $k -lt "$4" ]; do printf '\000\000\000\000'; k=$((k + 1)); done
+        fi
+    } >"$1"
+}
+
+npy "$dir/seed.npy" '<f8' '(6, 7)' 42
+npy "$dir/line.npy" '<f8' '(11,)' 11
+npy "$dir/cube.npy" '<f8' '(3, 4, 5)' 60
+npy "$dir/int.npy" '<i4' '(3, 3)' 9
+
+expect_ok stencil --help
+grep -q -e "--cached" "$out" && ok || bad "help lacks --cached"
+expect_ok help stencil
+expect_ok --help
+grep -q "stencil IN.npy OUT.npy" "$out" && ok || bad "usage lacks stencil"
+
+# the seed's check: unchanged by one step and by three, cached or not, any grid
+for args in "" "--cached" "--tiles 2,3" "--cached --tiles 3,2 --threads 2" \
+            "--cached --tiles 6,7 --halo 2 --iterations 3" "--iterations 3 --tiles 1,4"; do
+    # shellcheck disable=SC2086
+    expect_ok stencil "$dir/seed.npy" "$dir/o.npy" $args
+    same "$dir/seed.npy" "$dir/o.npy"
+done
+# rank 1 and 3 with the star; the box too (a linear array is its own mean)
+for args in "" "--cached --tiles 4 --threads 3" "--points box --cached --tiles 3"; do
+    # shellcheck disable=SC2086
+    expect_ok stencil "$dir/line.npy" "$dir/o1.npy" $args
+    same "$dir/line.npy" "$dir/o1.npy"
+done
+for args in "--tiles 2,2,2" "--cached --tiles 3,1,2 --points box" "--points box --iterations 2"; do
+    # shellcheck disable=SC2086
+    expect_ok stencil "$dir/cube.npy" "$dir/o3.npy" $args
+    same "$dir/cube.npy" "$dir/o3.npy"
+done
+
+# errors: one line, non-zero, no output file
+rm -f "$dir/x.npy"
+expect_fail stencil "$dir/seed.npy"
+expect_err "needs IN.npy and OUT.npy"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --points cube
+expect_err "--points needs star or box"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --tiles 2,2,2
+expect_err "--tiles gives 3 counts for an array of rank 2"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --tiles 7,1
+expect_err "at most one tile per cell"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --tiles 2,x
+expect_err "--tiles needs positive counts"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --halo 0
+expect_err "--halo needs a width from 1"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --iterations
+expect_err "--iterations needs a value"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --frobnicate
+expect_err "unknown option '--frobnicate'"
+expect_fail stencil "$dir/int.npy" "$dir/x.npy"
+expect_err "needs float32 or float64, not int32"
+expect_fail stencil "$dir/missing.npy" "$dir/x.npy"
+expect_err "missing.npy"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" "$dir/y.npy"
+expect_err "unexpected argument"
+expect_fail stencil "$dir/seed.npy" "$dir/no/such/dir/x.npy"
+expect_err "x.npy"
+if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
+
+echo "stencil_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,350 @@
+/* tensor.h: views nested to depth 3 over every input layout, the affine fast
+ * path, index casting, cached tiles under every halo policy and scratch
+ * format, write-back, and the SPMD runner with a kernel that checks its
+ * views. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+
+#include "tensor_layouts.h"
+
+static uint64_t rng = 88172645463325252u;
+static int64_t rnd(int64_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (int64_t)(rng % (uint64_t)n);
+}
+
+/* Every cell of v holds the k index of its root coordinate (root extents R). */
+static void check_view(const hl_tensor *v, const int64_t *R, const char *what)
+{
+    int64_t x[HL_MAX_RANK], y[HL_MAX_RANK], back[HL_MAX_RANK];
+    for (int i = 0; i < v->rank; i++)
+        x[i] = v->lo[i];
+    do {
+        int64_t got = -2;
+        assert_int_equal(hl_tensor_read(v, x, &got), HL_OK);
+        hl_tensor_to_root(v, x, y);
+        if (got != test_k(v->rank, R, y)) {
+            print_error("%s: cell %lld,%lld holds %lld\n", what, (long long)x[0],
+                        (long long)(v->rank > 1 ? x[1] : 0), (long long)got);
+            fail();
+        }
+        if (v->affine) {
+            const int64_t *p = hl_tensor_affine_origin(v);
+            int64_t o = 0;
+            for (int i = 0; i < v->rank; i++)
+                o += x[i] * v->stride[i];
+            assert_int_equal(p[o], got);
+        }
+        /* cast to the root and back */
+        assert_int_equal(hl_tensor_cast(v, x, v->root, y), HL_OK);
+        assert_int_equal(hl_tensor_cast(v->root, y, v, back), HL_OK);
+        assert_memory_equal(back, x, sizeof(int64_t) * (size_t)v->rank);
+        assert_true(hl_tensor_inside_root(v, x, 0));
+    } while (test_next(v->rank, v->lo, v->extent, x));
+}
+
+static void test_views(void **state)
+{
+    (void)state;
+    for (int rank = 1; rank <= 4; rank++)
+        for (int kind = 0; kind < NLAYOUTS; kind++)
+            for (int rep = 0; rep < 3; rep++) {
+                int64_t R[HL_MAX_RANK];
+                for (int i = 0; i < rank; i++)
+                    R[i] = 3 + rnd(rank <= 2 ? 9 : 4);
+                hl_layout lay;
+                assert_int_equal(test_layout(&lay, kind, rank, R), HL_OK);
+                int64_t *buf = test_fill(&lay, 0);
+                assert_non_null(buf);
+                hl_tensor t[4];
+                assert_int_equal(hl_tensor_init(&t[0], buf, &lay, 8), HL_OK);
+                if (kind == 0 || kind == 1 || kind == 2)
+                    assert_true(t[0].affine);
+                check_view(&t[0], R, layout_names[kind]);
+                for (int d = 1; d < 4; d++) {
+                    int64_t first[HL_MAX_RANK], ext[HL_MAX_RANK], lo[HL_MAX_RANK];
+                    for (int i = 0; i < rank; i++) {
+                        const int64_t n = t[d - 1].extent[i];
+                        const int64_t a = rnd(n);
+                        ext[i] = 1 + rnd(n - a);
+                        lo[i] = -rnd(ext[i]); /* a window whose cell 0 is inside */
+                        first[i] = t[d - 1].lo[i] + a - lo[i];
+                    }
+                    assert_int_equal(hl_tensor_view(&t[d], &t[d - 1], first, lo, ext), HL_OK);
+                    assert_ptr_equal(t[d].root, &t[0]);
+                    check_view(&t[d], R, layout_names[kind]);
+                    /* cast between the view and its parent */
+                    int64_t z[HL_MAX_RANK] = {0}, y[HL_MAX_RANK];
+                    assert_int_equal(hl_tensor_cast(&t[d], z, &t[d - 1], y), HL_OK);
+                    assert_memory_equal(y, first, sizeof(int64_t) * (size_t)rank);
+                }
+                /* a cell outside the view */
+                int64_t out[HL_MAX_RANK], y[HL_MAX_RANK];
+                for (int i = 0; i < rank; i++)
+                    out[i] = t[3].lo[i] + t[3].extent[i];
+                assert_null(hl_tensor_ptr(&t[3], out));
+                assert_int_equal(hl_tensor_cast(&t[3], out, &t[3], y), HL_ERR_RANGE);
+                free(buf);
+            }
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    int64_t buf[12], L[2] = {4, 3}, other[12];
+    hl_tensor a, b, c, d;
+    assert_int_equal(hl_tensor_init_standard(&a, buf, 2, L, 8), HL_OK);
+    assert_int_equal(hl_tensor_init_standard(&d, other, 2, L, 8), HL_OK);
+    int64_t first[2] = {3, 0}, ext[2] = {2, 1}, lo[2] = {0, 0};
+    assert_int_equal(hl_tensor_sub(&b, &a, first, ext), HL_ERR_RANGE);
+    ext[0] = 1;
+    assert_int_equal(hl_tensor_sub(&b, &a, first, ext), HL_OK);
+    lo[0] = 1;
+    assert_int_equal(hl_tensor_view(&c, &a, first, lo, ext), HL_ERR_ARG);
+    int64_t x[2] = {0, 0}, y[2];
+    assert_int_equal(hl_tensor_cast(&b, x, &d, y), HL_ERR_MISMATCH);
+    assert_int_equal(hl_tensor_cast(&b, x, &a, y), HL_OK);
+    assert_int_equal(y[0], 3);
+    assert_false(hl_tensor_inside_root(&b, x, 1)); /* on the boundary */
+    assert_true(hl_tensor_inside_root(&b, x, 0));
+    int64_t grid[2] = {5, 1}, idx[2] = {0, 0};
+    assert_int_equal(hl_tensor_tile(&c, &a, grid, idx), HL_ERR_ARG);
+    /* tiles of 4 by 3 over 3 x 2: 2,1,1 and 2,1 */
+    grid[0] = 3;
+    grid[1] = 2;
+    int64_t f[2], e[2];
+    idx[0] = 2;
+    idx[1] = 1;
+    assert_int_equal(hl_tensor_tile_box(&a, grid, idx, f, e), HL_OK);
+    assert_int_equal(f[0], 3);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(f[1], 2);
+    assert_int_equal(e[1], 1);
+}
+
+/* The value the cache must hold at root coordinate y, or -7 for "left
+ * alone" (skip), 99 for the constant. */
+static int64_t expect_cell(int rank, const int64_t *R, const int64_t *y, hl_halo_policy pol)
+{
+    int64_t z[HL_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        z[i] = y[i];
+        if (y[i] >= 0 && y[i] < R[i])
+            continue;
+        switch (pol) {
+        case HL_HALO_SKIP:
+            return -7;
+        case HL_HALO_CONSTANT:
+            return 99;
+        case HL_HALO_CLAMP:
+            z[i] = hl_boundary_map(0, y[i], R[i], HL_BOUNDARY_CLAMP);
+            break;
+        case HL_HALO_PERIODIC:
+            z[i] = hl_boundary_map(0, y[i], R[i], HL_BOUNDARY_PERIODIC);
+            break;
+        case HL_HALO_REFLECT:
+            z[i] = hl_boundary_map(0, y[i], R[i], HL_BOUNDARY_REFLECT);
+            break;
+        default:
+            z[i] = hl_boundary_map(0, y[i], R[i], HL_BOUNDARY_SYMMETRIC);
+            break;
+        }
+    }
+    return test_k(rank, R, z);
+}
+
+static void test_cache(void **state)
+{
+    (void)state;
+    for (int rank = 1; rank <= 4; rank++)
+        for (int kind = 0; kind < NLAYOUTS; kind++)
+            for (int pol = 0; pol < HL_HALO_COUNT; pol++)
+                for (int fmt = 0; fmt < 2; fmt++) {
+                    int64_t R[HL_MAX_RANK], h[HL_MAX_RANK], grid[HL_MAX_RANK],
+                        idx[HL_MAX_RANK];
+                    for (int i = 0; i < rank; i++) {
+                        R[i] = 2 + rnd(rank <= 2 ? 8 : 4);
+                        h[i] = rnd(4); /* may exceed the extent */
+                        grid[i] = 1 + rnd(R[i] < 3 ? R[i] : 3);
+                        idx[i] = rnd(grid[i]);
+                    }
+                    hl_layout lay;
+                    assert_int_equal(test_layout(&lay, kind, rank, R), HL_OK);
+                    int64_t *buf = test_fill(&lay, 0);
+                    hl_tensor t, tile, sv;
+                    assert_int_equal(hl_tensor_init(&t, buf, &lay, 8), HL_OK);
+                    assert_int_equal(hl_tensor_tile(&tile, &t, grid, idx), HL_OK);
+                    const int64_t cval = 99;
+                    hl_layout f;
+                    int64_t fe[HL_MAX_RANK];
+                    for (int i = 0; i < rank; i++)
+                        fe[i] = tile.extent[i] + 2 * h[i];
+                    /* a scratch in Morton order: its own format */
+                    assert_int_equal(hl_layout_morton(&f, rank, fe), HL_OK);
+                    const hl_cache_options co = {h, (hl_halo_policy)pol, &cval, fmt ? &f : NULL};
+                    hl_tile_cache *c;
+                    assert_int_equal(hl_tile_cache_create(&c, &tile, &co), HL_OK);
+                    const int64_t span = hl_tile_cache_span(c);
+                    int64_t *scr = malloc((size_t)span * 8);
+                    for (int64_t o = 0; o < span; o++)
+                        scr[o] = -7;
+                    assert_int_equal(hl_tile_cache_fill(c, scr), HL_OK);
+                    assert_int_equal(hl_tile_cache_view(c, scr, &sv), HL_OK);
+                    assert_true(sv.cached);
+                    assert_ptr_equal(sv.parent, &tile);
+                    if (!fmt)
+                        assert_true(sv.affine);
+                    int64_t x[HL_MAX_RANK], y[HL_MAX_RANK];
+                    for (int i = 0; i < rank; i++)
+                        x[i] = sv.lo[i];
+                    do {
+                        int64_t got;
+                        assert_int_equal(hl_tensor_read(&sv, x, &got), HL_OK);
+                        hl_tensor_to_root(&sv, x, y);
+                        const int64_t want = expect_cell(rank, R, y, (hl_halo_policy)pol);
+                        if (got != want) {
+                            print_error("rank %d %s policy %d fmt %d: root %lld: %lld, want %lld\n",
+                                        rank, layout_names[kind], pol, fmt, (long long)y[0],
+                                        (long long)got, (long long)want);
+                            fail();
+                        }
+                        /* logical test against the top level, whatever the caching */
+                        bool in = true;
+                        for (int i = 0; i < rank; i++)
+                            in &= y[i] >= 0 && y[i] < R[i];
+                        assert_int_equal(hl_tensor_inside_root(&sv, x, 0), in);
+                    } while (test_next(rank, sv.lo, sv.extent, x));
+                    /* write back: negate the tile's cells in the scratch */
+                    for (int i = 0; i < rank; i++)
+                        x[i] = 0;
+                    do {
+                        int64_t *p = hl_tensor_ptr(&sv, x);
+                        *p = -*p - 1;
+                    } while (test_next(rank, (int64_t[HL_MAX_RANK]){0}, tile.extent, x));
+                    assert_int_equal(hl_tile_cache_writeback(c, scr), HL_OK);
+                    int64_t zero[HL_MAX_RANK] = {0};
+                    for (int i = 0; i < rank; i++)
+                        x[i] = 0;
+                    do {
+                        int64_t got;
+                        assert_int_equal(hl_tensor_read(&t, x, &got), HL_OK);
+                        bool in = true;
+                        for (int i = 0; i < rank; i++)
+                            in &= x[i] >= tile.at[i] && x[i] < tile.at[i] + tile.extent[i];
+                        const int64_t k = test_k(rank, R, x);
+                        assert_int_equal(got, in ? -k - 1 : k);
+                    } while (test_next(rank, zero, R, x));
+                    free(scr);
+                    hl_tile_cache_destroy(c);
+                    free(buf);
+                }
+}
+
+/* ---- the runner ----------------------------------------------------------- */
+
+typedef struct {
+    int64_t halo;
+    int cached;
+} kern_arg;
+
+/* out = in + the in-array neighbours along dimension 0 at distance halo,
+ * through logical indices only; checks the views it is given. */
+static hl_status kern(const hl_tensor *in, const hl_tensor *out, void *argp)
+{
+    const kern_arg *a = argp;
+    if (in->cached != (a->cached & HL_SPMD_CACHE_IN ? 1 : 0) ||
+        out->cached != (a->cached & HL_SPMD_CACHE_OUT ? 1 : 0))
+        return HL_ERR_ARG;
+    int64_t x[HL_MAX_RANK] = {0}, zero[HL_MAX_RANK] = {0};
+    do {
+        int64_t v, s = 0;
+        if (hl_tensor_read(in, x, &v) != HL_OK)
+            return HL_ERR_RANGE;
+        s += v;
+        for (int64_t d = -a->halo; d <= a->halo; d += (a->halo ? 2 * a->halo : 1)) {
+            if (!d)
+                continue;
+            int64_t z[HL_MAX_RANK];
+            memcpy(z, x, sizeof z);
+            z[0] += d;
+            if (!hl_tensor_inside_root(in, z, 0))
+                continue;
+            if (hl_tensor_read(in, z, &v) != HL_OK)
+                return HL_ERR_RANGE;
+            s += 1000 * v;
+        }
+        if (hl_tensor_write(out, x, &s) != HL_OK)
+            return HL_ERR_RANGE;
+    } while (test_next(out->rank, zero, out->extent, x));
+    return HL_OK;
+}
+
+static void test_spmd(void **state)
+{
+    (void)state;
+    for (int rank = 1; rank <= 3; rank++)
+        for (int kind = 0; kind < NLAYOUTS; kind += 1)
+            for (int cache = 0; cache < 4; cache++) {
+                int64_t R[HL_MAX_RANK], grid[HL_MAX_RANK], halo[HL_MAX_RANK] = {0};
+                for (int i = 0; i < rank; i++) {
+                    R[i] = 3 + rnd(rank == 1 ? 20 : 6);
+                    grid[i] = 1 + rnd(3);
+                }
+                halo[0] = 1 + rnd(2);
+                hl_layout li, lo;
+                assert_int_equal(test_layout(&li, kind, rank, R), HL_OK);
+                assert_int_equal(test_layout(&lo, (kind + 3) % NLAYOUTS, rank, R), HL_OK);
+                int64_t *in = test_fill(&li, 0), *out = test_fill(&lo, 0);
+                hl_tensor ti, to;
+                assert_int_equal(hl_tensor_init(&ti, in, &li, 8), HL_OK);
+                assert_int_equal(hl_tensor_init(&to, out, &lo, 8), HL_OK);
+                const hl_spmd_options o = {1 + (int)rnd(3), grid, halo, HL_HALO_SKIP, NULL,
+                                           (unsigned)cache};
+                hl_spmd *r;
+                assert_int_equal(hl_spmd_create(&r, &ti, &to, &o), HL_OK);
+                assert_int_equal(hl_spmd_tiles(r), grid[0] * (rank > 1 ? grid[1] : 1) *
+                                                      (rank > 2 ? grid[2] : 1));
+                kern_arg ka = {halo[0], cache};
+                assert_int_equal(hl_spmd_run(r, kern, &ka), HL_OK);
+                int64_t x[HL_MAX_RANK] = {0}, zero[HL_MAX_RANK] = {0};
+                do {
+                    int64_t got, want = test_k(rank, R, x);
+                    for (int64_t d = -halo[0]; d <= halo[0]; d += 2 * halo[0]) {
+                        int64_t z[HL_MAX_RANK];
+                        memcpy(z, x, sizeof z);
+                        z[0] += d;
+                        if (z[0] >= 0 && z[0] < R[0])
+                            want += 1000 * test_k(rank, R, z);
+                    }
+                    assert_int_equal(hl_tensor_read(&to, x, &got), HL_OK);
+                    assert_int_equal(got, want);
+                } while (test_next(rank, zero, R, x));
+                hl_spmd_destroy(r);
+                free(in);
+                free(out);
+            }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_views),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_spmd),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
