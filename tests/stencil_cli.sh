@@ -126,5 +126,12 @@ expect_fail stencil "$dir/seed.npy" "$dir/no/such/dir/x.npy"
 expect_err "x.npy"
 if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
 
+# the output as transform writes it: to standard output, the same bytes;
+# no temporary left beside a file output
+"$HL" stencil "$dir/cube.npy" - >"$dir/stdout.npy" 2>"$dir/err" && ok || bad "stencil to -: $(cat "$dir/err")"
+"$HL" stencil "$dir/cube.npy" "$dir/file.npy" 2>"$dir/err" && ok || bad "stencil to a file: $(cat "$dir/err")"
+same "$dir/stdout.npy" "$dir/file.npy"
+if ls "$dir" | grep -q '\.tmp\|XXXXXX\|~'; then bad "a temporary left in $dir: $(ls "$dir")"; else ok; fi
+
 echo "stencil_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

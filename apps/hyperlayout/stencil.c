@@ -1,7 +1,8 @@
 /* hyperlayout stencil — seed 004's tiled stencil on a .npy array: the
  * kernel of apps/stencil run by tensor.h's SPMD runner over a grid of
  * tiles, with or without cached input tiles.  The output is written
- * atomically (hl_npy_save: a temporary renamed over the target). */
+ * as transform writes (npy_sink: atomic, space claimed first, nothing left
+ * behind on an error or a signal). */
 #include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npy_sink.h"
 #include "parse.h"
 #include "stencil.h"
 
@@ -125,6 +127,33 @@ static int parse_opts(int argc, char **argv, opts *o)
     return 0;
 }
 
+/* The output as transform writes its own (npy_sink): the space claimed
+ * first, a temporary renamed over OUT, removed on an error or a signal;
+ * `-`, a FIFO or a device written through.  The header is the one
+ * hl_npy_save would write (C order, native bytes). */
+static hl_status write_output(const char *out, const hl_shape *s, const void *data, char *why,
+                              size_t cap)
+{
+    char header[NPY_HEADER_CAP];
+    size_t len = 0;
+    hl_npy_info *info = malloc(sizeof *info);
+    hl_status st = info ? hl_npy_format_header(s, header, sizeof header, &len) : HL_ERR_NOMEM;
+    if (st == HL_OK)
+        st = hl_npy_parse_header(header, len, info);
+    if (st != HL_OK) {
+        snprintf(why, cap, "%s: %s", out, hl_strerror(st));
+        free(info);
+        return st;
+    }
+    npy_sink k;
+    st = npy_sink_open(&k, out, info, why, cap);
+    free(info);
+    if (st != HL_OK)
+        return st;
+    st = npy_sink_write(&k, data, (size_t)hl_shape_bytes(s), why, cap);
+    return st == HL_OK ? npy_sink_commit(&k, why, cap) : (npy_sink_abort(&k), st);
+}
+
 int cmd_stencil(int argc, char **argv)
 {
     opts o = {.points = STENCIL_STAR, .iterations = 1, .halo = 1, .threads = 0};
@@ -177,9 +206,9 @@ int cmd_stencil(int argc, char **argv)
         st = stencil_run(&t[0], &t[1], &sa, &so, &result);
     }
     if (st == HL_OK) {
-        st = hl_npy_save(o.out, &s, result->data);
-        if (st != HL_OK)
-            rc = cli_error("stencil", "%s: %s", o.out, hl_strerror(st));
+        char why[1024];
+        if (write_output(o.out, &s, result->data, why, sizeof why) != HL_OK)
+            rc = cli_error("stencil", "%s", why);
     } else {
         rc = cli_error("stencil", "%s", hl_strerror(st));
     }
