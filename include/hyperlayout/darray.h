@@ -7,7 +7,8 @@
  *   library's local layouts against MPI's own;
  * - hl_darray: a distributed array on a communicator whose processes each
  *   own one box (BLOCK or NONE per dimension), with halos of any width per
- *   dimension and side and a split-phase halo exchange planned once.
+ *   dimension and side and a split-phase halo exchange planned once;
+ * - hl_redist: moving an array between any two distributions.
  *
  * Collective calls (create, destroy) return the same status on every
  * process of the communicator: an argument that is wrong on one process is
@@ -118,6 +119,37 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path);
 /* Bytes this process sends per exchange (to other processes and to
  * itself), and the number of messages. */
 int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
+
+/* ---- redistribution --------------------------------------------------- */
+
+/* Moving an array between two distributions of the same extents (dist.h:
+ * owner grids of any BLOCK / CYCLIC(b) / NONE mix, UPC tiles), each with
+ * one owner per process of comm.  The arrays are the owners' local
+ * memories (hl_dist_local_count slots, padding included and never
+ * written).  Planned once, collectively, without communication beyond
+ * agreeing: every process derives both sides of every message from the two
+ * distributions; run any number of times, split-phase (one
+ * MPI_Ialltoallv); each element is sent once, and not at all when it stays
+ * on its process.
+ *   HL_ERR_NULL       r, from or to is NULL
+ *   HL_ERR_MISMATCH   different extents, or arguments that differ between
+ *                     processes
+ *   HL_ERR_ARG        a distribution whose owner count is not comm's size
+ *   HL_ERR_ELEM_SIZE  elem_size below 1 or above INT_MAX
+ *   HL_ERR_UNSUPPORTED  more than 2^31 - 1 elements between two processes */
+typedef struct hl_redist hl_redist;
+hl_status hl_redist_plan(hl_redist **r, MPI_Comm comm, const hl_dist *from, const hl_dist *to,
+                         int64_t elem_size);
+/* Starts moving in (this process's memory under `from`) to out (under
+ * `to`; another buffer); end waits and writes out.  Every process calls
+ * both.  HL_ERR_ARG: begin twice, end without begin. */
+hl_status hl_redist_begin(hl_redist *r, const void *in, void *out);
+hl_status hl_redist_end(hl_redist *r);
+/* Bytes this process sends to others per run, and (kept) the bytes that
+ * stay on it. */
+int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept);
+/* Collective; NULL allowed. */
+void hl_redist_destroy(hl_redist *r);
 
 /* The exchange's traffic as the planner computes it, for any process count
  * and without running anything (no MPI call: a model for machines larger
