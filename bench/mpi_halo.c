@@ -210,7 +210,8 @@ int main(int argc, char **argv)
     int64_t total = 0;
     MPI_Allreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
-    double *t_hl = malloc(sizeof *t_hl * (size_t)reps), *t_hand = malloc(sizeof *t_hand * (size_t)reps);
+    double *t_hl = malloc(sizeof *t_hl * (size_t)reps);
+    double *t_hand = malloc(sizeof *t_hand * (size_t)reps);
     double *t_typed = malloc(sizeof *t_typed * (size_t)reps);
     for (int r = 0; r < reps; r++) {
         double t0, t, slowest;

@@ -128,9 +128,9 @@ int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
  * memories (hl_dist_local_count slots, padding included and never
  * written).  Planned once, collectively, without communication beyond
  * agreeing: every process derives both sides of every message from the two
- * distributions; run any number of times, split-phase (one
- * MPI_Ialltoallv); each element is sent once, and not at all when it stays
- * on its process.
+ * distributions; run any number of times, split-phase (one message per
+ * pair of processes that share cells); each element is sent once, and not
+ * at all when it stays on its process.
  *   HL_ERR_NULL       r, from or to is NULL
  *   HL_ERR_MISMATCH   different extents, or arguments that differ between
  *                     processes

@@ -6,15 +6,39 @@
  * order of its local memory under `from` and groups them by their owner
  * under `to`; the receiver lists the cells it owns under `to`, groups them
  * by their owner under `from`, and sorts each group by that owner's local
- * offset — the sender's order.  The plan is those offset lists (a gather
- * into the send buffer, a scatter out of the receive buffer); the move is
- * one MPI_Ialltoallv.  Each element is sent once, and not at all when it
- * stays on its process (copied locally). */
+ * offset — the sender's order.  The plan is those offset lists as runs of
+ * consecutive offsets (a gather into the send buffer, a scatter out of the
+ * receive buffer, one memcpy per run; the cells that stay copied straight
+ * from in to out); the move is one message per pair of processes that
+ * share cells (MPI_Isend / MPI_Irecv).  Each element is sent once, and not
+ * at all when it stays on its process. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hyperlayout/darray.h"
+
+/* len elements at local offset `at` <-> buffer slot `pos` (or, for the
+ * cells that stay, local offset `pos` of the output). */
+typedef struct run {
+    int64_t at, pos, len;
+} run;
+
+/* Runs where both off[] and pos[] (NULL: slot first + j) go up by one:
+ * rows contiguous on both sides (most moves) become one copy each.
+ * Appends to out[*m]. */
+static void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
+                    int64_t *m)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t p = pos ? pos[j] : first + j;
+        run *last = *m > 0 ? &out[*m - 1] : NULL;
+        if (last && last->at + last->len == off[j] && last->pos + last->len == p)
+            last->len++;
+        else
+            out[(*m)++] = (run){off[j], p, 1};
+    }
+}
 
 struct hl_redist {
     MPI_Comm comm;
@@ -23,12 +47,16 @@ struct hl_redist {
     MPI_Datatype elem;
     /* per peer: counts (elements) and displacements into the buffers */
     int *scount, *sdispl, *rcount, *rdispl;
-    int64_t *gather;  /* send buffer slot j <- in[gather[j]] (local offsets under from) */
-    int64_t *scatter; /* out[scatter[j]] <- receive buffer slot j (offsets under to) */
-    int64_t nsend, nrecv;
+    /* send buffer <- in (offsets under from), out (under to) <- receive
+     * buffer, and out <- in directly for the cells that stay (never through
+     * MPI: their counts are 0 in the all-to-all) */
+    run *gather, *scatter, *keep;
+    int64_t ngather, nscatter, nkeep;
+    int64_t nsend, nrecv, kept;
     char *sbuf, *rbuf;
     void *out; /* of the exchange in flight */
-    MPI_Request req;
+    MPI_Request *req; /* 2 procs */
+    int nreq;
     bool in_flight;
 };
 
@@ -58,7 +86,8 @@ static int by_source(const void *a, const void *b)
 static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
 {
     const int P = r->procs;
-    if (!(r->scount = calloc((size_t)P, sizeof(int))) ||
+    if (!(r->req = calloc(2 * (size_t)P, sizeof *r->req)) ||
+        !(r->scount = calloc((size_t)P, sizeof(int))) ||
         !(r->sdispl = calloc((size_t)P, sizeof(int))) ||
         !(r->rcount = calloc((size_t)P, sizeof(int))) ||
         !(r->rdispl = calloc((size_t)P, sizeof(int))))
@@ -74,11 +103,16 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
         return st;
     const int64_t slots = hl_dist_local_count(from, r->me);
     int64_t *counts = calloc((size_t)P + 1, sizeof *counts);
+    int64_t *gather = malloc(sizeof *gather * (size_t)(mine > 0 ? mine : 1));
+    int64_t *scatter = malloc(sizeof *scatter * (size_t)(nrecv > 0 ? nrecv : 1));
+    incoming *in = malloc(sizeof *in * (size_t)(nrecv > 0 ? nrecv : 1));
     r->gather = malloc(sizeof *r->gather * (size_t)(mine > 0 ? mine : 1));
     r->scatter = malloc(sizeof *r->scatter * (size_t)(nrecv > 0 ? nrecv : 1));
-    incoming *in = malloc(sizeof *in * (size_t)(nrecv > 0 ? nrecv : 1));
-    if (!counts || !r->gather || !r->scatter || !in) {
+    r->keep = malloc(sizeof *r->keep * (size_t)(mine > 0 ? mine : 1));
+    if (!counts || !gather || !scatter || !in || !r->gather || !r->scatter || !r->keep) {
         free(counts);
+        free(gather);
+        free(scatter);
         free(in);
         return HL_ERR_NOMEM;
     }
@@ -90,7 +124,7 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
             if (pass == 0)
                 counts[q + 1]++;
             else
-                r->gather[counts[q]++] = local;
+                gather[counts[q]++] = local;
         }
         if (pass == 0)
             for (int q = 0; q < P; q++)
@@ -122,7 +156,7 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
     qsort(in, (size_t)n, sizeof *in, by_source);
     memset(counts, 0, sizeof *counts * ((size_t)P + 1));
     for (int64_t j = 0; j < n; j++) {
-        r->scatter[j] = in[j].dst;
+        scatter[j] = in[j].dst;
         counts[in[j].owner + 1]++;
     }
     for (int q = 0; q < P; q++) {
@@ -133,7 +167,20 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
         counts[q + 1] += counts[q];
     }
     r->nrecv = n;
+    /* the cells that stay: the sender's and the receiver's group of this
+     * process are the same cells in the same order */
+    const int64_t s0 = r->sdispl[r->me], s1 = s0 + r->scount[r->me];
+    const int64_t r0 = r->rdispl[r->me], r1 = r0 + r->rcount[r->me];
+    to_runs(gather, NULL, 0, s0, r->gather, &r->ngather);
+    to_runs(gather + s1, NULL, s1, mine - s1, r->gather, &r->ngather);
+    to_runs(scatter, NULL, 0, r0, r->scatter, &r->nscatter);
+    to_runs(scatter + r1, NULL, r1, n - r1, r->scatter, &r->nscatter);
+    to_runs(gather + s0, scatter + r0, 0, s1 - s0, r->keep, &r->nkeep);
+    r->kept = s1 - s0;
+    r->scount[r->me] = r->rcount[r->me] = 0;
     free(counts);
+    free(gather);
+    free(scatter);
     free(in);
     if (st == HL_OK && (!(r->sbuf = malloc((size_t)((mine > 0 ? mine : 1) * r->elem_size))) ||
                         !(r->rbuf = malloc((size_t)((n > 0 ? n : 1) * r->elem_size)))))
@@ -232,12 +279,14 @@ void hl_redist_destroy(hl_redist *r)
     if (r->elem != MPI_DATATYPE_NULL)
         MPI_Type_free(&r->elem);
     MPI_Comm_free(&r->comm);
+    free(r->req);
     free(r->scount);
     free(r->sdispl);
     free(r->rcount);
     free(r->rdispl);
     free(r->gather);
     free(r->scatter);
+    free(r->keep);
     free(r->sbuf);
     free(r->rbuf);
     free(r);
@@ -251,14 +300,28 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
         return HL_ERR_ARG;
     const size_t es = (size_t)r->elem_size;
     const char *src = in;
-    for (int64_t j = 0; j < r->nsend; j++)
-        memcpy(r->sbuf + (size_t)j * es, src + (size_t)r->gather[j] * es, es);
-    if (MPI_Ialltoallv(r->sbuf, r->scount, r->sdispl, r->elem, r->rbuf, r->rcount, r->rdispl,
-                       r->elem, r->comm, &r->req) != MPI_SUCCESS)
-        return HL_ERR_COMM;
+    for (int64_t j = 0; j < r->ngather; j++)
+        memcpy(r->sbuf + (size_t)r->gather[j].pos * es, src + (size_t)r->gather[j].at * es,
+               (size_t)r->gather[j].len * es);
+    /* point to point rather than MPI_Ialltoallv: the transport progresses
+     * these by itself, a nonblocking collective only inside MPI calls */
+    hl_status st = HL_OK;
+    r->nreq = 0;
+    for (int q = 0; q < r->procs; q++)
+        if (r->rcount[q] && MPI_Irecv(r->rbuf + (size_t)r->rdispl[q] * es, r->rcount[q], r->elem, q,
+                                      0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+    for (int q = 0; q < r->procs; q++)
+        if (r->scount[q] && MPI_Isend(r->sbuf + (size_t)r->sdispl[q] * es, r->scount[q], r->elem, q,
+                                      0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+    /* the cells that stay, while the others travel */
+    for (int64_t j = 0; j < r->nkeep; j++)
+        memcpy((char *)out + (size_t)r->keep[j].pos * es, src + (size_t)r->keep[j].at * es,
+               (size_t)r->keep[j].len * es);
     r->out = out;
     r->in_flight = true;
-    return HL_OK;
+    return st;
 }
 
 hl_status hl_redist_end(hl_redist *r)
@@ -268,12 +331,13 @@ hl_status hl_redist_end(hl_redist *r)
     if (!r->in_flight)
         return HL_ERR_ARG;
     r->in_flight = false;
-    if (MPI_Wait(&r->req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    if (MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return HL_ERR_COMM;
     const size_t es = (size_t)r->elem_size;
     char *dst = r->out;
-    for (int64_t j = 0; j < r->nrecv; j++)
-        memcpy(dst + (size_t)r->scatter[j] * es, r->rbuf + (size_t)j * es, es);
+    for (int64_t j = 0; j < r->nscatter; j++)
+        memcpy(dst + (size_t)r->scatter[j].at * es, r->rbuf + (size_t)r->scatter[j].pos * es,
+               (size_t)r->scatter[j].len * es);
     return HL_OK;
 }
 
@@ -283,9 +347,8 @@ int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept)
         return 0;
     int64_t sent = 0;
     for (int q = 0; q < r->procs; q++)
-        if (q != r->me)
-            sent += r->scount[q];
+        sent += r->scount[q]; /* 0 for this process itself */
     if (kept)
-        *kept = r->scount[r->me] * r->elem_size;
+        *kept = r->kept * r->elem_size;
     return sent * r->elem_size;
 }

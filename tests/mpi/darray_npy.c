@@ -108,10 +108,11 @@ int main(int argc, char **argv)
             ext[i] = 1 + below(rank <= 2 ? 17 : 6);
         const int64_t es = sizes[below(4)];
         hl_shape s;
-        hl_shape_init(&s, rank, ext,
-                      es == 4 ? HL_DTYPE_FLOAT32 : es == 8 ? HL_DTYPE_INT64 : es == 1 ? HL_DTYPE_UINT8
-                                                                                 : HL_DTYPE_COMPLEX128,
-                      es);
+        const hl_dtype type = es == 4   ? HL_DTYPE_FLOAT32
+                              : es == 8 ? HL_DTYPE_INT64
+                              : es == 1 ? HL_DTYPE_UINT8
+                                        : HL_DTYPE_COMPLEX128;
+        hl_shape_init(&s, rank, ext, type, es);
         char spec[128], spec2[128];
         random_spec(spec, rank);
         random_spec(spec2, rank);

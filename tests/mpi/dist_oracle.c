@@ -39,8 +39,9 @@ static int64_t check(const hl_dist *d, const char *text)
         MPI_Type_free(&t);
         int64_t count = 0;
         hl_dist_owner_elements(d, owner, &count);
-        EXPECT(size == (int)(count * 8), "%s owner %" PRId64 ": darray has %d elements, we %" PRId64,
-               text, owner, size / 8, count);
+        EXPECT(size == (int)(count * 8),
+               "%s owner %" PRId64 ": darray has %d elements, we %" PRId64, text, owner,
+               size / 8, count);
         int64_t j = 0;
         const int64_t slots = hl_dist_local_count(d, owner);
         for (int64_t local = 0; local < slots && j < size / 8; local++) {

@@ -81,7 +81,8 @@ int main(int argc, char **argv)
         EXPECT(st == HL_OK, "case %d: %s -> %s: %s", c, sb, sa, hl_strerror(st));
         int64_t na, nb;
         int64_t *in = memory_of(&a, me, &na), *want = memory_of(&b, me, &nb);
-        int64_t *out = malloc(sizeof *out * (size_t)(nb + 1)), *again = malloc(sizeof *again * (size_t)(na + 1));
+        int64_t *out = malloc(sizeof *out * (size_t)(nb + 1));
+        int64_t *again = malloc(sizeof *again * (size_t)(na + 1));
         for (int64_t j = 0; j < nb; j++)
             out[j] = -7;
         for (int64_t j = 0; j < na; j++)

@@ -1,0 +1,199 @@
+/* bench_mpi_redist — redistribution of a 3-D float64 array from slabs
+ * (block,none,none) to pencils (none,block,block), as distributed FFTs do:
+ * hl_redist (runs of offsets, one message per pair) against MPI_Alltoallw with
+ * subarray types for the same boxes (MPI's own derived-datatype engine, no
+ * buffer of ours), after checking both give the same memory.
+ *
+ *   mpirun -np P build/bin/bench_mpi_redist [--n N] [--reps R]
+ *
+ * Times are the slowest process's, medians of R runs each after a barrier;
+ * GB/s counts the bytes that change process (each sent once). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "hyperlayout/darray.h"
+#include "stats.h"
+
+static const char usage[] =
+    "usage: mpirun -np P bench_mpi_redist [--n N] [--reps R]\n"
+    "\n"
+    "Redistributes an N^3 float64 array (default 128) from slabs (block,none,none)\n"
+    "to pencils (none,block,block) over P processes: hl_redist against\n"
+    "MPI_Alltoallw with subarray types doing the same move.\n";
+
+/* Process q's box under an owner grid of blocks: start and extent per
+ * dimension (dimension 0 first). */
+static void box_of(const hl_dist *d, int q, int64_t *start, int64_t *count)
+{
+    int64_t w = 1;
+    for (int i = 0; i < d->rank; i++) {
+        const hl_dist_dim *m = &d->dim[i];
+        const int64_t own = q / w % m->owners, t = m->owners == 1 ? m->extent : m->tile;
+        w *= m->owners;
+        const int64_t lo = own * t < m->extent ? own * t : m->extent;
+        const int64_t hi = lo + t < m->extent ? lo + t : m->extent;
+        start[i] = lo;
+        count[i] = hi - lo;
+    }
+}
+
+/* The part of box (s, c) that lies in box (t, e), as a subarray of the
+ * memory of box (s, c) padded to the distribution's local extents `local`;
+ * MPI_DATATYPE_NULL-free: an empty part is a zero-count contiguous type. */
+static MPI_Datatype part(const int64_t *s, const int64_t *c, const int64_t *t, const int64_t *e,
+                         const int64_t *local)
+{
+    int sizes[3], sub[3], at[3];
+    bool empty = false;
+    for (int i = 0; i < 3; i++) {
+        const int64_t lo = s[i] > t[i] ? s[i] : t[i];
+        const int64_t hi = s[i] + c[i] < t[i] + e[i] ? s[i] + c[i] : t[i] + e[i];
+        empty = empty || hi <= lo;
+        sizes[2 - i] = (int)local[i];
+        sub[2 - i] = (int)(hi - lo);
+        at[2 - i] = (int)(lo - s[i]);
+    }
+    MPI_Datatype type;
+    if (empty)
+        MPI_Type_contiguous(0, MPI_DOUBLE, &type);
+    else
+        MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &type);
+    MPI_Type_commit(&type);
+    return type;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    int64_t n = 128;
+    int reps = 10;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--n") && a + 1 < argc)
+            n = atoll(argv[++a]);
+        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else {
+            const int help = !strcmp(argv[a], "-h") || !strcmp(argv[a], "--help");
+            if (me == 0)
+                fputs(usage, help ? stdout : stderr);
+            MPI_Finalize();
+            return help ? 0 : 2;
+        }
+    }
+    if (n < 1 || reps < 1) {
+        if (me == 0)
+            fprintf(stderr, "bench_mpi_redist: --n and --reps must be positive\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const int64_t ext[3] = {n, n, n};
+    hl_dist from, to;
+    hl_redist *r = NULL;
+    hl_status st = hl_dist_parse(&from, "block,none,none", 3, ext, procs, NULL);
+    if (st == HL_OK)
+        st = hl_dist_parse(&to, "none,block,block", 3, ext, procs, NULL);
+    if (st == HL_OK)
+        st = hl_redist_plan(&r, MPI_COMM_WORLD, &from, &to, 8);
+    if (st != HL_OK) {
+        if (me == 0)
+            fprintf(stderr, "bench_mpi_redist: %s\n", hl_strerror(st));
+        MPI_Finalize();
+        return 1;
+    }
+    const int64_t na = hl_dist_local_count(&from, me), nb = hl_dist_local_count(&to, me);
+    double *in = malloc(sizeof *in * (size_t)(na + 1));
+    double *out = malloc(sizeof *out * (size_t)(nb + 1));
+    double *ref = malloc(sizeof *ref * (size_t)(nb + 1));
+    for (int64_t j = 0; j < na; j++)
+        in[j] = (double)hl_dist_k_of(&from, me, j);
+    /* MPI_Alltoallw: per peer the part of my slab in its pencil, and of my
+     * pencil in its slab, as subarrays of the padded local memories */
+    int64_t fs[3], fc[3], ts[3], tc[3], fl[3], tl[3];
+    box_of(&from, me, fs, fc);
+    box_of(&to, me, ts, tc);
+    for (int i = 0; i < 3; i++) { /* the local extents, padding included */
+        fl[i] = from.dim[i].courses * from.dim[i].tile;
+        tl[i] = to.dim[i].courses * to.dim[i].tile;
+    }
+    MPI_Datatype *stype = malloc(sizeof *stype * (size_t)procs);
+    MPI_Datatype *rtype = malloc(sizeof *rtype * (size_t)procs);
+    int *ones = malloc(sizeof *ones * (size_t)procs), *zeros = calloc((size_t)procs, sizeof *zeros);
+    for (int q = 0; q < procs; q++) {
+        int64_t qs[3], qc[3];
+        box_of(&to, q, qs, qc);
+        stype[q] = part(fs, fc, qs, qc, fl);
+        box_of(&from, q, qs, qc);
+        rtype[q] = part(ts, tc, qs, qc, tl);
+        ones[q] = 1;
+    }
+    /* both ways agree */
+    hl_redist_begin(r, in, out);
+    hl_redist_end(r);
+    MPI_Alltoallw(in, ones, zeros, stype, ref, ones, zeros, rtype, MPI_COMM_WORLD);
+    int64_t diff = 0;
+    for (int64_t j = 0; j < nb; j++) {
+        const int64_t k = hl_dist_k_of(&to, me, j);
+        diff += k != HL_DIST_PADDING && (out[j] != ref[j] || out[j] != (double)k);
+    }
+    int64_t all_diff = 0, kept = 0, sent = hl_redist_bytes(r, &kept), total = 0;
+    MPI_Allreduce(&diff, &all_diff, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    double *t_hl = malloc(sizeof *t_hl * (size_t)reps), *t_w = malloc(sizeof *t_w * (size_t)reps);
+    for (int k = 0; k < reps; k++) {
+        double t0, t, slowest;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        hl_redist_begin(r, in, out);
+        hl_redist_end(r);
+        t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t_hl[k] = slowest;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        MPI_Alltoallw(in, ones, zeros, stype, ref, ones, zeros, rtype, MPI_COMM_WORLD);
+        t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t_w[k] = slowest;
+    }
+    if (me == 0) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        const double a = bench_median(t_hl, reps), b = bench_median(t_w, reps);
+        printf("bench_mpi_redist: %" PRId64 "^3 float64, slabs -> pencils, %d process%s on %ld "
+               "core%s%s; median of %d\n",
+               n, procs, procs == 1 ? "" : "es", cores, cores == 1 ? "" : "s",
+               procs > cores ? " (OVERSUBSCRIBED)" : "", reps);
+        printf("same memory both ways: %s; bytes changing process: %" PRId64
+               " (each sent once: the lower bound)\n",
+               all_diff ? "NO" : "yes", total);
+        printf("%-36s %12s %10s\n", "redistribution", "ms", "GB/s");
+        printf("%-36s %12.3f %10.2f\n", "hl_redist (runs, Isend/Irecv)", a * 1e3,
+               (double)total / a / 1e9);
+        printf("%-36s %12.3f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
+               (double)total / b / 1e9);
+        printf("ratio Alltoallw / hl_redist time: %.2f\n", b / a);
+    }
+    for (int q = 0; q < procs; q++) {
+        MPI_Type_free(&stype[q]);
+        MPI_Type_free(&rtype[q]);
+    }
+    free(stype);
+    free(rtype);
+    free(ones);
+    free(zeros);
+    free(in);
+    free(out);
+    free(ref);
+    free(t_hl);
+    free(t_w);
+    hl_redist_destroy(r);
+    MPI_Finalize();
+    return all_diff ? 1 : 0;
+}
