@@ -22,7 +22,7 @@ static void random_spec(char *spec, int rank)
     if (below(4) == 0) { /* upc:[b]...[b] */
         strcat(spec, "upc:");
         for (int i = 0; i < rank; i++) {
-            char part[24];
+            char part[48];
             snprintf(part, sizeof part, "[%" PRId64 "]", 1 + below(3));
             strcat(spec, part);
         }
@@ -30,7 +30,7 @@ static void random_spec(char *spec, int rank)
     }
     for (int i = rank - 1; i >= 0; i--) {
         const int64_t k = below(4);
-        char part[24];
+        char part[48];
         snprintf(part, sizeof part, "%s", k == 0 ? "none" : k == 1 ? "block" : "cyclic");
         if (k == 3)
             snprintf(part, sizeof part, "cyclic:%" PRId64, 1 + below(3));
