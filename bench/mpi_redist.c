@@ -20,11 +20,13 @@
 #include "stats.h"
 
 static const char usage[] =
-    "usage: mpirun -np P bench_mpi_redist [--n N] [--reps R]\n"
+    "usage: mpirun -np P bench_mpi_redist [--n N] [--reps R] [--model]\n"
     "\n"
     "Redistributes an N^3 float64 array (default 128) from slabs (block,none,none)\n"
     "to pencils (none,block,block) over P processes: hl_redist against\n"
-    "MPI_Alltoallw with subarray types doing the same move.\n";
+    "MPI_Alltoallw with subarray types doing the same move.  --model: also the\n"
+    "bytes and messages process 0 would send for P = 1 ... 4096 (hl_redist_model,\n"
+    "nothing run; N = 256 unless --n is given).\n";
 
 /* Process q's box under an owner grid of blocks: start and extent per
  * dimension (dimension 0 first). */
@@ -74,10 +76,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     int64_t n = 128;
-    int reps = 10;
+    int reps = 10, model = 0, n_given = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            n = atoll(argv[++a]);
+            n = atoll(argv[++a]), n_given = 1;
+        else if (!strcmp(argv[a], "--model"))
+            model = 1;
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
         else {
@@ -179,6 +183,37 @@ int main(int argc, char **argv)
         printf("%-36s %12.3f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
                (double)total / b / 1e9);
         printf("ratio Alltoallw / hl_redist time: %.2f\n", b / a);
+    }
+    if (model && me == 0) {
+        const int64_t m = n_given ? n : 256, e[3] = {m, m, m};
+        printf("\nmodel: %" PRId64 "^3 float64, slabs -> pencils (hl_redist_model, nothing "
+               "run); bytes and messages of the busiest process, and of all together (= the "
+               "lower bound: each cell that changes process sent once)\n",
+               m);
+        printf("%6s %16s %9s %16s %8s\n", "P", "max bytes sent", "max msgs", "all processes",
+               "idle");
+        for (int64_t p = 1; p <= 4096; p *= 2) {
+            hl_dist f, t;
+            int64_t most = 0, most_msgs = 0, total_p = 0, idle = 0;
+            hl_status ms = hl_dist_parse(&f, "block,none,none", 3, e, p, NULL);
+            if (ms == HL_OK)
+                ms = hl_dist_parse(&t, "none,block,block", 3, e, p, NULL);
+            for (int64_t q = 0; ms == HL_OK && q < p; q++) {
+                int64_t sent_q = 0, kept_q = 0, msgs = 0, cells = 0;
+                ms = hl_redist_model(&f, &t, q, 8, &sent_q, &kept_q, &msgs);
+                hl_dist_owner_elements(&f, q, &cells);
+                most = sent_q > most ? sent_q : most;
+                most_msgs = msgs > most_msgs ? msgs : most_msgs;
+                total_p += sent_q;
+                idle += cells == 0; /* more processes than slabs */
+            }
+            if (ms != HL_OK) {
+                printf("%6" PRId64 " (no model: %s)\n", p, hl_strerror(ms));
+                continue;
+            }
+            printf("%6" PRId64 " %16" PRId64 " %9" PRId64 " %16" PRId64 " %8" PRId64 "\n", p, most,
+                   most_msgs, total_p, idle);
+        }
     }
     for (int q = 0; q < procs; q++) {
         MPI_Type_free(&stype[q]);

@@ -150,6 +150,13 @@ hl_status hl_redist_end(hl_redist *r);
 int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept);
 /* Collective; NULL allowed. */
 void hl_redist_destroy(hl_redist *r);
+/* The same traffic without running anything (no MPI call: a model for
+ * process counts beyond this machine): the bytes `owner` would send to
+ * other processes, keep, and the messages it would send, moving elements
+ * of elem_size bytes from `from` to `to` (the same owner count).  What it
+ * sends is the lower bound: the cells that change owner. */
+hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
+                          int64_t *sent, int64_t *kept, int64_t *messages);
 
 /* The exchange's traffic as the planner computes it, for any process count
  * and without running anything (no MPI call: a model for machines larger

@@ -352,3 +352,36 @@ int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept)
         *kept = r->kept * r->elem_size;
     return sent * r->elem_size;
 }
+
+hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
+                          int64_t *sent, int64_t *kept, int64_t *messages)
+{
+    if (!from || !to || !sent)
+        return HL_ERR_NULL;
+    if (!same_array(from, to))
+        return HL_ERR_MISMATCH;
+    if (from->owners != to->owners || owner < 0 || owner >= from->owners || elem_size < 1)
+        return HL_ERR_ARG;
+    /* the cells each new owner gets from this one */
+    int64_t *to_q = calloc((size_t)to->owners, sizeof *to_q);
+    if (!to_q)
+        return HL_ERR_NOMEM;
+    int64_t x[HL_MAX_RANK];
+    const int64_t slots = hl_dist_local_count(from, owner);
+    for (int64_t local = 0; local < slots; local++)
+        if (hl_dist_coord_of(from, owner, local, x))
+            to_q[hl_dist_owner_of(to, x)]++;
+    int64_t out = 0, n = 0;
+    for (int64_t q = 0; q < to->owners; q++)
+        if (q != owner && to_q[q]) {
+            out += to_q[q];
+            n++;
+        }
+    *sent = out * elem_size;
+    if (kept)
+        *kept = to_q[owner] * elem_size;
+    if (messages)
+        *messages = n;
+    free(to_q);
+    return HL_OK;
+}
