@@ -5,6 +5,14 @@
 
 #include "darray_internal.h"
 
+hl_status darray_agree(MPI_Comm comm, hl_status st)
+{
+    int mine = (int)st, worst = 0;
+    if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return HL_ERR_COMM;
+    return (hl_status)worst;
+}
+
 void darray_box_of(const hl_darray *a, int q, darray_box *b)
 {
     int64_t weight = 1;
@@ -45,15 +53,6 @@ static uint64_t fingerprint(const hl_shape *shape, const char *spec, const hl_da
     }
     h = mix(h, &o->method, sizeof o->method);
     return mix(h, &o->neighbourhood, sizeof o->neighbourhood);
-}
-
-/* The worst status of any process, on every process. */
-static hl_status agree(MPI_Comm comm, hl_status st)
-{
-    int mine = (int)st, worst = 0;
-    if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    return (hl_status)worst;
 }
 
 hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
@@ -135,11 +134,11 @@ hl_status hl_darray_create(hl_darray **out, MPI_Comm comm, const hl_shape *shape
         st = HL_ERR_COMM;
     else if (st == HL_OK && (lim[0] != fp[0] || lim[1] != fp[1]))
         st = HL_ERR_MISMATCH;
-    st = agree(c, st);
+    st = darray_agree(c, st);
     if (st == HL_OK) {
         MPI_Comm_rank(a->comm, &a->me);
         MPI_Comm_size(a->comm, &a->procs);
-        st = agree(a->comm, setup(a, shape, spec, o));
+        st = darray_agree(a->comm, setup(a, shape, spec, o));
     }
     if (st != HL_OK) {
         if (a) {

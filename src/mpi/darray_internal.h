@@ -48,6 +48,10 @@ struct hl_darray {
 hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
                           const hl_darray_options *o);
 
+/* The worst status of any process of comm, on every process: how the
+ * collective calls (darray, .npy, redistribution) agree on their result. */
+hl_status darray_agree(MPI_Comm comm, hl_status st);
+
 /* Process q's box. */
 void darray_box_of(const hl_darray *a, int q, darray_box *b);
 

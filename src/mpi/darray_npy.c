@@ -11,15 +11,6 @@
 #include "hyperlayout/npy.h"
 #include "darray_internal.h"
 
-/* The worst status of any process, on every process. */
-static hl_status agree(MPI_Comm comm, hl_status st)
-{
-    int mine = (int)st, worst = 0;
-    if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    return (hl_status)worst;
-}
-
 /* The element as an MPI type, the file view's type of this process's cells
  * and the memory type of its box inside the halo.  An empty process gets
  * no types (*elem stays MPI_DATATYPE_NULL): it moves nothing. */
@@ -104,7 +95,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
     if (st != HL_OK) {
         if (created)
             unlink(tmp);
@@ -117,7 +108,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     MPI_File fh;
     if (MPI_File_open(a->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = agree(a->comm, st);
+    st = darray_agree(a->comm, st);
     if (st == HL_OK) {
         if (a->me == 0 && MPI_File_write_at(fh, 0, header, (int)len, MPI_BYTE,
                                             MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -128,7 +119,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
             st = HL_ERR_IO;
         if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
             st = HL_ERR_IO;
-        st = agree(a->comm, st);
+        st = darray_agree(a->comm, st);
     }
     /* the file appears, or nothing does */
     if (a->me == 0) {
@@ -169,18 +160,18 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
     if (st != HL_OK)
         return st;
     MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, a->comm);
     MPI_File fh;
     if (MPI_File_open(a->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = agree(a->comm, st);
+    st = darray_agree(a->comm, st);
     if (st != HL_OK)
         return st;
     st = transfer(a, fh, (MPI_Offset)offset, a->data, false);
     if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
         st = HL_ERR_IO;
-    return agree(a->comm, st);
+    return darray_agree(a->comm, st);
 }

@@ -98,6 +98,16 @@ static int64_t transfers(const hl_darray *a, int r, int s, xfer *out, int64_t *c
     return n;
 }
 
+/* The index along dimension i, within the box of the process whose memory
+ * it is, of a transfer's first cell: in the sender's box (pack) the cell's
+ * periodic image g - m L, in the receiver's the cell as r sees it. */
+static int64_t box_index(const hl_darray *a, const xfer *x, int i, bool pack,
+                         const darray_box *sender)
+{
+    return pack ? x->g[i] - x->m[i] * a->dist.dim[i].extent - sender->start[i]
+                : x->g[i] - a->box.start[i];
+}
+
 /* The plan moving one message's boxes between the local memory and a
  * contiguous buffer: packing on the sender (local -> buffer) or unpacking
  * on the receiver (buffer -> local). */
@@ -116,8 +126,7 @@ static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int6
         int64_t local = 0, stride = 1, packed = 1;
         for (int i = 0; i < a->rank; i++) {
             /* the cell's index in this process's local memory along i */
-            const int64_t y = pack ? x[j].g[i] - x[j].m[i] * a->dist.dim[i].extent - sb.start[i]
-                                   : x[j].g[i] - a->box.start[i];
+            const int64_t y = box_index(a, &x[j], i, pack, &sb);
             local += (y + a->lo[i]) * stride;
             b->extent[i] = x[j].e[i];
             (pack ? b->src_stride : b->dst_stride)[i] = stride;
@@ -158,8 +167,7 @@ static hl_status message_type(const hl_darray *a, const xfer *x, int64_t n, bool
         int sizes[HL_MAX_RANK], subsizes[HL_MAX_RANK], starts[HL_MAX_RANK];
         for (int i = 0; i < a->rank; i++) {
             const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
-            const int64_t y = pack ? x[j].g[i] - x[j].m[i] * a->dist.dim[i].extent - sb.start[i]
-                                   : x[j].g[i] - a->box.start[i];
+            const int64_t y = box_index(a, &x[j], i, pack, &sb);
             if (a->local[i] > INT_MAX)
                 st = HL_ERR_UNSUPPORTED;
             sizes[c] = (int)a->local[i];

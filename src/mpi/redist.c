@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hyperlayout/darray.h"
+#include "darray_internal.h"
 
 /* len elements at local offset `at` <-> buffer slot `pos` (or, for the
  * cells that stay, local offset `pos` of the output). */
@@ -59,15 +59,6 @@ struct hl_redist {
     int nreq;
     bool in_flight;
 };
-
-/* The worst status of any process, on every process. */
-static hl_status agree(MPI_Comm comm, hl_status st)
-{
-    int mine = (int)st, worst = 0;
-    if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    return (hl_status)worst;
-}
 
 /* A receive-side entry: where the cell goes under `to`, and where it
  * comes from (the owner and its local offset) under `from`. */
@@ -246,7 +237,7 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
         st = HL_ERR_COMM;
     else if (st == HL_OK && memcmp(lo, hi, sizeof lo))
         st = HL_ERR_MISMATCH;
-    st = agree(c, st);
+    st = darray_agree(c, st);
     if (st == HL_OK) {
         r->me = me;
         r->procs = procs;
@@ -257,7 +248,7 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
                  : HL_ERR_COMM;
         if (st == HL_OK)
             st = plan(r, from, to);
-        st = agree(c, st);
+        st = darray_agree(c, st);
     }
     if (st != HL_OK) {
         if (r)

@@ -139,15 +139,5 @@ int main(int argc, char **argv)
     for (int c = 0; c < 400; c++)
         halo += one_case(procs, c);
     agreement(me, procs);
-    int local[2] = {checks, failures}, sum[2];
-    MPI_Allreduce(local, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    int64_t all = 0;
-    MPI_Allreduce(&halo, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) {
-        printf("halo exchange on %d process%s: %" PRId64 " halo cells checked\n", procs,
-               procs == 1 ? "" : "es", all);
-        printf("%d passed, %d failed\n", sum[0] - sum[1], sum[1]);
-    }
-    MPI_Finalize();
-    return sum[1] ? 1 : 0;
+    return mpi_check_finish("halo exchange", halo, "halo cells checked");
 }

@@ -183,15 +183,5 @@ int main(int argc, char **argv)
             (void)system(cmd);
         }
     }
-    int local_[2] = {checks, failures}, sum[2];
-    MPI_Allreduce(local_, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    int64_t all = 0;
-    MPI_Allreduce(&cells, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) {
-        printf("collective .npy on %d process%s: %" PRId64 " cells read back\n", procs,
-               procs == 1 ? "" : "es", all);
-        printf("%d passed, %d failed\n", sum[0] - sum[1], sum[1]);
-    }
-    MPI_Finalize();
-    return sum[1] ? 1 : 0;
+    return mpi_check_finish("collective .npy", cells, "cells read back");
 }

@@ -70,7 +70,6 @@ int main(int argc, char **argv)
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    int cases = 0;
     int64_t elements = 0;
     const char *kinds[] = {"none", "block", "cyclic"};
     for (int c = 0; c < 600; c++) {
@@ -106,11 +105,9 @@ int main(int argc, char **argv)
         char text[600];
         snprintf(text, sizeof text, "%s %s over %" PRId64, spec, shape, owners);
         elements += check(&d, text);
-        cases++;
         (void)total;
     }
     /* hl_dims_create against MPI_Dims_create */
-    int dims_cases = 0;
     for (int n = 1; n <= 64; n++)
         for (int nd = 1; nd <= 4; nd++) {
             if ((n * 4 + nd) % procs != me)
@@ -122,20 +119,6 @@ int main(int argc, char **argv)
             for (int i = 0; i < nd; i++)
                 EXPECT(ours[i] == mpi[i], "%d processes in %d dimensions: dims[%d] = %" PRId64
                        ", MPI_Dims_create says %d", n, nd, i, ours[i], mpi[i]);
-            dims_cases++;
         }
-    int local[3] = {cases + dims_cases, failures, 0}, sum[3];
-    MPI_Reduce(local, sum, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    int64_t all = 0;
-    MPI_Reduce(&elements, &all, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (me == 0) {
-        printf("darray oracle on %d process%s: %" PRId64 " elements of every owner compared\n",
-               procs, procs == 1 ? "" : "es", all);
-        printf("%d passed, %d failed\n", sum[0] - sum[1], sum[1]);
-    }
-    /* every process learns the verdict: none may exit 0 while another fails */
-    int any = failures > 0, fail_any = 0;
-    MPI_Allreduce(&any, &fail_any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return fail_any ? 1 : 0;
+    return mpi_check_finish("darray oracle", elements, "elements of every owner compared");
 }

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    int64_t moved = 0, pairs = 0;
+    int64_t moved = 0;
     for (int c = 0; c < 300; c++) {
         const int rank = 1 + (int)below(5);
         int64_t ext[HL_MAX_RANK];
@@ -110,7 +110,6 @@ int main(int argc, char **argv)
         if (!strcmp(sa, sb))
             EXPECT(sent == 0, "case %d: the same distribution sent %" PRId64 " bytes", c, sent);
         moved += sent;
-        pairs++;
         free(in);
         free(want);
         free(out);
@@ -134,15 +133,5 @@ int main(int argc, char **argv)
     hl_dist_parse(&b, "block,none", 2, e1, procs + 1, NULL);
     st = hl_redist_plan(&r, MPI_COMM_WORLD, &a, &b, 8);
     EXPECT(st == HL_ERR_ARG && !r, "owners not the size: %s", hl_strerror(st));
-    int local[2] = {checks, failures}, sum[2];
-    MPI_Allreduce(local, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    int64_t all = 0;
-    MPI_Allreduce(&moved, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) {
-        printf("redistribution on %d process%s: %" PRId64 " pairs, %" PRId64 " bytes moved\n",
-               procs, procs == 1 ? "" : "es", pairs, all);
-        printf("%d passed, %d failed\n", sum[0] - sum[1], sum[1]);
-    }
-    MPI_Finalize();
-    return sum[1] ? 1 : 0;
+    return mpi_check_finish("redistribution", moved, "bytes moved");
 }
