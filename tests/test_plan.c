@@ -526,6 +526,61 @@ static void test_boxes_against_cells(void **state)
     assert_true(lowered * 10 >= cases * 9);
 }
 
+/* Outputs of 32 MiB and more are streamed: the row groups (runs staged
+ * whole, or their members streamed one by one), the blocks with lookahead
+ * and the short-row blocks, on 1 and 2 threads, against the reference
+ * evaluation cell by cell.  Each case names the solver it is there for. */
+static void test_streamed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *shape, *ops, *solver;
+    } cases[] = {
+        {"[130,251,258,float32]", "flip:0 shift:1,-1,1 crinkle:0:2", "row groups"},
+        {"[1031,4102,float64]", "flip:0 shift:-3,5 crinkle:0:2", "row groups"},
+        {"[2050,4100,float32]", "shift:7,0", "row groups"},
+        {"[64,64,64,64,float32]", "morton", "short-row blocks"},
+        {"[128,256,264,float32]", "tile:8,8,8", "short-row blocks"},
+        {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        hl_shape s;
+        assert_int_equal(hl_shape_parse(&s, cases[c].shape), HL_OK);
+        const int64_t bytes = hl_shape_count(&s) * s.elem_size;
+        assert_true(bytes >= (int64_t)32 << 20);
+        char *in = malloc((size_t)bytes), *want = malloc((size_t)bytes), *got = malloc((size_t)bytes);
+        assert_non_null(in);
+        assert_non_null(want);
+        assert_non_null(got);
+        for (int64_t i = 0; i < bytes; i++)
+            in[i] = (char)(i * 131 + (i >> 9) * 7);
+        const hl_plan_options ref = {1, true};
+        hl_plan *slow;
+        assert_int_equal(hl_plan_ops(&slow, &s, cases[c].ops, 0, &ref, NULL, 0), HL_OK);
+        assert_int_equal(hl_execute(slow, in, want), HL_OK);
+        for (int threads = 1; threads <= 2; threads++) {
+            const hl_plan_options opt = {threads, false};
+            hl_plan *fast;
+            assert_int_equal(hl_plan_ops(&fast, &s, cases[c].ops, 0, &opt, NULL, 0), HL_OK);
+            char text[8192];
+            assert_int_equal(hl_plan_describe(fast, text, sizeof text, NULL), HL_OK);
+            if (!strstr(text, cases[c].solver))
+                fail_msg("%s %s: no '%s' in\n%s", cases[c].shape, cases[c].ops, cases[c].solver,
+                         text);
+            memset(got, 0x5a, (size_t)bytes);
+            assert_int_equal(hl_execute(fast, in, got), HL_OK);
+            if (memcmp(got, want, (size_t)bytes) != 0)
+                fail_msg("%s %s on %d threads differs from the reference", cases[c].shape,
+                         cases[c].ops, threads);
+            hl_plan_destroy(fast);
+        }
+        hl_plan_destroy(slow);
+        free(in);
+        free(want);
+        free(got);
+    }
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -601,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_big_chains), cmocka_unit_test(test_long_rows),
         cmocka_unit_test(test_long_dimension),
         cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
+        cmocka_unit_test(test_streamed),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

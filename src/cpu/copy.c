@@ -19,13 +19,17 @@
  *              written as B rows of A cells along dst rows — memory is only
  *              ever touched in runs of hundreds of bytes, however the digits
  *              are ordered;
- *   ONE        a single cell.
+ *   ONE        a single cell;
+ *   GROUP      the pieces of one output run, from several boxes that share
+ *              their outer digits (rowgroup.h), copied one after another
+ *              (through the stage when streaming, then streamed whole).
  *
  * The remaining (outer) digits are walked by an odometer, which asks for the
  * next plane's source while the current one is copied.  All boxes of a plan
  * share one parallel region: the planes of all boxes are dealt out to the
  * threads in contiguous ranges of equal work. */
 #include "copy.h"
+#include "rowgroup.h"
 
 #include <inttypes.h>
 #include <omp.h>
@@ -37,7 +41,7 @@
 #include <xmmintrin.h>
 #endif
 
-enum { ONE, ROW, BLOCK, TRANSPOSE };
+enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP };
 
 enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block */
@@ -48,6 +52,11 @@ enum {
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
     STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
+    GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
+    PF_DISTANCE = 8192,       /* bytes of source requested ahead of a group's copies */
+    PF_SPAN_MAX = 16384,      /* ... when a plane reads at most this span */
+    PF_STREAMS = 16,          /* source runs of a block the hardware prefetchers follow */
+    PF_TRAIN_BYTES = 1024,    /* ... when the next blocks continue them this far */
 };
 
 /* Outputs at least this large are written with non-temporal stores. */
@@ -69,6 +78,7 @@ typedef struct {
     int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
                     this many (the chunk counter is then outer digit `inner`) */
     bool dense;
+    bool short_rows; /* rows of 16, 32 or 64 bytes contiguous on both sides */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
      * forwards at dst offset dtab[b].  The last dst and src digits of the
@@ -78,7 +88,26 @@ typedef struct {
     int64_t cols_in, col_chunk, col_last;
     int64_t sdir;
     int64_t *stab, *dtab;
+    /* GROUP: the members' parts of a run, at offsets from the plane's */
+    int nmem;
+    struct member *mem;
+    int64_t run_cells;
+    /* Lookahead: the source of the plane `ahead` planes on is requested
+     * while this one is copied (0: not) — for a group the span from span_lo
+     * (cells), for a block the npf cells at ptab (one per source line) */
+    int64_t ahead;
+    int64_t span_lo, span_bytes;
+    int64_t *ptab, npf;
 } kbox;
+
+/* One box's part of a group's run: cells at src_off/dst_off plus digits
+ * (sorted by |dst stride|, written forwards); dst_off counts from the run's
+ * first cell. */
+typedef struct member {
+    int n;
+    int64_t src_off, dst_off;
+    int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
+} member;
 
 struct box_solver {
     const char *name;
@@ -275,6 +304,22 @@ static void copy_block(char *out, const char *in, const int64_t *stab, const int
     default:
         for (int64_t j = 0; j < n; j++)
             memcpy(out + (dtab ? dtab[j] : j) * es, in + stab[j] * es, (size_t)es);
+    }
+}
+
+/* n rows of `bytes` (16, 32 or 64) contiguous bytes, from in + stab[j]
+ * cells to out + dtab[j] cells: a fixed size, so each is a few moves. */
+#define SHORT_ROWS(B)                                                                              \
+    for (int64_t j = 0; j < n; j++)                                                                \
+        memcpy(out + dtab[j] * es, in + stab[j] * es, B)
+
+static void copy_short_rows(char *out, const char *in, const int64_t *stab, const int64_t *dtab,
+                            int64_t n, int64_t bytes, int64_t es)
+{
+    switch (bytes) {
+    case 16: SHORT_ROWS(16); break;
+    case 32: SHORT_ROWS(32); break;
+    default: SHORT_ROWS(64); break;
     }
 }
 
@@ -532,13 +577,53 @@ static void cut_digit(kbox *k, int t, int64_t chunk)
     k->cut = chunk;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The lookahead of a block: a block reads its cells from short runs far
+ * apart (a tile's rows, Morton's bits), more than the hardware prefetchers
+ * follow, so one cell of every source line of a block a few blocks on is
+ * requested: the sorted offsets cut into contiguous runs, each run's cells a
+ * line apart and its last. */
+static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
+{
+    const int64_t n = entries * k->row_len, line = 64 / es > 0 ? 64 / es : 1;
+    int64_t *off = malloc(sizeof *off * (size_t)n);
+    k->ptab = malloc(sizeof *k->ptab * (size_t)(2 * n));
+    if (!off || !k->ptab) {
+        free(off);
+        return HL_ERR_NOMEM;
+    }
+    for (int64_t j = 0; j < entries; j++)
+        for (int64_t i = 0; i < k->row_len; i++)
+            off[j * k->row_len + i] = k->stab[j] + i * k->ss[0];
+    qsort(off, (size_t)n, sizeof *off, cmp_i64);
+    int64_t runs = 0;
+    for (int64_t a = 0, z; a < n; a = z + 1, runs++) {
+        for (z = a; z + 1 < n && off[z + 1] - off[z] <= 1; z++)
+            ;
+        for (int64_t c = off[a]; c < off[z]; c += line)
+            k->ptab[k->npf++] = c;
+        k->ptab[k->npf++] = off[z];
+    }
+    free(off);
+    /* a few runs, or runs that the next blocks continue for long, are
+     * streams the hardware follows from block to block */
+    const int64_t along = abs64(k->ss[k->inner]) * k->ext[k->inner] * es;
+    if (runs > PF_STREAMS && along < PF_TRAIN_BYTES)
+        k->ahead = PF_DISTANCE / (n * es) + 1;
+    return HL_OK;
+}
+
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
  * to BLOCK_MAX cells form one block, and the digit reading most
  * contiguously goes right after them, so that consecutive blocks reuse the
  * same source lines.  False when rows are long or everything is one block. */
 static bool plan_block(kbox *k, int64_t es, hl_status *st)
 {
-    (void)es;
     if (k->n < 2 || k->ext[0] >= 64)
         return false;
     int nb = 0;
@@ -555,9 +640,14 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     k->mode = BLOCK;
     k->inner = nb;
     k->block = k->plane_cells = len;
-    /* rows of 16 or more cells are copied as rows (vectorised), shorter ones
-     * cell by cell through the tables */
-    const int first = k->ext[0] >= 16 ? 1 : 0;
+    /* rows of 16 or more cells are copied as rows (vectorised), and so are
+     * rows of 16 to 64 bytes contiguous on both sides (a tile's rows, moved
+     * by a few wide moves); other short rows cell by cell through the tables */
+    const int64_t row_bytes = k->ext[0] * es;
+    const bool short_row = k->ss[0] == 1 && k->ds[0] == 1 && row_bytes >= 16 && row_bytes <= 64 &&
+                           (row_bytes & (row_bytes - 1)) == 0;
+    const int first = k->ext[0] >= 16 || short_row ? 1 : 0;
+    k->short_rows = short_row;
     k->row_len = first ? k->ext[0] : 1;
     const int64_t entries = len / k->row_len, last = chunk ? chunk : k->ext[nb - 1];
     k->stab = offset_table(k, k->ss, first, nb, last, entries);
@@ -569,15 +659,17 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     k->dense = !first || k->ds[0] == 1;
     for (int64_t j = 0; j < entries && k->dense; j++)
         k->dense = k->dtab[j] == j * k->row_len;
+
     if (chunk) {
         cut_digit(k, nb - 1, chunk);
-        return true;
+    } else {
+        int best = nb;
+        for (int t = nb + 1; t < k->n; t++)
+            if (abs64(k->ss[t]) < abs64(k->ss[best]))
+                best = t;
+        move_digit(k, best, nb);
     }
-    int best = nb;
-    for (int t = nb + 1; t < k->n; t++)
-        if (abs64(k->ss[t]) < abs64(k->ss[best]))
-            best = t;
-    move_digit(k, best, nb);
+    *st = block_lines(k, entries, es);
     return true;
 }
 
@@ -636,18 +728,14 @@ static const box_solver solvers[] = {
     {"strided rows", plan_rows},
 };
 
-static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
+/* Loads digits [first, first + count) of b into k (after k->n), each turned
+ * to write forwards (the bases move to match), sorted by |dst stride|, and
+ * merged where they continue each other. */
+static void load_digits(kbox *k, const hl_box *b, int first, int count)
 {
-    int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
-    memset(k, 0, sizeof *k);
-    k->ext = work[0];
-    k->ss = work[1];
-    k->ds = work[2];
-    k->src_base = b->src_base;
-    k->dst_base = b->dst_base;
     /* a box is a set of cells: each digit may be walked in either direction,
      * and is walked so that it writes forwards */
-    for (int t = 0; t < b->ndigits; t++) {
+    for (int t = first; t < first + count; t++) {
         const int64_t e = b->extent[t], sgn = b->dst_stride[t] < 0 ? -1 : 1;
         k->ext[k->n] = e;
         k->ss[k->n] = sgn * b->src_stride[t];
@@ -658,7 +746,6 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
         }
         k->n++;
     }
-    /* sort by |dst stride|, then merge digits that continue each other */
     for (int a = 1; a < k->n; a++)
         for (int c = a; c > 0 && abs64(k->ds[c - 1]) > abs64(k->ds[c]); c--)
             swap_digits(k, c, c - 1);
@@ -675,7 +762,36 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
         m++;
     }
     k->n = m;
+}
+
+/* Moves the digits from the work arrays into an allocation of their own. */
+static hl_status keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
+{
     k->planes = 1;
+    for (int t = k->inner; t < k->n; t++)
+        k->planes *= k->ext[t];
+    int64_t *dig = malloc(sizeof *dig * 3 * (size_t)(k->n > 0 ? k->n : 1));
+    k->ext = k->ss = k->ds = NULL;
+    if (!dig)
+        return HL_ERR_NOMEM;
+    for (int j = 0; j < 3; j++)
+        memcpy(dig + j * k->n, work[j], sizeof *dig * (size_t)k->n);
+    k->ext = dig;
+    k->ss = dig + k->n;
+    k->ds = dig + 2 * k->n;
+    return HL_OK;
+}
+
+static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
+{
+    int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
+    memset(k, 0, sizeof *k);
+    k->ext = work[0];
+    k->ss = work[1];
+    k->ds = work[2];
+    k->src_base = b->src_base;
+    k->dst_base = b->dst_base;
+    load_digits(k, b, 0, b->ndigits);
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
     /* the first solver that applies takes the box; one that does not may
@@ -686,19 +802,73 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
         else
             memcpy(work, saved, sizeof work);
     }
-    for (int t = k->inner; t < k->n; t++)
-        k->planes *= k->ext[t];
-    int64_t *dig = malloc(sizeof *dig * 3 * (size_t)(k->n > 0 ? k->n : 1));
-    if (!dig) {
+    const hl_status kept = keep_digits(k, work);
+    return st != HL_OK ? st : kept;
+}
+
+static const box_solver group_solver = {"row groups", NULL};
+
+/* A row group's boxes as one: the shared outer digits are the box's; each
+ * box's remaining digits make a member, at its offsets from the plane. */
+static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, hl_box *b,
+                               int64_t es)
+{
+    int64_t work[3][WORK_DIGITS];
+    memset(k, 0, sizeof *k);
+    k->ext = work[0];
+    k->ss = work[1];
+    k->ds = work[2];
+    k->mode = GROUP;
+    k->solver = &group_solver;
+    hl_ir_box(ir, g->first, b);
+    /* base 0: the turns of the outer digits shift every member alike */
+    load_digits(k, b, b->ndigits - g->outer, g->outer);
+    k->mem = calloc((size_t)g->count, sizeof *k->mem);
+    if (!k->mem) {
         k->ext = k->ss = k->ds = NULL;
         return HL_ERR_NOMEM;
     }
-    for (int j = 0; j < 3; j++)
-        memcpy(dig + j * k->n, work[j], sizeof *dig * (size_t)k->n);
-    k->ext = dig;
-    k->ss = dig + k->n;
-    k->ds = dig + 2 * k->n;
-    return st;
+    k->nmem = (int)g->count;
+    int64_t lo = INT64_MAX;
+    for (int64_t m = 0; m < g->count; m++) {
+        hl_ir_box(ir, g->first + m, b);
+        member *x = &k->mem[m];
+        kbox part = {.ext = x->ext, .ss = x->ss, .ds = x->ds,
+                     .src_base = b->src_base + k->src_base, .dst_base = b->dst_base + k->dst_base};
+        load_digits(&part, b, 0, b->ndigits - g->outer);
+        x->n = part.n;
+        x->src_off = part.src_base;
+        x->dst_off = part.dst_base;
+        lo = x->dst_off < lo ? x->dst_off : lo;
+        int64_t cells = 1;
+        for (int t = 0; t < x->n; t++)
+            cells *= x->ext[t];
+        k->run_cells += cells;
+    }
+    int64_t slo = INT64_MAX, shi = INT64_MIN;
+    for (int m = 0; m < k->nmem; m++) {
+        member *x = &k->mem[m];
+        x->dst_off -= lo;
+        int64_t a = x->src_off, z = x->src_off;
+        for (int t = 0; t < x->n; t++) {
+            const int64_t r = (x->ext[t] - 1) * x->ss[t];
+            a += r < 0 ? r : 0;
+            z += r > 0 ? r : 0;
+        }
+        slo = a < slo ? a : slo;
+        shi = z > shi ? z : shi;
+    }
+    /* a plane reads a short span, often backwards (a flip), and the next
+     * plane's is elsewhere: no hardware prefetcher follows that, so the
+     * spans a few planes ahead are requested while this one is copied */
+    k->span_lo = slo;
+    k->span_bytes = (shi - slo + 1) * es;
+    if (k->span_bytes <= PF_SPAN_MAX)
+        k->ahead = PF_DISTANCE / k->span_bytes + 1;
+    k->src_base = 0;
+    k->dst_base = lo;
+    k->plane_cells = k->run_cells;
+    return keep_digits(k, work);
 }
 
 void hl_copy_destroy(hl_copy *c)
@@ -709,6 +879,8 @@ void hl_copy_destroy(hl_copy *c)
         free(c->box[i].stab);
         free(c->box[i].dtab);
         free(c->box[i].ext);
+        free(c->box[i].mem);
+        free(c->box[i].ptab);
     }
     free(c->box);
     free(c);
@@ -716,27 +888,33 @@ void hl_copy_destroy(hl_copy *c)
 
 hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
 {
-    const int64_t nboxes = ir->nboxes, es = ir->elem_size;
+    const int64_t es = ir->elem_size;
+    hl_row_group *groups = NULL;
+    int64_t ngroups = 0;
     hl_copy *c = calloc(1, sizeof *c);
-    if (!c)
-        return HL_ERR_NOMEM;
-    c->es = es;
-    c->box = calloc((size_t)(nboxes > 0 ? nboxes : 1), sizeof *c->box);
-    if (!c->box) {
-        free(c);
-        return HL_ERR_NOMEM;
-    }
-    hl_box b;
-    for (int64_t i = 0; i < nboxes; i++) {
+    hl_box *b = malloc(sizeof *b);
+    hl_status st = c && b ? HL_OK : HL_ERR_NOMEM;
+    if (st == HL_OK)
+        st = hl_row_groups(ir, GROUP_STAGE_BYTES / es, 2 * STAGE_BYTES / es, &groups, &ngroups);
+    if (st == HL_OK && !(c->box = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *c->box)))
+        st = HL_ERR_NOMEM;
+    for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
         c->nboxes = i + 1;
-        hl_ir_box(ir, i, &b);
-        hl_status st = prepare(&c->box[i], &b, es);
-        if (st != HL_OK) {
-            hl_copy_destroy(c);
-            return st;
+        if (groups[i].count > 1) {
+            st = prepare_group(&c->box[i], ir, &groups[i], b, es);
+        } else {
+            hl_ir_box(ir, groups[i].first, b);
+            st = prepare(&c->box[i], b, es);
         }
         c->staging = c->staging || c->box[i].mode == TRANSPOSE;
     }
+    free(groups);
+    free(b);
+    if (st != HL_OK) {
+        hl_copy_destroy(c);
+        return st;
+    }
+    c->es = es;
     c->cells = ir->cells;
     c->stream = c->cells * es >= STREAM_BYTES;
     *out = c;
@@ -760,10 +938,62 @@ static void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
 
 enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
 
+static void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es)
+{
+#if defined(__SSE2__)
+    for (int64_t j = 0; j < n; j++)
+        _mm_prefetch(at + tab[j] * es, _MM_HINT_T0);
+#else
+    (void)at, (void)tab, (void)n, (void)es;
+#endif
+}
+
+/* One member of a group: rows along its first digit. */
+static void copy_member(const member *m, char *out, const char *in, int64_t es)
+{
+    out += m->dst_off * es;
+    in += m->src_off * es;
+    if (m->n == 0) {
+        memcpy(out, in, (size_t)es);
+        return;
+    }
+    int64_t d[HL_ROW_GROUP_ROW_DIGITS] = {0}, rows = 1;
+    for (int t = 1; t < m->n; t++)
+        rows *= m->ext[t];
+    for (int64_t r = 0; r < rows; r++) {
+        copy_row(out, in, m->ext[0], m->ds[0], m->ss[0], es);
+        for (int t = 1; t < m->n; t++) {
+            out += m->ds[t] * es;
+            in += m->ss[t] * es;
+            if (++d[t] < m->ext[t])
+                break;
+            out -= m->ds[t] * m->ext[t] * es;
+            in -= m->ss[t] * m->ext[t] * es;
+            d[t] = 0;
+        }
+    }
+}
+
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
                       bool stream, char *stage, int64_t next)
 {
     switch (k->mode) {
+    case GROUP: {
+        /* a short run is assembled in the stage and streamed whole; a long
+         * one member by member, rows streamed as they are */
+        const bool staged = stream && k->run_cells * es <= GROUP_STAGE_BYTES;
+        char *to = staged ? stage : out;
+        for (int m = 0; m < k->nmem; m++) {
+            const member *x = &k->mem[m];
+            if (stream && !staged && x->n == 1 && x->ds[0] == 1)
+                stream_row(out + x->dst_off * es, in + x->src_off * es, x->ext[0], x->ss[0], es);
+            else
+                copy_member(x, to, in, es);
+        }
+        if (staged)
+            stream_row(out, stage, k->run_cells, 1, es);
+        return;
+    }
     case ONE:
         memcpy(out, in, (size_t)es);
         return;
@@ -787,12 +1017,11 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             if (left < k->cut)
                 cells = k->block / k->cut * left;
         }
-        if (next && k->row_len > 1 && abs64(k->ss[0]) == 1)
-            for (int64_t j = 0; j < cells / k->row_len; j++)
-                prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
         if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
+        else if (k->short_rows)
+            copy_short_rows(to, in, k->stab, k->dtab, cells / k->row_len, k->row_len * es, es);
         else
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
@@ -832,31 +1061,56 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
 }
 
 /* Runs planes [lo, hi) of one box. */
+/* The outer digits and offsets of plane p. */
+static void plane_at(const kbox *k, int64_t p, int64_t *d, int64_t *so, int64_t *doff)
+{
+    *so = k->src_base;
+    *doff = k->dst_base;
+    for (int t = k->inner; t < k->n; t++) {
+        d[t] = p % k->ext[t];
+        p /= k->ext[t];
+        *so += d[t] * k->ss[t];
+        *doff += d[t] * k->ds[t];
+    }
+}
+
+static void next_plane(const kbox *k, int64_t *d, int64_t *so, int64_t *doff)
+{
+    for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
+        *so += k->ss[t];
+        *doff += k->ds[t];
+        if (++d[t] < k->ext[t])
+            break;
+        *so -= k->ss[t] * k->ext[t];
+        *doff -= k->ds[t] * k->ext[t];
+        d[t] = 0;
+    }
+}
+
+/* Runs planes [lo, hi) of one box. */
 static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
                        bool stream, char *stage)
 {
-    int64_t d[WORK_DIGITS] = {0}, so = k->src_base, doff = k->dst_base, rest = lo;
-    for (int t = k->inner; t < k->n; t++) {
-        d[t] = rest % k->ext[t];
-        rest /= k->ext[t];
-        so += d[t] * k->ss[t];
-        doff += d[t] * k->ds[t];
-    }
+    int64_t d[WORK_DIGITS] = {0}, so, doff;
+    plane_at(k, lo, d, &so, &doff);
     /* the next plane is most likely one step of the first outer digit away;
      * its source is requested while this one is copied, since short streams,
      * or streams read backwards, train no prefetcher */
-    const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
+    const int64_t next = k->inner < k->n && !k->ahead ? k->ss[k->inner] * es : 0;
+    /* groups: a second odometer k->ahead planes in front */
+    int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
+    if (k->ahead && lo + k->ahead < hi)
+        plane_at(k, lo + k->ahead, da, &soa, &unused);
     for (int64_t o = lo; o < hi; o++) {
-        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
-        for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
-            so += k->ss[t];
-            doff += k->ds[t];
-            if (++d[t] < k->ext[t])
-                break;
-            so -= k->ss[t] * k->ext[t];
-            doff -= k->ds[t] * k->ext[t];
-            d[t] = 0;
+        if (k->ahead && o + k->ahead < hi) {
+            if (k->mode == GROUP)
+                prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
+            else
+                prefetch_cells(in + soa * es, k->ptab, k->npf, es);
+            next_plane(k, da, &soa, &unused);
         }
+        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
+        next_plane(k, d, &so, &doff);
     }
 }
 
@@ -933,6 +1187,11 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
         for (int t = 0; t < k->n; t++)
             used += hl_appendf(buf, size, used, " %" PRId64 ":%" PRId64 ",%" PRId64, k->ext[t],
                                k->ss[t], k->ds[t]);
+        if (k->mode == GROUP)
+            used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
+        if (k->ahead)
+            used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
+                               k->ahead, k->ahead == 1 ? "" : "s");
         used += hl_appendf(buf, size, used, "\n");
     }
     if (c->nboxes > DESCRIBE_BOXES) {
