@@ -24,6 +24,13 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV}")
     endforeach()
   endforeach()
+  # transform --procs: the CLI across processes against the single-process CLI
+  if(TARGET hyperlayout-cli)
+    add_test(NAME mpi_cli_procs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_procs.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
+    set_tests_properties(mpi_cli_procs PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
   if(HL_NUMPY_VERSION)
     add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
       ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
