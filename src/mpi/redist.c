@@ -7,8 +7,9 @@
  * under `to`; the receiver lists the cells it owns under `to`, groups them
  * by their owner under `from`, and sorts each group by that owner's local
  * offset — the sender's order.  The plan is those offset lists as runs of
- * consecutive offsets (a gather into the send buffer, a scatter out of the
- * receive buffer, one memcpy per run; the cells that stay copied straight
+ * offsets with a constant step on both sides (a gather into the send
+ * buffer, a scatter out of the receive buffer, one memcpy per contiguous
+ * run, one strided loop otherwise; the cells that stay copied straight
  * from in to out); the move is one message per pair of processes that
  * share cells (MPI_Isend / MPI_Irecv).  Each element is sent once, and not
  * at all when it stays on its process. */
@@ -19,26 +20,67 @@
 #include "darray_internal.h"
 #include "plan_internal.h"
 
-/* len elements at local offset `at` <-> buffer slot `pos` (or, for the
- * cells that stay, local offset `pos` of the output). */
+/* len elements at local offsets at, at + sa, at + 2 sa, ... <-> buffer
+ * slots pos, pos + sp, ... (or, for the cells that stay, local offsets of
+ * the output): contiguous rows (sa = sp = 1) are one memcpy, and the
+ * element-wise side of a transpose (a constant stride) one strided loop. */
 typedef struct run {
-    int64_t at, pos, len;
+    int64_t at, pos, len, sa, sp;
 } run;
 
-/* Runs where both off[] and pos[] (NULL: slot first + j) go up by one:
- * rows contiguous on both sides (most moves) become one copy each.
- * Appends to out[*m]. */
+/* Runs where off[] and pos[] (NULL: slot first + j) each go up by a
+ * constant step.  Appends to out[*m]. */
 static void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
                     int64_t *m)
 {
     for (int64_t j = 0; j < n; j++) {
         const int64_t p = pos ? pos[j] : first + j;
         run *last = *m > 0 ? &out[*m - 1] : NULL;
-        if (last && last->at + last->len == off[j] && last->pos + last->len == p)
+        if (last && last->len == 1) {
+            last->sa = off[j] - last->at;
+            last->sp = p - last->pos;
+            last->len = 2;
+        } else if (last && last->at + last->len * last->sa == off[j] &&
+                   last->pos + last->len * last->sp == p) {
             last->len++;
-        else
-            out[(*m)++] = (run){off[j], p, 1};
+        } else {
+            out[(*m)++] = (run){off[j], p, 1, 1, 1};
+        }
     }
+}
+
+/* Copies one run: element j from src slot s0 + j*ss to dst slot d0 + j*ds. */
+static void copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
+                     int64_t len, size_t es)
+{
+    if (ds == 1 && ss == 1) {
+        memcpy(dst + (size_t)d0 * es, src + (size_t)s0 * es, (size_t)len * es);
+        return;
+    }
+#define HL_STRIDED(T)                                                                              \
+    for (int64_t j = 0; j < len; j++) {                                                            \
+        T v;                                                                                       \
+        memcpy(&v, src + (size_t)(s0 + j * ss) * sizeof(T), sizeof(T));                           \
+        memcpy(dst + (size_t)(d0 + j * ds) * sizeof(T), &v, sizeof(T));                            \
+    }
+    switch (es) {
+    case 8:
+        HL_STRIDED(uint64_t);
+        break;
+    case 4:
+        HL_STRIDED(uint32_t);
+        break;
+    case 2:
+        HL_STRIDED(uint16_t);
+        break;
+    case 1:
+        HL_STRIDED(uint8_t);
+        break;
+    default:
+        for (int64_t j = 0; j < len; j++)
+            memcpy(dst + (size_t)(d0 + j * ds) * es, src + (size_t)(s0 + j * ss) * es, es);
+    }
+#undef HL_STRIDED
 }
 
 struct hl_redist {
@@ -685,8 +727,8 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
     const size_t es = (size_t)r->elem_size;
     const char *src = in;
     for (int64_t j = 0; j < r->ngather; j++)
-        memcpy(r->sbuf + (size_t)r->gather[j].pos * es, src + (size_t)r->gather[j].at * es,
-               (size_t)r->gather[j].len * es);
+        copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
+                 r->gather[j].sa, r->gather[j].len, es);
     /* point to point rather than MPI_Ialltoallv: the transport progresses
      * these by itself, a nonblocking collective only inside MPI calls */
     hl_status st = HL_OK;
@@ -701,8 +743,8 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
             st = HL_ERR_COMM;
     /* the cells that stay, while the others travel */
     for (int64_t j = 0; j < r->nkeep; j++)
-        memcpy((char *)out + (size_t)r->keep[j].pos * es, src + (size_t)r->keep[j].at * es,
-               (size_t)r->keep[j].len * es);
+        copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
+                 r->keep[j].len, es);
     r->out = out;
     r->in_flight = true;
     return st;
@@ -720,8 +762,8 @@ hl_status hl_redist_end(hl_redist *r)
     const size_t es = (size_t)r->elem_size;
     char *dst = r->out;
     for (int64_t j = 0; j < r->nscatter; j++)
-        memcpy(dst + (size_t)r->scatter[j].at * es, r->rbuf + (size_t)r->scatter[j].pos * es,
-               (size_t)r->scatter[j].len * es);
+        copy_run(dst, r->scatter[j].at, r->scatter[j].sa, r->rbuf, r->scatter[j].pos,
+                 r->scatter[j].sp, r->scatter[j].len, es);
     return HL_OK;
 }
 
