@@ -160,6 +160,10 @@ typedef struct hl_redist_options {
      * identity among equally good ones).  Process r then holds owner
      * hl_redist_owner(r)'s memory under `to`.  Not for darrays. */
     bool relabel;
+    /* Copy run by run (offsets with a constant step), never through the
+     * plan engine's boxes: slower for regular moves, for checking the
+     * engine (as hl_plan_options.reference). */
+    bool reference;
 } hl_redist_options;
 
 /* A redistribution fused with a transform: `plan` is an ordinary

@@ -83,6 +83,101 @@ static void copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t
 #undef HL_STRIDED
 }
 
+/* ---- runs to boxes: the plan engine for regular moves ------------------ */
+
+/* Runs that continue one another regularly become boxes of several
+ * digits (a slab's part for one peer, a transpose's rows): each pass merges
+ * neighbours with the same digits whose bases go up by a constant step into
+ * one box of one digit more.  Where few boxes remain, the copy is a plan
+ * (hl_plan_from_boxes) run by the CPU kernels, which block transposes for
+ * the caches; otherwise the runs are copied one by one. */
+enum { MERGE_DIGITS = 8, MERGE_MAX_BOXES = 1024 };
+
+typedef struct mbox {
+    int nd;
+    bool grown; /* made by this pass: its top digit may still grow */
+    int64_t src, dst;
+    int64_t ext[MERGE_DIGITS], ss[MERGE_DIGITS], ds[MERGE_DIGITS];
+} mbox;
+
+static bool same_digits(const mbox *a, const mbox *b, int nd)
+{
+    for (int t = 0; t < nd; t++)
+        if (a->ext[t] != b->ext[t] || a->ss[t] != b->ss[t] || a->ds[t] != b->ds[t])
+            return false;
+    return true;
+}
+
+/* One pass over b[0..n): merged in place; returns the new count. */
+static int64_t merge_pass(mbox *b, int64_t n)
+{
+    int64_t m = 0;
+    for (int64_t j = 0; j < n; j++) {
+        mbox x = b[j];
+        x.grown = false;
+        mbox *last = m > 0 ? &b[m - 1] : NULL;
+        if (last && last->grown && last->nd == x.nd + 1 && same_digits(last, &x, x.nd)) {
+            const int top = x.nd;
+            if (x.src == last->src + last->ext[top] * last->ss[top] &&
+                x.dst == last->dst + last->ext[top] * last->ds[top]) {
+                last->ext[top]++;
+                continue;
+            }
+        }
+        if (last && !last->grown && last->nd == x.nd && x.nd < MERGE_DIGITS &&
+            same_digits(last, &x, x.nd)) {
+            last->ext[x.nd] = 2;
+            last->ss[x.nd] = x.src - last->src;
+            last->ds[x.nd] = x.dst - last->dst;
+            last->nd++;
+            last->grown = true;
+            continue;
+        }
+        b[m++] = x;
+    }
+    return m;
+}
+
+/* The plan copying runs[0..n) (src = at, dst = pos; swapped: the other
+ * way), or NULL where they stay too many boxes (or on any error: the runs
+ * still do the work). */
+static hl_plan *runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
+                          int64_t out_span)
+{
+    if (n == 0)
+        return NULL;
+    mbox *b = malloc(sizeof *b * (size_t)n);
+    if (!b)
+        return NULL;
+    for (int64_t j = 0; j < n; j++) {
+        const run *u = &runs[j];
+        b[j] = (mbox){.nd = 1, .src = swapped ? u->pos : u->at, .dst = swapped ? u->at : u->pos};
+        b[j].ext[0] = u->len;
+        b[j].ss[0] = swapped ? u->sp : u->sa;
+        b[j].ds[0] = swapped ? u->sa : u->sp;
+    }
+    for (int64_t m = merge_pass(b, n); m < n; m = merge_pass(b, m))
+        n = m;
+    hl_plan *plan = NULL;
+    hl_box *boxes = n <= MERGE_MAX_BOXES ? malloc(sizeof *boxes * (size_t)n) : NULL;
+    if (boxes) {
+        for (int64_t j = 0; j < n; j++) {
+            boxes[j] = (hl_box){.ndigits = b[j].nd, .src_base = b[j].src, .dst_base = b[j].dst};
+            for (int t = 0; t < b[j].nd; t++) {
+                boxes[j].extent[t] = b[j].ext[t];
+                boxes[j].src_stride[t] = b[j].ss[t];
+                boxes[j].dst_stride[t] = b[j].ds[t];
+            }
+        }
+        const hl_plan_options one = {.threads = 1};
+        if (hl_plan_from_boxes(&plan, boxes, n, es, in_span, out_span, &one) != HL_OK)
+            plan = NULL;
+    }
+    free(boxes);
+    free(b);
+    return plan;
+}
+
 struct hl_redist {
     MPI_Comm comm;
     int me, procs;
@@ -96,6 +191,8 @@ struct hl_redist {
      * MPI: their counts are 0 in the all-to-all) */
     run *gather, *scatter, *keep;
     int64_t ngather, nscatter, nkeep;
+    /* the same as plans where the runs merge into few boxes (else NULL) */
+    hl_plan *gather_plan, *scatter_plan, *keep_plan;
     int64_t nsend, nrecv, kept;
     char *sbuf, *rbuf;
     void *out; /* of the exchange in flight */
@@ -338,7 +435,7 @@ static int by_source(const void *a, const void *b)
 }
 
 static hl_status plan(hl_redist *r, const side *from, const side *to, const cellmap *map,
-                      bool relabelled)
+                      bool relabelled, bool reference)
 {
     const int P = r->procs;
     if (!(r->req = calloc(2 * (size_t)P, sizeof *r->req)) ||
@@ -452,6 +549,12 @@ static hl_status plan(hl_redist *r, const side *from, const side *to, const cell
     to_runs(gather + s0, scatter + r0, 0, s1 - s0, r->keep, &r->nkeep);
     r->kept = s1 - s0;
     r->scount[r->me] = r->rcount[r->me] = 0;
+    const int64_t to_slots = side_slots(to, held);
+    if (!reference) {
+        r->gather_plan = runs_plan(r->gather, r->ngather, false, r->elem_size, slots, mine);
+        r->scatter_plan = runs_plan(r->scatter, r->nscatter, true, r->elem_size, n, to_slots);
+        r->keep_plan = runs_plan(r->keep, r->nkeep, false, r->elem_size, slots, to_slots);
+    }
     free(counts), free(row), free(holds), free(rank_of), free(dest);
     free(gather);
     free(scatter);
@@ -616,7 +719,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
                  ? HL_OK
                  : HL_ERR_COMM;
         if (st == HL_OK)
-            st = plan(r, from, to, &map, relabelled);
+            st = plan(r, from, to, &map, relabelled, opt && opt->reference);
         st = darray_agree(c, st);
     }
     if (st != HL_OK) {
@@ -713,6 +816,9 @@ void hl_redist_destroy(hl_redist *r)
     free(r->gather);
     free(r->scatter);
     free(r->keep);
+    hl_plan_destroy(r->gather_plan);
+    hl_plan_destroy(r->scatter_plan);
+    hl_plan_destroy(r->keep_plan);
     free(r->sbuf);
     free(r->rbuf);
     free(r);
@@ -726,12 +832,15 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
         return HL_ERR_ARG;
     const size_t es = (size_t)r->elem_size;
     const char *src = in;
-    for (int64_t j = 0; j < r->ngather; j++)
-        copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
-                 r->gather[j].sa, r->gather[j].len, es);
+    hl_status st = HL_OK;
+    if (r->gather_plan)
+        st = hl_execute(r->gather_plan, in, r->sbuf);
+    else
+        for (int64_t j = 0; j < r->ngather; j++)
+            copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
+                     r->gather[j].sa, r->gather[j].len, es);
     /* point to point rather than MPI_Ialltoallv: the transport progresses
      * these by itself, a nonblocking collective only inside MPI calls */
-    hl_status st = HL_OK;
     r->nreq = 0;
     for (int q = 0; q < r->procs; q++)
         if (r->rcount[q] && MPI_Irecv(r->rbuf + (size_t)r->rdispl[q] * es, r->rcount[q], r->elem, q,
@@ -742,9 +851,14 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
                                       0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
             st = HL_ERR_COMM;
     /* the cells that stay, while the others travel */
-    for (int64_t j = 0; j < r->nkeep; j++)
-        copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
-                 r->keep[j].len, es);
+    if (r->keep_plan) {
+        const hl_status k = hl_execute(r->keep_plan, in, out);
+        st = st == HL_OK ? k : st;
+    } else {
+        for (int64_t j = 0; j < r->nkeep; j++)
+            copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
+                     r->keep[j].len, es);
+    }
     r->out = out;
     r->in_flight = true;
     return st;
@@ -761,6 +875,8 @@ hl_status hl_redist_end(hl_redist *r)
         return HL_ERR_COMM;
     const size_t es = (size_t)r->elem_size;
     char *dst = r->out;
+    if (r->scatter_plan)
+        return hl_execute(r->scatter_plan, r->rbuf, dst);
     for (int64_t j = 0; j < r->nscatter; j++)
         copy_run(dst, r->scatter[j].at, r->scatter[j].sa, r->rbuf, r->scatter[j].pos,
                  r->scatter[j].sp, r->scatter[j].len, es);
