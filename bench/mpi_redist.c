@@ -312,7 +312,7 @@ int main(int argc, char **argv)
                " (each sent once: the lower bound)\n",
                all_diff ? "NO" : "yes", total);
         printf("%-36s %12s %10s\n", "redistribution", "ms", "GB/s");
-        printf("%-36s %12.3f %10.2f\n", "hl_redist (boxes or runs, Isend/Irecv)", a * 1e3,
+        printf("%-36s %12.3f %10.2f\n", "hl_redist (Isend/Irecv)", a * 1e3,
                (double)total / a / 1e9);
         printf("%-36s %12.3f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
                (double)total / b / 1e9);
