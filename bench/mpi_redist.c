@@ -6,6 +6,12 @@
  *
  *   mpirun -np P build/bin/bench_mpi_redist [--n N] [--reps R]
  *
+ * Then a distributed 3-D transpose (permute:2,1,0) of the same array, slabs
+ * in and slabs out: hl_redist_plan_transform (the redistribution fused with
+ * the single-process plan's map) against MPI_Alltoallw with a subarray type
+ * to send and a vector type to receive (a subarray cannot transpose: the
+ * receive type walks the output with the transposed strides).
+ *
  * Times are the slowest process's, medians of R runs each after a barrier;
  * GB/s counts the bytes that change process (each sent once). */
 #include <inttypes.h>
@@ -17,6 +23,7 @@
 #include <mpi.h>
 
 #include "hyperlayout/darray.h"
+#include "hyperlayout/plan.h"
 #include "stats.h"
 
 static const char usage[] =
@@ -24,7 +31,9 @@ static const char usage[] =
     "\n"
     "Redistributes an N^3 float64 array (default 128) from slabs (block,none,none)\n"
     "to pencils (none,block,block) over P processes: hl_redist against\n"
-    "MPI_Alltoallw with subarray types doing the same move.  --model: also the\n"
+    "MPI_Alltoallw with subarray types doing the same move; then transposes it\n"
+    "(permute:2,1,0, slabs in and out): hl_redist_plan_transform against\n"
+    "MPI_Alltoallw with derived types doing the same move.  --model: also the\n"
     "bytes and messages process 0 would send for P = 1 ... 4096 (hl_redist_model,\n"
     "nothing run; N = 256 unless --n is given).\n";
 
@@ -67,6 +76,131 @@ static MPI_Datatype part(const int64_t *s, const int64_t *c, const int64_t *t, c
         MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &type);
     MPI_Type_commit(&type);
     return type;
+}
+
+/* The distributed transpose out[y] = in[x], y = (x2, x1, x0), of an n^3
+ * float64 array, slabs in (block over dimension 2) and slabs out: the
+ * library's fused plan against MPI_Alltoallw with derived types.  Prints
+ * on process 0; returns the number of wrong cells (all processes). */
+static int64_t transpose_bench(int64_t n, int reps, int me, int procs)
+{
+    const int64_t ext[3] = {n, n, n};
+    const int perm[3] = {2, 1, 0};
+    hl_shape shape;
+    hl_shape_init(&shape, 3, ext, HL_DTYPE_FLOAT64, 8);
+    hl_plan *p = NULL;
+    hl_dist from, to;
+    hl_redist *r = NULL;
+    hl_status st = hl_plan_permute(&p, &shape, perm, NULL);
+    if (st == HL_OK)
+        st = hl_dist_parse(&from, "block,none,none", 3, ext, procs, NULL);
+    if (st == HL_OK)
+        st = hl_dist_parse(&to, "block,none,none", 3, hl_plan_out_shape(p)->extent, procs, NULL);
+    double t0 = MPI_Wtime();
+    if (st == HL_OK)
+        st = hl_redist_plan_transform(&r, MPI_COMM_WORLD, &from, p, &to, 8, NULL);
+    double t_plan = MPI_Wtime() - t0, plan_slowest = 0;
+    MPI_Allreduce(&t_plan, &plan_slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (st != HL_OK) {
+        if (me == 0)
+            fprintf(stderr, "bench_mpi_redist: transpose: %s\n", hl_strerror(st));
+        hl_plan_destroy(p);
+        return 1;
+    }
+    const int64_t na = hl_dist_local_count(&from, me), nb = hl_dist_local_count(&to, me);
+    double *in = malloc(sizeof *in * (size_t)(na + 1));
+    double *out = malloc(sizeof *out * (size_t)(nb + 1));
+    double *ref = malloc(sizeof *ref * (size_t)(nb + 1));
+    for (int64_t j = 0; j < na; j++)
+        in[j] = (double)hl_dist_k_of(&from, me, j);
+    /* MPI: to peer q the part of my slab (x2 mine) whose x0 is in q's output
+     * slab, as a subarray; from peer q its slab's part for me arrives in its
+     * order (x2 slowest, x0 fastest) and lands at (x0 - mine)*n^2 + x1*n + x2:
+     * three nested vectors, displaced by q's first x2 */
+    int64_t fs[3], fc[3], ts[3], tc[3], fl[3];
+    box_of(&from, me, fs, fc);
+    box_of(&to, me, ts, tc);
+    for (int i = 0; i < 3; i++)
+        fl[i] = from.dim[i].courses * from.dim[i].tile;
+    MPI_Datatype *stype = malloc(sizeof *stype * (size_t)procs);
+    MPI_Datatype *rtype = malloc(sizeof *rtype * (size_t)procs);
+    int *ones = malloc(sizeof *ones * (size_t)procs), *zeros = calloc((size_t)procs, sizeof *zeros);
+    int *rdispl = calloc((size_t)procs, sizeof *rdispl);
+    for (int q = 0; q < procs; q++) {
+        int64_t qs[3], qc[3];
+        box_of(&to, q, qs, qc); /* q's output slab: y2 = x0 */
+        const int64_t t[3] = {qs[2], 0, 0}, e[3] = {qc[2], n, n};
+        stype[q] = part(fs, fc, t, e, fl);
+        box_of(&from, q, qs, qc);
+        if (tc[2] == 0 || qc[2] == 0) {
+            MPI_Type_contiguous(0, MPI_DOUBLE, &rtype[q]);
+        } else {
+            MPI_Datatype a, b;
+            MPI_Type_create_hvector((int)tc[2], 1, (MPI_Aint)(n * n * 8), MPI_DOUBLE, &a);
+            MPI_Type_create_hvector((int)n, 1, (MPI_Aint)(n * 8), a, &b);
+            MPI_Type_create_hvector((int)qc[2], 1, 8, b, &rtype[q]);
+            MPI_Type_free(&a);
+            MPI_Type_free(&b);
+            rdispl[q] = (int)(qs[2] * 8);
+        }
+        MPI_Type_commit(&rtype[q]);
+        ones[q] = 1;
+    }
+    hl_redist_begin(r, in, out);
+    hl_redist_end(r);
+    MPI_Alltoallw(in, ones, zeros, stype, ref, ones, rdispl, rtype, MPI_COMM_WORLD);
+    int64_t diff = 0, y[3];
+    for (int64_t j = 0; j < nb; j++) {
+        if (!hl_dist_coord_of(&to, me, j, y))
+            continue;
+        const double want = (double)(y[2] + n * y[1] + n * n * y[0]); /* x = (y2, y1, y0) */
+        diff += out[j] != want || ref[j] != want;
+    }
+    int64_t all_diff = 0, kept = 0, sent = hl_redist_bytes(r, &kept), total = 0;
+    MPI_Allreduce(&diff, &all_diff, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    double *t_hl = malloc(sizeof *t_hl * (size_t)reps), *t_w = malloc(sizeof *t_w * (size_t)reps);
+    for (int k = 0; k < reps; k++) {
+        double t, slowest;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        hl_redist_begin(r, in, out);
+        hl_redist_end(r);
+        t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t_hl[k] = slowest;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        MPI_Alltoallw(in, ones, zeros, stype, ref, ones, rdispl, rtype, MPI_COMM_WORLD);
+        t = MPI_Wtime() - t0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t_w[k] = slowest;
+    }
+    if (me == 0) {
+        const double a = bench_median(t_hl, reps), b = bench_median(t_w, reps);
+        const double bytes = (double)(n * n * n * 8);
+        printf("\ntranspose permute:2,1,0 of %" PRId64 "^3 float64, slabs in and out; median of "
+               "%d\n",
+               n, reps);
+        printf("same memory both ways and = the single-process transpose: %s; bytes changing "
+               "process: %" PRId64 ", kept on process 0: %" PRId64 "; planning %.3f s\n",
+               all_diff ? "NO" : "yes", total, kept, plan_slowest);
+        printf("%-36s %12s %10s %12s\n", "transpose", "ms", "GB/s sent", "GB/s array");
+        printf("%-36s %12.3f %10.2f %12.2f\n", "hl_redist_plan_transform", a * 1e3,
+               (double)total / a / 1e9, bytes / a / 1e9);
+        printf("%-36s %12.3f %10.2f %12.2f\n", "MPI_Alltoallw (subarray + vectors)", b * 1e3,
+               (double)total / b / 1e9, bytes / b / 1e9);
+        printf("ratio Alltoallw / hl time: %.2f\n", b / a);
+    }
+    for (int q = 0; q < procs; q++) {
+        MPI_Type_free(&stype[q]);
+        MPI_Type_free(&rtype[q]);
+    }
+    free(stype), free(rtype), free(ones), free(zeros), free(rdispl);
+    free(in), free(out), free(ref), free(t_hl), free(t_w);
+    hl_redist_destroy(r);
+    hl_plan_destroy(p);
+    return all_diff;
 }
 
 int main(int argc, char **argv)
@@ -178,12 +312,13 @@ int main(int argc, char **argv)
                " (each sent once: the lower bound)\n",
                all_diff ? "NO" : "yes", total);
         printf("%-36s %12s %10s\n", "redistribution", "ms", "GB/s");
-        printf("%-36s %12.3f %10.2f\n", "hl_redist (runs, Isend/Irecv)", a * 1e3,
+        printf("%-36s %12.3f %10.2f\n", "hl_redist (Isend/Irecv)", a * 1e3,
                (double)total / a / 1e9);
         printf("%-36s %12.3f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
                (double)total / b / 1e9);
         printf("ratio Alltoallw / hl_redist time: %.2f\n", b / a);
     }
+    all_diff += transpose_bench(n, reps, me, procs);
     if (model && me == 0) {
         const int64_t m = n_given ? n : 256, e[3] = {m, m, m};
         printf("\nmodel: %" PRId64 "^3 float64, slabs -> pencils (hl_redist_model, nothing "

@@ -150,6 +150,57 @@ hl_status hl_redist_end(hl_redist *r);
 int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept);
 /* Collective; NULL allowed. */
 void hl_redist_destroy(hl_redist *r);
+/* ---- distributed transforms and process relabelling ------------------ */
+
+typedef struct hl_redist_options {
+    /* Process relabelling (COSTA): the processes take the owners of `to` in
+     * the order that keeps the most bytes where they are (a maximum-weight
+     * assignment on the P x P matrix of bytes each process holds for each
+     * owner of `to`: Hungarian up to 512 processes, greedy beyond; the
+     * identity among equally good ones).  Process r then holds owner
+     * hl_redist_owner(r)'s memory under `to`.  Not for darrays. */
+    bool relabel;
+    /* Copy run by run (offsets with a constant step), never through the
+     * plan engine's boxes: slower for regular moves, for checking the
+     * engine (as hl_plan_options.reference). */
+    bool reference;
+} hl_redist_options;
+
+/* A redistribution fused with a transform: `plan` is an ordinary
+ * single-process plan on the global array (hl_plan_flip, ..._ops, a
+ * composed chain; a bijection onto its output, in_span == out_span), `from`
+ * a distribution of its input extents, `to` one of its output extents
+ * (hl_plan_out_shape).  Run with hl_redist_begin / _end: out under `to`
+ * holds the plan's output, out[dst(x)] = in[src(x)] globally.  Each
+ * process derives, for its own cells only (no global table), where each
+ * goes (through the plan's layouts); each element is read once, sent at
+ * most once (not at all when it stays on its process: a flip of an
+ * undistributed dimension sends 0 bytes) and written once.  plan NULL is
+ * hl_redist_plan (the identity).  The plan's element size is not used:
+ * elements are elem_size bytes.  opt may be NULL.  Collective.
+ *   errors as hl_redist_plan's, and
+ *   HL_ERR_MISMATCH     from's cells are not the plan's input span, or to's
+ *                       extents not its output's
+ *   HL_ERR_UNSUPPORTED  a plan made from boxes, or one that is not a
+ *                       bijection of the cells onto [0, N) in every step */
+hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *from,
+                                   const hl_plan *plan, const hl_dist *to, int64_t elem_size,
+                                   const hl_redist_options *opt);
+
+/* The same between two distributed arrays (the memories of
+ * hl_darray_data: boxes with their halos; halos neither read nor
+ * written): in's array through plan into out's, whose shape must be the
+ * plan's output shape with the same element size (HL_ERR_MISMATCH), on
+ * communicators of the same processes.  plan NULL: a redistribution
+ * between two darrays of the same shape.  Collective over in's
+ * communicator. */
+hl_status hl_darray_transform_plan(hl_redist **r, const hl_darray *in, const hl_plan *plan,
+                                   const hl_darray *out);
+
+/* The owner of `to` whose memory this process receives: its rank, unless
+ * relabelled (hl_redist_options.relabel). */
+int64_t hl_redist_owner(const hl_redist *r);
+
 /* The same traffic without running anything (no MPI call: a model for
  * process counts beyond this machine): the bytes `owner` would send to
  * other processes, keep, and the messages it would send, moving elements

@@ -13,11 +13,11 @@ hl_status darray_agree(MPI_Comm comm, hl_status st)
     return (hl_status)worst;
 }
 
-void darray_box_of(const hl_darray *a, int q, darray_box *b)
+void darray_dist_box(const hl_dist *d, int64_t q, darray_box *b)
 {
     int64_t weight = 1;
-    for (int i = 0; i < a->rank; i++) {
-        const hl_dist_dim *m = &a->dist.dim[i];
+    for (int i = 0; i < d->rank; i++) {
+        const hl_dist_dim *m = &d->dim[i];
         const int64_t own = q / weight % m->owners;
         weight *= m->owners;
         /* one owner along i has all of it, whatever the tiles (cyclic over
@@ -28,6 +28,11 @@ void darray_box_of(const hl_darray *a, int q, darray_box *b)
         b->start[i] = lo < m->extent ? lo : m->extent;
         b->owned[i] = hi > lo ? hi - lo : 0;
     }
+}
+
+void darray_box_of(const hl_darray *a, int q, darray_box *b)
+{
+    darray_dist_box(&a->dist, q, b);
 }
 
 /* FNV-1a over the arguments every process must agree on. */

@@ -54,6 +54,9 @@ hl_status darray_agree(MPI_Comm comm, hl_status st);
 
 /* Process q's box. */
 void darray_box_of(const hl_darray *a, int q, darray_box *b);
+/* Owner q's box under d, an owner grid of one box per owner (what
+ * hl_darray_create accepts). */
+void darray_dist_box(const hl_dist *d, int64_t q, darray_box *b);
 
 /* Plans the exchange (halo.c): a->send, a->recv and their buffers. */
 hl_status darray_plan_halo(hl_darray *a);

@@ -7,8 +7,9 @@
  * under `to`; the receiver lists the cells it owns under `to`, groups them
  * by their owner under `from`, and sorts each group by that owner's local
  * offset — the sender's order.  The plan is those offset lists as runs of
- * consecutive offsets (a gather into the send buffer, a scatter out of the
- * receive buffer, one memcpy per run; the cells that stay copied straight
+ * offsets with a constant step on both sides (a gather into the send
+ * buffer, a scatter out of the receive buffer, one memcpy per contiguous
+ * run, one strided loop otherwise; the cells that stay copied straight
  * from in to out); the move is one message per pair of processes that
  * share cells (MPI_Isend / MPI_Irecv).  Each element is sent once, and not
  * at all when it stays on its process. */
@@ -17,33 +18,171 @@
 #include <string.h>
 
 #include "darray_internal.h"
+#include "plan_internal.h"
 
-/* len elements at local offset `at` <-> buffer slot `pos` (or, for the
- * cells that stay, local offset `pos` of the output). */
+/* len elements at local offsets at, at + sa, at + 2 sa, ... <-> buffer
+ * slots pos, pos + sp, ... (or, for the cells that stay, local offsets of
+ * the output): contiguous rows (sa = sp = 1) are one memcpy, and the
+ * element-wise side of a transpose (a constant stride) one strided loop. */
 typedef struct run {
-    int64_t at, pos, len;
+    int64_t at, pos, len, sa, sp;
 } run;
 
-/* Runs where both off[] and pos[] (NULL: slot first + j) go up by one:
- * rows contiguous on both sides (most moves) become one copy each.
- * Appends to out[*m]. */
+/* Runs where off[] and pos[] (NULL: slot first + j) each go up by a
+ * constant step.  Appends to out[*m]. */
 static void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
                     int64_t *m)
 {
     for (int64_t j = 0; j < n; j++) {
         const int64_t p = pos ? pos[j] : first + j;
         run *last = *m > 0 ? &out[*m - 1] : NULL;
-        if (last && last->at + last->len == off[j] && last->pos + last->len == p)
+        if (last && last->len == 1) {
+            last->sa = off[j] - last->at;
+            last->sp = p - last->pos;
+            last->len = 2;
+        } else if (last && last->at + last->len * last->sa == off[j] &&
+                   last->pos + last->len * last->sp == p) {
             last->len++;
-        else
-            out[(*m)++] = (run){off[j], p, 1};
+        } else {
+            out[(*m)++] = (run){off[j], p, 1, 1, 1};
+        }
     }
+}
+
+/* Copies one run: element j from src slot s0 + j*ss to dst slot d0 + j*ds. */
+static void copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
+                     int64_t len, size_t es)
+{
+    if (ds == 1 && ss == 1) {
+        memcpy(dst + (size_t)d0 * es, src + (size_t)s0 * es, (size_t)len * es);
+        return;
+    }
+#define HL_STRIDED(T)                                                                              \
+    for (int64_t j = 0; j < len; j++) {                                                            \
+        T v;                                                                                       \
+        memcpy(&v, src + (size_t)(s0 + j * ss) * sizeof(T), sizeof(T));                           \
+        memcpy(dst + (size_t)(d0 + j * ds) * sizeof(T), &v, sizeof(T));                            \
+    }
+    switch (es) {
+    case 8:
+        HL_STRIDED(uint64_t);
+        break;
+    case 4:
+        HL_STRIDED(uint32_t);
+        break;
+    case 2:
+        HL_STRIDED(uint16_t);
+        break;
+    case 1:
+        HL_STRIDED(uint8_t);
+        break;
+    default:
+        for (int64_t j = 0; j < len; j++)
+            memcpy(dst + (size_t)(d0 + j * ds) * es, src + (size_t)(s0 + j * ss) * es, es);
+    }
+#undef HL_STRIDED
+}
+
+/* ---- runs to boxes: the plan engine for regular moves ------------------ */
+
+/* Runs that continue one another regularly become boxes of several
+ * digits (a slab's part for one peer, a transpose's rows): each pass merges
+ * neighbours with the same digits whose bases go up by a constant step into
+ * one box of one digit more.  Where few boxes remain, the copy is a plan
+ * (hl_plan_from_boxes) run by the CPU kernels, which block transposes for
+ * the caches; otherwise the runs are copied one by one. */
+enum { MERGE_DIGITS = 8, MERGE_MAX_BOXES = 1024 };
+
+typedef struct mbox {
+    int nd;
+    bool grown; /* made by this pass: its top digit may still grow */
+    int64_t src, dst;
+    int64_t ext[MERGE_DIGITS], ss[MERGE_DIGITS], ds[MERGE_DIGITS];
+} mbox;
+
+static bool same_digits(const mbox *a, const mbox *b, int nd)
+{
+    for (int t = 0; t < nd; t++)
+        if (a->ext[t] != b->ext[t] || a->ss[t] != b->ss[t] || a->ds[t] != b->ds[t])
+            return false;
+    return true;
+}
+
+/* One pass over b[0..n): merged in place; returns the new count. */
+static int64_t merge_pass(mbox *b, int64_t n)
+{
+    int64_t m = 0;
+    for (int64_t j = 0; j < n; j++) {
+        mbox x = b[j];
+        x.grown = false;
+        mbox *last = m > 0 ? &b[m - 1] : NULL;
+        if (last && last->grown && last->nd == x.nd + 1 && same_digits(last, &x, x.nd)) {
+            const int top = x.nd;
+            if (x.src == last->src + last->ext[top] * last->ss[top] &&
+                x.dst == last->dst + last->ext[top] * last->ds[top]) {
+                last->ext[top]++;
+                continue;
+            }
+        }
+        if (last && !last->grown && last->nd == x.nd && x.nd < MERGE_DIGITS &&
+            same_digits(last, &x, x.nd)) {
+            last->ext[x.nd] = 2;
+            last->ss[x.nd] = x.src - last->src;
+            last->ds[x.nd] = x.dst - last->dst;
+            last->nd++;
+            last->grown = true;
+            continue;
+        }
+        b[m++] = x;
+    }
+    return m;
+}
+
+/* The plan copying runs[0..n) (src = at, dst = pos; swapped: the other
+ * way), or NULL where they stay too many boxes (or on any error: the runs
+ * still do the work). */
+static hl_plan *runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
+                          int64_t out_span)
+{
+    if (n == 0)
+        return NULL;
+    mbox *b = malloc(sizeof *b * (size_t)n);
+    if (!b)
+        return NULL;
+    for (int64_t j = 0; j < n; j++) {
+        const run *u = &runs[j];
+        b[j] = (mbox){.nd = 1, .src = swapped ? u->pos : u->at, .dst = swapped ? u->at : u->pos};
+        b[j].ext[0] = u->len;
+        b[j].ss[0] = swapped ? u->sp : u->sa;
+        b[j].ds[0] = swapped ? u->sa : u->sp;
+    }
+    for (int64_t m = merge_pass(b, n); m < n; m = merge_pass(b, m))
+        n = m;
+    hl_plan *plan = NULL;
+    hl_box *boxes = n <= MERGE_MAX_BOXES ? malloc(sizeof *boxes * (size_t)n) : NULL;
+    if (boxes) {
+        for (int64_t j = 0; j < n; j++) {
+            boxes[j] = (hl_box){.ndigits = b[j].nd, .src_base = b[j].src, .dst_base = b[j].dst};
+            for (int t = 0; t < b[j].nd; t++) {
+                boxes[j].extent[t] = b[j].ext[t];
+                boxes[j].src_stride[t] = b[j].ss[t];
+                boxes[j].dst_stride[t] = b[j].ds[t];
+            }
+        }
+        const hl_plan_options one = {.threads = 1};
+        if (hl_plan_from_boxes(&plan, boxes, n, es, in_span, out_span, &one) != HL_OK)
+            plan = NULL;
+    }
+    free(boxes);
+    free(b);
+    return plan;
 }
 
 struct hl_redist {
     MPI_Comm comm;
     int me, procs;
     int64_t elem_size;
+    int64_t holds; /* the owner of `to` whose memory this process receives */
     MPI_Datatype elem;
     /* per peer: counts (elements) and displacements into the buffers */
     int *scount, *sdispl, *rcount, *rdispl;
@@ -52,6 +191,8 @@ struct hl_redist {
      * MPI: their counts are 0 in the all-to-all) */
     run *gather, *scatter, *keep;
     int64_t ngather, nscatter, nkeep;
+    /* the same as plans where the runs merge into few boxes (else NULL) */
+    hl_plan *gather_plan, *scatter_plan, *keep_plan;
     int64_t nsend, nrecv, kept;
     char *sbuf, *rbuf;
     void *out; /* of the exchange in flight */
@@ -59,6 +200,225 @@ struct hl_redist {
     int nreq;
     bool in_flight;
 };
+
+/* How one side's owners keep their cells: the distribution's local memory
+ * (hl_dist_local_count slots), or darray boxes with halos (box[q] per
+ * owner, each a standard array of owned + lo + hi cells per dimension). */
+typedef struct side {
+    const hl_dist *d;
+    darray_box *box; /* NULL: the distribution's local memory */
+    int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
+} side;
+
+static int64_t side_slots(const side *s, int64_t owner)
+{
+    if (!s->box)
+        return hl_dist_local_count(s->d, owner);
+    int64_t n = 1;
+    for (int i = 0; i < s->d->rank; i++)
+        n *= s->box[owner].owned[i] + s->lo[i] + s->hi[i];
+    return n;
+}
+
+/* The cell at slot `local` of owner's memory (false: padding or halo). */
+static bool side_coord(const side *s, int64_t owner, int64_t local, int64_t *x)
+{
+    if (!s->box)
+        return hl_dist_coord_of(s->d, owner, local, x);
+    const darray_box *b = &s->box[owner];
+    for (int i = 0; i < s->d->rank; i++) {
+        const int64_t e = b->owned[i] + s->lo[i] + s->hi[i];
+        const int64_t c = local % e - s->lo[i];
+        local /= e;
+        if (c < 0 || c >= b->owned[i])
+            return false;
+        x[i] = b->start[i] + c;
+    }
+    return true;
+}
+
+/* Where cell x lives: its owner and the slot in that owner's memory. */
+static int64_t side_place(const side *s, const int64_t *x, int64_t *local)
+{
+    if (!s->box) {
+        const hl_dist_place p = hl_dist_place_of(s->d, x);
+        *local = p.local;
+        return p.owner;
+    }
+    const int64_t q = hl_dist_owner_of(s->d, x);
+    const darray_box *b = &s->box[q];
+    int64_t off = 0, stride = 1;
+    for (int i = 0; i < s->d->rank; i++) {
+        off += (x[i] - b->start[i] + s->lo[i]) * stride;
+        stride *= b->owned[i] + s->lo[i] + s->hi[i];
+    }
+    *local = off;
+    return q;
+}
+
+/* The global map of a plan: input cell x (a coordinate of the standard
+ * array of the input extents) goes to output cell y (of the output
+ * extents), through each step's layouts: the offset of x is a step's source
+ * offset, its cell's destination offset the next step's source offset. */
+typedef struct cellmap {
+    const hl_plan *p; /* NULL: the identity */
+    hl_kindex in, out;
+} cellmap;
+
+static void map_forward(const cellmap *m, const int64_t *x, int64_t *y)
+{
+    if (!m->p) {
+        memcpy(y, x, sizeof *x * (size_t)m->in.rank);
+        return;
+    }
+    const hl_ir *ir = &m->p->ir;
+    int64_t k = hl_kindex_tok(&m->in, x), c[HL_MAX_RANK];
+    for (int t = 0; t < ir->nsteps; t++) {
+        (void)hl_layout_coord(&ir->steps[t].src, k, c);
+        (void)hl_layout_offset(&ir->steps[t].dst, c, &k);
+    }
+    hl_kindex_fromk(&m->out, k, y);
+}
+
+static void map_backward(const cellmap *m, const int64_t *y, int64_t *x)
+{
+    if (!m->p) {
+        memcpy(x, y, sizeof *y * (size_t)m->out.rank);
+        return;
+    }
+    const hl_ir *ir = &m->p->ir;
+    int64_t k = hl_kindex_tok(&m->out, y), c[HL_MAX_RANK];
+    for (int t = ir->nsteps - 1; t >= 0; t--) {
+        (void)hl_layout_coord(&ir->steps[t].dst, k, c);
+        (void)hl_layout_offset(&ir->steps[t].src, c, &k);
+    }
+    hl_kindex_fromk(&m->in, k, x);
+}
+
+/* ---- the assignment of owners of `to` to processes --------------------- */
+
+/* Maximum-weight perfect matching of the n x n matrix w (row r: process r,
+ * column q: owner q), the Hungarian method (potentials, O(n^3)) on costs
+ * -w; holds[r] gets r's column. */
+static hl_status hungarian(const int64_t *w, int n, int64_t *holds)
+{
+    int64_t *u = calloc((size_t)n + 1, sizeof *u), *v = calloc((size_t)n + 1, sizeof *v);
+    int64_t *minv = malloc(sizeof *minv * ((size_t)n + 1));
+    int *p = calloc((size_t)n + 1, sizeof *p), *way = calloc((size_t)n + 1, sizeof *way);
+    bool *used = malloc((size_t)n + 1);
+    if (!u || !v || !minv || !p || !way || !used) {
+        free(u), free(v), free(minv), free(p), free(way), free(used);
+        return HL_ERR_NOMEM;
+    }
+    /* 1-based, p[j] = the row matched to column j */
+    for (int i = 1; i <= n; i++) {
+        p[0] = i;
+        int j0 = 0;
+        for (int j = 0; j <= n; j++) {
+            minv[j] = INT64_MAX;
+            used[j] = false;
+        }
+        do {
+            used[j0] = true;
+            const int i0 = p[j0];
+            int64_t delta = INT64_MAX;
+            int j1 = 0;
+            for (int j = 1; j <= n; j++)
+                if (!used[j]) {
+                    const int64_t cur = -w[(size_t)(i0 - 1) * (size_t)n + (size_t)(j - 1)] -
+                                        u[i0] - v[j];
+                    if (cur < minv[j]) {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if (minv[j] < delta) {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            for (int j = 0; j <= n; j++)
+                if (used[j]) {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            j0 = j1;
+        } while (p[j0] != 0);
+        do {
+            const int j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+        } while (j0);
+    }
+    for (int j = 1; j <= n; j++)
+        holds[p[j] - 1] = j - 1;
+    free(u), free(v), free(minv), free(p), free(way), free(used);
+    return HL_OK;
+}
+
+typedef struct weighted {
+    int64_t w;
+    int r, q;
+} weighted;
+
+static int by_weight(const void *a, const void *b)
+{
+    const weighted *x = a, *y = b;
+    if (x->w != y->w)
+        return (x->w < y->w) - (x->w > y->w); /* heaviest first */
+    if (x->r != y->r)
+        return (x->r > y->r) - (x->r < y->r);
+    return (x->q > y->q) - (x->q < y->q);
+}
+
+/* Greedy: the heaviest pairs first, each process and owner taken once. */
+static hl_status greedy(const int64_t *w, int n, int64_t *holds)
+{
+    weighted *e = malloc(sizeof *e * (size_t)n * (size_t)n);
+    bool *taken = calloc((size_t)n, 1);
+    if (!e || !taken) {
+        free(e), free(taken);
+        return HL_ERR_NOMEM;
+    }
+    for (int r = 0; r < n; r++) {
+        holds[r] = -1;
+        for (int q = 0; q < n; q++)
+            e[(size_t)r * (size_t)n + (size_t)q] = (weighted){w[(size_t)r * (size_t)n + (size_t)q], r, q};
+    }
+    qsort(e, (size_t)n * (size_t)n, sizeof *e, by_weight);
+    for (size_t j = 0; j < (size_t)n * (size_t)n; j++)
+        if (holds[e[j].r] < 0 && !taken[e[j].q]) {
+            holds[e[j].r] = e[j].q;
+            taken[e[j].q] = true;
+        }
+    free(e), free(taken);
+    return HL_OK;
+}
+
+/* holds[r] for every process from the cells each holds for each owner of
+ * `to` (row me: mine, gathered from all): a maximum-weight assignment,
+ * the identity preferred among equal ones. */
+static hl_status relabel(MPI_Comm comm, int me, int P, const int64_t *row, int64_t *holds)
+{
+    int64_t *w = malloc(sizeof *w * (size_t)P * (size_t)P);
+    if (!w)
+        return HL_ERR_NOMEM;
+    if (MPI_Allgather(row, P, MPI_INT64_T, w, P, MPI_INT64_T, comm) != MPI_SUCCESS) {
+        free(w);
+        return HL_ERR_COMM;
+    }
+    (void)me;
+    /* weights in cells, scaled so that one cell more outweighs every
+     * fixed point; a fixed point adds 1 */
+    for (int r = 0; r < P; r++)
+        for (int q = 0; q < P; q++)
+            w[(size_t)r * (size_t)P + (size_t)q] =
+                w[(size_t)r * (size_t)P + (size_t)q] * ((int64_t)P + 1) + (r == q);
+    const hl_status st = P <= 512 ? hungarian(w, P, holds) : greedy(w, P, holds);
+    free(w);
+    return st;
+}
 
 /* A receive-side entry: where the cell goes under `to`, and where it
  * comes from (the owner and its local offset) under `from`. */
@@ -74,7 +434,8 @@ static int by_source(const void *a, const void *b)
     return (x->src > y->src) - (x->src < y->src);
 }
 
-static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
+static hl_status plan(hl_redist *r, const side *from, const side *to, const cellmap *map,
+                      bool relabelled, bool reference)
 {
     const int P = r->procs;
     if (!(r->req = calloc(2 * (size_t)P, sizeof *r->req)) ||
@@ -83,49 +444,64 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
         !(r->rcount = calloc((size_t)P, sizeof(int))) ||
         !(r->rdispl = calloc((size_t)P, sizeof(int))))
         return HL_ERR_NOMEM;
-    int64_t x[HL_MAX_RANK];
-    /* sending: my cells under `from`, in local order, grouped by their owner
-     * under `to` (a counting sort keeps the local order within a group) */
-    int64_t mine = 0, nrecv = 0;
-    hl_status st = hl_dist_owner_elements(from, r->me, &mine);
-    if (st == HL_OK)
-        st = hl_dist_owner_elements(to, r->me, &nrecv);
-    if (st != HL_OK)
-        return st;
-    const int64_t slots = hl_dist_local_count(from, r->me);
+    int64_t x[HL_MAX_RANK], y[HL_MAX_RANK];
+    /* sending: my cells under `from`, in local order, grouped by the
+     * process that receives them (a counting sort keeps the local order
+     * within a group); dest[local] the owner under `to`, -1 for padding */
+    const int64_t slots = side_slots(from, r->me);
     int64_t *counts = calloc((size_t)P + 1, sizeof *counts);
+    int64_t *row = calloc((size_t)P, sizeof *row);
+    int64_t *holds = malloc(sizeof *holds * (size_t)P);
+    int64_t *rank_of = malloc(sizeof *rank_of * (size_t)P);
+    int32_t *dest = malloc(sizeof *dest * (size_t)(slots > 0 ? slots : 1));
+    hl_status st = counts && row && holds && rank_of && dest ? HL_OK : HL_ERR_NOMEM;
+    int64_t mine = 0;
+    for (int64_t local = 0; st == HL_OK && local < slots; local++) {
+        dest[local] = -1;
+        if (!side_coord(from, r->me, local, x))
+            continue; /* padding */
+        map_forward(map, x, y);
+        const int64_t q = hl_dist_owner_of(to->d, y);
+        dest[local] = (int32_t)q;
+        row[q]++;
+        mine++;
+    }
+    /* who holds which owner of `to` (agreed: every process computes the
+     * same assignment from the same gathered matrix) */
+    if (relabelled) {
+        const hl_status t = darray_agree(r->comm, st);
+        st = t == HL_OK ? relabel(r->comm, r->me, P, row, holds) : t;
+    } else if (st == HL_OK) {
+        for (int q = 0; q < P; q++)
+            holds[q] = q;
+    }
+    if (st != HL_OK) {
+        free(counts), free(row), free(holds), free(rank_of), free(dest);
+        return st;
+    }
+    for (int q = 0; q < P; q++)
+        rank_of[holds[q]] = q;
+    r->holds = holds[r->me];
+    const int64_t held = r->holds;
+    int64_t nrecv = 0;
+    const int64_t tslots = side_slots(to, held);
+    for (int64_t local = 0; local < tslots; local++)
+        nrecv += side_coord(to, held, local, y);
     int64_t *gather = malloc(sizeof *gather * (size_t)(mine > 0 ? mine : 1));
     int64_t *scatter = malloc(sizeof *scatter * (size_t)(nrecv > 0 ? nrecv : 1));
     incoming *in = malloc(sizeof *in * (size_t)(nrecv > 0 ? nrecv : 1));
     r->gather = malloc(sizeof *r->gather * (size_t)(mine > 0 ? mine : 1));
     r->scatter = malloc(sizeof *r->scatter * (size_t)(nrecv > 0 ? nrecv : 1));
     r->keep = malloc(sizeof *r->keep * (size_t)(mine > 0 ? mine : 1));
-    if (!counts || !gather || !scatter || !in || !r->gather || !r->scatter || !r->keep) {
-        free(counts);
-        free(gather);
-        free(scatter);
-        free(in);
+    if (!gather || !scatter || !in || !r->gather || !r->scatter || !r->keep) {
+        free(counts), free(row), free(holds), free(rank_of), free(dest);
+        free(gather), free(scatter), free(in);
         return HL_ERR_NOMEM;
     }
-    for (int pass = 0; pass < 2; pass++) { /* count, then place */
-        for (int64_t local = 0; local < slots; local++) {
-            if (!hl_dist_coord_of(from, r->me, local, x))
-                continue; /* padding */
-            const int64_t q = hl_dist_owner_of(to, x);
-            if (pass == 0)
-                counts[q + 1]++;
-            else
-                gather[counts[q]++] = local;
-        }
-        if (pass == 0)
-            for (int q = 0; q < P; q++)
-                counts[q + 1] += counts[q];
-        else
-            for (int q = P; q > 0; q--) /* back to the group starts */
-                counts[q] = counts[q - 1];
-        if (pass == 1)
-            counts[0] = 0;
-    }
+    for (int q = 0; q < P; q++)
+        counts[rank_of[q] + 1] = row[q];
+    for (int q = 0; q < P; q++)
+        counts[q + 1] += counts[q];
     for (int q = 0; q < P; q++) {
         const int64_t n = counts[q + 1] - counts[q];
         if (n > INT_MAX || counts[q] > INT_MAX)
@@ -133,16 +509,20 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
         r->scount[q] = (int)n;
         r->sdispl[q] = (int)counts[q];
     }
+    for (int64_t local = 0; local < slots; local++)
+        if (dest[local] >= 0)
+            gather[counts[rank_of[dest[local]]]++] = local;
     r->nsend = mine;
-    /* receiving: my cells under `to`, by their owner under `from`, in that
-     * owner's local order */
-    const int64_t tslots = hl_dist_local_count(to, r->me);
+    /* receiving: the cells of the owner I hold under `to`, by their owner
+     * under `from`, in that owner's local order */
     int64_t n = 0;
     for (int64_t local = 0; local < tslots; local++) {
-        if (!hl_dist_coord_of(to, r->me, local, x))
+        if (!side_coord(to, held, local, y))
             continue;
-        const hl_dist_place p = hl_dist_place_of(from, x);
-        in[n++] = (incoming){p.owner, p.local, local};
+        map_backward(map, y, x);
+        int64_t src;
+        const int64_t owner = side_place(from, x, &src);
+        in[n++] = (incoming){owner, src, local};
     }
     qsort(in, (size_t)n, sizeof *in, by_source);
     memset(counts, 0, sizeof *counts * ((size_t)P + 1));
@@ -169,7 +549,13 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
     to_runs(gather + s0, scatter + r0, 0, s1 - s0, r->keep, &r->nkeep);
     r->kept = s1 - s0;
     r->scount[r->me] = r->rcount[r->me] = 0;
-    free(counts);
+    const int64_t to_slots = side_slots(to, held);
+    if (!reference) {
+        r->gather_plan = runs_plan(r->gather, r->ngather, false, r->elem_size, slots, mine);
+        r->scatter_plan = runs_plan(r->scatter, r->nscatter, true, r->elem_size, n, to_slots);
+        r->keep_plan = runs_plan(r->keep, r->nkeep, false, r->elem_size, slots, to_slots);
+    }
+    free(counts), free(row), free(holds), free(rank_of), free(dest);
     free(gather);
     free(scatter);
     free(in);
@@ -179,22 +565,94 @@ static hl_status plan(hl_redist *r, const hl_dist *from, const hl_dist *to)
     return st;
 }
 
-static bool same_array(const hl_dist *a, const hl_dist *b)
+static bool same_extents(const hl_dist *a, int rank, const int64_t *extent)
 {
-    if (a->rank != b->rank)
+    if (a->rank != rank)
         return false;
-    for (int i = 0; i < a->rank; i++)
-        if (a->dim[i].extent != b->dim[i].extent)
+    for (int i = 0; i < rank; i++)
+        if (a->dim[i].extent != extent[i])
             return false;
     return true;
 }
 
-hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, const hl_dist *to,
-                         int64_t elem_size)
+static bool same_array(const hl_dist *a, const hl_dist *b)
 {
-    if (!out)
-        return HL_ERR_NULL;
-    *out = NULL;
+    return same_extents(a, b->rank, b->ki.extent);
+}
+
+/* FNV-1a over the plan's layouts, field by field. */
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3u;
+    return h;
+}
+
+static uint64_t mix_layout(uint64_t h, const hl_layout *l)
+{
+    h = mix(h, &l->rank, sizeof l->rank);
+    h = mix(h, l->extent, sizeof *l->extent * (size_t)l->rank);
+    for (int i = 0; i < l->rank; i++) {
+        h = mix(h, &l->nmaps[i], sizeof l->nmaps[i]);
+        for (int m = 0; m < l->nmaps[i]; m++) {
+            const int64_t v[3] = {l->map[i][m].op, l->map[i][m].arg, l->map[i][m].span};
+            h = mix(h, v, sizeof v);
+        }
+    }
+    for (int t = 0; t < l->ndigits; t++) {
+        const int64_t v[3] = {l->digit[t].dim, l->digit[t].radix, l->digit[t].stride};
+        h = mix(h, v, sizeof v);
+    }
+    return mix(h, &l->base, sizeof l->base);
+}
+
+static uint64_t plan_fingerprint(const hl_plan *p)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    if (!p)
+        return h;
+    h = mix(h, &p->ir.nsteps, sizeof p->ir.nsteps);
+    for (int t = 0; t < p->ir.nsteps; t++) {
+        h = mix_layout(h, &p->ir.steps[t].src);
+        h = mix_layout(h, &p->ir.steps[t].dst);
+    }
+    const hl_shape *o = &p->out_shape;
+    h = mix(h, &o->rank, sizeof o->rank);
+    return mix(h, o->extent, sizeof *o->extent * (size_t)o->rank);
+}
+
+/* The plan's map, reading the input as a standard array of from's
+ * extents (a plan keeps its input span, not its input shape: a chain's
+ * first step may be folded into other coordinates), or why it has none. */
+static hl_status plan_map(const hl_plan *p, const hl_dist *from, cellmap *m)
+{
+    m->p = p;
+    hl_status st = hl_kindex_init(&m->in, from->rank, from->ki.extent);
+    if (st != HL_OK || !p) {
+        m->out = m->in;
+        return st;
+    }
+    const hl_ir *ir = &p->ir;
+    if (ir->nsteps < 1)
+        return HL_ERR_UNSUPPORTED; /* made from boxes: no layouts */
+    if ((st = hl_kindex_init(&m->out, p->out_shape.rank, p->out_shape.extent)) != HL_OK)
+        return st;
+    const int64_t n = hl_layout_count(&ir->steps[0].src);
+    if (ir->in_span != n || ir->out_span != n || m->out.count != n)
+        return HL_ERR_UNSUPPORTED; /* padded: not a bijection onto [0, N) */
+    for (int t = 0; t < ir->nsteps; t++)
+        if (!hl_layout_is_bijection(&ir->steps[t].src) ||
+            !hl_layout_is_bijection(&ir->steps[t].dst))
+            return HL_ERR_UNSUPPORTED;
+    return m->in.count == n ? HL_OK : HL_ERR_MISMATCH;
+}
+
+/* The common part of both constructors: arguments agreed on, the plan
+ * made.  from_box / to_box: darray sides (with their halos), else NULL. */
+static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, const hl_plan *p,
+                             const side *to, int64_t elem_size, const hl_redist_options *opt)
+{
     MPI_Comm c;
     if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
         return HL_ERR_COMM;
@@ -206,34 +664,48 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
     int procs = 0, me = 0;
     MPI_Comm_size(c, &procs);
     MPI_Comm_rank(c, &me);
-    hl_status st = !from || !to ? HL_ERR_NULL : !r ? HL_ERR_NOMEM : HL_OK;
+    const bool relabelled = opt && opt->relabel;
+    cellmap map;
+    hl_status st = !from->d || !to->d ? HL_ERR_NULL : !r ? HL_ERR_NOMEM : HL_OK;
     if (st == HL_OK && (elem_size < 1 || elem_size > INT_MAX))
         st = HL_ERR_ELEM_SIZE;
-    if (st == HL_OK && !same_array(from, to))
+    if (st == HL_OK)
+        st = plan_map(p, from->d, &map);
+    if (st == HL_OK && !same_extents(to->d, map.out.rank, map.out.extent))
         st = HL_ERR_MISMATCH;
-    if (st == HL_OK && (from->owners != procs || to->owners != procs))
+    if (st == HL_OK && (from->d->owners != procs || to->d->owners != procs))
         st = HL_ERR_ARG;
+    if (st == HL_OK && relabelled && to->box)
+        st = HL_ERR_UNSUPPORTED;
     /* the same arguments everywhere: extents, tiles and owners of both,
-     * the element size (a process with bad arguments sends zeros) */
-    enum { NF = 5 * HL_MAX_RANK + 4 };
+     * the element size, the plan, the options (a process with bad
+     * arguments sends zeros) */
+    enum { NF = 7 * HL_MAX_RANK + 7 };
     int64_t fp[NF] = {0}, lo[NF], hi[NF];
     if (st == HL_OK) {
-        fp[0] = from->rank;
+        fp[0] = from->d->rank;
         fp[1] = elem_size;
-        fp[2] = from->owners;
-        fp[3] = to->owners;
-        for (int i = 0; i < from->rank; i++) {
-            int64_t *f = fp + 4 + 5 * i;
-            f[0] = from->dim[i].extent;
-            f[1] = from->dim[i].tile;
-            f[2] = from->dim[i].owners;
-            f[3] = to->dim[i].tile;
-            f[4] = to->dim[i].owners;
+        fp[2] = from->d->owners;
+        fp[3] = to->d->owners;
+        fp[4] = to->d->rank;
+        fp[5] = (int64_t)plan_fingerprint(p);
+        fp[6] = relabelled;
+        for (int i = 0; i < from->d->rank; i++) {
+            int64_t *f = fp + 7 + 7 * i;
+            f[0] = from->d->dim[i].extent;
+            f[1] = from->d->dim[i].tile;
+            f[2] = from->d->dim[i].owners;
+            f[3] = from->lo[i] * 3 + from->hi[i];
+        }
+        for (int i = 0; i < to->d->rank; i++) {
+            int64_t *f = fp + 7 + 7 * i;
+            f[4] = to->d->dim[i].tile;
+            f[5] = to->d->dim[i].owners;
+            f[6] = to->d->dim[i].extent + to->lo[i] * 5 + to->hi[i] * 7;
         }
     }
-    const int nf = NF;
-    if (MPI_Allreduce(fp, lo, nf, MPI_INT64_T, MPI_MIN, c) != MPI_SUCCESS ||
-        MPI_Allreduce(fp, hi, nf, MPI_INT64_T, MPI_MAX, c) != MPI_SUCCESS)
+    if (MPI_Allreduce(fp, lo, NF, MPI_INT64_T, MPI_MIN, c) != MPI_SUCCESS ||
+        MPI_Allreduce(fp, hi, NF, MPI_INT64_T, MPI_MAX, c) != MPI_SUCCESS)
         st = HL_ERR_COMM;
     else if (st == HL_OK && memcmp(lo, hi, sizeof lo))
         st = HL_ERR_MISMATCH;
@@ -247,7 +719,7 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
                  ? HL_OK
                  : HL_ERR_COMM;
         if (st == HL_OK)
-            st = plan(r, from, to);
+            st = plan(r, from, to, &map, relabelled, opt && opt->reference);
         st = darray_agree(c, st);
     }
     if (st != HL_OK) {
@@ -259,6 +731,72 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
     }
     *out = r;
     return HL_OK;
+}
+
+hl_status hl_redist_plan_transform(hl_redist **out, MPI_Comm comm, const hl_dist *from,
+                                   const hl_plan *p, const hl_dist *to, int64_t elem_size,
+                                   const hl_redist_options *opt)
+{
+    if (!out)
+        return HL_ERR_NULL;
+    *out = NULL;
+    const side f = {.d = from}, t = {.d = to};
+    return plan_common(out, comm, &f, p, &t, elem_size, opt);
+}
+
+hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, const hl_dist *to,
+                         int64_t elem_size)
+{
+    return hl_redist_plan_transform(out, comm, from, NULL, to, elem_size, NULL);
+}
+
+/* A darray's side: its distribution, every owner's box, its halos. */
+static hl_status darray_side(const hl_darray *a, side *s)
+{
+    *s = (side){.d = &a->dist};
+    s->box = malloc(sizeof *s->box * (size_t)a->procs);
+    if (!s->box)
+        return HL_ERR_NOMEM;
+    for (int q = 0; q < a->procs; q++)
+        darray_dist_box(&a->dist, q, &s->box[q]);
+    for (int i = 0; i < a->rank; i++) {
+        s->lo[i] = a->lo[i];
+        s->hi[i] = a->hi[i];
+    }
+    return HL_OK;
+}
+
+hl_status hl_darray_transform_plan(hl_redist **out, const hl_darray *in, const hl_plan *p,
+                                   const hl_darray *to)
+{
+    if (!out)
+        return HL_ERR_NULL;
+    *out = NULL;
+    if (!in)
+        return HL_ERR_NULL; /* no communicator to agree on */
+    side f = {0}, t = {0};
+    hl_status st = to ? HL_OK : HL_ERR_NULL;
+    int same = MPI_UNEQUAL;
+    if (st == HL_OK && (MPI_Comm_compare(in->comm, to->comm, &same) != MPI_SUCCESS ||
+                        (same != MPI_IDENT && same != MPI_CONGRUENT)))
+        st = HL_ERR_MISMATCH;
+    if (st == HL_OK && in->elem_size != to->elem_size)
+        st = HL_ERR_MISMATCH;
+    if (st == HL_OK)
+        st = darray_side(in, &f);
+    if (st == HL_OK)
+        st = darray_side(to, &t);
+    st = darray_agree(in->comm, st);
+    if (st == HL_OK)
+        st = plan_common(out, in->comm, &f, p, &t, in->elem_size, NULL);
+    free(f.box);
+    free(t.box);
+    return st;
+}
+
+int64_t hl_redist_owner(const hl_redist *r)
+{
+    return r ? r->holds : -1;
 }
 
 void hl_redist_destroy(hl_redist *r)
@@ -278,6 +816,9 @@ void hl_redist_destroy(hl_redist *r)
     free(r->gather);
     free(r->scatter);
     free(r->keep);
+    hl_plan_destroy(r->gather_plan);
+    hl_plan_destroy(r->scatter_plan);
+    hl_plan_destroy(r->keep_plan);
     free(r->sbuf);
     free(r->rbuf);
     free(r);
@@ -291,12 +832,15 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
         return HL_ERR_ARG;
     const size_t es = (size_t)r->elem_size;
     const char *src = in;
-    for (int64_t j = 0; j < r->ngather; j++)
-        memcpy(r->sbuf + (size_t)r->gather[j].pos * es, src + (size_t)r->gather[j].at * es,
-               (size_t)r->gather[j].len * es);
+    hl_status st = HL_OK;
+    if (r->gather_plan)
+        st = hl_execute(r->gather_plan, in, r->sbuf);
+    else
+        for (int64_t j = 0; j < r->ngather; j++)
+            copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
+                     r->gather[j].sa, r->gather[j].len, es);
     /* point to point rather than MPI_Ialltoallv: the transport progresses
      * these by itself, a nonblocking collective only inside MPI calls */
-    hl_status st = HL_OK;
     r->nreq = 0;
     for (int q = 0; q < r->procs; q++)
         if (r->rcount[q] && MPI_Irecv(r->rbuf + (size_t)r->rdispl[q] * es, r->rcount[q], r->elem, q,
@@ -307,9 +851,14 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
                                       0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
             st = HL_ERR_COMM;
     /* the cells that stay, while the others travel */
-    for (int64_t j = 0; j < r->nkeep; j++)
-        memcpy((char *)out + (size_t)r->keep[j].pos * es, src + (size_t)r->keep[j].at * es,
-               (size_t)r->keep[j].len * es);
+    if (r->keep_plan) {
+        const hl_status k = hl_execute(r->keep_plan, in, out);
+        st = st == HL_OK ? k : st;
+    } else {
+        for (int64_t j = 0; j < r->nkeep; j++)
+            copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
+                     r->keep[j].len, es);
+    }
     r->out = out;
     r->in_flight = true;
     return st;
@@ -326,9 +875,11 @@ hl_status hl_redist_end(hl_redist *r)
         return HL_ERR_COMM;
     const size_t es = (size_t)r->elem_size;
     char *dst = r->out;
+    if (r->scatter_plan)
+        return hl_execute(r->scatter_plan, r->rbuf, dst);
     for (int64_t j = 0; j < r->nscatter; j++)
-        memcpy(dst + (size_t)r->scatter[j].at * es, r->rbuf + (size_t)r->scatter[j].pos * es,
-               (size_t)r->scatter[j].len * es);
+        copy_run(dst, r->scatter[j].at, r->scatter[j].sa, r->rbuf, r->scatter[j].pos,
+                 r->scatter[j].sp, r->scatter[j].len, es);
     return HL_OK;
 }
 

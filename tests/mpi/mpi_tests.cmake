@@ -10,8 +10,10 @@ if(TARGET hyperlayout_mpi)
   endif()
   # dist_oracle: darray's types against the local layouts; darray_halo: the
   # halo exchange against the global array, and errors agreed on everywhere;
-  # darray_npy: collective .npy files against the serial reader
-  foreach(prog dist_oracle darray_halo darray_npy redist)
+  # darray_npy: collective .npy files against the serial reader; redist:
+  # redistribution between random distributions; redist_transform:
+  # distributed transforms and relabelling against the single-process plan
+  foreach(prog dist_oracle darray_halo darray_npy redist redist_transform)
     add_executable(mpi_${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.c)
     target_link_libraries(mpi_${prog} PRIVATE hyperlayout_mpi hl_warnings)
     foreach(np 1 2 3 4)
@@ -22,6 +24,13 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV}")
     endforeach()
   endforeach()
+  # transform --procs: the CLI across processes against the single-process CLI
+  if(TARGET hyperlayout-cli)
+    add_test(NAME mpi_cli_procs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_procs.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
+    set_tests_properties(mpi_cli_procs PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
   if(HL_NUMPY_VERSION)
     add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
       ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
