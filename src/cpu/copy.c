@@ -53,6 +53,7 @@ enum {
     STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
+    MIN_ORDERED_ROW_BYTES = 256, /* rows this long are taken in source order */
     PF_DISTANCE = 8192,       /* bytes of source requested ahead of a group's copies */
     PF_SPAN_MAX = 16384,      /* ... when a plane reads at most this span */
     PF_STREAMS = 16,          /* source runs of a block the hardware prefetchers follow */
@@ -235,13 +236,34 @@ static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t s
     }
 }
 
+/* out[i] = in[-i] for i < n, the source read upwards (the cells of out
+ * from the last): a chunk of a reversed row read the way the prefetchers
+ * expect, when the chunks are taken upwards too. */
+static void reverse_up(char *out, const char *in, int64_t n, int64_t es)
+{
+    int64_t i = n;
+    if (es == 4) {
+        for (; i >= 4; i -= 4)
+            _mm_storeu_si128((__m128i *)(void *)(out + 4 * (i - 4)),
+                             _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 4 * (i - 1))),
+                                               _MM_SHUFFLE(0, 1, 2, 3)));
+    } else if (es == 8) {
+        for (; i >= 2; i -= 2)
+            _mm_storeu_si128((__m128i *)(void *)(out + 8 * (i - 2)),
+                             _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 8 * (i - 1))),
+                                               _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+    for (; i > 0; i--)
+        memcpy(out + (i - 1) * es, in - (i - 1) * es, (size_t)es);
+}
+
 /* A row written with non-temporal stores: they bypass the cache, so a write
  * does not first read its line (as memcpy does for big copies).  Only whole
  * 64-byte lines are streamed: a partial line written that way costs a
  * read-modify-write in memory, so the row's first and last partial lines get
  * plain stores.  Strided sources are gathered in chunks into an L1 buffer by
  * copy_row first. */
-static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
+static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool upward)
 {
 #if defined(__SSE2__)
     enum { CHUNK = 2048, LINE = 64 };
@@ -256,22 +278,30 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         copy_row(out, in, n, 1, ss, es);
         return;
     }
+    const int64_t per = CHUNK / es, body = (n - head) / line * line, end = head + body;
+    const int64_t chunks = (body + per - 1) / per;
     copy_row(out, in, head, 1, ss, es);
-    int64_t i = head;
-    const int64_t per = CHUNK / es;
-    while (n - i >= line) {
-        int64_t m = n - i < per ? (n - i) / line * line : per;
+    /* a row read backwards (a flip) whose next row lies above (`upward`) is
+     * taken from its last chunk to its first, each read upwards: the rows
+     * then make one rising stream, which the hardware prefetchers follow,
+     * where a falling stream per row makes them start over at every row */
+    const bool up = ss == -1 && upward;
+    for (int64_t c = 0; c < chunks; c++) {
+        const int64_t i = head + (up ? chunks - 1 - c : c) * per;
+        const int64_t m = end - i < per ? end - i : per;
         const char *from = in + i * ss * es;
-        if (ss != 1) {
+        if (up) {
+            reverse_up(buf, from, m, es);
+            from = buf;
+        } else if (ss != 1) {
             copy_row(buf, from, m, 1, ss, es);
             from = buf;
         }
         __m128i *dst = (__m128i *)(void *)(out + i * es);
         for (int64_t b = 0; b < m * es / 16; b++)
             _mm_stream_si128(dst + b, _mm_loadu_si128((const __m128i *)(const void *)(from + 16 * b)));
-        i += m;
     }
-    copy_row(out + i * es, in + i * ss * es, n - i, 1, ss, es);
+    copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es);
 #else
     copy_row(out, in, n, 1, ss, es);
 #endif
@@ -695,7 +725,7 @@ static bool plan_staged_transpose(kbox *k, int64_t es, hl_status *st)
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
 static bool plan_rows(kbox *k, int64_t es, hl_status *st)
 {
-    (void)es, (void)st;
+    (void)st;
     k->mode = ROW;
     k->inner = 1;
     k->plane_cells = k->ext[0];
@@ -703,6 +733,15 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
         cut_digit(k, 0, ROW_CHUNK);
         k->plane_cells = ROW_CHUNK;
     }
+    /* Rows that fill whole lines of the output may be written in any
+     * order; the outer digits then go by source stride, so that the rows
+     * are read in the order they lie (a crinkle of the rows reads row 1
+     * after row 0, not after row L/2).  The chunk counter of a cut row stays
+     * first. */
+    if (k->ext[0] * es >= MIN_ORDERED_ROW_BYTES)
+        for (int a = k->inner + (k->cut ? 2 : 1); a < k->n; a++)
+            for (int c = a; c > k->inner + (k->cut ? 1 : 0) && abs64(k->ss[c - 1]) > abs64(k->ss[c]); c--)
+                swap_digits(k, c, c - 1);
     return true;
 }
 
@@ -986,12 +1025,13 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         for (int m = 0; m < k->nmem; m++) {
             const member *x = &k->mem[m];
             if (stream && !staged && x->n == 1 && x->ds[0] == 1)
-                stream_row(out + x->dst_off * es, in + x->src_off * es, x->ext[0], x->ss[0], es);
+                stream_row(out + x->dst_off * es, in + x->src_off * es, x->ext[0], x->ss[0], es,
+                           k->n > 0 && k->ss[0] > 0);
             else
                 copy_member(x, to, in, es);
         }
         if (staged)
-            stream_row(out, stage, k->run_cells, 1, es);
+            stream_row(out, stage, k->run_cells, 1, es, true);
         return;
     }
     case ONE:
@@ -1004,7 +1044,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (next && abs64(k->ss[0]) == 1 && n * es <= PREFETCH_MAX)
             prefetch_run(in + next, n * es, k->ss[0], es);
         if (stream && k->ds[0] == 1)
-            stream_row(out, in, n, k->ss[0], es);
+            stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0);
         else
             copy_row(out, in, n, k->ds[0], k->ss[0], es);
         return;
@@ -1026,7 +1066,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
         if (to == stage)
-            stream_row(out, stage, cells, 1, es);
+            stream_row(out, stage, cells, 1, es, true);
         return;
     }
     default: {
@@ -1052,7 +1092,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
                 prefetch_run(in + next + k->stab[r] * es, cols * es, k->sdir, es);
         for (int64_t c = 0; c < cols; c++)
             if (stream)
-                stream_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, es);
+                stream_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, es, true);
             else
                 copy_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, 1, es);
         return;
