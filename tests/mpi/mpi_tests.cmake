@@ -35,6 +35,14 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV};OMP_NUM_THREADS=1")
     endforeach()
   endif()
+  # `mpirun -np P hyperlayout ising --procs GRID` against one process, bit for
+  # bit; resume on another process count; bad input on every process
+  if(TARGET ising_mpi AND TARGET hyperlayout-cli)
+    add_test(NAME mpi_ising_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/ising_cli.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
+    set_tests_properties(mpi_ising_cli PROPERTIES LABELS "mpi;cli" TIMEOUT 300
+      ENVIRONMENT "${HL_MPI_ENV};OMP_NUM_THREADS=1")
+  endif()
   if(HL_NUMPY_VERSION)
     add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
       ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
