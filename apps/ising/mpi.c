@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hyperlayout/kindex.h"
+#include "lattice.h" /* the kernels' word generator */
 
 struct ising_dist {
     MPI_Comm comm; /* the caller's (the darray keeps a duplicate of its own) */
@@ -25,6 +26,9 @@ struct ising_dist {
     ising_dynamics dynamics;
     ising_table table;
     int64_t sweep;
+    uint32_t *words; /* one row's random words */
+    uint32_t *blockwords; /* the blocks of 64 words around them */
+    const ising_kernels *kernels; /* the best this CPU has (their generator only) */
 };
 
 /* The worst status of any process, on every process (statuses are >= 0,
@@ -146,6 +150,13 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
     for (int i = 0; i < rank; i++)
         d->sites *= d->owned[i];
     d->spins = hl_darray_data(d->a);
+    d->words = malloc((size_t)(d->owned[0] / 2 + 1) * sizeof *d->words);
+    d->blockwords = aligned_alloc(64, (size_t)((d->owned[0] / 2 + 1) / ISING_BLOCK + 2) * ISING_BLOCK *
+                                          sizeof *d->blockwords);
+    if (agree(comm, d->words && d->blockwords ? HL_OK : HL_ERR_NOMEM) != HL_OK) {
+        ising_dist_destroy(d);
+        return HL_ERR_NOMEM;
+    }
     int64_t s = 1;
     for (int i = 0; i < rank; i++) {
         d->stride[i] = s;
@@ -166,6 +177,8 @@ void ising_dist_destroy(ising_dist *d)
     if (!d)
         return;
     hl_darray_destroy(d->a);
+    free(d->words);
+    free(d->blockwords);
     free(d);
 }
 
@@ -220,8 +233,10 @@ static hl_status make_table(ising_dist *d, double beta, double h, ising_dynamics
         st = ising_set_dynamics(probe, dyn);
     if (st == HL_OK)
         st = ising_set_beta(probe, beta, h);
-    if (st == HL_OK)
+    if (st == HL_OK) {
         d->table = *ising_table_of(probe);
+        d->kernels = probe->kernels;
+    }
     ising_destroy(probe);
     return st;
 }
@@ -354,7 +369,28 @@ typedef struct half_arg {
     int64_t m, b;
 } half_arg;
 
-/* The sites of colour c of one row: site.h's rule with the global word. */
+/* The words of colour ranks g0 .. g0+n-1 in phase t (site.h's ising_word
+ * for each), one Philox call per four words where the run is long: call
+ * b*16 + j serves g = b*64 + j + 16 w, w = 0..3. */
+static void row_words(uint32_t *out, uint64_t seed, uint64_t t, int64_t g0, int64_t n)
+{
+    const int64_t g1 = g0 + n - 1;
+    for (int64_t b = g0 / ISING_BLOCK; b <= g1 / ISING_BLOCK; b++) {
+        const int64_t base = b * ISING_BLOCK;
+        for (int j = 0; j < 16; j++) {
+            if (base + j + 48 < g0 || base + j > g1)
+                continue;
+            const philox4x32_ctr_t r = ising_philox(seed, t, (uint64_t)(b * 16 + j));
+            for (int w = 0; w < 4; w++) {
+                const int64_t g = base + j + 16 * w;
+                if (g >= g0 && g <= g1)
+                    out[g - g0] = r.v[w];
+            }
+        }
+    }
+}
+
+/* The sites of colour c of one row: site.h's rule with the global words. */
 static void update_row(const ising_dist *d, void *arg, int64_t off, int64_t k, int parity, int64_t n)
 {
     half_arg *h = arg;
@@ -362,13 +398,26 @@ static void update_row(const ising_dist *d, void *arg, int64_t off, int64_t k, i
     const int rank = d->rank;
     /* the first site of colour c: x0 parity decides */
     const int64_t first = (parity == h->c) ? 0 : 1;
+    if (first >= n)
+        return;
+    /* consecutive sites of one colour in a row have consecutive ranks g */
+    const int64_t count = (n - first + 1) / 2, g0 = (k + first) >> 1;
+    const uint32_t *word = d->words;
+    if (count >= 2 * ISING_BLOCK) {
+        /* a long run: whole blocks by the vector generator, 64 words per 16 calls */
+        const int64_t b0 = g0 / ISING_BLOCK, b1 = (g0 + count - 1) / ISING_BLOCK;
+        d->kernels->generate(d->blockwords, d->seed, h->t, b0, b1 - b0 + 1);
+        word = d->blockwords + (g0 - b0 * ISING_BLOCK);
+    } else {
+        row_words(d->words, d->seed, h->t, g0, count);
+    }
     int64_t m = 0, b = 0;
-    for (int64_t j = first; j < n; j += 2) {
-        const int64_t o = off + j;
+    for (int64_t q = 0; q < count; q++) {
+        const int64_t o = off + first + 2 * q;
         int sum = s[o - 1] + s[o + 1];
         for (int i = 1; i < rank; i++)
             sum += s[o - d->stride[i]] + s[o + d->stride[i]];
-        const int8_t ns = ising_update(s[o], sum, ising_word(d->seed, h->t, (k + j) >> 1), &d->table);
+        const int8_t ns = ising_update(s[o], sum, word[q], &d->table);
         s[o] = ns;
         m += ns;
         if (h->bonds)
