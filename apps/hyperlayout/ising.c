@@ -634,6 +634,7 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
         (void)nprocs;
         (void)grid;
         (void)have_grid;
+        (void)one_process_option;
         return cli_error(cmd, "--procs needs a build with MPI: this hyperlayout has none (install "
                               "libopenmpi-dev, rebuild, and run under mpirun)");
 #else
@@ -723,6 +724,13 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
             st = HL_ERR_OVERFLOW;
         if (st != HL_OK)
             return cli_error(cmd, "lattice: %s", hl_strerror(st));
+        /* the update is plain C per site; the random words of long rows come
+         * from the best vector generator, which `isa` names */
+        ising *probe = NULL;
+        const int64_t two[ISING_MAX_RANK] = {2, 2, 2, 2, 2, 2, 2, 2};
+        if (ising_create(&probe, (int)dims, two, seed) == HL_OK)
+            isa = ising_isa_of(probe);
+        ising_destroy(probe);
     }
 
     if (resume && force)
@@ -893,7 +901,7 @@ checked:
 #ifdef HL_HAVE_MPI
         ising_dist_options dopt = {0};
         dopt.comm = MPI_COMM_WORLD;
-        dopt.grid = have_grid ? grid : NULL;
+        dopt.grid = grid; /* given, or chosen above as the lattice would choose it */
         dopt.checkpoint = opt.checkpoint;
         dopt.checkpoint_every = every;
         dopt.resume = resume;
