@@ -162,8 +162,9 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
         d->stride[i] = s;
         s *= d->local[i];
     }
-    ising_dist_set_beta(d, 0.0, 0.0);
-    st = ising_dist_fill(d, 1);
+    st = agree(comm, ising_dist_set_beta(d, 0.0, 0.0)); /* the table, and the kernels */
+    if (st == HL_OK)
+        st = ising_dist_fill(d, 1);
     if (st != HL_OK) {
         ising_dist_destroy(d);
         return st;

@@ -309,6 +309,13 @@ static void errors(void)
     const int64_t bad[2] = {procs + 1, 1};
     hl_status st = ising_dist_create(&d, MPI_COMM_WORLD, 2, L, bad, 1);
     EXPECT(st == HL_ERR_ARG && !d, "grid %" PRId64 "x1 on %d processes: %s", bad[0], procs, hl_strerror(st));
+    /* entries that are each possible but whose product is not the count */
+    const int64_t small[2] = {1, 1};
+    st = ising_dist_create(&d, MPI_COMM_WORLD, 2, L, small, 1);
+    EXPECT(procs == 1 ? st == HL_OK : st == HL_ERR_ARG && !d, "grid 1x1 on %d processes: %s", procs,
+           hl_strerror(st));
+    ising_dist_destroy(d);
+    d = NULL;
     /* an odd extent */
     const int64_t odd[2] = {30, 21};
     st = ising_dist_create(&d, MPI_COMM_WORLD, 2, odd, NULL, 1);
