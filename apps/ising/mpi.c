@@ -404,8 +404,9 @@ static void update_row(const ising_dist *d, void *arg, int64_t off, int64_t k, i
     /* consecutive sites of one colour in a row have consecutive ranks g */
     const int64_t count = (n - first + 1) / 2, g0 = (k + first) >> 1;
     const uint32_t *word = d->words;
-    if (count >= 2 * ISING_BLOCK) {
-        /* a long run: whole blocks by the vector generator, 64 words per 16 calls */
+    if (count >= 16) {
+        /* whole blocks by the vector generator (64 words per 16 calls): cheaper
+         * than one scalar call per word or two from 16 words on */
         const int64_t b0 = g0 / ISING_BLOCK, b1 = (g0 + count - 1) / ISING_BLOCK;
         d->kernels->generate(d->blockwords, d->seed, h->t, b0, b1 - b0 + 1);
         word = d->blockwords + (g0 - b0 * ISING_BLOCK);

@@ -1,7 +1,9 @@
 /* The Ising model across processes (apps/ising/ising_mpi.h) against the
  * one-process lattice (ising.h), bit for bit.  For 2D, 3D, 1D and 4D
  * lattices whose extents do not divide by the process grid (30x22, 10x14x18,
- * ..., and 524x6, whose long rows take the vector word generator), over every grid of this run's process count (2x1, 1x2, 3x1, 1x3,
+ * ..., whose rows make their random words one Philox call per four, and
+ * 524x6, whose long rows take the vector generator), over every grid of
+ * this run's process count (2x1, 1x2, 3x1, 1x3,
  * 2x2, 4x1, ..., and the chosen one), some leaving a process empty: every
  * process also runs the one-process lattice of the same extents and seed,
  * and after the same sweeps
@@ -52,8 +54,8 @@ static const lattice_case cases[] = {
     {2, {2, 6}, 0.40, 0.0, ISING_METROPOLIS, 1, 10}, /* extents 2: both neighbours one site */
     {1, {30}, 0.50, 0.1, ISING_HEATBATH, 1, 10},
     {4, {6, 4, 2, 6}, 0.30, 0.0, ISING_METROPOLIS, 1, 6},
-    /* rows long enough for the vector word generator (>= 128 sites of a
-     * colour), on a box that starts off a block of 64 too */
+    /* rows long enough for the vector word generator (>= 16 sites of a
+     * colour), on boxes that start off a block of 64 too */
     {2, {524, 6}, 0.44, 0.05, ISING_METROPOLIS, 1, 6},
 };
 
