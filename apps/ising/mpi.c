@@ -371,8 +371,9 @@ typedef struct half_arg {
 } half_arg;
 
 /* The words of colour ranks g0 .. g0+n-1 in phase t (site.h's ising_word
- * for each), one Philox call per four words where the run is long: call
- * b*16 + j serves g = b*64 + j + 16 w, w = 0..3. */
+ * for each) by scalar Philox calls, each made once: call b*16 + j serves
+ * g = b*64 + j + 16 w, w = 0..3 (for short runs, below 16 ranks, that is
+ * one call per word). */
 static void row_words(uint32_t *out, uint64_t seed, uint64_t t, int64_t g0, int64_t n)
 {
     const int64_t g1 = g0 + n - 1;

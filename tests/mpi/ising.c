@@ -1,7 +1,7 @@
 /* The Ising model across processes (apps/ising/ising_mpi.h) against the
  * one-process lattice (ising.h), bit for bit.  For 2D, 3D, 1D and 4D
  * lattices whose extents do not divide by the process grid (30x22, 10x14x18,
- * ..., whose rows make their random words one Philox call per four, and
+ * ..., whose short rows make their random words with scalar Philox calls, and
  * 524x6, whose long rows take the vector generator), over every grid of
  * this run's process count (2x1, 1x2, 3x1, 1x3,
  * 2x2, 4x1, ..., and the chosen one), some leaving a process empty: every
