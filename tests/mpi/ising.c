@@ -301,6 +301,16 @@ static void run_and_resume(const char *dir)
     MPI_Barrier(MPI_COMM_WORLD);
     st = ising_dist_run(&p, &o, got, &complete);
     EXPECT(st == HL_ERR_FORMAT, "a damaged spin file: %s", hl_strerror(st));
+    /* a checkpoint that cannot be written: the same error on every process */
+    char nowhere[4300];
+    snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/checkpoint.bin", dir);
+    o.checkpoint = nowhere;
+    o.resume = 0;
+    st = ising_dist_run(&p, &o, got, &complete);
+    int mine = (int)st, lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(st == HL_ERR_IO && lo == hi && !complete, "an unwritable checkpoint: %s", hl_strerror(st));
 }
 
 static void errors(void)
