@@ -7,6 +7,7 @@
 
 #include "hyperlayout/kindex.h"
 #include "lattice.h" /* the kernels' word generator */
+#include "mpi_kernel.h"
 
 struct ising_dist {
     MPI_Comm comm; /* the caller's (the darray keeps a duplicate of its own) */
@@ -29,6 +30,7 @@ struct ising_dist {
     uint32_t *words; /* one row's random words */
     uint32_t *blockwords; /* the blocks of 64 words around them */
     const ising_kernels *kernels; /* the best this CPU has (their generator only) */
+    int avx512; /* rows by ising_dist_row_avx512 */
 };
 
 /* The worst status of any process, on every process (statuses are >= 0,
@@ -237,6 +239,9 @@ static hl_status make_table(ising_dist *d, double beta, double h, ising_dynamics
     if (st == HL_OK) {
         d->table = *ising_table_of(probe);
         d->kernels = probe->kernels;
+        /* the vector row update goes with the AVX-512 kernels (and
+         * ising_set_isa's choice: generic means plain C here too) */
+        d->avx512 = !strcmp(probe->kernels->name, "avx512");
     }
     ising_destroy(probe);
     return st;
@@ -415,6 +420,13 @@ static void update_row(const ising_dist *d, void *arg, int64_t off, int64_t k, i
         row_words(d->words, d->seed, h->t, g0, count);
     }
     int64_t m = 0, b = 0;
+#if defined(ISING_HAVE_AVX512)
+    if (d->avx512 && count >= 16) {
+        ising_dist_row_avx512(s, off + first, count, d->stride, rank, word, &d->table, h->bonds, &h->m,
+                              &h->b);
+        return;
+    }
+#endif
     for (int64_t q = 0; q < count; q++) {
         const int64_t o = off + first + 2 * q;
         int sum = s[o - 1] + s[o + 1];
