@@ -5,14 +5,18 @@
  *   mpirun -np P build/bin/bench_mpi_ising [--L L0,L1,...] [--sweeps N] [--reps R] [--grid G0xG1...]
  *
  * Per repeat: the one-process lattice (process 0 alone, the others waiting;
- * one OpenMP thread; its best kernels, then its plain C ones), then the
+ * one OpenMP thread with its best kernels and with its plain C ones, then
+ * its best kernels on a thread per core), then the
  * P-process lattice (every process, its box with halo exchanges; plain C,
  * one thread each).
  * A figure is the median over the repeats of N * sweeps / wall time, the
  * wall time of the slowest process.  The M and B series of both are
  * compared: they must be equal (the benchmark says so, or fails).
  * On a machine with fewer cores than processes the processes share them
- * (oversubscribed): the figure then measures the scheduler too. */
+ * (oversubscribed): the figure then measures the scheduler too.  Open MPI
+ * binds each process to one core by default, so the one-process figure with
+ * a thread per core means something only under `mpirun -np 1 --bind-to
+ * none`; the P-process figures are steadier with the default binding. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include <inttypes.h>
@@ -32,10 +36,13 @@ static const char usage[] =
     "\n"
     "Spin-flip attempts per ns of the Ising model across P processes (a box\n"
     "each, halo exchange per half-sweep, plain C per site) against the\n"
-    "one-process lattice (1 thread; its best kernels, and plain C) on the same\n"
+    "one-process lattice (1 thread: best kernels, plain C; a thread per core)\n"
+    "on the same\n"
     "lattice (default 1024,1024; extents dimension 0 first), N sweeps (default\n"
     "20) at T = 2.5 (2D) or 4.5 (other ranks), R repeats (default 5), medians.\n"
-    "--grid: processes per dimension, dimension 0 first (default: chosen).\n";
+    "--grid: processes per dimension, dimension 0 first (default: chosen).\n"
+    "The thread-per-core figure needs mpirun --bind-to none (Open MPI binds each\n"
+    "process to one core by default).\n";
 
 static double now(void)
 {
@@ -152,7 +159,8 @@ int main(int argc, char **argv)
     const int64_t N = ising_dist_count(d);
     int64_t *m1 = malloc((size_t)sweeps * sizeof *m1), *b1 = malloc((size_t)sweeps * sizeof *b1);
     int64_t *mp = malloc((size_t)sweeps * sizeof *mp), *bp = malloc((size_t)sweeps * sizeof *bp);
-    double t_one[2][MAX_REPS], t_dist[MAX_REPS];
+    double t_one[3][MAX_REPS], t_dist[MAX_REPS];
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *best = one ? ising_isa_of(one) : "";
     int same = 1;
     ising_dist_set_beta(d, 1 / T, 0);
@@ -163,15 +171,15 @@ int main(int argc, char **argv)
     }
     for (int r = 0; r < reps; r++) {
         /* the one-process lattice, 1 thread: best kernels, then plain C, from the same state */
-        for (int th = 0; th < 2; th++) {
+        for (int th = 0; th < 3; th++) {
             barrier_quietly();
             if (one) {
                 const int64_t s0 = ising_sweep_index(one);
-                int8_t *save = th == 0 ? malloc((size_t)N) : NULL;
+                int8_t *save = th < 2 ? malloc((size_t)N) : NULL;
                 if (save)
                     ising_get_spins(one, save);
-                ising_set_threads(one, 1);
-                ising_set_isa(one, th == 0 ? NULL : "generic");
+                ising_set_threads(one, th < 2 ? 1 : (int)cores);
+                ising_set_isa(one, th == 1 ? "generic" : NULL);
                 const double t0 = now();
                 ising_sweep(one, sweeps, m1, b1);
                 t_one[th][r] = now() - t0;
@@ -195,7 +203,6 @@ int main(int argc, char **argv)
                     !memcmp(b1, bp, (size_t)sweeps * sizeof *b1);
     }
     MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (me == 0) {
         const double flips = (double)N * (double)sweeps;
         printf("# Ising %dD L=", rank);
@@ -212,16 +219,18 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "one process, 1 thread, %s", best);
         printf("%-36s %12.3f\n", name, flips / median(t_one[0], (int)reps) * 1e-9);
         printf("%-36s %12.3f\n", "one process, 1 thread, generic (C)", flips / median(t_one[1], (int)reps) * 1e-9);
+        snprintf(name, sizeof name, "one process, %ld threads, %s", cores, best);
+        printf("%-36s %12.3f\n", name, flips / median(t_one[2], (int)reps) * 1e-9);
         snprintf(name, sizeof name, "%d process%s (ising_dist)", procs, procs == 1 ? "" : "es");
         printf("%-36s %12.3f\n", name, flips / median(t_dist, (int)reps) * 1e-9);
-        double ratio[2][MAX_REPS];
+        double ratio[3][MAX_REPS];
         for (int r = 0; r < reps; r++)
-            for (int th = 0; th < 2; th++)
+            for (int th = 0; th < 3; th++)
                 ratio[th][r] = t_one[th][r] / t_dist[r];
         printf("speed-up of %d process%s over one process (medians of the per-repeat ratios): "
-               "%.2fx over %s, %.2fx over generic (C)\n",
+               "%.2fx over 1 thread %s, %.2fx over generic (C), %.2fx over %ld threads\n",
                procs, procs == 1 ? "" : "es", median(ratio[0], (int)reps), best,
-               median(ratio[1], (int)reps));
+               median(ratio[1], (int)reps), median(ratio[2], (int)reps), cores);
         printf("series of M and B equal to the one-process run's: %s\n", same ? "yes" : "NO");
     }
     free(m1);

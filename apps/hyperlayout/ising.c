@@ -84,8 +84,8 @@ static const char ising_usage_procs[] =
     "                       the lattice (extents need not divide) with a halo of one\n"
     "                       site, exchanged after each colour's half-sweep; spins,\n"
     "                       series and results are those of the one-process run,\n"
-    "                       bit for bit, for any grid.  Plain C per site (no\n"
-    "                       --variant, --threads or --device); no PNG snapshots.\n"
+    "                       bit for bit, for any grid.  One thread per process\n"
+    "                       (no --variant, --threads or --device); no PNG snapshots.\n"
     "                       Checkpoints: checkpoint.bin (written by process 0)\n"
     "                       and the spins in checkpoint_spins_0.npy / _1.npy,\n"
     "                       written by all processes (MPI-IO); --resume continues\n"
@@ -724,8 +724,8 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
             st = HL_ERR_OVERFLOW;
         if (st != HL_OK)
             return cli_error(cmd, "lattice: %s", hl_strerror(st));
-        /* the update is plain C per site; the random words of long rows come
-         * from the best vector generator, which `isa` names */
+        /* `isa`: the best vector word generator, and with AVX-512 the row
+         * update's (apps/ising/mpi.c) */
         ising *probe = NULL;
         const int64_t two[ISING_MAX_RANK] = {2, 2, 2, 2, 2, 2, 2, 2};
         if (ising_create(&probe, (int)dims, two, seed) == HL_OK)

@@ -7,7 +7,9 @@
  * half-sweep, a halo exchange, colour 1's half-sweep, a halo exchange; each
  * half-sweep updates the box's boundary sites first, starts the exchange
  * (hl_darray_halo_begin), updates the interior while the messages travel,
- * and finishes it (hl_darray_halo_end).
+ * and finishes it (hl_darray_halo_end).  A row's sites of one colour are
+ * updated by an AVX-512 kernel where the CPU has it (mpi_avx512.c), else in
+ * plain C; one thread per process.
  *
  * Every site is updated by the rule of site.h with the random word of its
  * GLOBAL colour rank g = k / 2 (k the global logical index) and the sweep,
