@@ -4,7 +4,7 @@
 # the energy of every measured sweep) and the final spins (the checkpoint's
 # .npy against the one-process checkpoint's spins) for 2D 30x22 and 3D
 # 10x14x18 lattices on grids 1x1, 2x1, 1x2, 3x1, 1x3, 2x2, 4 (chosen),
-# 1x1x2, 3x1x1, 1x3x1, 2x2x1, 1x2x2; a run stopped by SIGTERM after its first
+# 1x1x2, 3x1x1, 1x3x1, 2x2x1, 1x2x2, and 2D 80x6 (long rows) on 2x1, 1x3; a run stopped by SIGTERM after its first
 # checkpoint and resumed on another process count gives the uninterrupted
 # results; bad input gives one line on stderr and exit 2 on every process.
 # Every command under `timeout`: nothing may hang.
@@ -51,6 +51,16 @@ for pg in 2:1x1x2 3:3x1x1 3:1x3x1 4:2x2x1 4:1x2x2; do
     g=${pg#*:}
     mpi "$np" --L 10,14,18 $common3 --procs "$g" --out "$dir/p3_$g" || bad "3D --procs $g exited $?"
     same_run "$dir/ref3" "$dir/p3_$g" 2520 "3D 10x14x18 --procs $g"
+done
+
+# 2D 80x6: rows of 20 and 40 sites of a colour (the vector words and, with
+# AVX-512, the vector row update)
+timeout 120 "$HL" ising --L 80,6 $common --out "$dir/ref80" || bad "one-process 80x6 run"
+for pg in 2:2x1 3:1x3; do
+    np=${pg%%:*}
+    g=${pg#*:}
+    mpi "$np" --L 80,6 $common --procs "$g" --out "$dir/p80_$g" || bad "80x6 --procs $g exited $?"
+    same_run "$dir/ref80" "$dir/p80_$g" 480 "2D 80x6 --procs $g"
 done
 
 # stopped (SIGTERM to mpirun after the first checkpoint) on 2 processes,
