@@ -823,7 +823,7 @@ prepared:
     p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
                  : dims == 1   ? ISING_HEATBATH
                                : ISING_METROPOLIS;
-    if (dims == 1 && p.dynamics == ISING_METROPOLIS)
+    if (dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
         fprintf(stderr,
                 "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
                 "results depend on the start\n");
