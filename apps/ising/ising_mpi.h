@@ -66,6 +66,14 @@ int64_t ising_dist_box(const ising_dist *d, int64_t *start, int64_t *owned);
 /* The distributed array itself (halo included). */
 hl_darray *ising_dist_array(ising_dist *d);
 
+/* The instruction set of the row updates and the random words: "avx512",
+ * "avx2" (words only; rows in plain C) or "generic" (plain C), NULL for the
+ * best the CPU has (the default).  As ising_set_isa: HL_ERR_UNSUPPORTED if
+ * the CPU or build lacks it, HL_ERR_ARG for another name.  Results never
+ * depend on it.  Local (each process may choose its own). */
+hl_status ising_dist_set_isa(ising_dist *d, const char *name);
+const char *ising_dist_isa(const ising_dist *d);
+
 /* As ising_set_beta / ising_set_dynamics / ising_set_sweep_index (local:
  * every process must set the same values). */
 hl_status ising_dist_set_beta(ising_dist *d, double beta, double h);

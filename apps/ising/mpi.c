@@ -29,7 +29,7 @@ struct ising_dist {
     int64_t sweep;
     uint32_t *words; /* one row's random words */
     uint32_t *blockwords; /* the blocks of 64 words around them */
-    const ising_kernels *kernels; /* the best this CPU has (their generator only) */
+    const ising_kernels *kernels; /* their word generator; NULL: the best this CPU has */
     int avx512; /* rows by ising_dist_row_avx512 */
 };
 
@@ -237,10 +237,10 @@ static hl_status make_table(ising_dist *d, double beta, double h, ising_dynamics
         st = ising_set_beta(probe, beta, h);
     if (st == HL_OK) {
         d->table = *ising_table_of(probe);
-        d->kernels = probe->kernels;
-        /* the vector row update goes with the AVX-512 kernels (and
-         * ising_set_isa's choice: generic means plain C here too) */
-        d->avx512 = !strcmp(probe->kernels->name, "avx512");
+        if (!d->kernels) { /* the best, until ising_dist_set_isa says otherwise */
+            d->kernels = probe->kernels;
+            d->avx512 = !strcmp(probe->kernels->name, "avx512");
+        }
     }
     ising_destroy(probe);
     return st;
@@ -270,6 +270,31 @@ hl_status ising_dist_set_dynamics(ising_dist *d, ising_dynamics dyn)
     if (st == HL_OK)
         d->dynamics = dyn;
     return st;
+}
+
+hl_status ising_dist_set_isa(ising_dist *d, const char *name)
+{
+    if (!d)
+        return HL_ERR_NULL;
+    int64_t ext[ISING_MAX_RANK];
+    for (int i = 0; i < d->rank; i++)
+        ext[i] = 2;
+    ising *probe = NULL;
+    hl_status st = ising_create(&probe, d->rank, ext, 0);
+    if (st == HL_OK)
+        st = ising_set_isa(probe, name);
+    if (st == HL_OK) {
+        d->kernels = probe->kernels;
+        /* the vector row update goes with the AVX-512 kernels */
+        d->avx512 = !strcmp(probe->kernels->name, "avx512");
+    }
+    ising_destroy(probe);
+    return st;
+}
+
+const char *ising_dist_isa(const ising_dist *d)
+{
+    return d->kernels->name;
 }
 
 int64_t ising_dist_sweep_index(const ising_dist *d)

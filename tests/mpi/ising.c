@@ -37,6 +37,18 @@
 
 static int me, procs;
 
+/* The instruction set ising_dist chooses by itself. */
+static const char *ising_isa_best(void)
+{
+    const int64_t L[1] = {2};
+    ising_dist *d = NULL;
+    const char *name = "generic";
+    if (ising_dist_create(&d, MPI_COMM_WORLD, 1, L, NULL, 0) == HL_OK)
+        name = ising_dist_isa(d);
+    ising_dist_destroy(d);
+    return name;
+}
+
 typedef struct lattice_case {
     int rank;
     int64_t L[ISING_MAX_RANK]; /* dimension 0 first */
@@ -124,13 +136,14 @@ static int64_t compare_box(ising_dist *d, const ising *ref, const char *what)
     return n;
 }
 
-/* One lattice on one grid: returns the sites compared on this process. */
-static int64_t one(const lattice_case *c, const int64_t *grid, const char *dir)
+/* One lattice on one grid, its rows updated with the instruction set isa
+ * (NULL: the best): returns the sites compared on this process. */
+static int64_t one(const lattice_case *c, const int64_t *grid, const char *dir, const char *isa)
 {
-    char what[160], gname[64];
+    char what[200], gname[64];
     grid_name(gname, sizeof gname, c->rank, grid);
-    snprintf(what, sizeof what, "%dD L0=%" PRId64 " grid %s beta %g h %g %s", c->rank, c->L[0], gname,
-             c->beta, c->h, c->hot ? "hot" : "cold");
+    snprintf(what, sizeof what, "%dD L0=%" PRId64 " grid %s beta %g h %g %s isa %s", c->rank, c->L[0],
+             gname, c->beta, c->h, c->hot ? "hot" : "cold", isa ? isa : "best");
     const uint64_t seed = 12345 + (uint64_t)c->rank;
     ising *ref = NULL;
     ising_dist *d = NULL;
@@ -147,6 +160,8 @@ static int64_t one(const lattice_case *c, const int64_t *grid, const char *dir)
     ising_set_beta(ref, c->beta, c->h);
     ising_dist_set_dynamics(d, c->dyn);
     ising_dist_set_beta(d, c->beta, c->h);
+    st = ising_dist_set_isa(d, isa);
+    EXPECT(st == HL_OK, "%s: set_isa: %s", what, hl_strerror(st));
     if (c->hot) {
         ising_randomize(ref);
         st = ising_dist_randomize(d);
@@ -363,9 +378,14 @@ int main(int argc, char **argv)
         int64_t g[64][ISING_MAX_RANK];
         const int n = grids(cases[c].rank, g, 64);
         for (int j = 0; j < n; j++, lattices++)
-            sites += one(&cases[c], g[j], dir);
-        sites += one(&cases[c], NULL, dir);
+            sites += one(&cases[c], g[j], dir, NULL);
+        sites += one(&cases[c], NULL, dir, NULL);
         lattices++;
+        /* the plain C rows and words too, where the best are vector ones */
+        if (strcmp(ising_isa_best(), "generic")) {
+            sites += one(&cases[c], g[n - 1], dir, "generic");
+            lattices++;
+        }
     }
     if (dir[0]) {
         run_and_resume(dir);
