@@ -319,9 +319,10 @@ typedef struct region {
     int64_t lo[ISING_MAX_RANK], hi[ISING_MAX_RANK];
 } region;
 
-/* Calls row(d, c, off, k, n, ...) for every row (fixed x1..x(d-1)) of the
- * region: the first site's local memory offset `off` and global index k,
- * n sites along dimension 0.  Returns the number of rows. */
+/* walk() calls row(d, arg, off, k, parity, n) for every row (fixed
+ * x1..x(d-1)) of a region: the row's first site's local memory offset `off`,
+ * global index k and colour `parity` (of its global coordinate sum), and
+ * its n sites along dimension 0. */
 typedef void (*row_fn)(const ising_dist *d, void *arg, int64_t off, int64_t k, int parity, int64_t n);
 
 static void walk(const ising_dist *d, const region *r, row_fn row, void *arg)
