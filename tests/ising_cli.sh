@@ -57,6 +57,9 @@ expect_err "odd"
 expect_fail --T 2 --L 64,63
 expect_fail --T 2 --dims 9
 expect_fail --T 2 --dims 0
+# --procs without mpirun: one process (an MPI build) or no MPI at all; either way one line
+expect_fail --T 2 --L 8 --procs 2 --out "$dir/procs"
+expect_err "--procs"
 expect_fail --T 2 --dims 3 --L 4,4
 expect_err "--dims is 3"
 expect_fail --T 2 --L 6,6 --variant B

@@ -16,7 +16,10 @@ int cmd_walker(int argc, char **argv);
 /* demo --pictures DIR: writes the paper's pictures into DIR; the exit code. */
 int demo_pictures(const char *dir);
 
-/* Prints "hyperlayout CMD: MESSAGE" on stderr; returns 2 for `return` chains. */
+/* Prints "hyperlayout CMD: MESSAGE" on stderr (nothing while cli_quiet is
+ * set: the processes of an MPI run other than the first); returns 2 for
+ * `return` chains. */
+extern int cli_quiet;
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a shape given on the command line; the brackets may be left out

@@ -25,6 +25,9 @@
 #include "ising.h"
 #include "output.h"
 #include "run.h"
+#ifdef HL_HAVE_MPI
+#include "ising_mpi.h"
+#endif
 
 static const char ising_usage[] =
     "usage: hyperlayout ising --T LIST | --beta LIST [options]\n"
@@ -70,6 +73,24 @@ static const char ising_usage[] =
     "                       in 1D, where the checkerboard Metropolis chain is not\n"
     "                       ergodic (its domain walls move deterministically)\n"
     "";
+
+/* (C keeps string literals under 4095 characters) */
+static const char ising_usage_procs[] =
+    "across processes (a build with MPI)\n"
+    "  --procs GRID         run under mpirun -np P on a process grid: P0xP1x...,\n"
+    "                       processes along each dimension, dimension 0 first as in\n"
+    "                       --L, product P; or P alone (the grid chosen as\n"
+    "                       MPI_Dims_create does).  Each process owns one block of\n"
+    "                       the lattice (extents need not divide) with a halo of one\n"
+    "                       site, exchanged after each colour's half-sweep; spins,\n"
+    "                       series and results are those of the one-process run,\n"
+    "                       bit for bit, for any grid.  One thread per process\n"
+    "                       (no --variant, --threads or --device); no PNG snapshots.\n"
+    "                       Checkpoints: checkpoint.bin (written by process 0)\n"
+    "                       and the spins in checkpoint_spins_0.npy / _1.npy,\n"
+    "                       written by all processes (MPI-IO); --resume continues\n"
+    "                       on any grid, even another process count\n"
+    "\n";
 
 /* (two strings: C keeps string literals under 4095 characters) */
 static const char ising_usage_more[] =
@@ -232,6 +253,11 @@ static int is_run_file(const char *name)
     if (parse_is_one_of(name, fixed))
         return 1;
     const size_t n = strlen(name);
+    /* --procs: the checkpoint's spins, and their collective writes' temporaries */
+    if (!strncmp(name, "checkpoint_spins_", 17) && (name[17] == '0' || name[17] == '1') &&
+        !strncmp(name + 18, ".npy", 4) &&
+        (name[22] == '\0' || (name[22] == '.' && strlen(name + 23) == 6)))
+        return 1;
     for (size_t i = 0; i < sizeof numbered / sizeof numbered[0]; i++) {
         const size_t lp = strlen(numbered[i].prefix), ls = strlen(numbered[i].suffix);
         if (n > lp + ls && !strncmp(name, numbered[i].prefix, lp) &&
@@ -356,7 +382,7 @@ static hl_status on_finished(void *arg, int temp, const ising_result *r, const i
         snprintf(path, sizeof path, "%s/series_%03d.csv", c->dir, temp);
         st = ising_write_series(path, mag, bonds, r->samples, r->sites, r->h);
     }
-    if (st == HL_OK && c->snapshot && ising_rank(lattice) >= 2) {
+    if (st == HL_OK && c->snapshot && lattice && ising_rank(lattice) >= 2) {
         const int64_t L = ising_extents(lattice)[0] > ising_extents(lattice)[1]
                               ? ising_extents(lattice)[0]
                               : ising_extents(lattice)[1];
@@ -380,6 +406,17 @@ static hl_status on_finished(void *arg, int temp, const ising_result *r, const i
     return st;
 }
 
+#ifdef HL_HAVE_MPI
+/* --procs: the same on every process (series and table from process 0: the
+ * others have them switched off); no snapshot */
+static hl_status on_finished_dist(void *arg, int temp, const ising_result *r, const int64_t *mag,
+                                  const int64_t *bonds, ising_dist *lattice)
+{
+    (void)lattice;
+    return on_finished(arg, temp, r, mag, bonds, NULL);
+}
+#endif
+
 /* Runs PYTHON SCRIPT DIR and waits; its exit status (plot.py: 0 drawn, 3 no
  * numpy or matplotlib), or -1 when it could not be run or was killed. */
 static int run_plot(const char *python, const char *script, const char *dir)
@@ -400,7 +437,9 @@ static int run_plot(const char *python, const char *script, const char *dir)
     return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
 }
 
-int cmd_ising(int argc, char **argv)
+/* The command; with --procs (me, nprocs) are this process's rank and the
+ * size of MPI_COMM_WORLD, else nprocs is 0 and MPI is not initialised. */
+static int ising_main(int argc, char **argv, int me, int nprocs)
 {
     static const char cmd[] = "ising";
     int64_t dims = 0, L[ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
@@ -413,17 +452,20 @@ int cmd_ising(int argc, char **argv)
     ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
     ising_device device = ISING_DEVICE_CPU;
+    const char *procs_arg = NULL;
+    int one_process_option = 0; /* --variant, --threads or --device given */
     /* the options that take a value, each handled below */
     static const char *const value_options[] = {"--dims",    "--L",        "--h",       "--start",
                                                 "--T",       "--beta",     "--sweeps",  "--therm",
                                                 "--seed",    "--variant",  "--dynamics", "--threads",
                                                 "--out",     "--checkpoint-every",      "--device",
-                                                NULL};
+                                                "--procs",   NULL};
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             fputs(ising_usage, stdout);
+            fputs(ising_usage_procs, stdout);
             fputs(ising_usage_more, stdout);
             return 0;
         }
@@ -526,7 +568,10 @@ int cmd_ising(int argc, char **argv)
             if (errno == ERANGE)
                 return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
             seed = s;
+        } else if (!strcmp(o, "--procs")) {
+            procs_arg = v;
         } else if (!strcmp(o, "--variant")) {
+            one_process_option = 1;
             if (!strcmp(v, "A") || !strcmp(v, "a"))
                 variant = ISING_A;
             else if (!strcmp(v, "B") || !strcmp(v, "b"))
@@ -540,6 +585,7 @@ int cmd_ising(int argc, char **argv)
             else
                 return cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
         } else if (!strcmp(o, "--device")) {
+            one_process_option = 1;
             if (!strcmp(v, "cpu"))
                 device = ISING_DEVICE_CPU;
             else if (!strcmp(v, "gpu"))
@@ -554,6 +600,7 @@ int cmd_ising(int argc, char **argv)
             else
                 return cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
         } else if (!strcmp(o, "--threads")) {
+            one_process_option = 1;
             /* 0: the default, as in the other commands */
             if (parse_i64_opt(o, "a count", v, 0, 4096, &threads, why, sizeof why) < 0)
                 return cli_error(cmd, "%s", why);
@@ -577,37 +624,114 @@ int cmd_ising(int argc, char **argv)
             L[i] = L[0];
     else if (nL != dims)
         return cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
-    ising *probe = NULL;
-    hl_status st = ising_create(&probe, (int)dims, L, seed);
-    if (st == HL_OK)
-        st = ising_set_variant(probe, variant);
-    if (st != HL_OK) {
-        ising_destroy(probe);
-        if (st == HL_ERR_NOT_POW2)
-            return cli_error(cmd, "variant B needs every extent a power of two");
-        if (st == HL_ERR_RANK && variant == ISING_C)
-            return cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
-        return cli_error(cmd, "lattice: %s", hl_strerror(st));
+    /* --procs: the process grid */
+    int64_t grid[ISING_MAX_RANK];
+    int have_grid = 0;
+    char grid_text[160] = "";
+    if (procs_arg) {
+#ifndef HL_HAVE_MPI
+        (void)me;
+        (void)nprocs;
+        (void)grid;
+        (void)have_grid;
+        (void)one_process_option;
+        return cli_error(cmd, "--procs needs a build with MPI: this hyperlayout has none (install "
+                              "libopenmpi-dev, rebuild, and run under mpirun)");
+#else
+        int n = 0;
+        int64_t product = 1;
+        for (const char *s = procs_arg;;) {
+            const char *sep = s + strcspn(s, "x,");
+            char item[32];
+            const size_t len = (size_t)(sep - s);
+            if (n == ISING_MAX_RANK || len == 0 || len >= sizeof item)
+                return cli_error(cmd, "--procs needs a process grid P0xP1x... (dimension 0 first) or a "
+                                      "process count, not '%s'", procs_arg);
+            memcpy(item, s, len);
+            item[len] = '\0';
+            if (parse_i64(item, 1, 1 << 20, &grid[n]) < 0)
+                return cli_error(cmd, "--procs '%s': '%s' is not a process count from 1 to 2^20",
+                                 procs_arg, item);
+            product *= grid[n++];
+            if (!*sep)
+                break;
+            s = sep + 1;
+        }
+        have_grid = n > 1 || dims == 1;
+        if (n > 1 && n != dims)
+            return cli_error(cmd, "--procs %s has %d entries for a %" PRId64 "-dimensional lattice",
+                             procs_arg, n, dims);
+        if (product != nprocs)
+            return cli_error(cmd,
+                             "--procs %s makes %" PRId64 " process%s but %d %s started: run it as "
+                             "mpirun -np %" PRId64 " hyperlayout ising ...",
+                             procs_arg, product, product == 1 ? "" : "es", nprocs,
+                             nprocs == 1 ? "was" : "were", product);
+        if (one_process_option)
+            return cli_error(cmd, "--variant, --threads and --device choose how one process sweeps: "
+                                  "not with --procs");
+        if (!have_grid) { /* chosen as the lattice will choose it (ising_dist_create) */
+            int64_t g[ISING_MAX_RANK] = {0};
+            if (hl_dims_create(nprocs, (int)dims, g) != HL_OK)
+                return cli_error(cmd, "--procs %s: no grid of %d processes", procs_arg, nprocs);
+            for (int i = 0; i < dims; i++)
+                grid[i] = g[dims - 1 - i];
+        }
+        for (int i = 0, w = 0; i < dims; i++)
+            w += snprintf(grid_text + w, sizeof grid_text - (size_t)w, "%s%" PRId64, i ? "x" : "",
+                          grid[i]);
+#endif
     }
-    /* the device now, before any file is touched: its absence is an error of the command line */
-    if (device == ISING_DEVICE_GPU) {
-        st = ising_set_device(probe, device);
+    hl_status st = HL_OK;
+    char device_label[300] = "cpu";
+    const char *variant_name = "per-site", *isa = "generic";
+    if (!procs_arg) {
+        ising *probe = NULL;
+        st = ising_create(&probe, (int)dims, L, seed);
+        if (st == HL_OK)
+            st = ising_set_variant(probe, variant);
         if (st != HL_OK) {
             ising_destroy(probe);
-            if (st == HL_ERR_NOMEM)
-                return cli_error(cmd, "--device gpu: the lattice does not fit in the GPU's memory");
-            return cli_error(cmd, "--device gpu: no CUDA device (%s)",
-                             !ising_cuda_built()           ? "this build has no CUDA"
-                             : ising_cuda_devices() == 0 ? "the CUDA runtime sees none"
-                                                         : hl_strerror(st));
+            if (st == HL_ERR_NOT_POW2)
+                return cli_error(cmd, "variant B needs every extent a power of two");
+            if (st == HL_ERR_RANK && variant == ISING_C)
+                return cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
+            return cli_error(cmd, "lattice: %s", hl_strerror(st));
         }
+        /* the device now, before any file is touched: its absence is an error of the command line */
+        if (device == ISING_DEVICE_GPU) {
+            st = ising_set_device(probe, device);
+            if (st != HL_OK) {
+                ising_destroy(probe);
+                if (st == HL_ERR_NOMEM)
+                    return cli_error(cmd, "--device gpu: the lattice does not fit in the GPU's memory");
+                return cli_error(cmd, "--device gpu: no CUDA device (%s)",
+                                 !ising_cuda_built()           ? "this build has no CUDA"
+                                 : ising_cuda_devices() == 0 ? "the CUDA runtime sees none"
+                                                             : hl_strerror(st));
+            }
+        }
+        snprintf(device_label, sizeof device_label, "%s%s%s", ising_device_name(device),
+                 device == ISING_DEVICE_GPU ? " " : "", ising_device_label(probe));
+        variant_name = ising_variant_name(ising_variant_of(probe));
+        isa = device == ISING_DEVICE_GPU ? "cuda" : ising_isa_of(probe);
+        ising_destroy(probe);
+    } else {
+        /* the lattice's checks without allocating it whole on every process */
+        hl_kindex ki;
+        st = hl_kindex_init(&ki, (int)dims, L);
+        if (st == HL_OK && ki.count > ((int64_t)1 << 40))
+            st = HL_ERR_OVERFLOW;
+        if (st != HL_OK)
+            return cli_error(cmd, "lattice: %s", hl_strerror(st));
+        /* `isa`: the best vector word generator, and with AVX-512 the row
+         * update's (apps/ising/mpi.c) */
+        ising *probe = NULL;
+        const int64_t two[ISING_MAX_RANK] = {2, 2, 2, 2, 2, 2, 2, 2};
+        if (ising_create(&probe, (int)dims, two, seed) == HL_OK)
+            isa = ising_isa_of(probe);
+        ising_destroy(probe);
     }
-    char device_label[300];
-    snprintf(device_label, sizeof device_label, "%s%s%s", ising_device_name(device),
-             device == ISING_DEVICE_GPU ? " " : "", ising_device_label(probe));
-    const char *variant_name = ising_variant_name(ising_variant_of(probe));
-    const char *isa = device == ISING_DEVICE_GPU ? "cuda" : ising_isa_of(probe);
-    ising_destroy(probe);
 
     if (resume && force)
         return cli_error(cmd, "--resume continues the run in --out, --force replaces it: not both");
@@ -646,15 +770,19 @@ int cmd_ising(int argc, char **argv)
         }
     }
 
-    if (make_dirs(out) < 0) {
-        rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
-        goto done;
-    }
     char ckpath[4200], path[4200];
     snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", out);
+    /* --procs: process 0 alone looks at and prepares the directory, and says
+     * how it went to all */
+    if (me != 0)
+        goto prepared;
+    if (make_dirs(out) < 0) {
+        rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
+        goto prepared;
+    }
     if (resume && access(ckpath, R_OK) < 0) {
         rc = cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
-        goto done;
+        goto prepared;
     }
     /* A new run must not overwrite an earlier one's checkpoint and results
      * unasked, nor leave its other files (snapshots of temperatures this run
@@ -664,16 +792,23 @@ int cmd_ising(int argc, char **argv)
         const int earlier = earlier_run(out, force);
         if (earlier < 0) {
             rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
-            goto done;
+            goto prepared;
         }
         if (earlier > 0 && !force) {
             rc = cli_error(cmd,
                            "--out %s holds an earlier run: continue it with --resume, or replace it "
                            "with --force (or choose another --out)",
                            out);
-            goto done;
+            goto prepared;
         }
     }
+prepared:
+#ifdef HL_HAVE_MPI
+    if (procs_arg)
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+    if (rc)
+        goto done;
 
     ising_params p = {0};
     p.rank = (int)dims;
@@ -688,26 +823,44 @@ int cmd_ising(int argc, char **argv)
     p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
                  : dims == 1   ? ISING_HEATBATH
                                : ISING_METROPOLIS;
-    if (dims == 1 && p.dynamics == ISING_METROPOLIS)
+    if (dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
         fprintf(stderr,
                 "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
                 "results depend on the start\n");
-    if (resume) {
-        st = ising_checkpoint_check(ckpath, &p);
+    if (resume && me == 0) {
+        st = procs_arg ? ising_checkpoint_check_dist(ckpath, &p) : ising_checkpoint_check(ckpath, &p);
+        if (st == HL_ERR_UNSUPPORTED) {
+            rc = cli_error(cmd,
+                           procs_arg ? "--resume: %s was written by a one-process run: resume it "
+                                       "without --procs"
+                                     : "--resume: %s was written by a run across processes: resume "
+                                       "it with mpirun and --procs",
+                           ckpath);
+            goto checked;
+        }
         if (st == HL_ERR_MISMATCH) {
             rc = cli_error(cmd,
                            "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
                            "or dynamics differ)",
                            ckpath);
-            goto done;
+            goto checked;
         }
         if (st != HL_OK) {
             rc = cli_error(cmd, "--resume: %s: %s", ckpath,
                            st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
-            goto done;
+            goto checked;
         }
     }
-    ctx c = {&p, out, progress, 0, quiet, series, snapshot, now(), T};
+checked:
+#ifdef HL_HAVE_MPI
+    if (procs_arg)
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+    if (rc)
+        goto done;
+    if (me != 0) /* --procs: process 0 speaks and writes for all */
+        progress = 0, quiet = 1, series = 0;
+    ctx c = {&p, out, progress, 0, quiet, series, snapshot && !procs_arg, now(), T};
     ising_options opt = {0};
     opt.variant = variant;
     opt.threads = (int)threads;
@@ -723,10 +876,15 @@ int cmd_ising(int argc, char **argv)
         printf("# Ising d=%" PRId64 " L=", dims);
         for (int i = 0; i < dims; i++)
             printf("%s%" PRId64, i ? "," : "", L[i]);
-        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s %s%s%s\n", h,
-               seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name,
-               device == ISING_DEVICE_GPU ? "device=" : "isa=", device == ISING_DEVICE_GPU ? device_label : isa,
-               resume ? " (resumed)" : "");
+        if (procs_arg)
+            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s procs=%s%s\n", h,
+                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), grid_text,
+                   resume ? " (resumed)" : "");
+        else
+            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s %s%s%s\n", h,
+                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name,
+                   device == ISING_DEVICE_GPU ? "device=" : "isa=", device == ISING_DEVICE_GPU ? device_label : isa,
+                   resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
     }
@@ -737,7 +895,22 @@ int cmd_ising(int argc, char **argv)
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
     int complete = 0;
-    st = ising_run(&p, &opt, results, &complete);
+    if (!procs_arg) {
+        st = ising_run(&p, &opt, results, &complete);
+    } else {
+#ifdef HL_HAVE_MPI
+        ising_dist_options dopt = {0};
+        dopt.comm = MPI_COMM_WORLD;
+        dopt.grid = grid; /* given, or chosen above as the lattice would choose it */
+        dopt.checkpoint = opt.checkpoint;
+        dopt.checkpoint_every = every;
+        dopt.resume = resume;
+        dopt.progress = on_progress;
+        dopt.finished = on_finished_dist;
+        dopt.ctx = &c;
+        st = ising_dist_run(&p, &dopt, results, &complete);
+#endif
+    }
     sigaction(SIGINT, &old, NULL);
     clear_bar(&c);
     const double seconds = now() - c.t0;
@@ -759,8 +932,13 @@ int cmd_ising(int argc, char **argv)
     int finished = complete ? nt : 0;
     while (!complete && finished < nt && results[finished].samples > 0)
         finished++;
+    if (me != 0) { /* --procs: the files and messages are process 0's */
+        rc = complete ? 0 : 130;
+        goto done;
+    }
     ising_run_info info = {variant_name, isa, ising_device_name(device),
-                           threads ? (int)threads : omp_get_max_threads(), seconds, complete};
+                           procs_arg ? 1 : threads ? (int)threads : omp_get_max_threads(), seconds,
+                           complete, procs_arg ? grid_text : NULL};
     snprintf(path, sizeof path, "%s/results.csv", out);
     st = ising_write_csv(path, &p, results, finished);
     if (st == HL_OK) {
@@ -826,4 +1004,34 @@ done:
     free(beta);
     free(results);
     return rc;
+}
+
+int cmd_ising(int argc, char **argv)
+{
+    /* --procs runs under MPI; everything else never initialises it, so that
+     * a build with MPI still runs without mpirun.  (--help wins.) */
+    int procs = 0;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help"))
+            return ising_main(argc, argv, 0, 0);
+        procs |= !strcmp(argv[a], "--procs");
+    }
+#ifdef HL_HAVE_MPI
+    if (procs) {
+        int me = 0, size = 1;
+        if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+            return cli_error("ising", "--procs: MPI_Init failed");
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (me != 0)
+            cli_quiet = 1; /* one message, process 0's: every process reaches the same error */
+        int rc = ising_main(argc, argv, me, size), all = rc;
+        /* the same exit status everywhere */
+        MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return all;
+    }
+#endif
+    (void)procs;
+    return ising_main(argc, argv, 0, 0);
 }

@@ -39,8 +39,12 @@ static const char usage[] =
     "\n"
     "`hyperlayout COMMAND --help` documents each command.\n";
 
+int cli_quiet;
+
 int cli_error(const char *cmd, const char *fmt, ...)
 {
+    if (cli_quiet)
+        return 2;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "hyperlayout %s: ", cmd);

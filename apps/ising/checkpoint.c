@@ -8,7 +8,10 @@
  *   state:  i32 temp (ntemps when all are done), i64 done, i64 sweep, i64 measured,
  *           i64 magnetisation[measured], i64 bonds[measured],
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
- *   spins:  i8 [N] in logical k order
+ *   spins:  i8 [N] in logical k order (version 1)
+ *           or, in a checkpoint of a run across processes (version 2, ising_mpi.h),
+ *           i32 generation (the spins are in the .npy of that number beside
+ *           the file) and u64 the lattice's checksum (ising_dist_checksum)
  *   u64 FNV-1a hash of every byte before it
  * Written through atomic_file_*: a reader sees the previous checkpoint or
  * this one, whole. */
@@ -20,7 +23,8 @@
 #include "atomic_file.h"
 #include "run.h"
 
-#define CK_VERSION 1u
+#define CK_VERSION 1u      /* the spins inside */
+#define CK_VERSION_DIST 2u /* the spins in a .npy beside it */
 #define CK_MARKER 0x01020304u
 static const char ck_magic[8] = {'H', 'L', 'I', 'S', 'I', 'N', 'G', '\0'};
 
@@ -156,25 +160,17 @@ static hl_status params_check(ck_io *io, const ising_params *p)
     return same ? HL_OK : HL_ERR_MISMATCH;
 }
 
-hl_status ising_checkpoint_save(const char *path, const ising_params *p, const ising_state *s,
-                                const ising *lattice)
+/* Writes a checkpoint: version 1 with the N spins, or (spins NULL) version 2
+ * with gen and sum. */
+static hl_status save(const char *path, const ising_params *p, const ising_state *s,
+                      const int8_t *spins, int64_t N, int32_t gen, uint64_t sum)
 {
-    if (!path || !p || !s || !lattice)
-        return HL_ERR_NULL;
-    const int64_t N = ising_count(lattice);
-    int8_t *spins = malloc((size_t)N);
-    if (!spins)
-        return HL_ERR_NOMEM;
-    hl_status st = ising_get_spins(lattice, spins);
     atomic_file *af = NULL;
-    if (st == HL_OK)
-        st = atomic_file_open(&af, path);
-    if (st != HL_OK) {
-        free(spins);
+    hl_status st = atomic_file_open(&af, path);
+    if (st != HL_OK)
         return st;
-    }
     ck_io io = {atomic_file_stream(af), 0xcbf29ce484222325ull, 0};
-    const uint32_t version = CK_VERSION, marker = CK_MARKER;
+    const uint32_t version = spins ? CK_VERSION : CK_VERSION_DIST, marker = CK_MARKER;
     put(&io, ck_magic, sizeof ck_magic);
     PUT(&io, version);
     PUT(&io, marker);
@@ -191,8 +187,12 @@ hl_status ising_checkpoint_save(const char *path, const ising_params *p, const i
         result_pack(&s->results[i], d);
         put(&io, d, sizeof d);
     }
-    put(&io, spins, (size_t)N);
-    free(spins);
+    if (spins) {
+        put(&io, spins, (size_t)N);
+    } else {
+        PUT(&io, gen);
+        PUT(&io, sum);
+    }
     const uint64_t hash = io.hash;
     PUT(&io, hash);
     if (io.bad) {
@@ -202,20 +202,50 @@ hl_status ising_checkpoint_save(const char *path, const ising_params *p, const i
     return atomic_file_commit(af);
 }
 
-/* Reads and checks the magic, version, marker and parameters. */
-static hl_status head_check(ck_io *io, const ising_params *p)
+hl_status ising_checkpoint_save(const char *path, const ising_params *p, const ising_state *s,
+                                const ising *lattice)
+{
+    if (!path || !p || !s || !lattice)
+        return HL_ERR_NULL;
+    const int64_t N = ising_count(lattice);
+    int8_t *spins = malloc((size_t)N);
+    if (!spins)
+        return HL_ERR_NOMEM;
+    hl_status st = ising_get_spins(lattice, spins);
+    if (st == HL_OK)
+        st = save(path, p, s, spins, N, 0, 0);
+    free(spins);
+    return st;
+}
+
+hl_status ising_checkpoint_save_dist(const char *path, const ising_params *p, const ising_state *s,
+                                     int gen, uint64_t checksum)
+{
+    if (!path || !p || !s)
+        return HL_ERR_NULL;
+    if (gen != 0 && gen != 1)
+        return HL_ERR_ARG;
+    return save(path, p, s, NULL, 0, gen, checksum);
+}
+
+/* Reads and checks the magic, version, marker and parameters: HL_ERR_UNSUPPORTED
+ * for a checkpoint of the other kind (version 1 where 2 is wanted or back). */
+static hl_status head_check(ck_io *io, const ising_params *p, uint32_t want)
 {
     char magic[8];
     uint32_t version, marker;
     get(io, magic, sizeof magic);
     GET(io, version);
     GET(io, marker);
-    if (io->bad || memcmp(magic, ck_magic, sizeof magic) || version != CK_VERSION || marker != CK_MARKER)
+    if (io->bad || memcmp(magic, ck_magic, sizeof magic) || marker != CK_MARKER ||
+        (version != CK_VERSION && version != CK_VERSION_DIST))
         return HL_ERR_FORMAT;
+    if (version != want)
+        return HL_ERR_UNSUPPORTED;
     return params_check(io, p);
 }
 
-hl_status ising_checkpoint_check(const char *path, const ising_params *p)
+static hl_status check(const char *path, const ising_params *p, uint32_t want)
 {
     if (!path || !p)
         return HL_ERR_NULL;
@@ -223,21 +253,31 @@ hl_status ising_checkpoint_check(const char *path, const ising_params *p)
     if (!f)
         return HL_ERR_IO;
     ck_io io = {f, 0xcbf29ce484222325ull, 0};
-    hl_status st = head_check(&io, p);
+    hl_status st = head_check(&io, p, want);
     fclose(f);
     return st;
 }
 
-hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_state *s,
-                                ising *lattice)
+hl_status ising_checkpoint_check(const char *path, const ising_params *p)
 {
-    if (!path || !p || !s || !lattice)
-        return HL_ERR_NULL;
+    return check(path, p, CK_VERSION);
+}
+
+hl_status ising_checkpoint_check_dist(const char *path, const ising_params *p)
+{
+    return check(path, p, CK_VERSION_DIST);
+}
+
+/* Reads a checkpoint: version 1 into lattice, or (lattice NULL) version 2,
+ * its generation and checksum into *gen and *sum. */
+static hl_status load(const char *path, const ising_params *p, ising_state *s, ising *lattice,
+                      int *gen_out, uint64_t *sum_out)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return HL_ERR_IO;
     ck_io io = {f, 0xcbf29ce484222325ull, 0};
-    hl_status st = head_check(&io, p);
+    hl_status st = head_check(&io, p, lattice ? CK_VERSION : CK_VERSION_DIST);
     int32_t temp = 0;
     int64_t done = 0, sweep = 0, measured = 0;
     if (st == HL_OK) {
@@ -249,10 +289,12 @@ hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_s
             measured < 0 || measured > p->sweeps || measured != (done > p->therm ? done - p->therm : 0))
             st = HL_ERR_FORMAT;
     }
-    const int64_t N = ising_count(lattice);
-    int8_t *spins = st == HL_OK ? malloc((size_t)N) : NULL;
-    if (st == HL_OK && !spins)
+    const int64_t N = lattice ? ising_count(lattice) : 0;
+    int8_t *spins = st == HL_OK && lattice ? malloc((size_t)N) : NULL;
+    if (st == HL_OK && lattice && !spins)
         st = HL_ERR_NOMEM;
+    int32_t gen = 0;
+    uint64_t sum = 0;
     if (st == HL_OK) {
         get(&io, s->magnetisation, (size_t)measured * sizeof *s->magnetisation);
         get(&io, s->bonds, (size_t)measured * sizeof *s->bonds);
@@ -261,17 +303,27 @@ hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_s
             get(&io, d, sizeof d);
             result_unpack(d, &s->results[i]);
         }
-        get(&io, spins, (size_t)N);
+        if (lattice) {
+            get(&io, spins, (size_t)N);
+        } else {
+            GET(&io, gen);
+            GET(&io, sum);
+        }
         const uint64_t hash = io.hash;
         uint64_t stored;
         get(&io, &stored, sizeof stored);
-        if (io.bad || stored != hash || fgetc(f) != EOF)
+        if (io.bad || stored != hash || fgetc(f) != EOF || (gen != 0 && gen != 1))
             st = HL_ERR_FORMAT;
     }
-    if (st == HL_OK)
+    if (st == HL_OK && lattice)
         st = ising_set_spins(lattice, spins) == HL_OK ? HL_OK : HL_ERR_FORMAT;
     if (st == HL_OK) {
-        ising_set_sweep_index(lattice, sweep);
+        if (lattice)
+            ising_set_sweep_index(lattice, sweep);
+        else {
+            *gen_out = gen;
+            *sum_out = sum;
+        }
         s->temp = temp;
         s->done = done;
         s->sweep = sweep;
@@ -280,4 +332,20 @@ hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_s
     free(spins);
     fclose(f);
     return st;
+}
+
+hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_state *s,
+                                ising *lattice)
+{
+    if (!path || !p || !s || !lattice)
+        return HL_ERR_NULL;
+    return load(path, p, s, lattice, NULL, NULL);
+}
+
+hl_status ising_checkpoint_load_dist(const char *path, const ising_params *p, ising_state *s,
+                                     int *gen, uint64_t *checksum)
+{
+    if (!path || !p || !s || !gen || !checksum)
+        return HL_ERR_NULL;
+    return load(path, p, s, NULL, gen, checksum);
 }

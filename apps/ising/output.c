@@ -128,6 +128,8 @@ hl_status ising_write_json(const char *path, const ising_params *p, const ising_
             "  \"seconds\": ",
             info->variant, info->device ? info->device : "cpu", info->isa, info->threads);
     json_num(f, info->seconds);
+    if (info->procs)
+        fprintf(f, ",\n  \"procs\": \"%s\"", info->procs);
     fprintf(f, ",\n  \"complete\": %s,\n  \"results\": [", info->complete ? "true" : "false");
     for (int i = 0; i < n; i++) {
         const ising_estimate *e[8];

@@ -16,6 +16,8 @@ typedef struct ising_run_info {
     int threads;
     double seconds; /* wall time of the sweeps */
     int complete;   /* every temperature done */
+    const char *procs; /* the process grid of a run across processes ("2x2",
+                          dimension 0 first), NULL for one process */
 } ising_run_info;
 
 /* One row per finished temperature: T, beta, h, the estimates and errors,

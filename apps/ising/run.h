@@ -72,12 +72,24 @@ hl_status ising_checkpoint_save(const char *path, const ising_params *p, const i
                                 const ising *lattice);
 
 /* Whether PATH is a checkpoint of the run p (header and parameters only):
- * HL_OK, HL_ERR_MISMATCH, HL_ERR_FORMAT, or HL_ERR_IO (errno set). */
+ * HL_OK, HL_ERR_MISMATCH, HL_ERR_FORMAT, HL_ERR_UNSUPPORTED (a checkpoint
+ * of a run across processes, ising_mpi.h), or HL_ERR_IO (errno set). */
 hl_status ising_checkpoint_check(const char *path, const ising_params *p);
 
 /* Reads PATH into *s (whose arrays the caller sized for p) and the lattice's
  * spins and sweep counter.  HL_ERR_IO (errno ENOENT) when there is none. */
 hl_status ising_checkpoint_load(const char *path, const ising_params *p, ising_state *s,
                                 ising *lattice);
+
+/* Checkpoints of runs across processes (ising_mpi.h): the same file with
+ * the spins replaced by the generation (0 or 1) of the .npy that holds them
+ * and the lattice's checksum.  Written by one process.  The check and the
+ * load return HL_ERR_UNSUPPORTED for a one-process checkpoint (and those
+ * above for one of these). */
+hl_status ising_checkpoint_save_dist(const char *path, const ising_params *p, const ising_state *s,
+                                     int gen, uint64_t checksum);
+hl_status ising_checkpoint_check_dist(const char *path, const ising_params *p);
+hl_status ising_checkpoint_load_dist(const char *path, const ising_params *p, ising_state *s,
+                                     int *gen, uint64_t *checksum);
 
 #endif

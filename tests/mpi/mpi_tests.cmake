@@ -31,6 +31,27 @@ if(TARGET hyperlayout_mpi)
     set_tests_properties(mpi_cli_procs PROPERTIES LABELS mpi TIMEOUT 300
       ENVIRONMENT "${HL_MPI_ENV}")
   endif()
+  # ising: the Ising model across processes against one process, bit for bit
+  # (apps/ising/ising_mpi.h)
+  if(TARGET ising_mpi)
+    add_executable(mpi_ising ${CMAKE_CURRENT_LIST_DIR}/ising.c)
+    target_link_libraries(mpi_ising PRIVATE ising_mpi hl_warnings)
+    foreach(np 1 2 3 4)
+      add_test(NAME mpi_ising_np${np}
+        COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_ising> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(mpi_ising_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+        ENVIRONMENT "${HL_MPI_ENV};OMP_NUM_THREADS=1")
+    endforeach()
+  endif()
+  # `mpirun -np P hyperlayout ising --procs GRID` against one process, bit for
+  # bit; resume on another process count; bad input on every process
+  if(TARGET ising_mpi AND TARGET hyperlayout-cli)
+    add_test(NAME mpi_ising_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/ising_cli.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
+    set_tests_properties(mpi_ising_cli PROPERTIES LABELS "mpi;cli" TIMEOUT 300
+      ENVIRONMENT "${HL_MPI_ENV};OMP_NUM_THREADS=1")
+  endif()
   if(HL_NUMPY_VERSION)
     add_test(NAME mpi_darray_npy_numpy COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/darray_npy.sh
       ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_darray_npy> ${Python3_EXECUTABLE})
