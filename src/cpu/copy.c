@@ -897,12 +897,16 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
         slo = a < slo ? a : slo;
         shi = z > shi ? z : shi;
     }
-    /* a plane reads a short span, often backwards (a flip), and the next
-     * plane's is elsewhere: no hardware prefetcher follows that, so the
-     * spans a few planes ahead are requested while this one is copied */
+    /* a plane reads a short span, backwards (a flip) or strided (a
+     * crinkle), and the next plane's is elsewhere: no hardware prefetcher
+     * follows that, so the spans a few planes ahead are requested while this
+     * one is copied (pieces all read as rising rows need none) */
     k->span_lo = slo;
     k->span_bytes = (shi - slo + 1) * es;
-    if (k->span_bytes <= PF_SPAN_MAX)
+    bool forwards = true; /* every piece read as rising rows: the hardware follows that */
+    for (int m = 0; m < k->nmem; m++)
+        forwards = forwards && (k->mem[m].n == 0 || k->mem[m].ss[0] == 1);
+    if (!forwards && k->span_bytes <= PF_SPAN_MAX)
         k->ahead = PF_DISTANCE / k->span_bytes + 1;
     k->src_base = 0;
     k->dst_base = lo;
@@ -1114,7 +1118,8 @@ static void plane_at(const kbox *k, int64_t p, int64_t *d, int64_t *so, int64_t 
     }
 }
 
-static void next_plane(const kbox *k, int64_t *d, int64_t *so, int64_t *doff)
+static inline __attribute__((always_inline)) void next_plane(const kbox *k, int64_t *d, int64_t *so,
+                                                             int64_t *doff)
 {
     for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
         *so += k->ss[t];
