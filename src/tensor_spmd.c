@@ -216,7 +216,12 @@ hl_status hl_spmd_run(const hl_spmd *r, hl_spmd_kernel kernel, void *arg)
         hl_tensor *v = (r->cache) ? malloc(2 * sizeof *v) : NULL;
         if (r->cache && !v)
             st = HL_ERR_NOMEM;
-        for (int64_t t = w; st == HL_OK && t < r->ntiles; t += nw)
+        /* a contiguous run of tiles per worker (tiles count dimension 0
+         * fastest): a worker's tiles are neighbours, so the halo rows one
+         * tile reads were mostly just read by the same worker's previous
+         * tile, and slabs along the slowest dimension stay with one core */
+        const int64_t t0 = r->ntiles * w / nw, t1 = r->ntiles * (w + 1) / nw;
+        for (int64_t t = t0; st == HL_OK && t < t1; t++)
             st = run_tile(r, &r->tile[t], w, kernel, arg, v, v ? v + 1 : NULL);
         free(v);
         if (st != HL_OK) {

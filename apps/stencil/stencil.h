@@ -26,6 +26,11 @@ typedef struct stencil_arg {
  * number, so every path gives the same bits. */
 hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *arg);
 
+/* Outputs whose top-level tensor holds at least this many bytes (and is
+ * not a cached scratch) are written with non-temporal stores where the
+ * CPU has them (x86-64 with AVX2): whole aligned lines, the same bits. */
+#define STENCIL_STREAM_BYTES (INT64_C(8) << 20)
+
 /* The plain reference loop on standard (k-order) arrays of extents L. */
 hl_status stencil_reference(int rank, const int64_t *L, const stencil_arg *a, const void *in,
                             void *out);
