@@ -338,6 +338,163 @@ static void test_spmd(void **state)
             }
 }
 
+/* ---- several inputs and outputs ------------------------------------------ */
+
+typedef struct {
+    int rank;
+    bool cached[4]; /* a, b, sum, nb: what each view must say */
+} multi_arg;
+
+/* sum = a + 2 b (a int64, b float32, sum float64); nb = a's in-array
+ * neighbours along the slowest dimension (int64): reads a's halo. */
+static hl_status kern_multi(const hl_tensor *const *in, int nin, const hl_tensor *const *out,
+                            int nout, void *argp)
+{
+    const multi_arg *m = argp;
+    if (nin != 2 || nout != 2)
+        return HL_ERR_ARG;
+    const hl_tensor *a = in[0], *b = in[1], *sum = out[0], *nb = out[1];
+    if (a->cached != m->cached[0] || b->cached != m->cached[1] || sum->cached != m->cached[2] ||
+        nb->cached != m->cached[3] || a->elem_size != 8 || b->elem_size != 4 ||
+        sum->elem_size != 8)
+        return HL_ERR_ARG;
+    const int s = m->rank - 1;
+    int64_t x[HL_MAX_RANK] = {0}, zero[HL_MAX_RANK] = {0};
+    do {
+        int64_t va, vn = 0;
+        float vb;
+        if (hl_tensor_read(a, x, &va) != HL_OK || hl_tensor_read(b, x, &vb) != HL_OK)
+            return HL_ERR_RANGE;
+        const double vs = (double)va + 2.0 * (double)vb;
+        for (int d = -1; d <= 1; d += 2) {
+            int64_t z[HL_MAX_RANK], v;
+            memcpy(z, x, sizeof z);
+            z[s] += d;
+            if (!hl_tensor_inside_root(a, z, 0))
+                continue;
+            if (hl_tensor_read(a, z, &v) != HL_OK)
+                return HL_ERR_RANGE;
+            vn += v;
+        }
+        if (hl_tensor_write(sum, x, &vs) != HL_OK || hl_tensor_write(nb, x, &vn) != HL_OK)
+            return HL_ERR_RANGE;
+    } while (test_next(sum->rank, zero, sum->extent, x));
+    return HL_OK;
+}
+
+/* Two inputs and two outputs of other layouts and element sizes, each
+ * cached or not on its own, random grids and workers, ranks 1-4: every
+ * cell against a plain loop over standard arrays. */
+static void test_spmd_multi(void **state)
+{
+    (void)state;
+    for (int rank = 1; rank <= 4; rank++)
+        for (int rep = 0; rep < 24; rep++) {
+            const int kind = (int)rnd(NLAYOUTS);
+            int64_t R[HL_MAX_RANK], grid[HL_MAX_RANK], N = 1;
+            for (int i = 0; i < rank; i++) {
+                R[i] = 2 + rnd(rank == 1 ? 30 : rank == 2 ? 9 : 5);
+                grid[i] = 1 + rnd(R[i] < 3 ? R[i] : 3);
+                N *= R[i];
+            }
+            hl_layout la, lb, ls, ln;
+            assert_int_equal(test_layout(&la, kind, rank, R), HL_OK);
+            assert_int_equal(test_layout(&lb, (kind + 2) % NLAYOUTS, rank, R), HL_OK);
+            assert_int_equal(test_layout(&ls, (kind + 5) % NLAYOUTS, rank, R), HL_OK);
+            assert_int_equal(test_layout(&ln, (kind + 7) % NLAYOUTS, rank, R), HL_OK);
+            int64_t *pa = test_fill(&la, 0), *pn = test_fill(&ln, 0);
+            float *pb = calloc((size_t)hl_layout_span(&lb), sizeof(float));
+            double *ps = calloc((size_t)hl_layout_span(&ls), sizeof(double));
+            int64_t *a0 = malloc(sizeof(int64_t) * (size_t)N);
+            float *b0 = malloc(sizeof(float) * (size_t)N);
+            assert_true(pa && pn && pb && ps && a0 && b0);
+            hl_tensor *t = malloc(4 * sizeof *t);
+            assert_non_null(t);
+            assert_int_equal(hl_tensor_init(&t[0], pa, &la, 8), HL_OK);
+            assert_int_equal(hl_tensor_init(&t[1], pb, &lb, 4), HL_OK);
+            assert_int_equal(hl_tensor_init(&t[2], ps, &ls, 8), HL_OK);
+            assert_int_equal(hl_tensor_init(&t[3], pn, &ln, 8), HL_OK);
+            /* random values, kept in standard order for the plain loop */
+            int64_t x[HL_MAX_RANK] = {0}, zero[HL_MAX_RANK] = {0};
+            do {
+                const int64_t k = test_k(rank, R, x);
+                a0[k] = rnd(1000) - 500;
+                b0[k] = (float)(rnd(4096) - 2048) * 0.125f;
+                assert_int_equal(hl_tensor_write(&t[0], x, &a0[k]), HL_OK);
+                assert_int_equal(hl_tensor_write(&t[1], x, &b0[k]), HL_OK);
+            } while (test_next(rank, zero, R, x));
+            multi_arg m = {rank, {rnd(2) != 0, rnd(2) != 0, rnd(2) != 0, rnd(2) != 0}};
+            int64_t ha[HL_MAX_RANK] = {0};
+            ha[rank - 1] = 1 + rnd(2); /* a's own halo; b none (the options') */
+            const hl_spmd_io in[2] = {{&t[0], m.cached[0], ha}, {&t[1], m.cached[1], NULL}};
+            const hl_spmd_io out[2] = {{&t[2], m.cached[2], NULL}, {&t[3], m.cached[3], NULL}};
+            const hl_spmd_options o = {1 + (int)rnd(4), grid, NULL, HL_HALO_SKIP, NULL, 0};
+            hl_spmd *r;
+            assert_int_equal(hl_spmd_create_multi(&r, in, 2, out, 2, &o), HL_OK);
+            assert_int_equal(hl_spmd_run_multi(r, kern_multi, &m), HL_OK);
+            assert_int_equal(hl_spmd_run(r, kern, NULL), HL_ERR_MISMATCH);
+            memset(x, 0, sizeof x);
+            do {
+                const int64_t k = test_k(rank, R, x);
+                const double want = (double)a0[k] + 2.0 * (double)b0[k];
+                int64_t wn = 0, z[HL_MAX_RANK], gn;
+                for (int d = -1; d <= 1; d += 2) {
+                    memcpy(z, x, sizeof z);
+                    z[rank - 1] += d;
+                    if (z[rank - 1] >= 0 && z[rank - 1] < R[rank - 1])
+                        wn += a0[test_k(rank, R, z)];
+                }
+                double gs;
+                assert_int_equal(hl_tensor_read(&t[2], x, &gs), HL_OK);
+                assert_int_equal(hl_tensor_read(&t[3], x, &gn), HL_OK);
+                if (gs != want || gn != wn) {
+                    print_error("rank %d %s cached %d%d%d%d: cell %lld: %g %lld, want %g %lld\n",
+                                rank, layout_names[kind], m.cached[0], m.cached[1], m.cached[2],
+                                m.cached[3], (long long)k, gs, (long long)gn, want, (long long)wn);
+                    fail();
+                }
+            } while (test_next(rank, zero, R, x));
+            hl_spmd_destroy(r);
+            free(t);
+            free(pa);
+            free(pb);
+            free(ps);
+            free(pn);
+            free(a0);
+            free(b0);
+        }
+}
+
+static void test_spmd_multi_errors(void **state)
+{
+    (void)state;
+    const int64_t L[2] = {4, 5}, L2[2] = {5, 4}, neg[2] = {-1, 0};
+    int64_t a[20], b[20], c[20];
+    hl_tensor *t = malloc(3 * sizeof *t);
+    assert_non_null(t);
+    assert_int_equal(hl_tensor_init_standard(&t[0], a, 2, L, 8), HL_OK);
+    assert_int_equal(hl_tensor_init_standard(&t[1], b, 2, L, 8), HL_OK);
+    assert_int_equal(hl_tensor_init_standard(&t[2], c, 2, L2, 8), HL_OK);
+    const hl_spmd_options o = {1, NULL, NULL, HL_HALO_SKIP, NULL, 0};
+    hl_spmd *r = (hl_spmd *)(void *)t; /* not NULL: must come back NULL */
+    const hl_spmd_io ok = {&t[0], true, NULL}, other = {&t[2], false, NULL},
+                     bad_halo = {&t[1], true, neg}, none = {NULL, false, NULL};
+    assert_int_equal(hl_spmd_create_multi(&r, &ok, 1, &other, 1, &o), HL_ERR_MISMATCH);
+    assert_null(r);
+    assert_int_equal(hl_spmd_create_multi(&r, &bad_halo, 1, &ok, 1, &o), HL_ERR_ARG);
+    assert_int_equal(hl_spmd_create_multi(&r, &none, 1, &ok, 1, &o), HL_ERR_NULL);
+    assert_int_equal(hl_spmd_create_multi(&r, NULL, 0, NULL, 0, &o), HL_ERR_ARG);
+    assert_int_equal(hl_spmd_create_multi(&r, &ok, -1, &ok, 1, &o), HL_ERR_ARG);
+    assert_int_equal(hl_spmd_create_multi(NULL, &ok, 1, &ok, 1, &o), HL_ERR_NULL);
+    /* inputs only: a kernel that reads (here: checks the halo is there) */
+    assert_int_equal(hl_spmd_create_multi(&r, &ok, 1, NULL, 0, &o), HL_OK);
+    assert_int_equal(hl_spmd_tiles(r), 1);
+    assert_int_equal(hl_spmd_run(r, kern, NULL), HL_ERR_MISMATCH);
+    assert_int_equal(hl_spmd_run_multi(r, NULL, NULL), HL_ERR_NULL);
+    hl_spmd_destroy(r);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_spmd),
+        cmocka_unit_test(test_spmd_multi),
+        cmocka_unit_test(test_spmd_multi_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

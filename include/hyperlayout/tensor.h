@@ -225,6 +225,41 @@ void hl_spmd_destroy(hl_spmd *r);
 /* Runs the kernel on every tile; the first error any tile returned. */
 hl_status hl_spmd_run(const hl_spmd *r, hl_spmd_kernel kernel, void *arg);
 
+/* ---- several inputs and outputs ---------------------------------------------
+ *
+ * The same runner over any number of top-level tensors read and written
+ * together (a field and its coefficients in, several results out): all of
+ * the same extents, in any layouts and element sizes; a tile of the grid is
+ * the same box of every one.  Each tensor is cached or not by its own
+ * flag (or by the options' HL_SPMD_CACHE_IN / HL_SPMD_CACHE_OUT for all
+ * inputs / all outputs), each input with its own halo.  The kernel gets
+ * arrays of views in the order given: in[j] the input view of its tile
+ * (a cached tile with its halo, or a window clipped to the array), out[j]
+ * the output tile (or its scratch, written back after the kernel).
+ * Outputs must not overlap one another or any input. */
+
+#define HL_SPMD_MAX_TENSORS 64 /* inputs, and outputs, at most */
+
+typedef struct hl_spmd_io {
+    const hl_tensor *tensor; /* a top-level tensor */
+    bool cached;             /* a scratch copy per tile (inputs: with the halo) */
+    const int64_t *halo;     /* inputs: halo per dimension; NULL: the options' */
+} hl_spmd_io;
+
+typedef hl_status (*hl_spmd_kernel_multi)(const hl_tensor *const *in, int nin,
+                                          const hl_tensor *const *out, int nout, void *arg);
+
+/* A runner over nin inputs and nout outputs (nin + nout >= 1; either may be
+ * 0).  Tile views and cache plans are made here, once; the tensors must
+ * stay where they are while the runner lives. */
+hl_status hl_spmd_create_multi(hl_spmd **r, const hl_spmd_io *in, int nin, const hl_spmd_io *out,
+                               int nout, const hl_spmd_options *opt);
+
+/* Runs the kernel on every tile of any runner; the first error any tile
+ * returned.  (hl_spmd_run needs a runner of one input and one output:
+ * HL_ERR_MISMATCH otherwise.) */
+hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void *arg);
+
 /* Tiles of the grid, and the workers used. */
 int64_t hl_spmd_tiles(const hl_spmd *r);
 int hl_spmd_workers(const hl_spmd *r);
