@@ -164,10 +164,19 @@ typedef struct hl_cache_options {
 
 typedef struct hl_tile_cache hl_tile_cache;
 
-/* The cache of `tile` (a view of a top-level tensor that is not itself
- * cached: its data is the root's).  Immutable once made: fill and
- * write back from any number of threads, each with its own scratch.  The
- * plans are single-threaded: they run inside the caller's thread. */
+/* The cache of `tile`, a view of a top-level tensor, or of a cached view
+ * (a cache of a cache: an L1 tile cut from an L2 tile's scratch).  The
+ * fill reads the nearest cached view up the tile's chain (its scratch: the
+ * buffer the tile points at), else the top-level tensor: a cell that
+ * source holds is copied (a parent scratch's halo cells as they are), a
+ * cell outside the array and the source follows the policy (a mapped cell
+ * must lie in the source), and a cell inside the array that the source
+ * does not hold is HL_ERR_RANGE.  Write-back goes to the tile's buffer
+ * (the parent scratch, for a cache of a cache).  Immutable once made: for
+ * a top-level source, fill and write back from any number of threads,
+ * each with its own scratch; a cache of a cache reads and writes the
+ * parent scratch it was made over.  The plans are single-threaded: they
+ * run inside the caller's thread. */
 hl_status hl_tile_cache_create(hl_tile_cache **c, const hl_tensor *tile,
                                const hl_cache_options *opt);
 void hl_tile_cache_destroy(hl_tile_cache *c);
