@@ -217,11 +217,11 @@ static void test_streamed_rows(void **state)
         hl_dtype dt;
         stencil_points pts;
     } c[] = {
-        {2, {1501, 1403}, HL_DTYPE_FLOAT32, STENCIL_STAR},
-        {2, {1030, 1021}, HL_DTYPE_FLOAT64, STENCIL_STAR},
-        {2, {1031, 1019}, HL_DTYPE_FLOAT64, STENCIL_BOX},
-        {3, {131, 129, 125}, HL_DTYPE_FLOAT32, STENCIL_STAR},
-        {3, {93, 97, 117}, HL_DTYPE_FLOAT64, STENCIL_BOX},
+        {2, {2100, 2003}, HL_DTYPE_FLOAT32, STENCIL_STAR},
+        {2, {1451, 1447}, HL_DTYPE_FLOAT64, STENCIL_STAR},
+        {2, {1453, 1445}, HL_DTYPE_FLOAT64, STENCIL_BOX},
+        {3, {163, 161, 161}, HL_DTYPE_FLOAT32, STENCIL_STAR},
+        {3, {127, 129, 129}, HL_DTYPE_FLOAT64, STENCIL_BOX},
     };
     for (size_t ci = 0; ci < sizeof c / sizeof c[0]; ci++) {
         const int rank = c[ci].rank;
