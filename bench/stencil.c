@@ -11,9 +11,11 @@
  * order: the direct kernel then goes through the layout cell by cell, the
  * cached one gets a k-order scratch and runs its vector loop.
  *
- *   bench_stencil [--quick] [--csv FILE]
+ *   bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] [--csv FILE]
  *
- * --quick: the seed's sizes and one small large one (a smoke test). */
+ * --quick: the seed's sizes and one small large one, float32 (a smoke test);
+ * --only: one shape as printed ("[8192,8192]"); --dtype: one type (both
+ * by default). */
 #include <immintrin.h>
 #include <inttypes.h>
 #include <omp.h>
@@ -47,29 +49,41 @@ static double now(void)
     return omp_get_wtime();
 }
 
-/* Best seconds per call of f over `trials` trials of enough calls to last
- * ~20 ms each. */
+/* Best seconds per call of each of n functions: each first calibrated to
+ * calls lasting ~20 ms together, then `trials` rounds that run every
+ * function in turn (interleaved, so that a slow spell of a shared machine
+ * hits all of them alike). */
 typedef int (*timed_fn)(void *ctx);
-static double best_time(timed_fn f, void *ctx, int trials)
+static int best_times(const timed_fn *f, void *const *ctx, int n, int trials, double *best)
 {
-    double best = 1e30;
-    int reps = 1;
-    for (int t = 0; t < trials; t++) {
-        double t0, dt;
+    int reps[8];
+    for (int j = 0; j < n; j++) {
+        best[j] = 1e30;
+        reps[j] = 1;
         for (;;) {
-            t0 = now();
-            for (int r = 0; r < reps; r++)
-                if (f(ctx))
-                    return -1.0;
-            dt = now() - t0;
-            if (dt >= 0.02 || reps >= (1 << 20))
+            const double t0 = now();
+            for (int r = 0; r < reps[j]; r++)
+                if (f[j](ctx[j]))
+                    return -1;
+            const double dt = now() - t0;
+            if (dt / reps[j] < best[j])
+                best[j] = dt / reps[j];
+            if (dt >= 0.02 || reps[j] >= (1 << 20))
                 break;
-            reps *= 2;
+            reps[j] *= 2;
         }
-        if (dt / reps < best)
-            best = dt / reps;
     }
-    return best;
+    for (int t = 0; t < trials; t++)
+        for (int j = 0; j < n; j++) {
+            const double t0 = now();
+            for (int r = 0; r < reps[j]; r++)
+                if (f[j](ctx[j]))
+                    return -1;
+            const double dt = (now() - t0) / reps[j];
+            if (dt < best[j])
+                best[j] = dt;
+        }
+    return 0;
 }
 
 typedef struct copy_ctx {
@@ -132,139 +146,199 @@ static int run_stencil(void *p)
     return hl_spmd_run(c->r, stencil_kernel, &c->arg) != HL_OK;
 }
 
+#define TRIALS 3
+
+/* The tile grid of a case: the seed's own for its sizes; for large arrays
+ * (cached) tiles of ~256K cells (1 MB of float32: fewer halo rows read
+ * twice and fewer fills than 64K cells, which measured slower here),
+ * whole along dimension 0 up to 8192 cells, so the rows vectorise and the
+ * prefetcher sees long streams. */
+static void tile_grid(const bcase *bc, int64_t *grid, bool slabs)
+{
+    if (slabs && !bc->grid[0]) {
+        /* the direct path: tiles of whole rows, each running through the
+         * whole slowest dimension where there are more than 2 (pencils of
+         * 32 rows in 3D: the three planes a row reads stay in L2), else
+         * ~64K cells of consecutive rows; long runs along dimension 0 that
+         * the prefetcher and the kernel's own prefetch follow */
+        for (int i = 0; i < bc->rank; i++)
+            grid[i] = 1;
+        if (bc->rank == 2)
+            grid[1] = (bc->L[1] * bc->L[0] + (INT64_C(1) << 16) - 1) >> 16;
+        else
+            grid[1] = (bc->L[1] + 31) / 32;
+        return;
+    }
+    for (int i = 0; i < bc->rank; i++) {
+        int64_t want;
+        if (i == 0)
+            want = bc->L[0] < 8192 ? bc->L[0] : 8192;
+        else if (i == 1)
+            want = (INT64_C(1) << 18) / (bc->L[0] < 8192 ? bc->L[0] : 8192);
+        else
+            want = 1;
+        if (bc->rank == 3 && i == 1)
+            want = want / 8 > 0 ? want / 8 : 1;
+        if (bc->rank == 3 && i == 2)
+            want = 8;
+        if (want < 1)
+            want = 1;
+        grid[i] = bc->grid[0] ? bc->grid[i] : (bc->L[i] + want - 1) / want;
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false;
-    const char *csv = NULL;
+    const char *csv = NULL, *only = NULL;
+    int dtypes = 3; /* bit 0: float32, bit 1: float64 */
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = true;
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv = argv[++a];
-        else {
-            fprintf(stderr, "usage: bench_stencil [--quick] [--csv FILE]\n");
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+            only = argv[++a];
+        else if (!strcmp(argv[a], "--dtype") && a + 1 < argc) {
+            a++;
+            dtypes = !strcmp(argv[a], "float32") ? 1 : !strcmp(argv[a], "float64") ? 2 : 0;
+            if (!dtypes) {
+                fprintf(stderr, "bench_stencil: --dtype float32 or float64\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] "
+                            "[--csv FILE]\n");
             return 2;
         }
     }
+    if (quick && dtypes == 3)
+        dtypes = 1;
     atomic_file *f = NULL;
     if (csv && atomic_file_open(&f, csv) != HL_OK) {
         fprintf(stderr, "bench_stencil: cannot write %s\n", csv);
         return 1;
     }
     if (f)
-        fprintf(atomic_file_stream(f), "shape,tiles,threads,direct_ns_per_point,cached_ns_per_point,"
+        fprintf(atomic_file_stream(f), "shape,dtype,tiles_direct,tiles_cached,threads,direct_ns_per_point,cached_ns_per_point,"
                                        "direct_GBps,cached_GBps,cached_over_direct,copy_GBps,"
                                        "copy_kind,direct_of_copy,cached_of_copy\n");
     const int all = omp_get_max_threads();
     const int nthreads = all > 1 ? 2 : 1;
     const int ncases = quick ? NQUICK : (int)(sizeof cases / sizeof cases[0]);
-    printf("stencil of seed 004, float32, star (2d+1 points); times: best of 3; Z: input in "
-           "Morton order\n");
-    printf("%-16s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "shape", "tiles",
-           "thr", "ns/pt", "ns/pt", "GB/s", "GB/s", "cached", "copy", "", "direct", "cached");
-    printf("%-16s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "", "", "",
+    printf("stencil of seed 004, star (2d+1 points); times: best of %d interleaved trials; Z: "
+           "input in Morton order\n", TRIALS);
+    printf("%-16s %-7s %-10s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "shape",
+           "dtype", "tiles", "tiles", "thr", "ns/pt", "ns/pt", "GB/s", "GB/s", "cached", "copy", "", "direct", "cached");
+    printf("%-16s %-7s %-10s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "", "",
+           "direct", "cached", "",
            "direct", "cached", "direct", "cached", "/direct", "GB/s", "kind", "/copy", "/copy");
     int rc = 0;
-    for (int ci = 0; ci < ncases && !rc; ci++) {
-        const bcase *bc = &cases[ci];
-        int64_t N = 1, grid[3];
-        for (int i = 0; i < bc->rank; i++)
-            N *= bc->L[i];
-        /* large arrays: tiles of ~64K cells, whole along dimension 0 up to
-         * 8192 cells, so the rows vectorise, the prefetcher sees long
-         * streams, and a tile and its halo stay in L2 */
-        for (int i = 0; i < bc->rank; i++) {
-            int64_t want;
-            if (i == 0)
-                want = bc->L[0] < 8192 ? bc->L[0] : 8192;
-            else if (i == 1)
-                want = (INT64_C(1) << 16) / (bc->L[0] < 8192 ? bc->L[0] : 8192);
+    for (int di = 0; di < 2 && !rc; di++) {
+        if (!(dtypes >> di & 1))
+            continue;
+        const int64_t es = di ? 8 : 4;
+        const hl_dtype dt = di ? HL_DTYPE_FLOAT64 : HL_DTYPE_FLOAT32;
+        for (int ci = 0; ci < ncases && !rc; ci++) {
+            const bcase *bc = &cases[ci];
+            int64_t N = 1, grid[2][3];
+            char shape[64], tiles[2][32];
+            const char *m = bc->morton ? " Z" : "";
+            if (bc->rank == 2)
+                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 "]%s", bc->L[1], bc->L[0], m);
             else
-                want = 1;
-            if (bc->rank == 3 && i == 1)
-                want = want / 8 > 0 ? want / 8 : 1;
-            if (bc->rank == 3 && i == 2)
-                want = 8;
-            if (want < 1)
-                want = 1;
-            grid[i] = bc->grid[0] ? bc->grid[i] : (bc->L[i] + want - 1) / want;
-        }
-        const int64_t bytes = N * 4;
-        hl_layout la;
-        if (bc->morton)
-            hl_layout_morton(&la, bc->rank, bc->L);
-        else
-            hl_layout_standard(&la, bc->rank, bc->L);
-        const int64_t abytes = hl_layout_span(&la) * 4;
-        float *a = aligned_alloc(64, (size_t)((abytes + 63) & ~63));
-        float *b = aligned_alloc(64, (size_t)((bytes + 63) & ~63));
-        hl_tensor *t = malloc(2 * sizeof *t);
-        if (!a || !b || !t) {
-            fprintf(stderr, "bench_stencil: out of memory\n");
-            rc = 1;
-            break;
-        }
+                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]%s", bc->L[2],
+                         bc->L[1], bc->L[0], m);
+            if (only && strcmp(only, shape))
+                continue;
+            for (int i = 0; i < bc->rank; i++)
+                N *= bc->L[i];
+            for (int c = 0; c < 2; c++) {
+                int64_t *g = grid[c];
+                tile_grid(bc, g, c == 0);
+                if (bc->rank == 2)
+                    snprintf(tiles[c], sizeof tiles[c], "%" PRId64 "x%" PRId64, g[1], g[0]);
+                else
+                    snprintf(tiles[c], sizeof tiles[c], "%" PRId64 "x%" PRId64 "x%" PRId64, g[2],
+                             g[1], g[0]);
+            }
+            const int64_t bytes = N * es;
+            hl_layout la;
+            if (bc->morton)
+                hl_layout_morton(&la, bc->rank, bc->L);
+            else
+                hl_layout_standard(&la, bc->rank, bc->L);
+            const int64_t aelems = hl_layout_span(&la), abytes = aelems * es;
+            char *a = aligned_alloc(64, (size_t)((abytes + 63) & ~63));
+            char *b = aligned_alloc(64, (size_t)((bytes + 63) & ~63));
+            hl_tensor *t = malloc(2 * sizeof *t);
+            if (!a || !b || !t) {
+                fprintf(stderr, "bench_stencil: out of memory\n");
+                free(a);
+                free(b);
+                free(t);
+                rc = 1;
+                break;
+            }
 #pragma omp parallel for num_threads(all) schedule(static)
-        for (int64_t k = 0; k < N; k++)
-            b[k] = 0.0f;
+            for (int64_t k = 0; k < bytes; k += 4096)
+                memset(b + k, 0, (size_t)(bytes - k < 4096 ? bytes - k : 4096));
 #pragma omp parallel for num_threads(all) schedule(static)
-        for (int64_t k = 0; k < abytes / 4; k++)
-            a[k] = (float)(k % 1000);
-        hl_tensor_init(&t[0], a, &la, 4);
-        hl_tensor_init_standard(&t[1], b, bc->rank, bc->L, 4);
-        for (int ti = 0; ti < nthreads && !rc; ti++) {
-            const int threads = ti ? all : 1;
-            double ts[2];
-            const int64_t halo[3] = {1, 1, 1};
-            for (int cached = 0; cached < 2; cached++) {
-                const hl_spmd_options o = {threads, grid, halo, HL_HALO_SKIP, NULL,
-                                           cached ? HL_SPMD_CACHE_IN : 0u};
-                hl_spmd *r;
-                hl_status st = hl_spmd_create(&r, &t[0], &t[1], &o);
-                if (st != HL_OK) {
-                    fprintf(stderr, "bench_stencil: %s\n", hl_strerror(st));
-                    rc = 1;
-                    break;
+            for (int64_t k = 0; k < aelems; k++) {
+                if (es == 4)
+                    ((float *)(void *)a)[k] = (float)(k % 1000);
+                else
+                    ((double *)(void *)a)[k] = (double)(k % 1000);
+            }
+            hl_tensor_init(&t[0], a, &la, es);
+            hl_tensor_init_standard(&t[1], b, bc->rank, bc->L, es);
+            for (int ti = 0; ti < nthreads && !rc; ti++) {
+                const int threads = ti ? all : 1;
+                double ts[4];
+                const int64_t halo[3] = {1, 1, 1};
+                hl_spmd *r[2] = {NULL, NULL};
+                for (int cached = 0; cached < 2 && !rc; cached++) {
+                    const hl_spmd_options o = {threads, grid[cached], halo, HL_HALO_SKIP, NULL,
+                                               cached ? HL_SPMD_CACHE_IN : 0u};
+                    const hl_status st = hl_spmd_create(&r[cached], &t[0], &t[1], &o);
+                    if (st != HL_OK) {
+                        fprintf(stderr, "bench_stencil: %s\n", hl_strerror(st));
+                        rc = 1;
+                    }
                 }
-                run_ctx rcx = {r, {STENCIL_STAR, HL_DTYPE_FLOAT32}};
-                ts[cached] = best_time(run_stencil, &rcx, 3);
-                hl_spmd_destroy(r);
-                if (ts[cached] < 0) {
+                run_ctx rcx[2] = {{r[0], {STENCIL_STAR, dt}}, {r[1], {STENCIL_STAR, dt}}};
+                copy_ctx cc = {a, b, bytes, threads};
+                const timed_fn fn[4] = {run_stencil, run_stencil, copy_memcpy, copy_stream};
+                void *const ctx[4] = {&rcx[0], &rcx[1], &cc, &cc};
+                if (!rc && best_times(fn, ctx, 4, TRIALS, ts)) {
                     fprintf(stderr, "bench_stencil: the kernel failed\n");
                     rc = 1;
                 }
+                hl_spmd_destroy(r[0]);
+                hl_spmd_destroy(r[1]);
+                if (rc)
+                    break;
+                const double tm = ts[2], tn = ts[3];
+                const double tc = tm < tn ? tm : tn;
+                const char *kind = tm < tn ? "memcpy" : "stream";
+                const double gb = 2.0 * (double)bytes * 1e-9;
+                const char *dn = es == 4 ? "float32" : "float64";
+                printf("%-16s %-7s %-10s %-10s %3d | %8.2f %8.2f | %7.2f %7.2f | %6.2f | %7.2f %-6s | %6.2f "
+                       "%6.2f\n",
+                       shape, dn, tiles[0], tiles[1], threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
+                       gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
+                fflush(stdout);
+                if (f)
+                    fprintf(atomic_file_stream(f),
+                            "\"%s\",%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f\n", shape, dn,
+                            tiles[0], tiles[1], threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
+                            gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0],
+                            tc / ts[1]);
             }
-            if (rc)
-                break;
-            copy_ctx cc = {(const char *)a, (char *)b, bytes, threads};
-            const double tm = best_time(copy_memcpy, &cc, 3), tn = best_time(copy_stream, &cc, 3);
-            const double tc = tm < tn ? tm : tn;
-            const char *kind = tm < tn ? "memcpy" : "stream";
-            char shape[64], tiles[32];
-            const char *m = bc->morton ? " Z" : "";
-            if (bc->rank == 2) {
-                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 "]%s", bc->L[1], bc->L[0], m);
-                snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64, grid[1], grid[0]);
-            } else {
-                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]%s", bc->L[2],
-                         bc->L[1], bc->L[0], m);
-                snprintf(tiles, sizeof tiles, "%" PRId64 "x%" PRId64 "x%" PRId64, grid[2],
-                         grid[1], grid[0]);
-            }
-            const double gb = 2.0 * (double)bytes * 1e-9;
-            printf("%-16s %-10s %3d | %8.2f %8.2f | %7.2f %7.2f | %6.2f | %7.2f %-6s | %6.2f %6.2f\n",
-                   shape, tiles, threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
-                   gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
-            fflush(stdout);
-            if (f)
-                fprintf(atomic_file_stream(f), "\"%s\",%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f\n",
-                        shape, tiles, threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
-                        gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0],
-                        tc / ts[1]);
+            free(t);
+            free(a);
+            free(b);
         }
-        free(t);
-        free(a);
-        free(b);
     }
     if (f) {
         if (rc)

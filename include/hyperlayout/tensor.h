@@ -164,10 +164,19 @@ typedef struct hl_cache_options {
 
 typedef struct hl_tile_cache hl_tile_cache;
 
-/* The cache of `tile` (a view of a top-level tensor that is not itself
- * cached: its data is the root's).  Immutable once made: fill and
- * write back from any number of threads, each with its own scratch.  The
- * plans are single-threaded: they run inside the caller's thread. */
+/* The cache of `tile`, a view of a top-level tensor, or of a cached view
+ * (a cache of a cache: an L1 tile cut from an L2 tile's scratch).  The
+ * fill reads the nearest cached view up the tile's chain (its scratch: the
+ * buffer the tile points at), else the top-level tensor: a cell that
+ * source holds is copied (a parent scratch's halo cells as they are), a
+ * cell outside the array and the source follows the policy (a mapped cell
+ * must lie in the source), and a cell inside the array that the source
+ * does not hold is HL_ERR_RANGE.  Write-back goes to the tile's buffer
+ * (the parent scratch, for a cache of a cache).  Immutable once made: for
+ * a top-level source, fill and write back from any number of threads,
+ * each with its own scratch; a cache of a cache reads and writes the
+ * parent scratch it was made over.  The plans are single-threaded: they
+ * run inside the caller's thread. */
 hl_status hl_tile_cache_create(hl_tile_cache **c, const hl_tensor *tile,
                                const hl_cache_options *opt);
 void hl_tile_cache_destroy(hl_tile_cache *c);
@@ -224,6 +233,41 @@ void hl_spmd_destroy(hl_spmd *r);
 
 /* Runs the kernel on every tile; the first error any tile returned. */
 hl_status hl_spmd_run(const hl_spmd *r, hl_spmd_kernel kernel, void *arg);
+
+/* ---- several inputs and outputs ---------------------------------------------
+ *
+ * The same runner over any number of top-level tensors read and written
+ * together (a field and its coefficients in, several results out): all of
+ * the same extents, in any layouts and element sizes; a tile of the grid is
+ * the same box of every one.  Each tensor is cached or not by its own
+ * flag (or by the options' HL_SPMD_CACHE_IN / HL_SPMD_CACHE_OUT for all
+ * inputs / all outputs), each input with its own halo.  The kernel gets
+ * arrays of views in the order given: in[j] the input view of its tile
+ * (a cached tile with its halo, or a window clipped to the array), out[j]
+ * the output tile (or its scratch, written back after the kernel).
+ * Outputs must not overlap one another or any input. */
+
+#define HL_SPMD_MAX_TENSORS 64 /* inputs, and outputs, at most */
+
+typedef struct hl_spmd_io {
+    const hl_tensor *tensor; /* a top-level tensor */
+    bool cached;             /* a scratch copy per tile (inputs: with the halo) */
+    const int64_t *halo;     /* inputs: halo per dimension; NULL: the options' */
+} hl_spmd_io;
+
+typedef hl_status (*hl_spmd_kernel_multi)(const hl_tensor *const *in, int nin,
+                                          const hl_tensor *const *out, int nout, void *arg);
+
+/* A runner over nin inputs and nout outputs (nin + nout >= 1; either may be
+ * 0).  Tile views and cache plans are made here, once; the tensors must
+ * stay where they are while the runner lives. */
+hl_status hl_spmd_create_multi(hl_spmd **r, const hl_spmd_io *in, int nin, const hl_spmd_io *out,
+                               int nout, const hl_spmd_options *opt);
+
+/* Runs the kernel on every tile of any runner; the first error any tile
+ * returned.  (hl_spmd_run needs a runner of one input and one output:
+ * HL_ERR_MISMATCH otherwise.) */
+hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void *arg);
 
 /* Tiles of the grid, and the workers used. */
 int64_t hl_spmd_tiles(const hl_spmd *r);
