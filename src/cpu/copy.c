@@ -1150,8 +1150,15 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
     int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
     if (k->ahead && lo + k->ahead < hi)
         plane_at(k, lo + k->ahead, da, &soa, &unused);
+    if (!k->ahead) {
+        for (int64_t o = lo; o < hi; o++) {
+            run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
+            next_plane(k, d, &so, &doff);
+        }
+        return;
+    }
     for (int64_t o = lo; o < hi; o++) {
-        if (k->ahead && o + k->ahead < hi) {
+        if (o + k->ahead < hi) {
             if (k->mode == GROUP)
                 prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
             else
