@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -18,6 +19,32 @@ static inline int64_t below(int64_t n)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (int64_t)(rng % (uint64_t)n);
+}
+
+/* A random distribution spec of `rank` (up to 5) dimensions into spec (128
+ * bytes): UPC tiles of 1-3 cells one time in four, else none / block /
+ * cyclic / cyclic:1-3 per dimension, slowest first. */
+static inline void random_dist_spec(char *spec, int rank)
+{
+    spec[0] = 0;
+    if (below(4) == 0) { /* upc:[b]...[b] */
+        strcat(spec, "upc:");
+        for (int i = 0; i < rank; i++) {
+            char part[48];
+            snprintf(part, sizeof part, "[%" PRId64 "]", 1 + below(3));
+            strcat(spec, part);
+        }
+        return;
+    }
+    for (int i = rank - 1; i >= 0; i--) {
+        const int64_t k = below(4);
+        char part[48];
+        snprintf(part, sizeof part, "%s", k == 0 ? "none" : k == 1 ? "block" : "cyclic");
+        if (k == 3)
+            snprintf(part, sizeof part, "cyclic:%" PRId64, 1 + below(3));
+        strcat(spec, part);
+        strcat(spec, i ? "," : "");
+    }
 }
 
 static int failures, checks;

@@ -16,29 +16,6 @@
 #include "hyperlayout/darray.h"
 #include "mpi_check.h"
 
-static void random_spec(char *spec, int rank)
-{
-    spec[0] = 0;
-    if (below(4) == 0) { /* upc:[b]...[b] */
-        strcat(spec, "upc:");
-        for (int i = 0; i < rank; i++) {
-            char part[48];
-            snprintf(part, sizeof part, "[%" PRId64 "]", 1 + below(3));
-            strcat(spec, part);
-        }
-        return;
-    }
-    for (int i = rank - 1; i >= 0; i--) {
-        const int64_t k = below(4);
-        char part[48];
-        snprintf(part, sizeof part, "%s", k == 0 ? "none" : k == 1 ? "block" : "cyclic");
-        if (k == 3)
-            snprintf(part, sizeof part, "cyclic:%" PRId64, 1 + below(3));
-        strcat(spec, part);
-        strcat(spec, i ? "," : "");
-    }
-}
-
 /* This process's memory under d: each cell's global index, padding -7. */
 static int64_t *memory_of(const hl_dist *d, int me, int64_t *slots)
 {
@@ -65,8 +42,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < rank; i++)
             ext[i] = 1 + below(rank <= 2 ? 23 : rank == 3 ? 7 : 4);
         char sa[128], sb[128];
-        random_spec(sa, rank);
-        random_spec(sb, rank);
+        random_dist_spec(sa, rank);
+        random_dist_spec(sb, rank);
         if (c % 10 == 0)
             strcpy(sb, sa); /* the same distribution: nothing may move */
         hl_dist a, b;

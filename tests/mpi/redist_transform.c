@@ -28,29 +28,6 @@
 
 static int me, procs;
 
-static void random_spec(char *spec, int rank)
-{
-    spec[0] = 0;
-    if (below(4) == 0) { /* upc:[b]...[b] */
-        strcat(spec, "upc:");
-        for (int i = 0; i < rank; i++) {
-            char part[48];
-            snprintf(part, sizeof part, "[%" PRId64 "]", 1 + below(3));
-            strcat(spec, part);
-        }
-        return;
-    }
-    for (int i = rank - 1; i >= 0; i--) {
-        const int64_t k = below(4);
-        char part[48];
-        snprintf(part, sizeof part, "%s", k == 0 ? "none" : k == 1 ? "block" : "cyclic");
-        if (k == 3)
-            snprintf(part, sizeof part, "cyclic:%" PRId64, 1 + below(3));
-        strcat(spec, part);
-        strcat(spec, i ? "," : "");
-    }
-}
-
 /* A random op valid on extents ext (rank), appended to text; ext becomes
  * the op's output extents. */
 static void random_op(char *text, int rank, int64_t *ext)
@@ -315,8 +292,8 @@ static int64_t random_chains(void)
             continue;
         const hl_shape *os = hl_plan_out_shape(p);
         char sa[128], sb[128];
-        random_spec(sa, rank);
-        random_spec(sb, rank);
+        random_dist_spec(sa, rank);
+        random_dist_spec(sb, rank);
         hl_dist a, b;
         if (hl_dist_parse(&a, sa, rank, ext, procs, NULL) != HL_OK ||
             hl_dist_parse(&b, sb, rank, os->extent, procs, NULL) != HL_OK) {
