@@ -53,6 +53,8 @@ enum {
     STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
+    GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
+                                      piece finds its source lines there */
     MIN_ORDERED_ROW_BYTES = 256, /* rows this long are taken in source order */
     PF_DISTANCE = 8192,       /* bytes of source requested ahead of a group's copies */
     PF_SPAN_MAX = 16384,      /* ... when a plane reads at most this span */
@@ -940,7 +942,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     hl_box *b = malloc(sizeof *b);
     hl_status st = c && b ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK)
-        st = hl_row_groups(ir, GROUP_STAGE_BYTES / es, 2 * STAGE_BYTES / es, &groups, &ngroups);
+        st = hl_row_groups(ir, GROUP_STAGE_BYTES / es, GROUP_RUN_MAX_BYTES / es, &groups, &ngroups);
     if (st == HL_OK && !(c->box = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *c->box)))
         st = HL_ERR_NOMEM;
     for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
