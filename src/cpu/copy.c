@@ -22,7 +22,8 @@
  *   ONE        a single cell;
  *   GROUP      the pieces of one output run, from several boxes that share
  *              their outer digits (rowgroup.h), copied one after another
- *              (through the stage when streaming, then streamed whole).
+ *              (a short run read backwards or strided through the stage,
+ *              then streamed whole).
  *
  * The remaining (outer) digits are walked by an odometer, which asks for the
  * next plane's source while the current one is copied.  All boxes of a plan
@@ -239,6 +240,7 @@ static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t s
     }
 }
 
+#if defined(__SSE2__)
 /* out[i] = in[-i] for i < n, the source read upwards (the cells of out
  * from the last): a chunk of a reversed row read the way the prefetchers
  * expect, when the chunks are taken upwards too. */
@@ -259,6 +261,7 @@ static void reverse_up(char *out, const char *in, int64_t n, int64_t es)
     for (; i > 0; i--)
         memcpy(out + (i - 1) * es, in - (i - 1) * es, (size_t)es);
 }
+#endif
 
 /* A row written with non-temporal stores: they bypass the cache, so a write
  * does not first read its line (as memcpy does for big copies).  Only whole
@@ -1067,6 +1070,9 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             if (left < k->cut)
                 cells = k->block / k->cut * left;
         }
+        if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
+            for (int64_t j = 0; j < cells / k->row_len; j++)
+                prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
         if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
@@ -1110,7 +1116,6 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
     }
 }
 
-/* Runs planes [lo, hi) of one box. */
 /* The outer digits and offsets of plane p. */
 static void plane_at(const kbox *k, int64_t p, int64_t *d, int64_t *so, int64_t *doff)
 {
@@ -1144,21 +1149,21 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
 {
     int64_t d[WORK_DIGITS] = {0}, so, doff;
     plane_at(k, lo, d, &so, &doff);
-    /* the next plane is most likely one step of the first outer digit away;
-     * its source is requested while this one is copied, since short streams,
-     * or streams read backwards, train no prefetcher */
-    const int64_t next = k->inner < k->n && !k->ahead ? k->ss[k->inner] * es : 0;
-    /* groups: a second odometer k->ahead planes in front */
-    int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
-    if (k->ahead && lo + k->ahead < hi)
-        plane_at(k, lo + k->ahead, da, &soa, &unused);
     if (!k->ahead) {
+        /* the next plane is most likely one step of the first outer digit
+         * away; its source is requested while this one is copied, since
+         * short streams, or streams read backwards, train no prefetcher */
+        const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
         for (int64_t o = lo; o < hi; o++) {
             run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
             next_plane(k, d, &so, &doff);
         }
         return;
     }
+    /* lookahead: a second odometer k->ahead planes in front */
+    int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
+    if (lo + k->ahead < hi)
+        plane_at(k, lo + k->ahead, da, &soa, &unused);
     for (int64_t o = lo; o < hi; o++) {
         if (o + k->ahead < hi) {
             if (k->mode == GROUP)
@@ -1167,7 +1172,7 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
                 prefetch_cells(in + soa * es, k->ptab, k->npf, es);
             next_plane(k, da, &soa, &unused);
         }
-        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
+        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, 0);
         next_plane(k, d, &so, &doff);
     }
 }
