@@ -216,7 +216,7 @@ static void test_describe(void **state)
     expect_solver(p[0], "reversed rows");
     expect_solver(p[0], "in-place row gather");
     expect_solver(p[1], "memcpy rows");
-    expect_solver(p[2], "staged transpose");
+    expect_solver(p[2], "register transpose");
     expect_solver(p[2], "transpose in cache");
     expect_solver(p[3], "short-row blocks");
     expect_solver(p[3], "cell cycles");

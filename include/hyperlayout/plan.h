@@ -46,6 +46,17 @@ typedef struct hl_plan_options {
                        slow, for checking the engine */
 } hl_plan_options;
 
+/* The instruction-set level of the CPU kernels in plans created from now
+ * on: "generic", "sse2", "avx2", "avx512", or NULL / "auto" for the best this
+ * CPU and build have (the default).  Process-wide; a plan keeps the level it
+ * was made with.  HL_ERR_UNSUPPORTED when the CPU or the build lacks the
+ * level, HL_ERR_ARG for a name not listed.  For checking one level against
+ * another (tests) and for measuring them. */
+hl_status hl_isa_force(const char *name);
+
+/* The level plans created now get ("avx512", ...). */
+const char *hl_isa_name(void);
+
 /* A plan between two layouts of the same extents; elements of elem_size
  * bytes (any size >= 1).  opt may be NULL. */
 hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,

@@ -14,11 +14,12 @@
  *              or of rows when rows have 16 cells or more);
  *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
  *              innermost src digits (a run contiguous in src, "B") are
- *              different: A rows of B cells are read along src rows and
- *              transposed in registers into a staging buffer, which is
- *              written as B rows of A cells along dst rows — memory is only
- *              ever touched in runs of hundreds of bytes, however the digits
- *              are ordered;
+ *              different: A rows of B cells (A a few lines long, B up to
+ *              TR_COL_BYTES) are read along src rows and written transposed
+ *              straight into the output by register transposes
+ *              (transpose.h), whole lines of output at a time; the next
+ *              plane continues the same rows, so the source is A sequential
+ *              streams, however the digits are ordered;
  *   ONE        a single cell;
  *   GROUP      the pieces of one output run, from several boxes that share
  *              their outer digits (rowgroup.h), copied one after another
@@ -31,6 +32,7 @@
  * threads in contiguous ranges of equal work. */
 #include "copy.h"
 #include "rowgroup.h"
+#include "transpose.h"
 
 #include <inttypes.h>
 #include <omp.h>
@@ -46,12 +48,17 @@ enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP };
 
 enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block */
-    STAGE_BYTES = 1 << 16, /* one staging buffer of the transpose (x2 per thread) */
+    STAGE_BYTES = 1 << 16, /* one staging buffer (x2 per thread) */
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
     MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
                                twice, where rows read a line per cell */
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
-    STAGE_SIDE_MAX = 256,  /* the most rows of a transpose plane (1-byte cells) */
+    TR_ROWS_MAX = 256,     /* the most rows of a transpose plane */
+    TR_ROW_BYTES_MAX = 512, /* ... the output run of a plane's column: the longest tried */
+    TR_ROW_BYTES_MIN = 128, /* ... and the shortest */
+    TR_COL_BYTES = 16384,  /* ... the source run of a plane's row */
+    L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
+    L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
     GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
@@ -85,13 +92,15 @@ typedef struct {
     bool short_rows; /* rows of 16, 32 or 64 bytes contiguous on both sides */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
-     * forwards at dst offset dtab[b].  The last dst and src digits of the
+     * forwards at dst offset dtab[b].  The last src and dst digits of the
      * plane are cut into chunks: outer digits `inner` and `inner+1` count
-     * the chunks, and a partial chunk uses a prefix of the tables. */
+     * the chunks (columns first), and a partial chunk uses a prefix of the
+     * tables.  `lines`: every dtab[b] starts a line when the plane does. */
     int64_t rows_in, row_chunk, row_last; /* rows = rows_in * chunk of digit row_last */
     int64_t cols_in, col_chunk, col_last;
     int64_t sdir;
     int64_t *stab, *dtab;
+    bool lines;
     /* GROUP: the members' parts of a run, at offsets from the plane's */
     int nmem;
     struct member *mem;
@@ -122,7 +131,7 @@ struct box_solver {
 struct hl_copy {
     int64_t nboxes, es, cells;
     bool stream;
-    bool staging; /* some box transposes: threads need staging buffers */
+    const hl_transpose_isa *isa;
     kbox *box;
 };
 
@@ -359,117 +368,6 @@ static void copy_short_rows(char *out, const char *in, const int64_t *stab, cons
     }
 }
 
-/* out[b][a] = row[a][b] for r rows of c cells (row[a] anywhere, out dense,
- * r x c cells fit the cache), in square tiles so that both sides stay in L1.
- * Reading the rows in place (not through a first copy) halves the work:
- * each tile reads 16 rows side by side, which the prefetchers follow. */
-#define TRANSPOSE_LOOP(T)                                                                          \
-    do {                                                                                           \
-        T *o = (T *)(void *)out;                                                                   \
-        for (int64_t a0 = 0; a0 < r; a0 += 16)                                                     \
-            for (int64_t b0 = 0; b0 < c; b0 += 16) {                                               \
-                int64_t a1 = a0 + 16 < r ? a0 + 16 : r, b1 = b0 + 16 < c ? b0 + 16 : c;            \
-                for (int64_t a = a0; a < a1; a++) {                                                \
-                    const T *s = (const T *)(const void *)row[a];                                  \
-                    for (int64_t b = b0; b < b1; b++)                                              \
-                        o[b * r + a] = s[b];                                                       \
-                }                                                                                  \
-            }                                                                                      \
-    } while (0)
-
-#if defined(__SSE2__)
-/* Asks for rows a..a+15 ahead of their use: a plane's rows are short runs
- * far apart, too many for the hardware prefetchers to follow. */
-static void prefetch_rows(const char *const *row, int64_t a, int64_t r, int64_t bytes)
-{
-    for (int64_t j = a; j < a + 16 && j < r; j++)
-        for (int64_t l = 0; l < bytes; l += 64)
-            _mm_prefetch(row[j] + l, _MM_HINT_T0);
-}
-
-/* 4-byte elements: 4 x 4 tiles in registers. */
-static void transpose4(char *out, const char *const *row, int64_t r, int64_t c)
-{
-    float *o = (float *)(void *)out;
-    const int64_t r4 = r & ~(int64_t)3, c4 = c & ~(int64_t)3;
-    prefetch_rows(row, 0, r, c * 4);
-    for (int64_t a0 = 0; a0 < r4; a0 += 16) {
-        prefetch_rows(row, a0 + 16, r, c * 4);
-        for (int64_t b0 = 0; b0 < c4; b0 += 16) {
-            int64_t a1 = a0 + 16 < r4 ? a0 + 16 : r4, b1 = b0 + 16 < c4 ? b0 + 16 : c4;
-            for (int64_t a = a0; a < a1; a += 4) {
-                const float *s0 = (const float *)(const void *)row[a];
-                const float *s1 = (const float *)(const void *)row[a + 1];
-                const float *s2 = (const float *)(const void *)row[a + 2];
-                const float *s3 = (const float *)(const void *)row[a + 3];
-                for (int64_t b = b0; b < b1; b += 4) {
-                    __m128 x0 = _mm_loadu_ps(s0 + b), x1 = _mm_loadu_ps(s1 + b);
-                    __m128 x2 = _mm_loadu_ps(s2 + b), x3 = _mm_loadu_ps(s3 + b);
-                    _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
-                    _mm_storeu_ps(o + b * r + a, x0);
-                    _mm_storeu_ps(o + (b + 1) * r + a, x1);
-                    _mm_storeu_ps(o + (b + 2) * r + a, x2);
-                    _mm_storeu_ps(o + (b + 3) * r + a, x3);
-                }
-            }
-        }
-    }
-    for (int64_t a = 0; a < r; a++) { /* the edges */
-        const float *s = (const float *)(const void *)row[a];
-        for (int64_t b = a < r4 ? c4 : 0; b < c; b++)
-            o[b * r + a] = s[b];
-    }
-}
-
-/* 8-byte elements: 2 x 2 tiles in registers. */
-static void transpose8(char *out, const char *const *row, int64_t r, int64_t c)
-{
-    double *o = (double *)(void *)out;
-    const int64_t r2 = r & ~(int64_t)1, c2 = c & ~(int64_t)1;
-    prefetch_rows(row, 0, r, c * 8);
-    for (int64_t a0 = 0; a0 < r2; a0 += 16) {
-        prefetch_rows(row, a0 + 16, r, c * 8);
-        for (int64_t b0 = 0; b0 < c2; b0 += 16) {
-            int64_t a1 = a0 + 16 < r2 ? a0 + 16 : r2, b1 = b0 + 16 < c2 ? b0 + 16 : c2;
-            for (int64_t a = a0; a < a1; a += 2) {
-                const double *s0 = (const double *)(const void *)row[a];
-                const double *s1 = (const double *)(const void *)row[a + 1];
-                for (int64_t b = b0; b < b1; b += 2) {
-                    __m128d x0 = _mm_loadu_pd(s0 + b), x1 = _mm_loadu_pd(s1 + b);
-                    _mm_storeu_pd(o + b * r + a, _mm_unpacklo_pd(x0, x1));
-                    _mm_storeu_pd(o + (b + 1) * r + a, _mm_unpackhi_pd(x0, x1));
-                }
-            }
-        }
-    }
-    for (int64_t a = 0; a < r; a++) {
-        const double *s = (const double *)(const void *)row[a];
-        for (int64_t b = a < r2 ? c2 : 0; b < c; b++)
-            o[b * r + a] = s[b];
-    }
-}
-#endif
-
-static void transpose(char *out, const char *const *row, int64_t r, int64_t c, int64_t es)
-{
-    switch (es) {
-    case 1: TRANSPOSE_LOOP(uint8_t); break;
-    case 2: TRANSPOSE_LOOP(uint16_t); break;
-#if defined(__SSE2__)
-    case 4: transpose4(out, row, r, c); break;
-    case 8: transpose8(out, row, r, c); break;
-#else
-    case 4: TRANSPOSE_LOOP(uint32_t); break;
-    case 8: TRANSPOSE_LOOP(uint64_t); break;
-#endif
-    case 16: TRANSPOSE_LOOP(u128_pair); break;
-    default:
-        for (int64_t a = 0; a < r; a++)
-            for (int64_t b = 0; b < c; b++)
-                memcpy(out + (b * r + a) * es, row[a] + b * es, (size_t)es);
-    }
-}
-
 /* ---- planning ---------------------------------------------------------------- */
 
 /* The offsets of every combination of digits first..last-1 (the last one
@@ -493,15 +391,6 @@ static int64_t *offset_table(const kbox *k, const int64_t *st, int first, int la
         }
     }
     return tab;
-}
-
-/* The largest power of two whose square of elements fits a staging buffer. */
-static int64_t stage_side(int64_t es)
-{
-    int64_t side = 1;
-    while (2 * side <= STAGE_SIDE_MAX && 2 * side * 2 * side * es <= STAGE_BYTES)
-        side *= 2;
-    return side;
 }
 
 /* Gathers a run of the plane: digit `first` and then, wherever they are,
@@ -546,13 +435,17 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
 
 /* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
  * run (from the digit with |ss| = 1) are different digits, each run at least
- * a cache line long.  Each is taken up to a side of the staging buffer. */
-static bool plan_transpose(kbox *k, int64_t es)
+ * a cache line long.  The dst run is taken up to TR_ROW_BYTES (a plane's
+ * rows: source streams read side by side), the src run up to TR_COL_BYTES. */
+static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
 {
-    const int64_t side = stage_side(es);
     if (abs64(k->ds[0]) != 1 || abs64(k->ss[0]) == 1)
         return false;
-    int64_t rows_full, cols_full;
+    int64_t rows_full, cols_full, side = row_bytes / es;
+    if (side < 2)
+        side = 2;
+    if (side > TR_ROWS_MAX)
+        side = TR_ROWS_MAX;
     const int nd = take_run(k, 0, k->ds, side, true, &k->rows_in, &k->row_chunk, &rows_full);
     int s0 = -1;
     for (int t = nd; t < k->n && s0 < 0; t++)
@@ -561,7 +454,8 @@ static bool plan_transpose(kbox *k, int64_t es)
     if (nd == 0 || s0 < 0)
         return false;
     move_digit(k, s0, nd);
-    const int ns = take_run(k, nd, k->ss, side, false, &k->cols_in, &k->col_chunk, &cols_full);
+    const int ns = take_run(k, nd, k->ss, TR_COL_BYTES / es > 2 ? TR_COL_BYTES / es : 2, false,
+                            &k->cols_in, &k->col_chunk, &cols_full);
     if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_SRC_RUN_BYTES)
         return false;
     k->mode = TRANSPOSE;
@@ -573,8 +467,9 @@ static bool plan_transpose(kbox *k, int64_t es)
 }
 
 /* The chunk counters of the transpose's two cut digits become the two
- * innermost outer digits; the offset tables cover one whole chunk. */
-static hl_status finish_transpose(kbox *k)
+ * innermost outer digits, the column counter first (the next plane reads on
+ * along the same rows); the offset tables cover one whole chunk. */
+static hl_status finish_transpose(kbox *k, int64_t es)
 {
     const int rl = (int)k->row_last, cl = (int)k->col_last;
     for (int t = k->n - 1; t >= k->inner; t--) {
@@ -583,7 +478,7 @@ static hl_status finish_transpose(kbox *k)
         k->ds[t + 2] = k->ds[t];
     }
     k->n += 2;
-    const int r = k->inner, c = k->inner + 1;
+    const int c = k->inner, r = k->inner + 1;
     k->ext[r] = (k->ext[rl] + k->row_chunk - 1) / k->row_chunk;
     k->ss[r] = k->ss[rl] * k->row_chunk;
     k->ds[r] = k->ds[rl] * k->row_chunk;
@@ -594,7 +489,12 @@ static hl_status finish_transpose(kbox *k)
     k->plane_cells = rows * cols;
     k->stab = offset_table(k, k->ss, 0, rl + 1, k->row_chunk, rows);
     k->dtab = offset_table(k, k->ds, rl + 1, cl + 1, k->col_chunk, cols);
-    return k->stab && k->dtab ? HL_OK : HL_ERR_NOMEM;
+    if (!k->stab || !k->dtab)
+        return HL_ERR_NOMEM;
+    k->lines = (rows * es) % 64 == 0;
+    for (int64_t b = 0; b < cols && k->lines; b++)
+        k->lines = (k->dtab[b] * es) % 64 == 0;
+    return HL_OK;
 }
 
 /* Cuts digit t (the plane's last) into chunks of `chunk`: the chunk counter
@@ -720,12 +620,44 @@ static bool plan_one(kbox *k, int64_t es, hl_status *st)
     return true;
 }
 
-static bool plan_staged_transpose(kbox *k, int64_t es, hl_status *st)
+/* The most rows of a plane whose first lines fall in one set of the L2.
+ * Rows a power-of-two stride apart (a reversal of [256,256,256]: 256 KiB)
+ * all share one; the lines requested ahead of them then evict each other. */
+static int64_t rows_per_set(const kbox *k, int64_t es)
 {
-    if (!plan_transpose(k, es))
-        return false;
-    *st = finish_transpose(k);
-    return true;
+    uint16_t count[L2_SETS] = {0};
+    int64_t most = 0;
+    for (int64_t a = 0; a < k->rows_in * k->row_chunk; a++) {
+        const int64_t set = (k->stab[a] * es / 64) & (L2_SETS - 1);
+        if (++count[set] > most)
+            most = count[set];
+    }
+    return most;
+}
+
+/* The cost model: the plane with the longest output run (the fewest, longest
+ * non-temporal bursts) whose rows do not crowd one set of the L2. */
+static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
+{
+    int64_t work[3][WORK_DIGITS];
+    const kbox saved = *k;
+    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
+    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
+    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
+    for (int64_t bytes = TR_ROW_BYTES_MAX;; bytes /= 2) {
+        if (!plan_transpose(k, es, bytes))
+            return false;
+        *st = finish_transpose(k, es);
+        if (*st != HL_OK || bytes <= TR_ROW_BYTES_MIN || rows_per_set(k, es) <= L2_ROWS_PER_SET)
+            return true;
+        free(k->stab);
+        free(k->dtab);
+        int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
+        *k = saved;
+        memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
+        memcpy(ss, work[1], sizeof *work[1] * (size_t)k->n);
+        memcpy(ds, work[2], sizeof *work[2] * (size_t)k->n);
+    }
 }
 
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
@@ -766,7 +698,7 @@ static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
  * digits and, if so, plans the box's planes. */
 static const box_solver solvers[] = {
     {"cell", plan_one},
-    {"staged transpose", plan_staged_transpose},
+    {"register transpose", plan_register_transpose},
     {"short-row blocks", plan_block},
     {"memcpy rows", plan_memcpy_rows},
     {"reversed rows", plan_reversed_rows},
@@ -956,7 +888,6 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
             hl_ir_box(ir, groups[i].first, b);
             st = prepare(&c->box[i], b, es);
         }
-        c->staging = c->staging || c->box[i].mode == TRANSPOSE;
     }
     free(groups);
     free(b);
@@ -965,6 +896,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
         return st;
     }
     c->es = es;
+    c->isa = hl_transpose_isa_current();
     c->cells = ir->cells;
     c->stream = c->cells * es >= STREAM_BYTES;
     *out = c;
@@ -1025,7 +957,7 @@ static void copy_member(const member *m, char *out, const char *in, int64_t es)
 }
 
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
-                      bool stream, char *stage, int64_t next)
+                      bool stream, char *stage, int64_t next, const hl_transpose_isa *isa)
 {
     switch (k->mode) {
     case GROUP: {
@@ -1088,29 +1020,19 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
     default: {
         /* the last chunk of a cut digit is a prefix of the tables */
         const int64_t rl = k->row_last, cl = k->col_last;
-        const int64_t rc = d[k->inner] * k->row_chunk, cc = d[k->inner + 1] * k->col_chunk;
+        const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
         const int64_t rows = k->rows_in * (k->ext[rl] - rc < k->row_chunk ? k->ext[rl] - rc : k->row_chunk);
         const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
-        /* rows read backwards (a flip on the src side) are first copied
-         * forwards into the first half of the stage */
-        const char *row[STAGE_SIDE_MAX];
-        for (int64_t r = 0; r < rows; r++) {
+        const char *row[TR_ROWS_MAX];
+        for (int64_t r = 0; r < rows; r++)
             row[r] = in + k->stab[r] * es;
-            if (k->sdir != 1) {
-                copy_row(stage + r * cols * es, row[r], cols, 1, k->sdir, es);
-                row[r] = stage + r * cols * es;
-            }
-        }
-        char *b = stage + STAGE_BYTES;
-        transpose(b, row, rows, cols, es);
-        if (next) /* the first rows of the next plane (the rest: in transpose) */
-            for (int64_t r = 0; r < rows && r < 16; r++)
-                prefetch_run(in + next + k->stab[r] * es, cols * es, k->sdir, es);
-        for (int64_t c = 0; c < cols; c++)
-            if (stream)
-                stream_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, es, true);
-            else
-                copy_row(out + k->dtab[c] * es, b + c * rows * es, rows, 1, 1, es);
+        /* streamed only when every column's micro-blocks start lines: a
+         * partial line written that way costs a read-modify-write in memory */
+        const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
+        hl_transpose_block(isa, out, k->dtab, row, rows, cols, k->sdir, lines, es);
+        if (next) /* the next plane's first lines of each row */
+            for (int64_t r = 0; r < rows; r++)
+                prefetch_run(row[r] + next, 64, k->sdir, es);
         return;
     }
     }
@@ -1145,7 +1067,7 @@ static inline __attribute__((always_inline)) void next_plane(const kbox *k, int6
 
 /* Runs planes [lo, hi) of one box. */
 static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
-                       bool stream, char *stage)
+                       bool stream, char *stage, const hl_transpose_isa *isa)
 {
     int64_t d[WORK_DIGITS] = {0}, so, doff;
     plane_at(k, lo, d, &so, &doff);
@@ -1155,7 +1077,7 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
          * short streams, or streams read backwards, train no prefetcher */
         const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
         for (int64_t o = lo; o < hi; o++) {
-            run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next);
+            run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next, isa);
             next_plane(k, d, &so, &doff);
         }
         return;
@@ -1172,7 +1094,7 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
                 prefetch_cells(in + soa * es, k->ptab, k->npf, es);
             next_plane(k, da, &soa, &unused);
         }
-        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, 0);
+        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, 0, isa);
         next_plane(k, d, &so, &doff);
     }
 }
@@ -1194,7 +1116,7 @@ static void run_share(const hl_copy *c, int64_t work, int me, int nt, const char
             if (p1 > k->planes)
                 p1 = k->planes;
             if (p0 < p1)
-                run_planes(k, p0, p1, in, out, c->es, c->stream, stage);
+                run_planes(k, p0, p1, in, out, c->es, c->stream, stage, c->isa);
         }
         start += size;
     }
@@ -1209,7 +1131,7 @@ hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec
     int64_t work = 0;
     for (int64_t i = 0; i < c->nboxes; i++)
         work += c->box[i].planes * c->box[i].plane_cells;
-    const bool stage_needed = c->staging || c->stream;
+    const bool stage_needed = c->stream;
     if (ctx->threads == 0) {
         char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
         if (stage_needed && !stage)
@@ -1252,6 +1174,9 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                k->ss[t], k->ds[t]);
         if (k->mode == GROUP)
             used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
+        if (k->mode == TRANSPOSE)
+            used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes",
+                               c->isa->name, k->rows_in * k->row_chunk * c->es);
         if (k->ahead)
             used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
                                k->ahead, k->ahead == 1 ? "" : "s");

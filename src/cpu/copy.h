@@ -1,6 +1,6 @@
 /* hyperlayout internal — the CPU's strided-copy kernel that runs a plan's
  * boxes: each box is given to the first registered solver that applies
- * (memcpy rows, reversed rows, strided rows, staged transpose, short-row
+ * (memcpy rows, reversed rows, strided rows, register transpose, short-row
  * blocks, a single cell) once, at preparation; all boxes are then run by
  * the threads in one parallel region. */
 #ifndef HYPERLAYOUT_CPU_COPY_H

@@ -1,0 +1,429 @@
+/* hyperlayout — the copy kernel's register transposes (transpose.h). */
+#include "transpose.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "hyperlayout/plan.h"
+#include "elem.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HL_X86 1
+#define AVX2 __attribute__((target("avx2")))
+#define AVX512 __attribute__((target("avx512f")))
+#define INLINE static inline __attribute__((always_inline))
+#endif
+
+enum {
+    LINE = 64,
+    PF_AHEAD = 1024, /* bytes of each row requested ahead of its micro-blocks */
+};
+
+/* out[dtab[b] + a] = row[a][b * dir] for rows [a0, a1) x columns [b0, b1). */
+static void cells(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t a1,
+                  int64_t b0, int64_t b1, int64_t dir, int64_t es)
+{
+    for (int64_t b = b0; b < b1; b++)
+        for (int64_t a = a0; a < a1; a++)
+            hl_elem_copy(out + (dtab[b] + a) * es, row[a] + b * dir * es, es);
+}
+
+/* The micro-blocks of RM rows x CM columns, then the edges cell by cell.
+ * MK(out, dtab, row, a0, b0, dir, nt) moves one micro-block; it is inlined
+ * twice so that the direction is a constant in each copy. */
+#define BLOCK_LOOP(MK, RM, CM, ES)                                                                 \
+    do {                                                                                           \
+        const int64_t rm = r / (RM) * (RM), cm = c / (CM) * (CM);                                  \
+        if (dir > 0) {                                                                             \
+            for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
+                for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
+                    MK(out, dtab, row, a0, b0, 1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);        \
+        } else {                                                                                   \
+            for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
+                for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
+                    MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);       \
+        }                                                                                          \
+        cells(out, dtab, row, rm, r, 0, c, dir, ES);                                               \
+        cells(out, dtab, row, 0, rm, cm, c, dir, ES);                                              \
+    } while (0)
+
+static void generic4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                     int64_t dir, bool lines)
+{
+    (void)lines;
+    cells(out, dtab, row, 0, r, 0, c, dir, 4);
+}
+
+static void generic8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                     int64_t dir, bool lines)
+{
+    (void)lines;
+    cells(out, dtab, row, 0, r, 0, c, dir, 8);
+}
+
+#if defined(HL_X86)
+/* The address of the lowest of the n cells a micro-block reads from row p
+ * at column b0 (backwards: the block's last column lies lowest). */
+#define FROM(p, b0, dir, n, es) ((p) + ((dir) > 0 ? (b0) : (b0) + (n)-1) * (dir) * (es))
+
+/* Into the L2 only: a plane's rows often share L1 sets (rows a power of two
+ * apart), where lines requested ahead would evict each other before use. */
+INLINE void ahead(const char *p, int64_t dir, bool pf)
+{
+    if (pf)
+        _mm_prefetch(p + dir * PF_AHEAD, _MM_HINT_T1);
+}
+
+/* ---- SSE2: 16 rows x 4 columns of float32, 8 x 2 of float64 ---------------- */
+
+INLINE __m128 load4f(const char *p, int64_t dir)
+{
+    const __m128 v = _mm_loadu_ps((const float *)(const void *)p);
+    return dir > 0 ? v : _mm_shuffle_ps(v, v, _MM_SHUFFLE(0, 1, 2, 3));
+}
+
+INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                      int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    __m128 x[16];
+    for (int i = 0; i < 16; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 4, 4);
+        x[i] = load4f(p, dir);
+        if (b0 % 16 == 0)
+            ahead(p, dir, pf);
+    }
+    for (int q = 0; q < 16; q += 4)
+        _MM_TRANSPOSE4_PS(x[q], x[q + 1], x[q + 2], x[q + 3]);
+    for (int j = 0; j < 4; j++) {
+        float *o = (float *)(void *)(out + (dtab[b0 + j] + a0) * 4);
+        for (int q = 0; q < 4; q++) {
+            if (nt)
+                _mm_stream_ps(o + 4 * q, x[4 * q + j]);
+            else
+                _mm_storeu_ps(o + 4 * q, x[4 * q + j]);
+        }
+    }
+}
+
+INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                      int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    __m128d x[8];
+    for (int i = 0; i < 8; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 2, 8);
+        const __m128d v = _mm_loadu_pd((const double *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm_shuffle_pd(v, v, 1);
+        if (b0 % 8 == 0)
+            ahead(p, dir, pf);
+    }
+    double *o0 = (double *)(void *)(out + (dtab[b0] + a0) * 8);
+    double *o1 = (double *)(void *)(out + (dtab[b0 + 1] + a0) * 8);
+    for (int q = 0; q < 4; q++) {
+        const __m128d lo = _mm_unpacklo_pd(x[2 * q], x[2 * q + 1]);
+        const __m128d hi = _mm_unpackhi_pd(x[2 * q], x[2 * q + 1]);
+        if (nt) {
+            _mm_stream_pd(o0 + 2 * q, lo);
+            _mm_stream_pd(o1 + 2 * q, hi);
+        } else {
+            _mm_storeu_pd(o0 + 2 * q, lo);
+            _mm_storeu_pd(o1 + 2 * q, hi);
+        }
+    }
+}
+
+static void sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                   int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_sse2_4, 16, 4, 4);
+}
+
+static void sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                   int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_sse2_8, 8, 2, 8);
+}
+
+/* ---- AVX2: 16 rows x 8 columns of float32 (two 8 x 8), 8 x 4 of float64 ---- */
+
+AVX2 INLINE void tr8x8(__m256 *x)
+{
+    __m256 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_ps(x[k], x[k + 1]);
+        t[k + 1] = _mm256_unpackhi_ps(x[k], x[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+    }
+    for (int j = 0; j < 4; j++) {
+        x[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+        x[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
+    }
+}
+
+AVX2 INLINE void mk_avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                           int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    const __m256i rev = _mm256_set_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256 x[16];
+    for (int i = 0; i < 16; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 8, 4);
+        const __m256 v = _mm256_loadu_ps((const float *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm256_permutevar8x32_ps(v, rev);
+        if (b0 % 16 == 0)
+            ahead(p, dir, pf);
+    }
+    tr8x8(x);
+    tr8x8(x + 8);
+    for (int j = 0; j < 8; j++) {
+        float *o = (float *)(void *)(out + (dtab[b0 + j] + a0) * 4);
+        if (nt) {
+            _mm256_stream_ps(o, x[j]);
+            _mm256_stream_ps(o + 8, x[j + 8]);
+        } else {
+            _mm256_storeu_ps(o, x[j]);
+            _mm256_storeu_ps(o + 8, x[j + 8]);
+        }
+    }
+}
+
+AVX2 INLINE void tr4x4d(__m256d *x)
+{
+    const __m256d t0 = _mm256_unpacklo_pd(x[0], x[1]), t1 = _mm256_unpackhi_pd(x[0], x[1]);
+    const __m256d t2 = _mm256_unpacklo_pd(x[2], x[3]), t3 = _mm256_unpackhi_pd(x[2], x[3]);
+    x[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    x[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    x[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    x[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                           int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    __m256d x[8];
+    for (int i = 0; i < 8; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 4, 8);
+        const __m256d v = _mm256_loadu_pd((const double *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm256_permute4x64_pd(v, _MM_SHUFFLE(0, 1, 2, 3));
+        if (b0 % 8 == 0)
+            ahead(p, dir, pf);
+    }
+    tr4x4d(x);
+    tr4x4d(x + 4);
+    for (int j = 0; j < 4; j++) {
+        double *o = (double *)(void *)(out + (dtab[b0 + j] + a0) * 8);
+        if (nt) {
+            _mm256_stream_pd(o, x[j]);
+            _mm256_stream_pd(o + 4, x[j + 4]);
+        } else {
+            _mm256_storeu_pd(o, x[j]);
+            _mm256_storeu_pd(o + 4, x[j + 4]);
+        }
+    }
+}
+
+AVX2 static void avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                        int64_t c, int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_avx2_4, 16, 8, 4);
+}
+
+AVX2 static void avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                        int64_t c, int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_avx2_8, 8, 4, 8);
+}
+
+/* ---- AVX-512: 16 x 16 float32, 8 x 8 float64 --------------------------------- */
+
+/* Lanes of 128 bits: x[0..3] hold lane l of four vectors A, B, C, D; out
+ * lane-column l = (A_l, B_l, C_l, D_l). */
+AVX512 INLINE void lanes4x4(__m512 *a, __m512 *b, __m512 *c, __m512 *d)
+{
+    const __m512 v0 = _mm512_shuffle_f32x4(*a, *b, 0x44), v1 = _mm512_shuffle_f32x4(*a, *b, 0xEE);
+    const __m512 v2 = _mm512_shuffle_f32x4(*c, *d, 0x44), v3 = _mm512_shuffle_f32x4(*c, *d, 0xEE);
+    *a = _mm512_shuffle_f32x4(v0, v2, 0x88);
+    *b = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+    *c = _mm512_shuffle_f32x4(v1, v3, 0x88);
+    *d = _mm512_shuffle_f32x4(v1, v3, 0xDD);
+}
+
+/* x[i] = row i of 16 float32 in, column i out.  After the first two steps
+ * u[4k + j] holds, in lane l, rows 4k..4k+3 of column 4l + j. */
+AVX512 INLINE void tr16x16(__m512 *x)
+{
+    __m512 t[16], u[16];
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_ps(x[k], x[k + 1]);
+        t[k + 1] = _mm512_unpackhi_ps(x[k], x[k + 1]);
+    }
+    for (int k = 0; k < 16; k += 4) {
+        u[k] = _mm512_shuffle_ps(t[k], t[k + 2], 0x44);
+        u[k + 1] = _mm512_shuffle_ps(t[k], t[k + 2], 0xEE);
+        u[k + 2] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        u[k + 3] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+    }
+    for (int j = 0; j < 4; j++) {
+        __m512 a = u[j], b = u[4 + j], c = u[8 + j], d = u[12 + j];
+        lanes4x4(&a, &b, &c, &d);
+        x[j] = a;
+        x[4 + j] = b;
+        x[8 + j] = c;
+        x[12 + j] = d;
+    }
+}
+
+AVX512 INLINE void mk_avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                               int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    const __m512i rev = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 x[16];
+    for (int i = 0; i < 16; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 16, 4);
+        const __m512 v = _mm512_loadu_ps((const float *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm512_permutexvar_ps(rev, v);
+        ahead(p, dir, pf);
+    }
+    tr16x16(x);
+    for (int j = 0; j < 16; j++) {
+        float *o = (float *)(void *)(out + (dtab[b0 + j] + a0) * 4);
+        if (nt)
+            _mm512_stream_ps(o, x[j]);
+        else
+            _mm512_storeu_ps(o, x[j]);
+    }
+}
+
+/* After the unpacks t[2k + j] holds, in lane l, rows 2k, 2k+1 of column
+ * 2l + j; the lanes then go as in tr16x16. */
+AVX512 INLINE void tr8x8d(__m512d *x)
+{
+    __m512 t[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm512_castpd_ps(_mm512_unpacklo_pd(x[k], x[k + 1]));
+        t[k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x[k], x[k + 1]));
+    }
+    for (int j = 0; j < 2; j++) {
+        __m512 a = t[j], b = t[2 + j], c = t[4 + j], d = t[6 + j];
+        lanes4x4(&a, &b, &c, &d);
+        x[j] = _mm512_castps_pd(a);
+        x[2 + j] = _mm512_castps_pd(b);
+        x[4 + j] = _mm512_castps_pd(c);
+        x[6 + j] = _mm512_castps_pd(d);
+    }
+}
+
+AVX512 INLINE void mk_avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                               int64_t b0, int64_t dir, bool nt, bool pf)
+{
+    const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    __m512d x[8];
+    for (int i = 0; i < 8; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 8, 8);
+        const __m512d v = _mm512_loadu_pd((const double *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm512_permutexvar_pd(rev, v);
+        ahead(p, dir, pf);
+    }
+    tr8x8d(x);
+    for (int j = 0; j < 8; j++) {
+        double *o = (double *)(void *)(out + (dtab[b0 + j] + a0) * 8);
+        if (nt)
+            _mm512_stream_pd(o, x[j]);
+        else
+            _mm512_storeu_pd(o, x[j]);
+    }
+}
+
+AVX512 static void avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                            int64_t c, int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_avx512_4, 16, 16, 4);
+}
+
+AVX512 static void avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                            int64_t c, int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_avx512_8, 8, 8, 8);
+}
+#endif
+
+static const hl_transpose_isa isa_generic = {"generic", generic4, generic8};
+#if defined(HL_X86)
+static const hl_transpose_isa isa_sse2 = {"sse2", sse2_4, sse2_8};
+static const hl_transpose_isa isa_avx2 = {"avx2", avx2_4, avx2_8};
+static const hl_transpose_isa isa_avx512 = {"avx512", avx512_4, avx512_8};
+#endif
+
+static const hl_transpose_isa *best(void)
+{
+#if defined(HL_X86)
+    if (__builtin_cpu_supports("avx512f"))
+        return &isa_avx512;
+    if (__builtin_cpu_supports("avx2"))
+        return &isa_avx2;
+    if (__builtin_cpu_supports("sse2"))
+        return &isa_sse2;
+#endif
+    return &isa_generic;
+}
+
+static _Atomic(const hl_transpose_isa *) forced;
+
+const hl_transpose_isa *hl_transpose_isa_current(void)
+{
+    const hl_transpose_isa *f = atomic_load(&forced);
+    return f ? f : best();
+}
+
+hl_status hl_isa_force(const char *name)
+{
+    if (!name || !strcmp(name, "auto")) {
+        atomic_store(&forced, NULL);
+        return HL_OK;
+    }
+    const hl_transpose_isa *want = NULL;
+    bool have = false;
+    if (!strcmp(name, "generic")) {
+        want = &isa_generic;
+        have = true;
+    }
+#if defined(HL_X86)
+    else if (!strcmp(name, "sse2")) {
+        want = &isa_sse2;
+        have = __builtin_cpu_supports("sse2");
+    } else if (!strcmp(name, "avx2")) {
+        want = &isa_avx2;
+        have = __builtin_cpu_supports("avx2");
+    } else if (!strcmp(name, "avx512")) {
+        want = &isa_avx512;
+        have = __builtin_cpu_supports("avx512f");
+    }
+#endif
+    else if (strcmp(name, "sse2") && strcmp(name, "avx2") && strcmp(name, "avx512"))
+        return HL_ERR_ARG;
+    if (!have)
+        return HL_ERR_UNSUPPORTED;
+    atomic_store(&forced, want);
+    return HL_OK;
+}
+
+const char *hl_isa_name(void)
+{
+    return hl_transpose_isa_current()->name;
+}
+
+void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+                        const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
+                        int64_t es)
+{
+    if (es == 4)
+        isa->cells4(out, dtab, row, r, c, dir, lines);
+    else if (es == 8)
+        isa->cells8(out, dtab, row, r, c, dir, lines);
+    else
+        cells(out, dtab, row, 0, r, 0, c, dir, es);
+}

@@ -1,0 +1,40 @@
+/* hyperlayout internal — the copy kernel's out-of-place transposes, one
+ * kernel set per instruction-set level (SSE2, AVX2, AVX-512), chosen at run
+ * time (or forced: hl_isa_force).
+ *
+ * A block is r rows of c cells: row a starts at row[a] (anywhere) and is
+ * read forwards (dir = +1) or backwards (dir = -1); it is written
+ * transposed, straight into the output, column b at out + dtab[b] cells:
+ *
+ *     out[dtab[b] + a] = row[a][b * dir]     for a < r, b < c.
+ *
+ * Cells move through registers only, in micro-blocks whose columns are one
+ * 64-byte line of output each (16 x 16 float32 with AVX-512, two 8 x 8 with
+ * AVX2, four 4 x 4 with SSE2); with `lines`, every column that starts a
+ * micro-block lies on a line boundary and is written with a non-temporal
+ * store (no read of the line it replaces).  Rows and columns that do not
+ * fill a micro-block go cell by cell. */
+#ifndef HYPERLAYOUT_CPU_TRANSPOSE_H
+#define HYPERLAYOUT_CPU_TRANSPOSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef void hl_transpose_fn(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                             int64_t c, int64_t dir, bool lines);
+
+typedef struct hl_transpose_isa {
+    const char *name;
+    hl_transpose_fn *cells4, *cells8; /* 4- and 8-byte cells */
+} hl_transpose_isa;
+
+/* The kernels plans made now use: the forced level, else the best this CPU
+ * and build have. */
+const hl_transpose_isa *hl_transpose_isa_current(void);
+
+/* Any cell size (the 4- and 8-byte cases through isa's kernels). */
+void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+                        const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
+                        int64_t es);
+
+#endif
