@@ -223,9 +223,9 @@ hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *
                                    const hl_plan *plan, const hl_dist *to, int64_t elem_size,
                                    const hl_redist_options *opt);
 
-/* The same between two distributed arrays (the memories of
- * hl_darray_data: boxes with their halos; halos neither read nor
- * written): in's array through plan into out's, whose shape must be the
+/* The same between two distributed arrays of any distributions (the
+ * memories of hl_darray_data: every block's frame with its halo; halos
+ * and frame padding neither read nor written): in's array through plan into out's, whose shape must be the
  * plan's output shape with the same element size (HL_ERR_MISMATCH), on
  * communicators of the same processes.  plan NULL: a redistribution
  * between two darrays of the same shape.  Collective over in's
