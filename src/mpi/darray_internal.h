@@ -50,7 +50,8 @@ struct hl_darray {
     char *data;
     int nsend, nrecv;
     darray_msg *send, *recv;
-    MPI_Request *req; /* nrecv + nsend */
+    MPI_Request *req; /* up to nrecv + nsend */
+    int nreq;         /* those of the exchange in flight */
     bool in_flight;
 };
 

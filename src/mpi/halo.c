@@ -275,7 +275,10 @@ static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *c
         free(x);
         if (st != HL_OK)
             return st;
-        if (a->method == HL_HALO_PACK && !(msg->buf = malloc((size_t)(elems * a->elem_size))))
+        /* the message to itself is unpacked from the send buffer */
+        const bool self = !sending && q == a->me;
+        if (a->method == HL_HALO_PACK && !self &&
+            !(msg->buf = malloc((size_t)(elems * a->elem_size))))
             return HL_ERR_NOMEM;
     }
     return HL_OK;
@@ -313,6 +316,18 @@ void darray_free_halo(hl_darray *a)
     a->nsend = a->nrecv = 0;
 }
 
+/* With packing, the message a process sends itself (a periodic dimension
+ * it holds whole, or a block beside another of its blocks) never goes
+ * through MPI: both sides enumerate the same boxes, so the receive plan
+ * unpacks the send buffer directly. */
+static const darray_msg *self_send(const hl_darray *a)
+{
+    for (int j = 0; j < a->nsend; j++)
+        if (a->send[j].peer == a->me)
+            return &a->send[j];
+    return NULL;
+}
+
 hl_status hl_darray_halo_begin(hl_darray *a)
 {
     if (!a)
@@ -324,6 +339,8 @@ hl_status hl_darray_halo_begin(hl_darray *a)
     const bool typed = a->method == HL_HALO_DATATYPES;
     for (int j = 0; j < a->nrecv; j++) {
         const darray_msg *m = &a->recv[j];
+        if (!typed && m->peer == a->me)
+            continue;
         const int rc = typed ? MPI_Irecv(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq])
                              : MPI_Irecv(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE,
                                          m->peer, TAG, a->comm, &a->req[nreq]);
@@ -333,19 +350,20 @@ hl_status hl_darray_halo_begin(hl_darray *a)
     }
     for (int j = 0; j < a->nsend; j++) {
         const darray_msg *m = &a->send[j];
-        int rc;
+        int rc = MPI_SUCCESS;
         if (typed) {
-            rc = MPI_Isend(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq]);
+            rc = MPI_Isend(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq++]);
         } else {
             const hl_status p = hl_execute(m->plan, a->data, m->buf);
             st = st == HL_OK ? p : st;
-            rc = MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG,
-                           a->comm, &a->req[nreq]);
+            if (m->peer != a->me)
+                rc = MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG,
+                               a->comm, &a->req[nreq++]);
         }
-        nreq++;
         if (rc != MPI_SUCCESS)
             st = HL_ERR_COMM;
     }
+    a->nreq = nreq;
     a->in_flight = true;
     return st;
 }
@@ -357,11 +375,13 @@ hl_status hl_darray_halo_end(hl_darray *a)
     if (!a->in_flight)
         return HL_ERR_ARG;
     a->in_flight = false;
-    if (MPI_Waitall(a->nrecv + a->nsend, a->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    if (MPI_Waitall(a->nreq, a->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return HL_ERR_COMM;
     hl_status st = HL_OK;
+    const darray_msg *self = a->method == HL_HALO_PACK ? self_send(a) : NULL;
     for (int j = 0; a->method == HL_HALO_PACK && j < a->nrecv; j++) {
-        const hl_status p = hl_execute(a->recv[j].plan, a->recv[j].buf, a->data);
+        const darray_msg *m = &a->recv[j];
+        const hl_status p = hl_execute(m->plan, m->peer == a->me ? self->buf : m->buf, a->data);
         st = st == HL_OK ? p : st;
     }
     return st;
