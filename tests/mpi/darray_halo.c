@@ -15,7 +15,8 @@
  * its global (periodic) neighbour or, where it is not to be filled (a star's
  * corners, past a non-periodic edge, a frame's padding beyond a short
  * block's halo, an empty process's frame), still -1; the blocks of all
- * processes cover the array once.  Also: wrong arguments on one
+ * processes cover the array once; hl_darray_halo_model gives each process
+ * the bytes and messages of its exchange.  Also: wrong arguments on one
  * process give the same status on all, and never a hang.  Run with 1-4
  * processes; prints "N passed, M failed". */
 #include <inttypes.h>
@@ -172,6 +173,19 @@ static int64_t blocks_case(int procs, int c)
     MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     EXPECT(all == ki.count, "blocks case %d (%s): the blocks hold %" PRId64
            " cells of %" PRId64, c, spec, all, ki.count);
+    /* the model (no MPI) plans the same traffic as the exchange */
+    int me = 0, msgs = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int64_t mbytes = -1, mmsgs = -1;
+    const int64_t bytes = hl_darray_halo_bytes(a, &msgs);
+    EXPECT(hl_darray_halo_model(&shape, spec, &opt, procs, me, &mbytes, &mmsgs) == HL_OK &&
+               mbytes == bytes && mmsgs == msgs,
+           "blocks case %d (%s): model %" PRId64 " bytes in %" PRId64 ", exchange %" PRId64
+           " in %d", c, spec, mbytes, mmsgs, bytes, msgs);
+    EXPECT(hl_darray_block(a, nblocks, NULL, NULL, NULL) == HL_ERR_RANGE &&
+               hl_darray_block(a, -1, NULL, NULL, NULL) == HL_ERR_RANGE &&
+               hl_darray_block(NULL, 0, NULL, NULL, NULL) == HL_ERR_NULL,
+           "blocks case %d: block numbers outside the range", c);
     EXPECT(hl_darray_halo_begin(a) == HL_OK, "blocks case %d: begin", c);
     EXPECT(hl_darray_halo_end(a) == HL_OK, "blocks case %d: end", c);
     int64_t halo = 0;
