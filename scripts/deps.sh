@@ -4,13 +4,14 @@
 # stops.  Does nothing when everything is already there.
 #
 # --bench also installs what the benchmarks can compare against but the build
-# does not need: libxsmm-dev (bench_peers' libxsmm transposes).  HPTT has no
+# does not need: libxsmm-dev (bench_peers' libxsmm transposes) and petsc-dev
+# (bench_mpi_halo's PETSc DMDA ghost exchange).  HPTT has no
 # Debian package: see docs/plan.md ("Peers") for pointing bench_peers at a copy.
 set -eu
 
 PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy libopenmpi-dev openmpi-bin"
 if [ "${1:-}" = "--bench" ]; then
-    PACKAGES="$PACKAGES libxsmm-dev"
+    PACKAGES="$PACKAGES libxsmm-dev petsc-dev"
 fi
 
 missing=""

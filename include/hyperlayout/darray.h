@@ -5,9 +5,10 @@
  * - hl_dist_mpi_type: the MPI derived datatype of one owner's cells of an
  *   owner-grid distribution (dist.h), for file views and for checking the
  *   library's local layouts against MPI's own;
- * - hl_darray: a distributed array on a communicator whose processes each
- *   own one box (BLOCK or NONE per dimension), with halos of any width per
- *   dimension and side and a split-phase halo exchange planned once;
+ * - hl_darray: a distributed array on a communicator, under any
+ *   distribution (BLOCK / CYCLIC(b) / NONE per dimension, UPC tiles): each
+ *   of a process's blocks is stored with its own halo of any width per
+ *   dimension and side, filled by a split-phase halo exchange planned once;
  * - hl_redist: moving an array between any two distributions.
  *
  * Collective calls (create, destroy) return the same status on every
@@ -65,13 +66,30 @@ typedef struct hl_darray hl_darray;
 
 /* A distributed array of `shape` (global extents and element type) on the
  * processes of comm, distributed as spec says (hl_dist_parse's notation,
- * over the communicator's size; every distributed dimension `block`).
- * Each process's local memory is its box with the halo around it: extents
- * owned_i + lo_i + hi_i, dimension 0 fastest, zeroed.  Collective.
+ * over the communicator's size: any owner grid of block / cyclic:B / none,
+ * or upc:[b...] tiles).  Collective.
+ *
+ * Local memory: blocks, each with its own halo.  A process's cells are cut
+ * into blocks, the pieces of the array it holds that are boxes in global
+ * coordinates: along dimension i a block has B_i cells (fewer at the
+ * array's edge), B_i the tile (cyclic:B's B, upc's b_i, block's
+ * ceil(L_i/P_i)) or the whole extent where one process holds dimension i.
+ * Each block is stored as a standard array (dimension 0 fastest) of its
+ * frame: F_i = lo_i + M_i + hi_i cells along i, M_i the process's largest
+ * block extent along i, the block's owned cells starting at (lo_0, lo_1,
+ * ...) of the frame.  The frames follow one another, block j at offset
+ * j * prod F_i, in the distribution's local order (an owner grid: its
+ * courses, dimension 0 fastest; UPC: the tiles in the order dealt).  So
+ * every owned cell's global neighbours within the halo widths are readable
+ * at fixed offsets (+-1 along i: +-prod_(k<i) F_k), in every block, which
+ * is what a stencil over block-cyclic data needs; a block (cells past its
+ * edge where it is shorter than M_i: frame padding) that the exchange does
+ * not fill is left as it was.  BLOCK / NONE distributions have one block per process:
+ * the box with the halo around it.  A process that owns nothing has no
+ * blocks and one frame of memory that nothing writes.  Zeroed at create.
  *   HL_ERR_NULL         a, shape or spec is NULL
  *   HL_ERR_MISMATCH     the arguments differ between processes
- *   HL_ERR_UNSUPPORTED  a cyclic or UPC distribution (more than one box per
- *                       process)
+ *   HL_ERR_ARG          a negative halo, an unknown method or neighbourhood
  *   HL_ERR_NOMEM        an allocation failed on some process
  *   and hl_dist_parse's errors (a grid that does not make the size: HL_ERR_ARG) */
 hl_status hl_darray_create(hl_darray **a, MPI_Comm comm, const hl_shape *shape, const char *spec,
@@ -84,15 +102,32 @@ void hl_darray_destroy(hl_darray *a);
 const hl_dist *hl_darray_dist(const hl_darray *a);
 void *hl_darray_data(hl_darray *a);
 
-/* This process's box: for each dimension (dimension 0 first) the global
- * index of its first owned cell, the owned cells (0 on a process that owns
- * nothing), and the local extents with the halo.  Returns the local
- * elements (the product of local). */
+/* This process's first block (its box, for BLOCK / NONE distributions):
+ * for each dimension (dimension 0 first) the global index of its first
+ * owned cell, the owned cells (0 somewhere on a process that owns
+ * nothing), and the frame's extents, halo included (the same for every
+ * block).  Returns the local elements: the frame's cells times the blocks
+ * (at least one frame). */
 int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int64_t *local);
 
-/* The halo exchange, split: begin packs the cells other processes need
- * (with the plan engine, into buffers made at create) and starts sending
- * and receiving; end waits and writes the received cells into the halo.
+/* The blocks this process holds (0 when it owns nothing; 1 for BLOCK /
+ * NONE), and block j's first owned cell (global), its owned cells and the
+ * offset in elements of its frame in hl_darray_data (owned cell y is at
+ * offset + sum_i (y_i + lo_i) * F_0*...*F_(i-1)).  Pointers may be NULL.
+ *   HL_ERR_NULL   a is NULL
+ *   HL_ERR_RANGE  j outside 0..blocks-1 */
+int64_t hl_darray_blocks(const hl_darray *a);
+hl_status hl_darray_block(const hl_darray *a, int64_t j, int64_t *start, int64_t *owned,
+                          int64_t *offset);
+
+/* The halo exchange, split: fills every block's halo (the cells of the
+ * star or the box around it within the widths, from whichever block holds
+ * them, on this process or another; through the periodic images where the
+ * dimension is periodic; outside a non-periodic edge nothing).  Begin
+ * packs the cells other blocks need (with the plan engine, into buffers
+ * made at create; or derived datatypes) and starts sending and receiving,
+ * a process's own blocks' cells too (a message to itself); end waits and
+ * writes the received cells into the halos.
  * Compute on the interior between the two.  Not collective in the MPI
  * sense, but every process must call both, in step.
  *   HL_ERR_ARG   begin while an exchange is in flight, end without one
@@ -100,9 +135,10 @@ int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int6
 hl_status hl_darray_halo_begin(hl_darray *a);
 hl_status hl_darray_halo_end(hl_darray *a);
 
-/* Collective .npy files: every process writes its box (not its halo)
- * into, or reads it from, one file NumPy opens, through MPI-IO with the
- * distribution as the file view.  The file appears atomically: written to
+/* Collective .npy files: every process writes its blocks (not their halos)
+ * into, or reads them from, one file NumPy opens, through MPI-IO with the
+ * distribution as the file view (several blocks: their rows in the file's
+ * order).  The file appears atomically: written to
  * a temporary beside path, renamed over it when every process has written
  * its part (permission bits 0666 less the umask); on any error on any
  * process the temporary is removed, an existing file is left as it was,
@@ -187,9 +223,9 @@ hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *
                                    const hl_plan *plan, const hl_dist *to, int64_t elem_size,
                                    const hl_redist_options *opt);
 
-/* The same between two distributed arrays (the memories of
- * hl_darray_data: boxes with their halos; halos neither read nor
- * written): in's array through plan into out's, whose shape must be the
+/* The same between two distributed arrays of any distributions (the
+ * memories of hl_darray_data: every block's frame with its halo; halos
+ * and frame padding neither read nor written): in's array through plan into out's, whose shape must be the
  * plan's output shape with the same element size (HL_ERR_MISMATCH), on
  * communicators of the same processes.  plan NULL: a redistribution
  * between two darrays of the same shape.  Collective over in's

@@ -8,7 +8,7 @@
 
 #include "hyperlayout/darray.h"
 
-/* One process's box: global start and owned cells per dimension. */
+/* One block of a process: global start and owned cells per dimension. */
 typedef struct darray_box {
     int64_t start[HL_MAX_RANK], owned[HL_MAX_RANK];
 } darray_box;
@@ -30,16 +30,28 @@ struct hl_darray {
     hl_shape shape; /* global extents and element type */
     int rank;
     int64_t elem_size;
-    darray_box box; /* this process's */
+    darray_box box; /* this process's first block (owned 0 where it has none) */
+    /* The blocks (darray.h): B_i cells along dimension i (the tile, or the
+     * whole extent where one process holds the dimension), nb_i of them;
+     * dealt round robin over the processes in k order of the block grid
+     * (upc), or an owner grid (block coordinate g_i on owner coordinate
+     * g_i mod P_i, its course g_i div P_i). */
+    bool upc;
+    int64_t bext[HL_MAX_RANK], nb[HL_MAX_RANK];
+    int64_t nblocks;    /* this process's blocks (0: it owns nothing) */
     int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
-    int64_t local[HL_MAX_RANK], local_count;
+    /* local: the frame of every block of this process (its largest owned
+     * extent plus the halo), block_count its cells; local_count the whole
+     * memory: max(nblocks, 1) frames */
+    int64_t local[HL_MAX_RANK], block_count, local_count;
     bool periodic[HL_MAX_RANK];
     hl_halo_shape neighbourhood;
     hl_halo_method method;
     char *data;
     int nsend, nrecv;
     darray_msg *send, *recv;
-    MPI_Request *req; /* nrecv + nsend */
+    MPI_Request *req; /* up to nrecv + nsend */
+    int nreq;         /* those of the exchange in flight */
     bool in_flight;
 };
 
@@ -52,11 +64,16 @@ hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
  * collective calls (darray, .npy, redistribution) agree on their result. */
 hl_status darray_agree(MPI_Comm comm, hl_status st);
 
-/* Process q's box. */
-void darray_box_of(const hl_darray *a, int q, darray_box *b);
-/* Owner q's box under d, an owner grid of one box per owner (what
- * hl_darray_create accepts). */
-void darray_dist_box(const hl_dist *d, int64_t q, darray_box *b);
+/* The blocks of process q (from a's distribution only: any q). */
+int64_t darray_nblocks(const hl_darray *a, int64_t q);
+/* Block j of q (j < darray_nblocks), global start and owned cells. */
+void darray_block(const hl_darray *a, int64_t q, int64_t j, darray_box *b);
+/* q's frame: the local extents of each of its blocks, halo included;
+ * returns their product. */
+int64_t darray_frame(const hl_darray *a, int64_t q, int64_t *frame);
+/* The owner of the block at block-grid coordinates g[], and in *j its
+ * number among that owner's blocks. */
+int64_t darray_locate(const hl_darray *a, const int64_t *g, int64_t *j);
 
 /* Plans the exchange (halo.c): a->send, a->recv and their buffers. */
 hl_status darray_plan_halo(hl_darray *a);

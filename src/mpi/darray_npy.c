@@ -11,18 +11,100 @@
 #include "hyperlayout/npy.h"
 #include "darray_internal.h"
 
+/* One row of one block: `len` cells at element `file` of the array in C
+ * order and at element `mem` of the local memory. */
+typedef struct run {
+    int64_t file, mem, len;
+} run;
+
+static int by_file(const void *x, const void *y)
+{
+    const run *a = x, *b = y;
+    return (a->file > b->file) - (a->file < b->file);
+}
+
+/* The file view's type and the memory type of a process holding several
+ * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
+ * view must not go backwards), each row a run of both types. */
+static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *file,
+                           MPI_Datatype *mem)
+{
+    int64_t rows = 0;
+    darray_box b;
+    for (int64_t j = 0; j < a->nblocks; j++) {
+        darray_block(a, a->me, j, &b);
+        int64_t r = 1;
+        for (int i = 1; i < a->rank; i++)
+            r *= b.owned[i];
+        rows += r;
+    }
+    if (rows > INT32_MAX || a->bext[0] > INT32_MAX)
+        return HL_ERR_UNSUPPORTED;
+    run *runs = malloc(sizeof *runs * (size_t)(rows > 0 ? rows : 1));
+    int *len = malloc(sizeof *len * (size_t)(rows > 0 ? rows : 1));
+    MPI_Aint *fd = malloc(sizeof *fd * (size_t)(rows > 0 ? rows : 1));
+    MPI_Aint *md = malloc(sizeof *md * (size_t)(rows > 0 ? rows : 1));
+    hl_status st = runs && len && fd && md ? HL_OK : HL_ERR_NOMEM;
+    int64_t n = 0;
+    for (int64_t j = 0; st == HL_OK && j < a->nblocks; j++) {
+        darray_block(a, a->me, j, &b);
+        int64_t y[HL_MAX_RANK] = {0};
+        for (;;) { /* the rows of block j: odometer over dimensions 1.. */
+            int64_t f = b.start[0], m = j * a->block_count + a->lo[0], gs = 1, ls = 1;
+            for (int i = 1; i < a->rank; i++) {
+                gs *= a->shape.extent[i - 1];
+                ls *= a->local[i - 1];
+                f += (b.start[i] + y[i]) * gs;
+                m += (y[i] + a->lo[i]) * ls;
+            }
+            runs[n++] = (run){f, m, b.owned[0]};
+            int i = 1;
+            while (i < a->rank && y[i] == b.owned[i] - 1)
+                y[i] = 0, i++;
+            if (i >= a->rank)
+                break;
+            y[i]++;
+        }
+    }
+    if (st == HL_OK) {
+        qsort(runs, (size_t)n, sizeof *runs, by_file);
+        for (int64_t k = 0; k < n; k++) {
+            len[k] = (int)runs[k].len;
+            fd[k] = (MPI_Aint)(runs[k].file * a->elem_size);
+            md[k] = (MPI_Aint)(runs[k].mem * a->elem_size);
+        }
+        if (MPI_Type_create_hindexed((int)n, len, fd, elem, file) != MPI_SUCCESS ||
+            MPI_Type_commit(file) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+        else if (MPI_Type_create_hindexed((int)n, len, md, elem, mem) != MPI_SUCCESS ||
+                 MPI_Type_commit(mem) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+    }
+    free(runs);
+    free(len);
+    free(fd);
+    free(md);
+    return st;
+}
+
 /* The element as an MPI type, the file view's type of this process's cells
- * and the memory type of its box inside the halo.  An empty process gets
- * no types (*elem stays MPI_DATATYPE_NULL): it moves nothing. */
+ * and the memory type of its blocks inside their halos.  An empty process
+ * gets no types (*elem stays MPI_DATATYPE_NULL): it moves nothing. */
 static hl_status types(const hl_darray *a, MPI_Datatype *elem, MPI_Datatype *file,
                        MPI_Datatype *mem)
 {
     *elem = *file = *mem = MPI_DATATYPE_NULL;
+    if (a->nblocks == 0)
+        return HL_OK;
+    if (a->upc || a->nblocks > 1) {
+        if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS ||
+            MPI_Type_commit(elem) != MPI_SUCCESS)
+            return HL_ERR_COMM;
+        return run_types(a, *elem, file, mem);
+    }
     int sizes[HL_MAX_RANK], sub[HL_MAX_RANK], starts[HL_MAX_RANK];
     for (int i = 0; i < a->rank; i++) {
         const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
-        if (a->box.owned[i] == 0)
-            return HL_OK;
         if (a->local[i] > INT32_MAX)
             return HL_ERR_UNSUPPORTED;
         sizes[c] = (int)a->local[i];

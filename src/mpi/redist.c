@@ -202,37 +202,43 @@ struct hl_redist {
 };
 
 /* How one side's owners keep their cells: the distribution's local memory
- * (hl_dist_local_count slots), or darray boxes with halos (box[q] per
- * owner, each a standard array of owned + lo + hi cells per dimension). */
+ * (hl_dist_local_count slots), or a darray's blocks with their halos (a
+ * not NULL: owner q's memory is its blocks' frames, frame + q * HL_MAX_RANK
+ * per dimension, one after another; darray.h). */
 typedef struct side {
     const hl_dist *d;
-    darray_box *box; /* NULL: the distribution's local memory */
+    const hl_darray *a;   /* NULL: the distribution's local memory */
+    int64_t *frame;       /* a's: every owner's frame extents */
+    int64_t *frame_count; /* their cells */
     int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
 } side;
 
 static int64_t side_slots(const side *s, int64_t owner)
 {
-    if (!s->box)
+    if (!s->a)
         return hl_dist_local_count(s->d, owner);
-    int64_t n = 1;
-    for (int i = 0; i < s->d->rank; i++)
-        n *= s->box[owner].owned[i] + s->lo[i] + s->hi[i];
-    return n;
+    const int64_t n = darray_nblocks(s->a, owner);
+    return (n > 0 ? n : 1) * s->frame_count[owner];
 }
 
 /* The cell at slot `local` of owner's memory (false: padding or halo). */
 static bool side_coord(const side *s, int64_t owner, int64_t local, int64_t *x)
 {
-    if (!s->box)
+    if (!s->a)
         return hl_dist_coord_of(s->d, owner, local, x);
-    const darray_box *b = &s->box[owner];
+    const int64_t j = local / s->frame_count[owner];
+    if (j >= darray_nblocks(s->a, owner))
+        return false;
+    local -= j * s->frame_count[owner];
+    darray_box b;
+    darray_block(s->a, owner, j, &b);
+    const int64_t *f = s->frame + owner * HL_MAX_RANK;
     for (int i = 0; i < s->d->rank; i++) {
-        const int64_t e = b->owned[i] + s->lo[i] + s->hi[i];
-        const int64_t c = local % e - s->lo[i];
-        local /= e;
-        if (c < 0 || c >= b->owned[i])
+        const int64_t c = local % f[i] - s->lo[i];
+        local /= f[i];
+        if (c < 0 || c >= b.owned[i])
             return false;
-        x[i] = b->start[i] + c;
+        x[i] = b.start[i] + c;
     }
     return true;
 }
@@ -240,17 +246,20 @@ static bool side_coord(const side *s, int64_t owner, int64_t local, int64_t *x)
 /* Where cell x lives: its owner and the slot in that owner's memory. */
 static int64_t side_place(const side *s, const int64_t *x, int64_t *local)
 {
-    if (!s->box) {
+    if (!s->a) {
         const hl_dist_place p = hl_dist_place_of(s->d, x);
         *local = p.local;
         return p.owner;
     }
-    const int64_t q = hl_dist_owner_of(s->d, x);
-    const darray_box *b = &s->box[q];
-    int64_t off = 0, stride = 1;
+    int64_t g[HL_MAX_RANK], j;
+    for (int i = 0; i < s->d->rank; i++)
+        g[i] = x[i] / s->a->bext[i];
+    const int64_t q = darray_locate(s->a, g, &j);
+    const int64_t *f = s->frame + q * HL_MAX_RANK;
+    int64_t off = j * s->frame_count[q], stride = 1;
     for (int i = 0; i < s->d->rank; i++) {
-        off += (x[i] - b->start[i] + s->lo[i]) * stride;
-        stride *= b->owned[i] + s->lo[i] + s->hi[i];
+        off += (x[i] - g[i] * s->a->bext[i] + s->lo[i]) * stride;
+        stride *= f[i];
     }
     *local = off;
     return q;
@@ -675,7 +684,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         st = HL_ERR_MISMATCH;
     if (st == HL_OK && (from->d->owners != procs || to->d->owners != procs))
         st = HL_ERR_ARG;
-    if (st == HL_OK && relabelled && to->box)
+    if (st == HL_OK && relabelled && to->a)
         st = HL_ERR_UNSUPPORTED;
     /* the same arguments everywhere: extents, tiles and owners of both,
      * the element size, the plan, the options (a process with bad
@@ -750,15 +759,16 @@ hl_status hl_redist_plan(hl_redist **out, MPI_Comm comm, const hl_dist *from, co
     return hl_redist_plan_transform(out, comm, from, NULL, to, elem_size, NULL);
 }
 
-/* A darray's side: its distribution, every owner's box, its halos. */
+/* A darray's side: its distribution, every owner's frame, its halos. */
 static hl_status darray_side(const hl_darray *a, side *s)
 {
-    *s = (side){.d = &a->dist};
-    s->box = malloc(sizeof *s->box * (size_t)a->procs);
-    if (!s->box)
+    *s = (side){.d = &a->dist, .a = a};
+    s->frame = malloc(sizeof *s->frame * HL_MAX_RANK * (size_t)a->procs);
+    s->frame_count = malloc(sizeof *s->frame_count * (size_t)a->procs);
+    if (!s->frame || !s->frame_count)
         return HL_ERR_NOMEM;
     for (int q = 0; q < a->procs; q++)
-        darray_dist_box(&a->dist, q, &s->box[q]);
+        s->frame_count[q] = darray_frame(a, q, s->frame + (size_t)q * HL_MAX_RANK);
     for (int i = 0; i < a->rank; i++) {
         s->lo[i] = a->lo[i];
         s->hi[i] = a->hi[i];
@@ -789,8 +799,10 @@ hl_status hl_darray_transform_plan(hl_redist **out, const hl_darray *in, const h
     st = darray_agree(in->comm, st);
     if (st == HL_OK)
         st = plan_common(out, in->comm, &f, p, &t, in->elem_size, NULL);
-    free(f.box);
-    free(t.box);
+    free(f.frame);
+    free(f.frame_count);
+    free(t.frame);
+    free(t.frame_count);
     return st;
 }
 

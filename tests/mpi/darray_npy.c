@@ -1,5 +1,6 @@
 /* Collective .npy files of distributed arrays: random arrays (rank 1-4,
- * element sizes 1, 4, 8, 16, block/none per dimension, halos) written by
+ * element sizes 1, 4, 8, 16, any distribution: block / cyclic:B / none per
+ * dimension or UPC tiles, halos around every block) written by
  * every process, then read whole by hl_npy_load on process 0 (every
  * element equal to its global index's value) and read back collectively
  * into an array of another distribution (every owned cell equal).  Errors:
@@ -24,8 +25,10 @@
 /* The value of byte b of global cell k. */
 static unsigned char byte_of(int64_t k, int64_t b) { return (unsigned char)(k * 31 + b * 7 + 1); }
 
-/* Fills (fill) or checks the owned cells of a. */
-static int64_t owned_cells(hl_darray *a, const hl_shape *s, bool fill, const char *what)
+/* Fills (fill) or checks the owned cells of a (every block's; halo h on
+ * every side). */
+static int64_t owned_cells(hl_darray *a, const hl_shape *s, int64_t h, bool fill,
+                           const char *what)
 {
     int64_t start[HL_MAX_RANK], owned[HL_MAX_RANK], local[HL_MAX_RANK], lo[HL_MAX_RANK];
     const int64_t n = hl_darray_local(a, start, owned, local);
@@ -34,17 +37,9 @@ static int64_t owned_cells(hl_darray *a, const hl_shape *s, bool fill, const cha
     hl_kindex_init(&ki, s->rank, s->extent);
     int64_t x[HL_MAX_RANK], count = 0;
     for (int i = 0; i < s->rank; i++)
-        lo[i] = (local[i] - owned[i]) / 2; /* the tests use lo == hi */
+        lo[i] = h;
     for (int64_t j = 0; j < n; j++) {
-        int64_t r = j;
-        bool inside = true;
-        for (int i = 0; i < s->rank; i++) {
-            const int64_t y = r % local[i];
-            r /= local[i];
-            x[i] = start[i] + y - lo[i];
-            inside = inside && y >= lo[i] && y < lo[i] + owned[i];
-        }
-        if (!inside)
+        if (!darray_cell(a, j, lo, x))
             continue;
         const int64_t k = hl_kindex_tok(&ki, x);
         for (int64_t b = 0; b < s->elem_size; b++) {
@@ -74,6 +69,11 @@ static hl_darray *make(const hl_shape *s, const char *spec, int64_t h)
 
 static void random_spec(char *spec, int rank)
 {
+    if (below(2)) { /* any distribution: cyclic, UPC (several blocks per process) */
+        random_dist_spec(spec, rank);
+        if (strstr(spec, "block") || strstr(spec, "c"))
+            return;
+    }
     spec[0] = 0;
     const int64_t forced = below(rank); /* at least one distributed dimension */
     for (int i = rank - 1; i >= 0; i--) {
@@ -116,10 +116,11 @@ int main(int argc, char **argv)
         char spec[128], spec2[128];
         random_spec(spec, rank);
         random_spec(spec2, rank);
-        hl_darray *a = make(&s, spec, below(3)), *b = make(&s, spec2, below(2));
+        const int64_t ha = below(3), hb = below(2);
+        hl_darray *a = make(&s, spec, ha), *b = make(&s, spec2, hb);
         if (!a || !b)
             break;
-        owned_cells(a, &s, true, "fill");
+        owned_cells(a, &s, ha, true, "fill");
         hl_status st = hl_darray_write_npy(a, path);
         EXPECT(st == HL_OK, "write %s: %s", spec, hl_strerror(st));
         if (me == 0) { /* the whole file, as the serial reader sees it */
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
         }
         st = hl_darray_read_npy(b, path);
         EXPECT(st == HL_OK, "read %s: %s", spec2, hl_strerror(st));
-        cells += owned_cells(b, &s, false, "read back");
+        cells += owned_cells(b, &s, hb, false, "read back");
         hl_darray_destroy(a);
         hl_darray_destroy(b);
     }

@@ -47,6 +47,31 @@ static inline void random_dist_spec(char *spec, int rank)
     }
 }
 
+#ifdef HYPERLAYOUT_DARRAY_H
+/* Element j of a darray's memory (blocks of frames, darray.h): true and its
+ * global cell in x when it is an owned cell, false for halo and padding.
+ * lo: the array's halo below (NULL: none). */
+static inline bool darray_cell(const hl_darray *a, int64_t j, const int64_t *lo, int64_t *x)
+{
+    const int rank = hl_darray_dist(a)->rank;
+    int64_t start[HL_MAX_RANK], owned[HL_MAX_RANK], local[HL_MAX_RANK], frame = 1;
+    (void)hl_darray_local(a, start, owned, local);
+    for (int i = 0; i < rank; i++)
+        frame *= local[i];
+    if (hl_darray_block(a, j / frame, start, owned, NULL) != HL_OK)
+        return false;
+    int64_t rest = j % frame;
+    for (int i = 0; i < rank; i++) {
+        const int64_t v = rest % local[i] - (lo ? lo[i] : 0);
+        rest /= local[i];
+        if (v < 0 || v >= owned[i])
+            return false;
+        x[i] = start[i] + v;
+    }
+    return true;
+}
+#endif
+
 static int failures, checks;
 #define EXPECT(cond, ...)                                                                          \
     do {                                                                                           \

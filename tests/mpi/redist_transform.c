@@ -336,11 +336,16 @@ static void darray_chains(void)
         }
         hl_shape os = *hl_plan_out_shape(p);
         char sa[128] = "", sb[128] = "";
-        for (int i = rank - 1; i >= 0; i--) {
-            strcat(sa, below(2) ? "block" : "none");
-            strcat(sb, below(2) ? "block" : "none");
-            strcat(sa, i ? "," : "");
-            strcat(sb, i ? "," : "");
+        if (c % 3 == 2) { /* any distribution: several blocks per process */
+            random_dist_spec(sa, rank);
+            random_dist_spec(sb, rank);
+        } else {
+            for (int i = rank - 1; i >= 0; i--) {
+                strcat(sa, below(2) ? "block" : "none");
+                strcat(sb, below(2) ? "block" : "none");
+                strcat(sa, i ? "," : "");
+                strcat(sb, i ? "," : "");
+            }
         }
         int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
         for (int i = 0; i < rank; i++) {
@@ -361,17 +366,8 @@ static void darray_chains(void)
         /* A: each owned cell its k index, halos -3 */
         const int64_t na = hl_darray_local(A, start, owned, local);
         int64_t *am = hl_darray_data(A), x[HL_MAX_RANK];
-        for (int64_t j = 0; j < na; j++) {
-            int64_t rest = j;
-            bool inside = true;
-            for (int i = 0; i < rank; i++) {
-                const int64_t v = rest % local[i] - lo[i];
-                rest /= local[i];
-                inside = inside && v >= 0 && v < owned[i];
-                x[i] = start[i] + v;
-            }
-            am[j] = inside ? hl_kindex_tok(&hl_darray_dist(A)->ki, x) : -3;
-        }
+        for (int64_t j = 0; j < na; j++)
+            am[j] = darray_cell(A, j, lo, x) ? hl_kindex_tok(&hl_darray_dist(A)->ki, x) : -3;
         const int64_t nb = hl_darray_local(B, start, owned, local);
         int64_t *bm = hl_darray_data(B);
         for (int64_t j = 0; j < nb; j++)
@@ -383,18 +379,15 @@ static void darray_chains(void)
             EXPECT(hl_redist_begin(r, am, bm) == HL_OK && hl_redist_end(r) == HL_OK, "run");
             const int64_t *blo = c % 2 ? lo : NULL;
             bool ok = true;
+            int64_t seen = 0, all = 0;
             for (int64_t j = 0; j < nb; j++) {
-                int64_t rest = j;
-                bool inside = true;
-                for (int i = 0; i < rank; i++) {
-                    const int64_t v = rest % local[i] - (blo ? blo[i] : 0);
-                    rest /= local[i];
-                    inside = inside && v >= 0 && v < owned[i];
-                    x[i] = start[i] + v;
-                }
+                const bool inside = darray_cell(B, j, blo, x);
+                seen += inside;
                 ok = ok && (inside ? bm[j] == want[hl_kindex_tok(&hl_darray_dist(B)->ki, x)]
                                    : bm[j] == -5);
             }
+            MPI_Allreduce(&seen, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+            EXPECT(all == hl_darray_dist(B)->count, "darray case %d: %" PRId64 " cells", c, all);
             EXPECT(ok, "darray case %d '%s' %s -> %s: wrong cells on %d", c, ops, sa, sb, me);
         }
         hl_redist_destroy(r);
