@@ -16,5 +16,6 @@
 #include "hyperlayout/npz.h"
 #include "hyperlayout/shape.h"
 #include "hyperlayout/tensor.h"
+#include "hyperlayout/wisdom.h"
 
 #endif

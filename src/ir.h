@@ -81,6 +81,9 @@ typedef struct hl_ir {
     bool in_place, by_passes;
     int npasses;
     hl_ir_pass *passes;
+    /* What the executors plan for: the plan's threads (hl_plan_options:
+     * 0 = OpenMP's default) and planning effort (HL_EFFORT_*). */
+    int threads, effort;
 } hl_ir;
 
 /* The in-place passes of out[dst(x)] = in[src(x)] on a standard array

@@ -38,7 +38,16 @@ static hl_status check_options(const hl_plan_options *opt, int *threads, bool *r
 {
     *threads = opt ? opt->threads : 0;
     *reference = opt && opt->reference;
+    if (opt && opt->effort != HL_EFFORT_ESTIMATE && opt->effort != HL_EFFORT_MEASURE)
+        return HL_ERR_ARG;
     return *threads < 0 ? HL_ERR_ARG : HL_OK;
+}
+
+/* The options the executors plan with (ir.h). */
+static void ir_options(hl_ir *ir, const hl_plan_options *opt)
+{
+    ir->threads = opt ? opt->threads : 0;
+    ir->effort = opt ? opt->effort : HL_EFFORT_ESTIMATE;
 }
 
 static bool same_extents(const hl_layout *a, const hl_layout *b)
@@ -150,6 +159,7 @@ hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *
         return st;
     p->ir.steps[0] = (hl_ir_step){*src, *dst};
     p->ir.elem_size = elem_size;
+    ir_options(&p->ir, opt);
     p->threads = threads;
     p->reference = reference;
     /* the output read as a standard array of the logical extents */
@@ -364,6 +374,7 @@ hl_status (hl_plan_compose)(hl_plan **plan, const hl_plan *const *steps, int cou
         }
     p->ir.nsteps = at;
     p->ir.elem_size = steps[0]->ir.elem_size;
+    ir_options(&p->ir, opt);
     p->threads = threads;
     p->reference = reference;
     p->out_shape = steps[count - 1]->out_shape;
@@ -419,6 +430,7 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
     p->ir.elem_size = elem_size;
     p->ir.in_span = in_span;
     p->ir.out_span = out_span;
+    ir_options(&p->ir, opt);
     p->threads = threads;
     hl_shape_init(&p->out_shape, 1, &out_span, HL_DTYPE_BYTES, elem_size);
     if ((st = prepare_executors(p)) != HL_OK) {
@@ -448,6 +460,8 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
         p->ir.steps[t] = (hl_ir_step){s->dst, s->src};
     }
     p->ir.elem_size = q->ir.elem_size;
+    p->ir.threads = q->ir.threads;
+    p->ir.effort = q->ir.effort;
     p->threads = q->threads;
     p->reference = q->reference;
     /* the inverse's output is the original input, a standard array of the

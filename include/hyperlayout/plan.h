@@ -40,10 +40,26 @@ extern "C" {
 
 typedef struct hl_plan hl_plan;
 
+/* Planning effort (hl_plan_options.effort).
+ *
+ *   HL_EFFORT_ESTIMATE  the default: every choice by the cost model, or by
+ *                       wisdom (wisdom.h) where it holds the problem;
+ *   HL_EFFORT_MEASURE   where the planner has several candidates for a box
+ *                       (today: the column length of a register transpose,
+ *                       512, 256 or 128 bytes), it times each on a sample
+ *                       of the box's planes in scratch buffers and keeps the
+ *                       fastest; what it learns becomes wisdom.  Planning
+ *                       then takes milliseconds per such box (docs/plan.md).
+ *
+ * The effort never changes what a plan computes: every candidate moves the
+ * same cells to the same places, only the order differs. */
+enum { HL_EFFORT_ESTIMATE = 0, HL_EFFORT_MEASURE = 1 };
+
 typedef struct hl_plan_options {
     int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default */
     bool reference; /* evaluate cell by cell, never through the box engine:
                        slow, for checking the engine */
+    int effort;     /* HL_EFFORT_ESTIMATE (0, the default) or HL_EFFORT_MEASURE */
 } hl_plan_options;
 
 /* The instruction-set level of the CPU kernels in plans created from now

@@ -31,10 +31,12 @@
  * share one parallel region: the planes of all boxes are dealt out to the
  * threads in contiguous ranges of equal work. */
 #include "copy.h"
+#include "../wisdom_internal.h"
 #include "rowgroup.h"
 #include "transpose.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <omp.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -101,6 +103,7 @@ typedef struct {
     int64_t sdir;
     int64_t *stab, *dtab;
     bool lines;
+    const char *chosen; /* the plane's shape by "measured" or "wisdom"; NULL: the cost model */
     /* GROUP: the members' parts of a run, at offsets from the plane's */
     int nmem;
     struct member *mem;
@@ -660,6 +663,16 @@ static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     }
 }
 
+/* A register transpose whose columns are taken up to `bytes` (what the cost
+ * model chooses among): false where the box is no transpose. */
+static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st)
+{
+    if (!plan_transpose(k, es, bytes))
+        return false;
+    *st = finish_transpose(k, es);
+    return true;
+}
+
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
 static bool plan_rows(kbox *k, int64_t es, hl_status *st)
 {
@@ -759,7 +772,290 @@ static hl_status keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
     return HL_OK;
 }
 
-static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
+/* ---- planning effort: the transpose's columns measured, or from wisdom ------- */
+
+/* What a box is planned for (hl_copy_create). */
+typedef struct plan_ctx {
+    int64_t es, cells;
+    bool stream;
+    int threads; /* the team hl_execute starts (0 in the options resolved) */
+    int effort;  /* HL_EFFORT_* */
+    const hl_transpose_isa *isa;
+} plan_ctx;
+
+enum {
+    MEASURE_BYTES = 8 << 20, /* the sample of a box that each candidate copies */
+    MEASURE_ROUNDS = 5,      /* timed rounds after the warm-up, candidates interleaved */
+    MEASURE_DST_RUN = 4 * TR_ROW_BYTES_MAX, /* the sample keeps this much of the output run */
+};
+/* The most bytes of address space the sample's buffers may spread over (only
+ * the pages holding its cells are touched). */
+#define MEASURE_SPAN_MAX ((int64_t)1 << 30)
+#define MEASURE_SECONDS 0.25 /* about the most one box's measuring may take */
+
+static void free_kbox(kbox *k)
+{
+    free(k->stab);
+    free(k->dtab);
+    free(k->ext);
+    free(k->mem);
+    free(k->ptab);
+}
+
+/* Marks the digits of the run that starts at digit `first` and continues
+ * along strides st (as take_run gathers it) until it is `target` cells
+ * long; keep[t] gets the extent each needs for that. */
+static void run_floors(const int64_t *ext, const int64_t *st, int n, int first, int64_t target,
+                       int64_t *keep)
+{
+    int64_t full = 1;
+    bool seen[WORK_DIGITS] = {false};
+    for (int t = first; t >= 0 && !seen[t] && full < target;) {
+        seen[t] = true;
+        const int64_t need = (target + full - 1) / full;
+        if (need > keep[t])
+            keep[t] = need < ext[t] ? need : ext[t];
+        full *= ext[t];
+        int next = -1;
+        for (int j = 0; j < n && next < 0; j++)
+            if (j != t && st[j] == st[first] * full)
+                next = j;
+        t = next;
+    }
+}
+
+/* The sample of a box that measuring copies: its digits with the extents
+ * cut until it holds about MEASURE_BYTES.  The strides stay (where rows
+ * fall in the caches is what the candidates differ in).  Digits outside
+ * both runs of the plane are cut first, slowest in the output first; those
+ * of the runs keep what the longest candidate plane needs.  Returns the
+ * sample's cells. */
+static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds, int n, int64_t es)
+{
+    int64_t keep[WORK_DIGITS];
+    for (int t = 0; t < n; t++)
+        keep[t] = 0;
+    int s1 = -1;
+    for (int t = 0; t < n && s1 < 0; t++)
+        if (abs64(ss[t]) == 1)
+            s1 = t;
+    run_floors(ext, ds, n, 0, MEASURE_DST_RUN / es > 2 ? MEASURE_DST_RUN / es : 2, keep);
+    if (s1 >= 0)
+        run_floors(ext, ss, n, s1, TR_COL_BYTES / es > 2 ? TR_COL_BYTES / es : 2, keep);
+    const int64_t budget = MEASURE_BYTES / es > 1 ? MEASURE_BYTES / es : 1;
+    int64_t cells = 1;
+    for (int t = 0; t < n; t++)
+        cells *= ext[t];
+    for (int pass = 0; pass < 2 && cells > budget; pass++)
+        for (;;) {
+            int pick = -1;
+            for (int t = 0; t < n; t++) {
+                const int64_t low = pass == 0 ? (keep[t] ? ext[t] : 1) : (keep[t] ? keep[t] : 1);
+                if (ext[t] > low && (pick < 0 || abs64(ds[t]) > abs64(ds[pick])))
+                    pick = t;
+            }
+            if (pick < 0 || cells <= budget)
+                break;
+            const int64_t rest = cells / ext[pick];
+            const int64_t low = keep[pick] ? keep[pick] : 1;
+            const int64_t e = budget / rest > low ? budget / rest : low;
+            cells = rest * e;
+            ext[pick] = e;
+        }
+    return cells;
+}
+
+/* Writes every source cell of the sample (a page never written reads as the
+ * kernel's one shared zero page, which would put every row in L1). */
+static void fill_sample(char *in, int64_t base, const int64_t *ext, const int64_t *ss, int n,
+                        int64_t es)
+{
+    int r = 0;
+    for (int t = 0; t < n; t++)
+        if (abs64(ss[t]) == 1) {
+            r = t;
+            break;
+        }
+    const int64_t lo = ss[r] < 0 ? (ext[r] - 1) * ss[r] : 0;
+    const int64_t unit = abs64(ss[r]) == 1 ? ext[r] : 1, reps = abs64(ss[r]) == 1 ? 1 : ext[r];
+    int64_t d[WORK_DIGITS] = {0}, off = base, runs = 1;
+    for (int t = 0; t < n; t++)
+        runs *= t == r ? 1 : ext[t];
+    for (int64_t j = 0; j < runs; j++) {
+        for (int64_t i = 0; i < reps; i++)
+            memset(in + (off + lo + i * ss[r]) * es, 0x5a, (size_t)(unit * es));
+        for (int t = 0; t < n; t++) {
+            if (t == r)
+                continue;
+            off += ss[t];
+            if (++d[t] < ext[t])
+                break;
+            off -= ss[t] * ext[t];
+            d[t] = 0;
+        }
+    }
+}
+
+static int64_t mod64(int64_t v) { return ((v % 64) + 64) % 64; }
+
+/* Times the register transpose of a box (digits dig, as loaded) with
+ * columns of TR_ROW_BYTES_MAX, half that, ... down to TR_ROW_BYTES_MIN on a
+ * sample of it in scratch buffers, and gives the fastest in *best (0 when
+ * the box has no sample small enough to measure, or no candidate). */
+static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src_base,
+                                 int64_t dst_base, const plan_ctx *pc, int64_t *best)
+{
+    enum { NCAND = 8 };
+    const int64_t es = pc->es;
+    int64_t ext[WORK_DIGITS];
+    memcpy(ext, dig[0], sizeof *ext * (size_t)n);
+    *best = 0;
+    const int64_t cells = sample_digits(ext, dig[1], dig[2], n, es);
+    if (cells > 4 * (MEASURE_BYTES / es > 1 ? MEASURE_BYTES / es : 1))
+        return HL_OK;
+    int64_t slo = 0, shi = 0, dlo = 0, dhi = 0;
+    for (int t = 0; t < n; t++) {
+        const int64_t a = (ext[t] - 1) * dig[1][t], b = (ext[t] - 1) * dig[2][t];
+        *(a < 0 ? &slo : &shi) += a;
+        *(b < 0 ? &dlo : &dhi) += b;
+    }
+    if ((shi - slo + 1) > MEASURE_SPAN_MAX / es || (dhi - dlo + 1) > MEASURE_SPAN_MAX / es)
+        return HL_OK;
+    kbox cand[NCAND];
+    int64_t bytes_of[NCAND];
+    int ncand = 0;
+    hl_status st = HL_OK;
+    for (int64_t bytes = TR_ROW_BYTES_MAX; bytes >= TR_ROW_BYTES_MIN && st == HL_OK; bytes /= 2) {
+        int64_t work[3][WORK_DIGITS];
+        kbox c;
+        memset(&c, 0, sizeof c);
+        c.ext = work[0];
+        c.ss = work[1];
+        c.ds = work[2];
+        c.n = n;
+        memcpy(work[0], ext, sizeof *ext * (size_t)n);
+        memcpy(work[1], dig[1], sizeof *ext * (size_t)n);
+        memcpy(work[2], dig[2], sizeof *ext * (size_t)n);
+        c.src_base = -slo;
+        c.dst_base = -dlo;
+        if (!plan_transpose_columns(&c, es, bytes, &st))
+            continue;
+        bool dup = false; /* a plane no other candidate has */
+        for (int i = 0; i < ncand; i++)
+            dup = dup || cand[i].rows_in * cand[i].row_chunk == c.rows_in * c.row_chunk;
+        const hl_status kept = st == HL_OK && !dup ? keep_digits(&c, work) : HL_OK;
+        if (st != HL_OK || dup || kept != HL_OK) {
+            c.ext = NULL;
+            free_kbox(&c);
+            st = st != HL_OK ? st : kept;
+            continue;
+        }
+        bytes_of[ncand] = bytes;
+        cand[ncand++] = c;
+    }
+    if (st != HL_OK || ncand < 2) {
+        if (st == HL_OK && ncand == 1)
+            *best = bytes_of[0];
+        for (int i = 0; i < ncand; i++)
+            free_kbox(&cand[i]);
+        return st;
+    }
+    /* the scratch: each side at the alignment to 64 bytes that the box has
+     * in a 64-byte-aligned buffer */
+    const int64_t pad_s = mod64((src_base + slo) * es), pad_d = mod64((dst_base + dlo) * es);
+    const size_t in_bytes = (size_t)(((shi - slo + 1) * es + pad_s + 63) / 64 * 64);
+    const size_t out_bytes = (size_t)(((dhi - dlo + 1) * es + pad_d + 63) / 64 * 64);
+    char *ibuf = aligned_alloc(64, in_bytes), *obuf = aligned_alloc(64, out_bytes);
+    if (!ibuf || !obuf)
+        st = HL_ERR_NOMEM;
+    if (st == HL_OK) {
+        char *in = ibuf + pad_s, *out = obuf + pad_d;
+        fill_sample(in, -slo, ext, dig[1], n, es);
+        hl_copy one = {.nboxes = 1, .es = es, .cells = pc->cells, .stream = pc->stream,
+                       .isa = pc->isa};
+        const hl_exec_ctx ctx = {pc->threads, 0, 1, NULL};
+        double fastest[NCAND];
+        int rounds = MEASURE_ROUNDS;
+        for (int round = 0; round <= rounds && st == HL_OK; round++) {
+            double total = 0;
+            for (int j = 0; j < ncand && st == HL_OK; j++) {
+                const int i = round % 2 ? ncand - 1 - j : j; /* alternate the order */
+                one.box = &cand[i];
+                const double t0 = omp_get_wtime();
+                st = hl_copy_run(&one, in, out, &ctx);
+                const double dt = omp_get_wtime() - t0;
+                total += dt;
+                if (round == 0 || dt < fastest[i])
+                    fastest[i] = dt;
+            }
+            if (round == 0) { /* the warm-up (pages first written) is not counted, */
+                for (int i = 0; i < ncand; i++)
+                    fastest[i] = HUGE_VAL;
+                /* and tells how many rounds fit the time allowed */
+                const int fit = (int)(MEASURE_SECONDS / (total > 1e-9 ? total : 1e-9));
+                rounds = fit < 2 ? 2 : fit < MEASURE_ROUNDS ? fit : MEASURE_ROUNDS;
+            }
+        }
+        int win = 0;
+        for (int i = 1; i < ncand; i++)
+            if (fastest[i] < fastest[win])
+                win = i;
+        if (st == HL_OK)
+            *best = bytes_of[win];
+    }
+    free(ibuf);
+    free(obuf);
+    for (int i = 0; i < ncand; i++)
+        free_kbox(&cand[i]);
+    return st;
+}
+
+/* A box the register transpose took: its plane shape from wisdom when the
+ * wisdom holds the problem, else measured under HL_EFFORT_MEASURE (and
+ * recorded), else the cost model's as planned.  k is replanned from
+ * `loaded` (the box as loaded, its digits in `saved`) into `work`. */
+static hl_status choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WORK_DIGITS],
+                                int64_t (*saved)[WORK_DIGITS], const plan_ctx *pc)
+{
+    const hl_wisdom_key key = {pc->isa->name, pc->es, pc->threads, pc->stream, loaded->n,
+                               saved[0], saved[1], saved[2]};
+    int64_t bytes = 0;
+    const char *how = NULL;
+    if (hl_wisdom_lookup(&key, &bytes)) {
+        how = "wisdom";
+    } else if (pc->effort == HL_EFFORT_MEASURE) {
+        const hl_status st = measure_columns(saved, loaded->n, loaded->src_base, loaded->dst_base,
+                                             pc, &bytes);
+        if (st != HL_OK)
+            return st;
+        if (bytes) {
+            how = "measured";
+            if (hl_wisdom_record(&key, bytes) == HL_ERR_NOMEM)
+                return HL_ERR_NOMEM;
+        }
+    }
+    if (!how)
+        return HL_OK;
+    const box_solver *solver = k->solver;
+    free(k->stab);
+    free(k->dtab);
+    *k = *loaded;
+    memcpy(work, saved, sizeof *work * 3);
+    k->solver = solver;
+    hl_status st = HL_OK;
+    if (plan_transpose_columns(k, pc->es, bytes, &st)) {
+        k->chosen = how;
+        return st;
+    }
+    /* a recorded length that does not make a plane here: the cost model's */
+    *k = *loaded;
+    memcpy(work, saved, sizeof *work * 3);
+    k->solver = solver;
+    (void)plan_register_transpose(k, pc->es, &st);
+    return st;
+}
+
+static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *pc)
 {
     int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
     memset(k, 0, sizeof *k);
@@ -769,6 +1065,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
+    const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
     /* the first solver that applies takes the box; one that does not may
@@ -779,6 +1076,8 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es)
         else
             memcpy(work, saved, sizeof work);
     }
+    if (st == HL_OK && k->mode == TRANSPOSE)
+        st = choose_columns(k, &loaded, work, saved, pc);
     const hl_status kept = keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
@@ -873,6 +1172,9 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     const int64_t es = ir->elem_size;
     hl_row_group *groups = NULL;
     int64_t ngroups = 0;
+    const plan_ctx pc = {es, ir->cells, ir->cells * es >= STREAM_BYTES,
+                         ir->threads > 0 ? ir->threads : omp_get_max_threads(), ir->effort,
+                         hl_transpose_isa_current()};
     hl_copy *c = calloc(1, sizeof *c);
     hl_box *b = malloc(sizeof *b);
     hl_status st = c && b ? HL_OK : HL_ERR_NOMEM;
@@ -886,7 +1188,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
             st = prepare_group(&c->box[i], ir, &groups[i], b, es);
         } else {
             hl_ir_box(ir, groups[i].first, b);
-            st = prepare(&c->box[i], b, es);
+            st = prepare(&c->box[i], b, es, &pc);
         }
     }
     free(groups);
@@ -896,7 +1198,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
         return st;
     }
     c->es = es;
-    c->isa = hl_transpose_isa_current();
+    c->isa = pc.isa;
     c->cells = ir->cells;
     c->stream = c->cells * es >= STREAM_BYTES;
     *out = c;
@@ -1175,8 +1477,10 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
         if (k->mode == GROUP)
             used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
         if (k->mode == TRANSPOSE)
-            used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes",
-                               c->isa->name, k->rows_in * k->row_chunk * c->es);
+            used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s",
+                               c->isa->name, k->rows_in * k->row_chunk * c->es,
+                               k->chosen ? " (" : "", k->chosen ? k->chosen : "",
+                               k->chosen ? ")" : "");
         if (k->ahead)
             used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
                                k->ahead, k->ahead == 1 ? "" : "s");

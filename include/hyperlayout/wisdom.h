@@ -1,0 +1,78 @@
+/* hyperlayout — wisdom: what HL_EFFORT_MEASURE planning learnt, kept for
+ * later plans, and saved to text or a file and loaded back.
+ *
+ * A plan made with hl_plan_options.effort = HL_EFFORT_MEASURE times the
+ * candidates of each box that has several (plan.h) and records the fastest
+ * here under a key that identifies the box's problem exactly.  Every later
+ * plan, with either effort, takes the recorded choice for a box with the
+ * same key instead of the cost model's (or of measuring again), and says so
+ * in hl_plan_describe ("(wisdom)").  The wisdom is process-wide, shared by
+ * all threads (a mutex guards it), and starts empty.
+ *
+ * The key of a box of the register-transpose solver: its digits as the
+ * planner sorted them (each extent, src stride, dst stride; elements), the
+ * element size, the threads the plan runs with (0 in the options counts as
+ * OpenMP's default at planning), whether the plan writes with streaming
+ * stores (outputs of 32 MiB and more), and the kernels' ISA level
+ * (hl_isa_name).  The value: the output run of a plane's column, in bytes.
+ *
+ * The text format, version 1: lines ending in '\n'; blank lines and lines
+ * starting with '#' are ignored; the first other line is the header
+ *
+ *     hyperlayout-wisdom 1
+ *
+ * then one line per entry, seven fields separated by single spaces:
+ *
+ *     transpose isa=avx2 elem=4 threads=1 stream=1 digits=256:65536:1,256:256:256,256:1:65536 columns=128
+ *
+ * isa a name of 1 to 15 characters [a-z0-9_]; elem >= 1; threads >= 1;
+ * stream 0 or 1; digits 1 to 64 triples extent:src_stride:dst_stride
+ * (decimal int64, extent >= 1) separated by commas; columns a power of two
+ * from 16 to 65536.  A later entry with the same key replaces an earlier
+ * one.  Another version number in the header is HL_ERR_UNSUPPORTED. */
+#ifndef HYPERLAYOUT_WISDOM_H
+#define HYPERLAYOUT_WISDOM_H
+
+#include <stdint.h>
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version hl_wisdom_export writes and hl_wisdom_import reads. */
+#define HL_WISDOM_VERSION 1
+
+/* The wisdom as text (the format above) in *text, malloc'd: the caller
+ * frees it.  HL_ERR_NULL, HL_ERR_NOMEM. */
+hl_status hl_wisdom_export(char **text);
+
+/* Adds the entries of text to the wisdom (replacing those with the same
+ * keys).  All or nothing: HL_ERR_SYNTAX for text not in the format (no
+ * header, a malformed line, a field out of range), HL_ERR_UNSUPPORTED for
+ * a header of another version, HL_ERR_NULL, HL_ERR_NOMEM; on any error the
+ * wisdom is unchanged. */
+hl_status hl_wisdom_import(const char *text);
+
+/* hl_wisdom_export into the file at path, replaced atomically (a temporary
+ * beside it, then renamed over it): HL_ERR_IO (errno set) when it cannot be
+ * written, and the file is then as it was. */
+hl_status hl_wisdom_export_file(const char *path);
+
+/* hl_wisdom_import from the file at path: HL_ERR_IO (errno set) when it
+ * cannot be opened or read, otherwise as hl_wisdom_import (a file with a
+ * NUL byte is HL_ERR_SYNTAX). */
+hl_status hl_wisdom_import_file(const char *path);
+
+/* Empties the wisdom. */
+void hl_wisdom_forget(void);
+
+/* The entries the wisdom holds. */
+int64_t hl_wisdom_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,31 @@
+/* hyperlayout internal — the planners' side of wisdom (wisdom.h): looking a
+ * box's problem up, and recording what measuring chose. */
+#ifndef HYPERLAYOUT_WISDOM_INTERNAL_H
+#define HYPERLAYOUT_WISDOM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hyperlayout/wisdom.h"
+
+enum { HL_WISDOM_ISA_MAX = 15, HL_WISDOM_DIGITS_MAX = 64 };
+
+/* The problem of one register-transpose box (wisdom.h): digits as sorted by
+ * the planner. */
+typedef struct hl_wisdom_key {
+    const char *isa;
+    int64_t elem_size;
+    int threads;
+    bool stream;
+    int ndigits;
+    const int64_t *ext, *src_stride, *dst_stride;
+} hl_wisdom_key;
+
+/* Whether the wisdom holds key; if so *columns gets the recorded value. */
+bool hl_wisdom_lookup(const hl_wisdom_key *key, int64_t *columns);
+
+/* Records (or replaces) key -> columns.  HL_ERR_ARG for a key or value the
+ * text format could not carry, HL_ERR_NOMEM. */
+hl_status hl_wisdom_record(const hl_wisdom_key *key, int64_t columns);
+
+#endif

@@ -1,0 +1,453 @@
+/* Planning effort and wisdom (wisdom.h): plans made with HL_EFFORT_MEASURE
+ * give exactly the reference output (cell by cell) on transposes of powers
+ * of two and not, every element size the kernels have, 1 and 2 threads and
+ * every ISA level this CPU has; what they learn is wisdom, which later
+ * ESTIMATE plans follow (and say so); every column length wisdom may name
+ * gives the reference output too; export, forget, import and the file forms
+ * round-trip; malformed text, another version and a missing file give their
+ * status and leave the wisdom as it was. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+
+#define TMPDIR_PREFIX "hl_wisdom"
+#include "scratch.h"
+
+static char *alloc_lines(int64_t bytes)
+{
+    char *p = aligned_alloc(64, (size_t)((bytes + 63) / 64 * 64));
+    assert_non_null(p);
+    return p;
+}
+
+/* A permute of a standard array: shape slowest first as in the notation. */
+typedef struct {
+    const char *shape;
+    int perm[6];
+} problem;
+
+static hl_status plan(hl_plan **p, const problem *pr, int threads, int effort, bool reference)
+{
+    hl_shape s;
+    hl_status st = hl_shape_parse(&s, pr->shape);
+    if (st != HL_OK)
+        return st;
+    hl_plan_options opt = {threads, reference};
+    opt.effort = effort;
+    return hl_plan_permute(p, &s, pr->perm, &opt);
+}
+
+static void describe(const hl_plan *p, char *text, size_t size)
+{
+    assert_int_equal(hl_plan_describe(p, text, size, NULL), HL_OK);
+}
+
+/* The column bytes of the first register-transpose box in a description,
+ * and what chose them ("measured", "wisdom" or "" for the cost model). */
+static int64_t columns_of(const char *text, char *how, size_t how_size)
+{
+    const char *at = strstr(text, "columns of ");
+    if (!at)
+        return 0;
+    long long bytes = 0;
+    char tail[32] = "";
+    assert_true(sscanf(at, "columns of %lld bytes%31[^\n]", &bytes, tail) >= 1);
+    how[0] = '\0';
+    if (strstr(tail, "(measured)"))
+        snprintf(how, how_size, "measured");
+    else if (strstr(tail, "(wisdom)"))
+        snprintf(how, how_size, "wisdom");
+    return (int64_t)bytes;
+}
+
+/* Input, and the reference output, of a problem. */
+typedef struct {
+    int64_t bytes;
+    char *in, *want, *got;
+} arrays;
+
+static void arrays_make(arrays *a, const problem *pr)
+{
+    hl_plan *ref;
+    assert_int_equal(plan(&ref, pr, 1, HL_EFFORT_ESTIMATE, true), HL_OK);
+    assert_int_equal(hl_plan_boxes(ref), 0); /* cell by cell */
+    a->bytes = hl_plan_in_span(ref) * hl_plan_elem_size(ref);
+    a->in = alloc_lines(a->bytes);
+    a->want = alloc_lines(a->bytes);
+    a->got = alloc_lines(a->bytes);
+    for (int64_t i = 0; i < a->bytes; i++)
+        a->in[i] = (char)((uint64_t)i * 131u + (uint64_t)(i >> 9) * 7u + 3u);
+    assert_int_equal(hl_execute(ref, a->in, a->want), HL_OK);
+    hl_plan_destroy(ref);
+}
+
+static void arrays_free(arrays *a)
+{
+    free(a->in);
+    free(a->want);
+    free(a->got);
+}
+
+static void expect_reference(const hl_plan *p, const arrays *a, const char *what)
+{
+    memset(a->got, 0x77, (size_t)a->bytes);
+    assert_int_equal(hl_execute(p, a->in, a->got), HL_OK);
+    if (memcmp(a->got, a->want, (size_t)a->bytes) != 0)
+        fail_msg("%s: differs from the reference", what);
+}
+
+static const problem problems[] = {
+    {"[96,200,130,float32]", {2, 1, 0}},
+    {"[64,64,64,float32]", {2, 1, 0}},
+    {"[1000,700,float32]", {1, 0}},
+    {"[255,257,33,float64]", {1, 2, 0}},
+    {"[33,48,40,36,float32]", {3, 2, 1, 0}},
+    {"[512,384,float64]", {1, 0}},
+    {"[40,300,200,int16]", {2, 0, 1}},
+};
+enum { NPROBLEMS = sizeof problems / sizeof *problems };
+
+/* MEASURE plans: the reference output, "(measured)" the first time and
+ * "(wisdom)" the next, on 1 and 2 threads. */
+static void test_measure_is_reference(void **state)
+{
+    (void)state;
+    for (int i = 0; i < NPROBLEMS; i++) {
+        arrays a;
+        arrays_make(&a, &problems[i]);
+        for (int threads = 1; threads <= 2; threads++) {
+            hl_wisdom_forget();
+            char text[8192], how[16], what[128];
+            snprintf(what, sizeof what, "%s permute %d,%d,... %d threads", problems[i].shape,
+                     problems[i].perm[0], problems[i].perm[1], threads);
+            hl_plan *p;
+            assert_int_equal(plan(&p, &problems[i], threads, HL_EFFORT_MEASURE, false), HL_OK);
+            describe(p, text, sizeof text);
+            if (!strstr(text, "register transpose"))
+                fail_msg("%s: no register transpose in\n%s", what, text);
+            const int64_t cols = columns_of(text, how, sizeof how);
+            if (strcmp(how, "measured") != 0)
+                fail_msg("%s: not measured:\n%s", what, text);
+            assert_true(cols >= 16 && cols <= 512);
+            assert_true(hl_wisdom_count() >= 1);
+            expect_reference(p, &a, what);
+            hl_plan_destroy(p);
+            /* again: the same choice, from wisdom, with either effort */
+            for (int effort = HL_EFFORT_ESTIMATE; effort <= HL_EFFORT_MEASURE; effort++) {
+                assert_int_equal(plan(&p, &problems[i], threads, effort, false), HL_OK);
+                describe(p, text, sizeof text);
+                assert_int_equal(columns_of(text, how, sizeof how), cols);
+                assert_string_equal(how, "wisdom");
+                expect_reference(p, &a, what);
+                hl_plan_destroy(p);
+            }
+        }
+        arrays_free(&a);
+    }
+    hl_wisdom_forget();
+}
+
+/* Every ISA level: measured plans are the reference; the level is part of
+ * the key, so each level measures anew. */
+static void test_measure_every_level(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512"};
+    const problem pr = {"[130,257,float32]", {1, 0}};
+    arrays a;
+    arrays_make(&a, &pr);
+    hl_wisdom_forget();
+    int64_t expected = 0;
+    for (int l = 0; l < 4; l++) {
+        const hl_status st = hl_isa_force(levels[l]);
+        if (st == HL_ERR_UNSUPPORTED)
+            continue;
+        assert_int_equal(st, HL_OK);
+        hl_plan *p;
+        assert_int_equal(plan(&p, &pr, 1, HL_EFFORT_MEASURE, false), HL_OK);
+        char text[8192], how[16];
+        describe(p, text, sizeof text);
+        columns_of(text, how, sizeof how);
+        assert_string_equal(how, "measured");
+        expect_reference(p, &a, levels[l]);
+        hl_plan_destroy(p);
+        assert_int_equal(hl_wisdom_count(), ++expected);
+    }
+    assert_int_equal(hl_isa_force(NULL), HL_OK);
+    arrays_free(&a);
+    hl_wisdom_forget();
+}
+
+/* The first entry line of the exported wisdom. */
+static void first_entry(char *line, size_t size)
+{
+    char *text;
+    assert_int_equal(hl_wisdom_export(&text), HL_OK);
+    const char *at = strstr(text, "\ntranspose ");
+    assert_non_null(at);
+    const char *end = strchr(at + 1, '\n');
+    assert_non_null(end);
+    assert_true((size_t)(end - at) < size);
+    memcpy(line, at + 1, (size_t)(end - at - 1));
+    line[end - at - 1] = '\0';
+    free(text);
+}
+
+/* Wisdom naming each column length: the plan follows it, and the output is
+ * the reference for every one. */
+static void test_wisdom_drives_the_plan(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        const problem *pr = &problems[i];
+        arrays a;
+        arrays_make(&a, pr);
+        hl_wisdom_forget();
+        hl_plan *p;
+        assert_int_equal(plan(&p, pr, 1, HL_EFFORT_MEASURE, false), HL_OK);
+        hl_plan_destroy(p);
+        char line[4096], text[8192], how[16];
+        first_entry(line, sizeof line);
+        char *cols = strstr(line, " columns=");
+        assert_non_null(cols);
+        for (int64_t want = 512; want >= 128; want /= 2) {
+            char wisdom[4200];
+            snprintf(wisdom, sizeof wisdom, "hyperlayout-wisdom 1\n%.*s columns=%" PRId64 "\n",
+                     (int)(cols - line), line, want);
+            assert_int_equal(hl_wisdom_import(wisdom), HL_OK);
+            assert_int_equal(hl_wisdom_count(), 1); /* replaced, not added */
+            assert_int_equal(plan(&p, pr, 1, HL_EFFORT_ESTIMATE, false), HL_OK);
+            describe(p, text, sizeof text);
+            const int64_t got = columns_of(text, how, sizeof how);
+            assert_string_equal(how, "wisdom");
+            assert_true(got <= want && got >= 16); /* a run shorter than asked stays whole */
+            expect_reference(p, &a, pr->shape);
+            hl_plan_destroy(p);
+        }
+        arrays_free(&a);
+    }
+    hl_wisdom_forget();
+}
+
+/* export -> forget -> import: an ESTIMATE plan shows the recorded choice;
+ * another thread count is another problem. */
+static void test_export_forget_import(void **state)
+{
+    (void)state;
+    const problem *pr = &problems[1];
+    hl_wisdom_forget();
+    assert_int_equal(hl_wisdom_count(), 0);
+    hl_plan *p;
+    char text[8192], how[16];
+    assert_int_equal(plan(&p, pr, 1, HL_EFFORT_MEASURE, false), HL_OK);
+    describe(p, text, sizeof text);
+    const int64_t measured = columns_of(text, how, sizeof how);
+    assert_string_equal(how, "measured");
+    hl_plan_destroy(p);
+
+    char *saved;
+    assert_int_equal(hl_wisdom_export(&saved), HL_OK);
+    assert_true(strncmp(saved, "hyperlayout-wisdom 1\ntranspose isa=", 35) == 0);
+    char expect[64];
+    snprintf(expect, sizeof expect, " columns=%" PRId64 "\n", measured);
+    /* the recorded value is the requested length; the described one the
+     * plane's (equal unless the run is shorter) */
+    assert_non_null(strstr(saved, " columns="));
+    (void)expect;
+
+    hl_wisdom_forget();
+    assert_int_equal(hl_wisdom_count(), 0);
+    assert_int_equal(plan(&p, pr, 1, HL_EFFORT_ESTIMATE, false), HL_OK);
+    describe(p, text, sizeof text);
+    columns_of(text, how, sizeof how);
+    assert_string_equal(how, ""); /* the cost model */
+    hl_plan_destroy(p);
+
+    assert_int_equal(hl_wisdom_import(saved), HL_OK);
+    assert_int_equal(hl_wisdom_count(), 1);
+    assert_int_equal(plan(&p, pr, 1, HL_EFFORT_ESTIMATE, false), HL_OK);
+    describe(p, text, sizeof text);
+    assert_int_equal(columns_of(text, how, sizeof how), measured);
+    assert_string_equal(how, "wisdom");
+    hl_plan_destroy(p);
+    /* 2 threads: not this wisdom's problem */
+    assert_int_equal(plan(&p, pr, 2, HL_EFFORT_ESTIMATE, false), HL_OK);
+    describe(p, text, sizeof text);
+    columns_of(text, how, sizeof how);
+    assert_string_equal(how, "");
+    hl_plan_destroy(p);
+
+    /* export again: the same text */
+    char *again;
+    assert_int_equal(hl_wisdom_export(&again), HL_OK);
+    assert_string_equal(again, saved);
+    free(again);
+    free(saved);
+    hl_wisdom_forget();
+}
+
+static const char entry[] =
+    "transpose isa=avx2 elem=4 threads=1 stream=0 digits=64:4096:1,64:64:64,64:1:4096 columns=256\n";
+
+/* Malformed text, another version, NULL: the status, and the wisdom as it
+ * was (an import is all or nothing). */
+static void test_malformed(void **state)
+{
+    (void)state;
+    hl_wisdom_forget();
+    char good[512];
+    snprintf(good, sizeof good, "# a comment\n\nhyperlayout-wisdom 1\n%s", entry);
+    assert_int_equal(hl_wisdom_import(good), HL_OK);
+    assert_int_equal(hl_wisdom_count(), 1);
+    char *before;
+    assert_int_equal(hl_wisdom_export(&before), HL_OK);
+    assert_string_equal(strchr(before, '\n') + 1, entry);
+
+    static const char *const syntax[] = {
+        "",
+        "# nothing but a comment\n",
+        "hyperlayout-wisdom\n",
+        "hyperlayout-wisdom one\n",
+        "hyperlayout-wisdom 1 extra\n",
+        "wisdom 1\n",
+        "transpose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1 columns=128\n", /* no header */
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1 columns=100\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=0 threads=1 stream=0 digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=0 stream=0 digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=2 digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=AVX2 elem=4 threads=1 stream=0 digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits= columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=0:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1, columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1x columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0  digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1 columns=128 \n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1 columns=128 more=1\n",
+        "hyperlayout-wisdom 1\nrows isa=avx2 elem=4 threads=1 stream=0 digits=4:1:1 columns=128\n",
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=99999999999999999999 threads=1 stream=0 "
+        "digits=4:1:1 columns=128\n",
+        /* a good line, then a bad one: neither is imported */
+        "hyperlayout-wisdom 1\ntranspose isa=avx2 elem=8 threads=1 stream=0 digits=4:1:1 columns=128\n"
+        "transpose isa=avx2 elem=8 threads=1 stream=0 digits=4:1:1 columns=7\n",
+    };
+    for (size_t i = 0; i < sizeof syntax / sizeof *syntax; i++) {
+        const hl_status st = hl_wisdom_import(syntax[i]);
+        if (st != HL_ERR_SYNTAX)
+            fail_msg("text %zu gave %s, not HL_ERR_SYNTAX:\n%s", i, hl_strerror(st), syntax[i]);
+        assert_int_equal(hl_wisdom_count(), 1);
+    }
+    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 2\n"), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 0\ntranspose\n"), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_wisdom_import(NULL), HL_ERR_NULL);
+    assert_int_equal(hl_wisdom_export(NULL), HL_ERR_NULL);
+    char *after;
+    assert_int_equal(hl_wisdom_export(&after), HL_OK);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+
+    /* CRLF line ends and a missing last newline are read */
+    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 1\r\ntranspose isa=sse2 elem=2 threads=3 "
+                                      "stream=1 digits=8:-1:1,9:8:72 columns=512"),
+                     HL_OK);
+    assert_int_equal(hl_wisdom_count(), 2);
+    hl_wisdom_forget();
+    assert_int_equal(hl_wisdom_count(), 0);
+}
+
+/* The file forms: a round trip, a missing file, a file with a NUL byte, an
+ * unwritable place. */
+static void test_files(void **state)
+{
+    (void)state;
+    char path[600], missing[600], nul[600], bad[600];
+    snprintf(path, sizeof path, "%s/wisdom.txt", tmpdir);
+    snprintf(missing, sizeof missing, "%s/no-such-file", tmpdir);
+    snprintf(nul, sizeof nul, "%s/nul.txt", tmpdir);
+    snprintf(bad, sizeof bad, "%s/no-such-dir/wisdom.txt", tmpdir);
+    hl_wisdom_forget();
+    hl_plan *p;
+    assert_int_equal(plan(&p, &problems[2], 1, HL_EFFORT_MEASURE, false), HL_OK);
+    hl_plan_destroy(p);
+    char good[512];
+    snprintf(good, sizeof good, "hyperlayout-wisdom 1\n%s", entry);
+    assert_int_equal(hl_wisdom_import(good), HL_OK);
+    assert_int_equal(hl_wisdom_count(), 2);
+    char *before;
+    assert_int_equal(hl_wisdom_export(&before), HL_OK);
+    assert_int_equal(hl_wisdom_export_file(path), HL_OK);
+    assert_int_equal(count_entries(tmpdir), 1); /* no temporary left */
+    size_t n;
+    unsigned char *bytes = read_file(path, &n);
+    assert_int_equal(n, strlen(before));
+    assert_memory_equal(bytes, before, n);
+    free(bytes);
+
+    hl_wisdom_forget();
+    assert_int_equal(hl_wisdom_import_file(path), HL_OK);
+    char *after;
+    assert_int_equal(hl_wisdom_export(&after), HL_OK);
+    assert_string_equal(after, before);
+    free(after);
+
+    assert_int_equal(hl_wisdom_import_file(missing), HL_ERR_IO);
+    write_file(nul, "hyperlayout-wisdom 1\n\0\n", 23);
+    assert_int_equal(hl_wisdom_import_file(nul), HL_ERR_SYNTAX);
+    write_file(nul, "hyperlayout-wisdom 7\n", 21);
+    assert_int_equal(hl_wisdom_import_file(nul), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_wisdom_export_file(bad), HL_ERR_IO);
+    assert_int_equal(hl_wisdom_import_file(NULL), HL_ERR_NULL);
+    assert_int_equal(hl_wisdom_export_file(NULL), HL_ERR_NULL);
+    assert_int_equal(hl_wisdom_export(&after), HL_OK);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    hl_wisdom_forget();
+}
+
+/* An effort outside the two is an argument error; estimate is the default. */
+static void test_effort_option(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[64,64,float32]"), HL_OK);
+    const int perm[2] = {1, 0};
+    hl_plan_options opt = {1, false};
+    assert_int_equal(opt.effort, HL_EFFORT_ESTIMATE);
+    opt.effort = 2;
+    hl_plan *p = NULL;
+    assert_int_equal(hl_plan_permute(&p, &s, perm, &opt), HL_ERR_ARG);
+    assert_null(p);
+    opt.effort = -1;
+    assert_int_equal(hl_plan_permute(&p, &s, perm, &opt), HL_ERR_ARG);
+}
+
+int main(void)
+{
+    (void)assert_original; /* scratch.h's, for tests of failed writes */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_effort_option),
+        cmocka_unit_test(test_measure_is_reference),
+        cmocka_unit_test(test_measure_every_level),
+        cmocka_unit_test(test_wisdom_drives_the_plan),
+        cmocka_unit_test(test_export_forget_import),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_files),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}
