@@ -792,6 +792,9 @@ enum {
  * the pages holding its cells are touched). */
 #define MEASURE_SPAN_MAX ((int64_t)1 << 30)
 #define MEASURE_SECONDS 0.25 /* about the most one box's measuring may take */
+/* Problems whose input and output together exceed this (a server's L3)
+ * are measured with the sample evicted from the caches before each run. */
+#define MEASURE_CACHE_BYTES ((int64_t)32 << 20)
 
 static void free_kbox(kbox *k)
 {
@@ -865,32 +868,42 @@ static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds,
     return cells;
 }
 
-/* Writes every source cell of the sample (a page never written reads as the
- * kernel's one shared zero page, which would put every row in L1). */
-static void fill_sample(char *in, int64_t base, const int64_t *ext, const int64_t *ss, int n,
-                        int64_t es)
+/* Walks the sample's cells at `at` (offsets from cell `base`, digits ext and
+ * strides st) in runs along the digit of stride +-1: writes each run
+ * (`fill`: a page never written reads as the kernel's one shared zero page,
+ * which would put every row in L1), or evicts its lines from the caches. */
+static void walk_sample(char *at, int64_t base, const int64_t *ext, const int64_t *st, int n,
+                        int64_t es, bool fill)
 {
     int r = 0;
     for (int t = 0; t < n; t++)
-        if (abs64(ss[t]) == 1) {
+        if (abs64(st[t]) == 1) {
             r = t;
             break;
         }
-    const int64_t lo = ss[r] < 0 ? (ext[r] - 1) * ss[r] : 0;
-    const int64_t unit = abs64(ss[r]) == 1 ? ext[r] : 1, reps = abs64(ss[r]) == 1 ? 1 : ext[r];
+    const int64_t lo = st[r] < 0 ? (ext[r] - 1) * st[r] : 0;
+    const int64_t unit = abs64(st[r]) == 1 ? ext[r] : 1, reps = abs64(st[r]) == 1 ? 1 : ext[r];
     int64_t d[WORK_DIGITS] = {0}, off = base, runs = 1;
     for (int t = 0; t < n; t++)
         runs *= t == r ? 1 : ext[t];
     for (int64_t j = 0; j < runs; j++) {
-        for (int64_t i = 0; i < reps; i++)
-            memset(in + (off + lo + i * ss[r]) * es, 0x5a, (size_t)(unit * es));
+        for (int64_t i = 0; i < reps; i++) {
+            char *run = at + (off + lo + i * st[r]) * es;
+            if (fill)
+                memset(run, 0x5a, (size_t)(unit * es));
+#if defined(__SSE2__)
+            else
+                for (int64_t b = 0; b < unit * es + 64; b += 64)
+                    _mm_clflush(run + (b < unit * es ? b : unit * es - 1));
+#endif
+        }
         for (int t = 0; t < n; t++) {
             if (t == r)
                 continue;
-            off += ss[t];
+            off += st[t];
             if (++d[t] < ext[t])
                 break;
-            off -= ss[t] * ext[t];
+            off -= st[t] * ext[t];
             d[t] = 0;
         }
     }
@@ -970,7 +983,11 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
         st = HL_ERR_NOMEM;
     if (st == HL_OK) {
         char *in = ibuf + pad_s, *out = obuf + pad_d;
-        fill_sample(in, -slo, ext, dig[1], n, es);
+        walk_sample(in, -slo, ext, dig[1], n, es, true);
+        /* a problem larger than the caches runs from memory: so does each
+         * timed run of its sample (else the sample's source, read again,
+         * would come from the L3) */
+        const bool cold = pc->cells * es * 2 > MEASURE_CACHE_BYTES;
         hl_copy one = {.nboxes = 1, .es = es, .cells = pc->cells, .stream = pc->stream,
                        .isa = pc->isa};
         const hl_exec_ctx ctx = {pc->threads, 0, 1, NULL};
@@ -981,6 +998,10 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
             for (int j = 0; j < ncand && st == HL_OK; j++) {
                 const int i = round % 2 ? ncand - 1 - j : j; /* alternate the order */
                 one.box = &cand[i];
+                if (cold) {
+                    walk_sample(in, -slo, ext, dig[1], n, es, false);
+                    walk_sample(out, -dlo, ext, dig[2], n, es, false);
+                }
                 const double t0 = omp_get_wtime();
                 st = hl_copy_run(&one, in, out, &ctx);
                 const double dt = omp_get_wtime() - t0;
