@@ -58,6 +58,12 @@ static const char transform_usage[] =
     "                          disk or in memory); NOT atomic: an interruption leaves\n"
     "                          it half done.  Only ops that can run in place\n"
     "  --threads N             OpenMP threads (default, and 0: all cores)\n"
+    "  --effort estimate|measure  planning effort: the cost model (default), or time\n"
+    "                          the candidates of each transpose box and keep the\n"
+    "                          fastest (tens of ms per box; the output is the same)\n"
+    "  --wisdom FILE           read what earlier measuring learnt from FILE before\n"
+    "                          planning (if FILE exists), and write it back, with\n"
+    "                          what this run learnt, atomically after a successful run\n"
     "  --explain               print what the fused plan does (its layouts, boxes, the\n"
     "                          solver of each, threads, in place or not), then run it\n"
     "                          (on stderr when OUT is '-')\n"
@@ -83,6 +89,7 @@ typedef struct {
     in_place_mode in_place;
     const char *in, *out;
     const char *procs; /* --procs GRID, or NULL */
+    const char *wisdom; /* --wisdom FILE, or NULL */
     const char **ops;
     int nops;
 } transform_args;
@@ -122,6 +129,16 @@ static int parse_args(int argc, char **argv, transform_args *a)
             if (parse_i64(value, 0, 4096, &t) != 0)
                 return cli_error("transform", "--threads '%s': expected a count from 0 (all cores) to 4096", value);
             a->opt.threads = (int)t;
+            i++;
+        } else if (!strcmp(arg, "--effort")) {
+            if (!value || (strcmp(value, "estimate") && strcmp(value, "measure")))
+                return cli_error("transform", "--effort needs 'estimate' or 'measure'");
+            a->opt.effort = !strcmp(value, "measure") ? HL_EFFORT_MEASURE : HL_EFFORT_ESTIMATE;
+            i++;
+        } else if (!strcmp(arg, "--wisdom")) {
+            if (!value || !value[0])
+                return cli_error("transform", "--wisdom needs a file");
+            a->wisdom = value;
             i++;
         } else if (!strcmp(arg, "--axes")) {
             if (!value || (strcmp(value, "numpy") && strcmp(value, "hyperlayout")))
@@ -163,6 +180,8 @@ static int parse_args(int argc, char **argv, transform_args *a)
                          a->in_place ? "FILE" : "IN OUT");
     if (a->in_place && !strcmp(a->in, "-"))
         return cli_error("transform", "--in-place needs a file, not '-'");
+    if (a->wisdom && a->procs)
+        return cli_error("transform", "--wisdom is not supported with --procs");
     return -1;
 }
 
@@ -207,15 +226,18 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl
 {
     hl_plan **plans = calloc((size_t)a->nops + 2, sizeof *plans);
     int n = 0;
+    /* the steps are only composed: measuring is for the chain that runs */
+    hl_plan_options step_opt = a->opt;
+    step_opt.effort = HL_EFFORT_ESTIMATE;
     hl_shape cur = info->shape;
     hl_status st = plans ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK && info->fortran_order) {
         hl_shape phys = reversed(&cur);
-        st = reversal_plan(&plans[n++], &phys, &a->opt);
+        st = reversal_plan(&plans[n++], &phys, &step_opt);
     }
     for (int j = 0; st == HL_OK && j < a->nops; j++) {
         char text[HL_SHAPE_NOTATION_MAX];
-        st = hl_plan_op(&plans[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, &a->opt,
+        st = hl_plan_op(&plans[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, &step_opt,
                         why, cap);
         if (st != HL_OK) {
             char reason[256];
@@ -228,7 +250,7 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl
     }
     *logical = cur;
     if (st == HL_OK && a->fortran_out)
-        st = reversal_plan(&plans[n++], &cur, &a->opt);
+        st = reversal_plan(&plans[n++], &cur, &step_opt);
     if (st == HL_OK)
         st = hl_plan_compose(chain, plans, n, &a->opt);
     if (st != HL_OK && !why[0])
@@ -531,6 +553,34 @@ static int transform_procs(const transform_args *a)
 }
 #endif
 
+/* --wisdom FILE before planning: read when it exists.  -1: go on; otherwise
+ * the exit code. */
+static int wisdom_in(const char *path)
+{
+    const hl_status st = hl_wisdom_import_file(path);
+    if (st == HL_OK || (st == HL_ERR_IO && errno == ENOENT))
+        return -1;
+    if (st == HL_ERR_IO)
+        return cli_error("transform", "--wisdom %s: cannot read: %s", path, strerror(errno));
+    if (st == HL_ERR_SYNTAX)
+        return cli_error("transform", "--wisdom %s: not a hyperlayout wisdom file (malformed)", path);
+    if (st == HL_ERR_UNSUPPORTED)
+        return cli_error("transform", "--wisdom %s: wisdom of another format version (this "
+                         "hyperlayout reads version %d)", path, HL_WISDOM_VERSION);
+    return cli_error("transform", "--wisdom %s: %s", path, hl_strerror(st));
+}
+
+/* --wisdom FILE after a successful run: written atomically. */
+static int wisdom_out(const char *path)
+{
+    const hl_status st = hl_wisdom_export_file(path);
+    if (st == HL_OK)
+        return 0;
+    if (st == HL_ERR_IO)
+        return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
+    return cli_error("transform", "--wisdom %s: %s", path, hl_strerror(st));
+}
+
 int cmd_transform(int argc, char **argv)
 {
     const double start = now_seconds();
@@ -539,6 +589,8 @@ int cmd_transform(int argc, char **argv)
     if (!a.ops)
         return cli_error("transform", "%s", hl_strerror(HL_ERR_NOMEM));
     int rc = parse_args(argc, argv, &a);
+    if (rc < 0 && a.wisdom)
+        rc = wisdom_in(a.wisdom);
     if (rc >= 0) {
         free(a.ops);
         return rc;
@@ -607,6 +659,8 @@ int cmd_transform(int argc, char **argv)
 done:
     hl_plan_destroy(chain);
     npy_source_close(&src);
+    if (rc == 0 && a.wisdom)
+        rc = wisdom_out(a.wisdom);
     free(a.ops);
     if (rc == 0 && a.timing)
         print_times(&ph, now_seconds() - start);
