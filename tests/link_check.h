@@ -19,6 +19,7 @@
 #include <hyperlayout/npy.h>
 #include <hyperlayout/plan.h>
 #include <hyperlayout/shape.h>
+#include <hyperlayout/wisdom.h>
 
 #define LINK_CHECK(cond)                                                                           \
     do {                                                                                           \
@@ -101,6 +102,11 @@ static int link_check(const char *who)
     LINK_CHECK(hl_npy_parse_header(header, len, &info) == HL_OK);
     LINK_CHECK(info.shape.rank == 2 && info.shape.extent[0] == 4 && info.shape.extent[1] == 3);
     LINK_CHECK(std::strcmp(info.descr, "<i4") == 0 && info.data_offset == static_cast<int64_t>(len));
+
+    // wisdom.h: a malformed text is refused and changes nothing
+    const std::int64_t entries = hl_wisdom_count();
+    LINK_CHECK(hl_wisdom_import("not wisdom\n") == HL_ERR_SYNTAX);
+    LINK_CHECK(hl_wisdom_count() == entries);
 
     std::printf("%s: the public headers link against libhyperlayout and compute right\n", who);
     return 0;
