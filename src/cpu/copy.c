@@ -1033,9 +1033,9 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
          * 0.5-0.85x) */
         const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
         hl_transpose_block(isa, out, k->dtab, row, rows, cols, k->sdir, lines, es);
-        if (next) /* the next plane's first lines of each row */
+        if (next) /* the start of each row of the next plane (short rows: whole) */
             for (int64_t r = 0; r < rows; r++)
-                prefetch_run(row[r] + next, 64, k->sdir, es);
+                prefetch_run(row[r] + next, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
         return;
     }
     }
@@ -1078,7 +1078,10 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         /* the next plane is most likely one step of the first outer digit
          * away; its source is requested while this one is copied, since
          * short streams, or streams read backwards, train no prefetcher */
-        const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
+        int t = k->inner;
+        while (t < k->n && k->ext[t] == 1) /* a chunk counter of one chunk */
+            t++;
+        const int64_t next = t < k->n ? k->ss[t] * es : 0;
         for (int64_t o = lo; o < hi; o++) {
             run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next, isa);
             next_plane(k, d, &so, &doff);
