@@ -101,6 +101,11 @@ typedef struct {
     int64_t sdir;
     int64_t *stab, *dtab;
     bool lines;
+    /* the row chunks may start `s` rows early (s < row_chunk, set per run
+     * by the output's place relative to a line), so that a buffer off line
+     * boundaries still gets whole lines: the row counter has one chunk more */
+    bool shift;
+    bool src_lines; /* every stab[a] starts a line when the plane's first row does */
     /* GROUP: the members' parts of a run, at offsets from the plane's */
     int nmem;
     struct member *mem;
@@ -494,6 +499,11 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     k->lines = (rows * es) % 64 == 0;
     for (int64_t b = 0; b < cols && k->lines; b++)
         k->lines = (k->dtab[b] * es) % 64 == 0;
+    k->shift = k->lines && k->rows_in == 1 && k->ext[rl] >= 4 * k->row_chunk;
+    k->src_lines = true;
+    for (int64_t a = 0; a < rows && k->src_lines; a++)
+        k->src_lines = (k->stab[a] * es) % 64 == 0;
+    k->ext[r] += k->shift;
     return HL_OK;
 }
 
@@ -1021,7 +1031,22 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         /* the last chunk of a cut digit is a prefix of the tables */
         const int64_t rl = k->row_last, cl = k->col_last;
         const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
-        const int64_t rows = k->rows_in * (k->ext[rl] - rc < k->row_chunk ? k->ext[rl] - rc : k->row_chunk);
+        int64_t lo = rc, hi = rc + k->row_chunk;
+        if (k->shift && stream) {
+            /* chunks start s rows early, so that chunk 1 on starts a line
+             * (rows_in = 1: the row digit is digit 0, dst stride 1) */
+            const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
+            const int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
+            lo = rc - s > 0 ? rc - s : 0;
+            hi -= s;
+            out += (lo - rc) * es;
+            in += (lo - rc) * k->ss[rl] * es;
+        }
+        if (hi > k->ext[rl])
+            hi = k->ext[rl];
+        if (hi <= lo)
+            return;
+        const int64_t rows = k->rows_in * (hi - lo);
         const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
         const char *row[TR_ROWS_MAX];
         for (int64_t r = 0; r < rows; r++)
@@ -1032,7 +1057,20 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
          * written apart was slower, through an L1 stage or not (measured:
          * 0.5-0.85x) */
         const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
-        hl_transpose_block(isa, out, k->dtab, row, rows, cols, k->sdir, lines, es);
+        /* rows off line boundaries (all by the same bytes): the first
+         * columns, up to a line of source, go apart, so that every
+         * micro-block's loads are whole lines of each row */
+        int64_t h = 0;
+        if (k->src_lines && cols * es >= 1024) {
+            const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
+            h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
+        }
+        if (h) {
+            hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
+            for (int64_t r = 0; r < rows; r++)
+                row[r] += h * k->sdir * es;
+        }
+        hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
         if (next) /* the start of each row of the next plane (short rows: whole) */
             for (int64_t r = 0; r < rows; r++)
                 prefetch_run(row[r] + next, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
