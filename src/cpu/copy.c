@@ -471,6 +471,27 @@ static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
     return true;
 }
 
+/* A small plane whose successor lies elsewhere (the next plane does not
+ * read on along the same rows: a batch of small transposes): the source a
+ * few planes ahead is requested, one cell per line of each row, since one
+ * plane ahead arrives too late (measured: the loads stalled). */
+static hl_status transpose_lookahead(kbox *k, int64_t rows, int64_t cols, int64_t es)
+{
+    const int64_t bytes = rows * cols * es;
+    if (bytes > PF_SPAN_MAX || k->ext[k->inner] > 1)
+        return HL_OK;
+    k->ptab = malloc(sizeof *k->ptab * (size_t)(rows * ((cols * es + 63) / 64 + 1)));
+    if (!k->ptab)
+        return HL_ERR_NOMEM;
+    for (int64_t a = 0; a < rows; a++) {
+        for (int64_t l = 0; l < cols * es; l += 64)
+            k->ptab[k->npf++] = k->stab[a] + k->sdir * (l / es);
+        k->ptab[k->npf++] = k->stab[a] + k->sdir * (cols - 1);
+    }
+    k->ahead = PF_DISTANCE / bytes + 1;
+    return HL_OK;
+}
+
 /* The chunk counters of the transpose's two cut digits become the two
  * innermost outer digits, the column counter first (the next plane reads on
  * along the same rows); the offset tables cover one whole chunk. */
@@ -504,7 +525,7 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     for (int64_t a = 0; a < rows && k->src_lines; a++)
         k->src_lines = (k->stab[a] * es) % 64 == 0;
     k->ext[r] += k->shift;
-    return HL_OK;
+    return transpose_lookahead(k, rows, cols, es);
 }
 
 /* Cuts digit t (the plane's last) into chunks of `chunk`: the chunk counter
