@@ -66,14 +66,15 @@ static int load(lib *l, const char *path)
     return 0;
 }
 
-enum { FLIP0, FLIP_ALL, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, TILE, MORTON, CHAIN, NOPS };
+enum { FLIP0, FLIP_ALL, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, SWAP01, PAIRS, TILE, MORTON, CHAIN, NOPS };
 
 static const struct {
     const char *name;
     int in_place;
 } ops[NOPS] = {
     {"flip:0", 1},      {"flip:all", 1}, {"shift:1,-1,..", 1}, {"crinkle:0:2", 1},
-    {"crinkle:all:2", 1}, {"permute:reverse", 0}, {"tile:8,..", 0}, {"morton", 0},
+    {"crinkle:all:2", 1}, {"permute:reverse", 0}, {"permute:1,0,..", 0},
+    {"permute:pairs", 0},   {"tile:8,..", 0},        {"morton", 0},
     {"chain:flip,shift,crinkle", 1},
 };
 
@@ -94,6 +95,15 @@ static hl_status make(const lib *l, int op, const hl_shape *s, hl_plan **p)
     case PERMUTE:
         for (int i = 0; i < d; i++)
             perm[i] = d - 1 - i;
+        return l->permute(p, s, perm, NULL);
+    case SWAP01: /* the two fastest dimensions swapped */
+    case PAIRS:  /* ... and every further pair too (1,0,3,2,5,4 in NumPy's order, rank 6) */
+        for (int i = 0; i < d; i++)
+            perm[i] = i;
+        for (int i = 0; i + 1 < d && (i == 0 || op == PAIRS); i += 2) {
+            perm[d - 1 - i] = d - 2 - i;
+            perm[d - 2 - i] = d - 1 - i;
+        }
         return l->permute(p, s, perm, NULL);
     case TILE:
         for (int i = 0; i < d; i++) /* the largest divisor up to 8 */

@@ -103,6 +103,11 @@ typedef struct {
     int64_t sdir;
     int64_t *stab, *dtab;
     bool lines;
+    /* the row chunks may start `s` rows early (s < row_chunk, set per run
+     * by the output's place relative to a line), so that a buffer off line
+     * boundaries still gets whole lines: the row counter has one chunk more */
+    bool shift;
+    bool src_lines; /* every stab[a] starts a line when the plane's first row does */
     const char *chosen; /* the plane's shape by "measured" or "wisdom"; NULL: the cost model */
     /* GROUP: the members' parts of a run, at offsets from the plane's */
     int nmem;
@@ -469,6 +474,27 @@ static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
     return true;
 }
 
+/* A small plane whose successor lies elsewhere (the next plane does not
+ * read on along the same rows: a batch of small transposes): the source a
+ * few planes ahead is requested, one cell per line of each row, since one
+ * plane ahead arrives too late (measured: the loads stalled). */
+static hl_status transpose_lookahead(kbox *k, int64_t rows, int64_t cols, int64_t es)
+{
+    const int64_t bytes = rows * cols * es;
+    if (bytes > PF_SPAN_MAX || k->ext[k->inner] > 1)
+        return HL_OK;
+    k->ptab = malloc(sizeof *k->ptab * (size_t)(rows * ((cols * es + 63) / 64 + 1)));
+    if (!k->ptab)
+        return HL_ERR_NOMEM;
+    for (int64_t a = 0; a < rows; a++) {
+        for (int64_t l = 0; l < cols * es; l += 64)
+            k->ptab[k->npf++] = k->stab[a] + k->sdir * (l / es);
+        k->ptab[k->npf++] = k->stab[a] + k->sdir * (cols - 1);
+    }
+    k->ahead = PF_DISTANCE / bytes + 1;
+    return HL_OK;
+}
+
 /* The chunk counters of the transpose's two cut digits become the two
  * innermost outer digits, the column counter first (the next plane reads on
  * along the same rows); the offset tables cover one whole chunk. */
@@ -497,7 +523,12 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     k->lines = (rows * es) % 64 == 0;
     for (int64_t b = 0; b < cols && k->lines; b++)
         k->lines = (k->dtab[b] * es) % 64 == 0;
-    return HL_OK;
+    k->shift = k->lines && k->rows_in == 1 && k->ext[rl] >= 4 * k->row_chunk;
+    k->src_lines = true;
+    for (int64_t a = 0; a < rows && k->src_lines; a++)
+        k->src_lines = (k->stab[a] * es) % 64 == 0;
+    k->ext[r] += k->shift;
+    return transpose_lookahead(k, rows, cols, es);
 }
 
 /* Cuts digit t (the plane's last) into chunks of `chunk`: the chunk counter
@@ -1344,18 +1375,49 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         /* the last chunk of a cut digit is a prefix of the tables */
         const int64_t rl = k->row_last, cl = k->col_last;
         const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
-        const int64_t rows = k->rows_in * (k->ext[rl] - rc < k->row_chunk ? k->ext[rl] - rc : k->row_chunk);
+        int64_t lo = rc, hi = rc + k->row_chunk;
+        if (k->shift && stream) {
+            /* chunks start s rows early, so that chunk 1 on starts a line
+             * (rows_in = 1: the row digit is digit 0, dst stride 1) */
+            const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
+            const int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
+            lo = rc - s > 0 ? rc - s : 0;
+            hi -= s;
+            out += (lo - rc) * es;
+            in += (lo - rc) * k->ss[rl] * es;
+        }
+        if (hi > k->ext[rl])
+            hi = k->ext[rl];
+        if (hi <= lo)
+            return;
+        const int64_t rows = k->rows_in * (hi - lo);
         const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
         const char *row[TR_ROWS_MAX];
         for (int64_t r = 0; r < rows; r++)
             row[r] = in + k->stab[r] * es;
-        /* streamed only when every column's micro-blocks start lines: a
-         * partial line written that way costs a read-modify-write in memory */
+        /* streamed only when every column's micro-blocks start lines.  A
+         * buffer off line boundaries (NumPy's) gets plain stores: streaming
+         * its whole lines with the partial ones at each column's ends
+         * written apart was slower, through an L1 stage or not (measured:
+         * 0.5-0.85x) */
         const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
-        hl_transpose_block(isa, out, k->dtab, row, rows, cols, k->sdir, lines, es);
-        if (next) /* the next plane's first lines of each row */
+        /* rows off line boundaries (all by the same bytes): the first
+         * columns, up to a line of source, go apart, so that every
+         * micro-block's loads are whole lines of each row */
+        int64_t h = 0;
+        if (k->src_lines && cols * es >= 1024) {
+            const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
+            h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
+        }
+        if (h) {
+            hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
             for (int64_t r = 0; r < rows; r++)
-                prefetch_run(row[r] + next, 64, k->sdir, es);
+                row[r] += h * k->sdir * es;
+        }
+        hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
+        if (next) /* the start of each row of the next plane (short rows: whole) */
+            for (int64_t r = 0; r < rows; r++)
+                prefetch_run(row[r] + next, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
         return;
     }
     }
@@ -1398,7 +1460,10 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         /* the next plane is most likely one step of the first outer digit
          * away; its source is requested while this one is copied, since
          * short streams, or streams read backwards, train no prefetcher */
-        const int64_t next = k->inner < k->n ? k->ss[k->inner] * es : 0;
+        int t = k->inner;
+        while (t < k->n && k->ext[t] == 1) /* a chunk counter of one chunk */
+            t++;
+        const int64_t next = t < k->n ? k->ss[t] * es : 0;
         for (int64_t o = lo; o < hi; o++) {
             run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next, isa);
             next_plane(k, d, &so, &doff);
