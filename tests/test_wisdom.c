@@ -76,7 +76,7 @@ static int64_t columns_of(const char *text, char *how, size_t how_size)
 /* Input, and the reference output, of a problem. */
 typedef struct {
     int64_t bytes;
-    char *in, *want, *got;
+    char *in, *want[2], *got; /* want[j]: of the input 16 * j bytes on */
 } arrays;
 
 static void arrays_make(arrays *a, const problem *pr)
@@ -85,28 +85,34 @@ static void arrays_make(arrays *a, const problem *pr)
     assert_int_equal(plan(&ref, pr, 1, HL_EFFORT_ESTIMATE, true), HL_OK);
     assert_int_equal(hl_plan_boxes(ref), 0); /* cell by cell */
     a->bytes = hl_plan_in_span(ref) * hl_plan_elem_size(ref);
-    a->in = alloc_lines(a->bytes);
-    a->want = alloc_lines(a->bytes);
-    a->got = alloc_lines(a->bytes);
-    for (int64_t i = 0; i < a->bytes; i++)
+    a->in = alloc_lines(a->bytes + 64);
+    a->want[0] = alloc_lines(a->bytes);
+    a->want[1] = alloc_lines(a->bytes);
+    a->got = alloc_lines(a->bytes + 64);
+    for (int64_t i = 0; i < a->bytes + 64; i++)
         a->in[i] = (char)((uint64_t)i * 131u + (uint64_t)(i >> 9) * 7u + 3u);
-    assert_int_equal(hl_execute(ref, a->in, a->want), HL_OK);
+    assert_int_equal(hl_execute(ref, a->in, a->want[0]), HL_OK);
+    assert_int_equal(hl_execute(ref, a->in + 16, a->want[1]), HL_OK);
     hl_plan_destroy(ref);
 }
 
 static void arrays_free(arrays *a)
 {
     free(a->in);
-    free(a->want);
+    free(a->want[0]);
+    free(a->want[1]);
     free(a->got);
 }
 
+/* On 64-byte aligned buffers, and on buffers 16 bytes off (as NumPy's). */
 static void expect_reference(const hl_plan *p, const arrays *a, const char *what)
 {
-    memset(a->got, 0x77, (size_t)a->bytes);
-    assert_int_equal(hl_execute(p, a->in, a->got), HL_OK);
-    if (memcmp(a->got, a->want, (size_t)a->bytes) != 0)
-        fail_msg("%s: differs from the reference", what);
+    for (int off = 0; off <= 16; off += 16) {
+        memset(a->got, 0x77, (size_t)a->bytes + 64);
+        assert_int_equal(hl_execute(p, a->in + off, a->got + off), HL_OK);
+        if (memcmp(a->got + off, a->want[off / 16], (size_t)a->bytes) != 0)
+            fail_msg("%s, buffers %d bytes off lines: differs from the reference", what, off);
+    }
 }
 
 static const problem problems[] = {
