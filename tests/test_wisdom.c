@@ -426,6 +426,39 @@ static void test_files(void **state)
     hl_wisdom_forget();
 }
 
+/* Plans measured on several threads at once, with exports and imports in
+ * between: each is the reference, and the wisdom ends with every problem. */
+static void test_concurrent(void **state)
+{
+    (void)state;
+    enum { N = 4 };
+    arrays a[N];
+    for (int i = 0; i < N; i++)
+        arrays_make(&a[i], &problems[i]);
+    hl_wisdom_forget();
+    int failures = 0;
+#pragma omp parallel for num_threads(2) schedule(static, 1) reduction(+ : failures)
+    for (int i = 0; i < N; i++) {
+        hl_plan *p;
+        char *text = NULL;
+        if (plan(&p, &problems[i], 1, HL_EFFORT_MEASURE, false) != HL_OK) {
+            failures++;
+            continue;
+        }
+        memset(a[i].got, 0, (size_t)a[i].bytes);
+        failures += hl_execute(p, a[i].in, a[i].got) != HL_OK ||
+                    memcmp(a[i].got, a[i].want[0], (size_t)a[i].bytes) != 0;
+        failures += hl_wisdom_export(&text) != HL_OK || hl_wisdom_import(text) != HL_OK;
+        free(text);
+        hl_plan_destroy(p);
+    }
+    assert_int_equal(failures, 0);
+    assert_int_equal(hl_wisdom_count(), N);
+    for (int i = 0; i < N; i++)
+        arrays_free(&a[i]);
+    hl_wisdom_forget();
+}
+
 /* An effort outside the two is an argument error; estimate is the default. */
 static void test_effort_option(void **state)
 {
@@ -454,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_export_forget_import),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_concurrent),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
