@@ -153,7 +153,8 @@ static void test_streamed(void **state)
     (void)state;
     /* columns: the cost model's column length (0: not checked) — rows
      * 1 MiB apart share one L2 set (128 bytes), rows 32 KiB apart four
-     * (256), rows 16,400 bytes apart many (512) */
+     * (256), rows 16,400 bytes apart many (512); an odd output run that
+     * fits a plane whole */
     static const struct {
         const char *shape, *ops;
         int columns;
@@ -166,6 +167,8 @@ static void test_streamed(void **state)
         {"[256,130,256,float32]", "permute:2,1,0", 0},
         {"[8,64,66,128,float64]", "permute:3,0,2,1", 0},
         {"[2050,4100,float32]", "permute:1,0", 0}, /* columns off line boundaries */
+        {"[255,130,256,float32]", "permute:2,1,0", 1020}, /* ... taken whole, staged */
+        {"[131,129,256,float64]", "flip:0 permute:2,0,1", 1048},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         hl_shape s;

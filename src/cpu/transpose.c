@@ -427,3 +427,51 @@ void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *d
     else
         cells(out, dtab, row, 0, r, 0, c, dir, es);
 }
+
+/* n bytes from src to dst: whole lines of dst with non-temporal stores,
+ * partial ones with plain stores. */
+static void put_run(char *dst, const char *src, int64_t n)
+{
+    int64_t head = (int64_t)(((uintptr_t)0 - (uintptr_t)dst) & (LINE - 1));
+    if (head > n)
+        head = n;
+    memcpy(dst, src, (size_t)head);
+    int64_t i = head;
+#if defined(HL_X86)
+    for (; i + LINE <= n; i += LINE)
+        for (int q = 0; q < LINE; q += 16)
+            _mm_stream_si128((__m128i *)(void *)(dst + i + q),
+                             _mm_loadu_si128((const __m128i *)(const void *)(src + i + q)));
+#endif
+    memcpy(dst + i, src + i, (size_t)(n - i));
+}
+
+void hl_transpose_staged(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+                         const char *const *row, int64_t r, int64_t c, int64_t dir, int64_t es,
+                         char *stage, int64_t stage_bytes)
+{
+    enum { ROWS_MAX = 256, STRIP_MAX = 512 };
+    int64_t w = stage_bytes / (r * es), tab[STRIP_MAX];
+    const char *strip[ROWS_MAX];
+    w = w < 1 ? 1 : w > STRIP_MAX ? STRIP_MAX : w;
+    for (int64_t j = 0; j < w; j++)
+        tab[j] = j * r;
+    for (int64_t b0 = 0; b0 < c; b0 += w) {
+        const int64_t n = c - b0 < w ? c - b0 : w;
+        for (int64_t a = 0; a < r; a++) {
+            strip[a] = row[a] + b0 * dir * es;
+#if defined(HL_X86)
+            /* this row's next strip, a line at a time */
+            if (b0 + 2 * n <= c)
+                for (int64_t l = 0; l < n * es; l += LINE)
+                    _mm_prefetch(strip[a] + dir * (n * es + l), _MM_HINT_T1);
+#endif
+        }
+        hl_transpose_block(isa, stage, tab, strip, r, n, dir, false, es);
+        for (int64_t j = 0, k; j < n; j = k) {
+            for (k = j + 1; k < n && dtab[b0 + k] == dtab[b0 + k - 1] + r; k++)
+                ;
+            put_run(out + dtab[b0 + j] * es, stage + j * r * es, (k - j) * r * es);
+        }
+    }
+}
