@@ -166,8 +166,8 @@ run_bench() {
     esac
 }
 case $bench in
-    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do run_bench $b; done ;;
-    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do
+    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do run_bench $b; done ;;
+    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
                run_bench $b --quick
            done ;;
 esac
