@@ -188,18 +188,86 @@ DEFINE_NT(float, f32, __m256, _mm256_loadu_ps, _mm256_add_ps, _mm256_div_ps, _mm
 DEFINE_NT(double, f64, __m256d, _mm256_loadu_pd, _mm256_add_pd, _mm256_div_pd, _mm256_set1_pd,
           _mm256_stream_pd, mask64, _mm256_maskload_pd, _mm256_blendv_pd, _mm256_castsi256_pd)
 
-static bool nt_available(void)
+/* The same rows with AVX-512: one 64-byte vector per line, one streaming
+ * store per line, and the mixed lines of a row with masked loads (masked-off
+ * lanes do not fault) and a masked division that keeps the copied lanes:
+ * the same sums and divisions lane by lane, so the same bits. */
+#define HL_INLINE_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
+#define HL_AVX512 __attribute__((target("avx512f")))
+#define DEFINE_NT512(T, SUFFIX, VT, MT, LOADU, MLOADU, ADD, DIV, MDIV, SET1, STREAM)               \
+    HL_INLINE_AVX512 void rownt512_body_##SUFFIX(const T *c, T *o, int64_t x, int64_t e,           \
+                                                 int64_t lo, int64_t hi, const int64_t *off,       \
+                                                 int nnb, int64_t pf)                              \
+    {                                                                                              \
+        enum { W = 64 / (int)sizeof(T) };                                                          \
+        const VT npts = SET1((T)(nnb + 1));                                                        \
+        const int64_t mis = (int64_t)((uintptr_t)(o + x) & 63) / (int64_t)sizeof(T);              \
+        int64_t xa = mis ? x + (W - mis) : x;                                                      \
+        if (xa > e)                                                                                \
+            xa = e;                                                                                \
+        for (; x < xa; x++)                                                                        \
+            o[x] = cell_##SUFFIX(c, x, lo, hi, off, nnb);                                          \
+        for (; x + W <= e; x += W) {                                                               \
+            if (pf)                                                                                \
+                _mm_prefetch((const char *)((uintptr_t)(c + x) + (uintptr_t)pf), _MM_HINT_T1);     \
+            const T *p = c + x;                                                                    \
+            VT acc = LOADU(p);                                                                     \
+            if (x >= lo && x + W <= hi) {                                                          \
+                for (int n = 0; n < nnb; n++)                                                      \
+                    acc = ADD(acc, LOADU(p + off[n]));                                             \
+                STREAM(o + x, DIV(acc, npts));                                                     \
+            } else {                                                                               \
+                /* a line with copied cells: neighbours loaded in the computed   \
+                 * lanes only, the division kept to them */                      \
+                const int64_t a = lo - x < 0 ? 0 : lo - x > W ? W : lo - x;                        \
+                const int64_t b = hi - x < 0 ? 0 : hi - x > W ? W : hi - x;                        \
+                const MT m = (MT)(b > a ? ((1u << b) - 1u) & ~((1u << a) - 1u) : 0u);              \
+                const VT centre = acc;                                                             \
+                for (int n = 0; n < nnb; n++)                                                      \
+                    acc = ADD(acc, MLOADU(m, p + off[n]));                                         \
+                STREAM(o + x, MDIV(centre, m, acc, npts));                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (; x < e; x++)                                                                         \
+            o[x] = cell_##SUFFIX(c, x, lo, hi, off, nnb);                                          \
+    }                                                                                              \
+    HL_AVX512 static void rownt512_##SUFFIX(const T *c, T *o, int64_t x0, int64_t e, int64_t lo,   \
+                                            int64_t hi, const int64_t *off, int nnb, int64_t pf)   \
+    {                                                                                              \
+        if (lo >= hi)                                                                              \
+            lo = hi = e;                                                                           \
+        if (nnb == 4)                                                                              \
+            rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, off, 4, pf);                               \
+        else if (nnb == 6)                                                                         \
+            rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, off, 6, pf);                               \
+        else                                                                                       \
+            rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, off, nnb, pf);                             \
+    }
+
+DEFINE_NT512(float, f32, __m512, __mmask16, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_add_ps,
+             _mm512_div_ps, _mm512_mask_div_ps, _mm512_set1_ps, _mm512_stream_ps)
+DEFINE_NT512(double, f64, __m512d, __mmask8, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_add_pd,
+             _mm512_div_pd, _mm512_mask_div_pd, _mm512_set1_pd, _mm512_stream_pd)
+
+/* Which row kernel streams: 0 none, 1 AVX2, 2 AVX-512 where the CPU has it
+ * (STENCIL_ISA=avx2 in the environment keeps AVX2, for comparisons). */
+static int nt_available(void)
 {
-    return __builtin_cpu_supports("avx2");
+    if (!__builtin_cpu_supports("avx2"))
+        return 0;
+    const char *isa = getenv("STENCIL_ISA");
+    if (__builtin_cpu_supports("avx512f") && !(isa && !strcmp(isa, "avx2")))
+        return 2;
+    return 1;
 }
-#define ROWNT_f32 rownt_f32
-#define ROWNT_f64 rownt_f64
+#define ROWNT_f32(nt, ...) ((nt) == 2 ? rownt512_f32(__VA_ARGS__) : rownt_f32(__VA_ARGS__))
+#define ROWNT_f64(nt, ...) ((nt) == 2 ? rownt512_f64(__VA_ARGS__) : rownt_f64(__VA_ARGS__))
 #define NT_FENCE() _mm_sfence()
 #else
 #define STENCIL_HAVE_NT 0
-static bool nt_available(void)
+static int nt_available(void)
 {
-    return false;
+    return 0;
 }
 #define ROWNT_f32(...) ((void)0)
 #define ROWNT_f64(...) ((void)0)
@@ -238,7 +306,7 @@ static bool nt_available(void)
     }                                                                                              \
                                                                                                    \
     static void affine_##SUFFIX(const hl_tensor *in, const hl_tensor *out, const int64_t *off,     \
-                                int nnb, void *tmpv, bool nt, int64_t far, int64_t ahead)          \
+                                int nnb, void *tmpv, int nt, int64_t far, int64_t ahead)           \
     {                                                                                              \
         const int rank = out->rank;                                                                \
         const T *ib = hl_tensor_affine_origin(in);                                                 \
@@ -283,7 +351,7 @@ static bool nt_available(void)
                     pf = (ia - io + far) * (int64_t)sizeof(T);                                     \
                     pfing = next_row(rank, out->lo, out->extent, xa);                              \
                 }                                                                                  \
-                ROWNT_##SUFFIX(c, o, l0, l0 + E0, lo, hi, off, nnb, pf);                           \
+                ROWNT_##SUFFIX(nt, c, o, l0, l0 + E0, lo, hi, off, nnb, pf);                       \
                 continue;                                                                          \
             }                                                                                      \
             for (int64_t x0 = l0; x0 < lo; x0++)                                                   \
@@ -412,9 +480,10 @@ hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *argp)
     int64_t bytes = out->elem_size;
     for (int i = 0; i < rank; i++)
         bytes = out->root->extent[i] > INT64_MAX / bytes ? INT64_MAX : bytes * out->root->extent[i];
-    const bool nt = !out->cached && bytes >= STENCIL_STREAM_BYTES && in->stride[0] == 1 &&
-                    out->stride[0] == 1 && (uintptr_t)out->data % (uintptr_t)out->elem_size == 0 &&
-                    nt_available();
+    const int nt = !out->cached && bytes >= STENCIL_STREAM_BYTES && in->stride[0] == 1 &&
+                           out->stride[0] == 1 && (uintptr_t)out->data % (uintptr_t)out->elem_size == 0
+                       ? nt_available()
+                       : 0;
     /* and with them, where the input is the large array itself (not a
      * cached scratch), a prefetch into L2 of what is read first from
      * memory: the farthest neighbour of the row some 32 KB on in the
