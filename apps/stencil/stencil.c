@@ -75,6 +75,24 @@ static bool next_row(int rank, const int64_t *lo, const int64_t *n, int64_t *x)
     return false;
 }
 
+/* Advances xa, the row whose farthest neighbour a row prefetches, in the
+ * tile's order; past the tile's last row, in 2D, on into the rows that
+ * follow it in the array (the next slab, which the runner's contiguous
+ * runs of tiles give the same worker), so that a tile's first rows find
+ * their data on the way too.  False when there is no such row. */
+static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
+{
+    const int rank = out->rank;
+    if (rank == 2 && xa[1] >= out->lo[1] + out->extent[1])
+        return out->at[1] + ++xa[1] < out->root->extent[1];
+    if (next_row(rank, out->lo, out->extent, xa))
+        return true;
+    if (rank != 2)
+        return false;
+    xa[1] = out->lo[1] + out->extent[1];
+    return out->at[1] + xa[1] < out->root->extent[1];
+}
+
 /* Rows of outputs larger than the caches are written with non-temporal
  * stores (no read of each output line before it is written: a third less
  * memory traffic).  Whole 64-byte lines only, aligned: a row's unaligned
@@ -329,7 +347,7 @@ static int nt_available(void)
         memcpy(xa, out->lo, sizeof(int64_t) * (size_t)rank);                                       \
         bool pfing = nt && far > 0;                                                                \
         for (int64_t k = 0; pfing && k < ahead; k++)                                               \
-            pfing = next_row(rank, out->lo, out->extent, xa);                                      \
+            pfing = next_prefetch_row(out, xa);                                                    \
         do {                                                                                       \
             bool inner = true;                                                                     \
             int64_t io = 0, oo = 0;                                                                \
@@ -349,7 +367,7 @@ static int nt_available(void)
                     for (int i = 1; i < rank; i++)                                                 \
                         ia += xa[i] * in->stride[i];                                               \
                     pf = (ia - io + far) * (int64_t)sizeof(T);                                     \
-                    pfing = next_row(rank, out->lo, out->extent, xa);                              \
+                    pfing = next_prefetch_row(out, xa);                                            \
                 }                                                                                  \
                 ROWNT_##SUFFIX(nt, c, o, l0, l0 + E0, lo, hi, off, nnb, pf);                       \
                 continue;                                                                          \
