@@ -187,8 +187,8 @@ static void argument_checks(void)
     const int64_t L[4] = {8, 8, 8, 8}, huge[3] = {200, 200, 200};
     const stencil_arg a = {STENCIL_STAR, HL_DTYPE_FLOAT64}, bad_t = {STENCIL_STAR, HL_DTYPE_INT32},
                       bad_p = {(stencil_points)7, HL_DTYPE_FLOAT32};
-    double x;
-    double y;
+    double x = 0;
+    double y = 0;
     const stencil_gpu_opts cached = {huge, 0, 0, true, NULL}, threads = {NULL, 0, 2000, false, NULL};
     CHECK(stencil_gpu_step(4, L, &a, &x, &y, NULL) == HL_ERR_RANK, "rank 4");
     CHECK(stencil_gpu_step(0, L, &a, &x, &y, NULL) == HL_ERR_RANK, "rank 0");
