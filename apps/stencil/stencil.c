@@ -566,10 +566,16 @@ hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *argp)
     int64_t bytes = out->elem_size;
     for (int i = 0; i < rank; i++)
         bytes = out->root->extent[i] > INT64_MAX / bytes ? INT64_MAX : bytes * out->root->extent[i];
-    const int nt = !out->cached && bytes >= STENCIL_STREAM_BYTES && in->stride[0] == 1 &&
+    int nt = !out->cached && bytes >= STENCIL_STREAM_BYTES && in->stride[0] == 1 &&
                            out->stride[0] == 1 && (uintptr_t)out->data % (uintptr_t)out->elem_size == 0
                        ? nt_available()
                        : 0;
+    /* AVX-512 rows only for the direct path: reading a cached scratch, two
+     * threads measured slower with them than with AVX2 ([8192,8192], cached,
+     * 2 threads: float32 0.50 against 0.56 of the best copy, float64 0.44
+     * against 0.51; one thread the same) */
+    if (nt == 2 && in->cached)
+        nt = 1;
     /* and with them, where the input is the large array itself (not a
      * cached scratch), a prefetch into L2 of what is read first from
      * memory: the farthest neighbour of the row some 32 KB on in the
