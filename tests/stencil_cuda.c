@@ -210,7 +210,7 @@ static void argument_checks(void)
 int main(void)
 {
     if (!stencil_gpu_built()) {
-        printf("SKIP: built without CUDA (no nvcc at configure time)\n");
+        printf("SKIP: built without CUDA (no nvcc at configure time, or -DHL_CUDA=OFF)\n");
         return 77;
     }
     argument_checks();
