@@ -107,7 +107,7 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
 #define HL_AVX2 __attribute__((target("avx2")))
 #define HL_INLINE_AVX2 __attribute__((target("avx2"), always_inline)) static inline
 
-#define DEFINE_NT(T, SUFFIX, VT, LOADU, ADD, DIV, SET1, STREAM, MASK, MASKLOAD, BLENDV, CAST)     \
+#define DEFINE_NT(T, SUFFIX, VT, LOADU, ADD, DIV, SET1, STREAM, MASK, MASKLOAD, BLENDV, CAST)      \
     /* cell x of a row: the mean inside [lo, hi), a copy outside */                                \
     HL_INLINE_AVX2 T cell_##SUFFIX(const T *c, int64_t x, int64_t lo, int64_t hi,                  \
                                    const int64_t *off, int nnb)                                    \
@@ -127,7 +127,7 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
         return DIV(acc, npts);                                                                     \
     }                                                                                              \
     /* lanes a <= j < b computed, the others copied */                                             \
-    HL_INLINE_AVX2 VT vecmask_##SUFFIX(const T *p, const int64_t *off, int nnb, VT npts,          \
+    HL_INLINE_AVX2 VT vecmask_##SUFFIX(const T *p, const int64_t *off, int nnb, VT npts,           \
                                        int64_t a, int64_t b)                                       \
     {                                                                                              \
         const __m256i m = MASK(a, b);                                                              \
@@ -142,7 +142,7 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
     {                                                                                              \
         enum { W = 64 / (int)sizeof(T), V = 32 / (int)sizeof(T) };                                 \
         const VT npts = SET1((T)(nnb + 1));                                                        \
-        const int64_t mis = (int64_t)((uintptr_t)(o + x) & 63) / (int64_t)sizeof(T);              \
+        const int64_t mis = (int64_t)((uintptr_t)(o + x) & 63) / (int64_t)sizeof(T);               \
         int64_t xa = mis ? x + (W - mis) : x;                                                      \
         if (xa > e)                                                                                \
             xa = e;                                                                                \
@@ -157,9 +157,9 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
                 STREAM(o + x, v0);                                                                 \
                 STREAM(o + x + V, v1);                                                             \
             } else {                                                                               \
-                /* a line with copied cells: neighbours read only in the            \
-                 * computed lanes (masked loads: the others may lie outside         \
-                 * the array), then blended with the copies */                      \
+                /* a line with copied cells: neighbours read only in the                           \
+                 * computed lanes (masked loads: the others may lie outside                        \
+                 * the array), then blended with the copies */                                     \
                 const VT v0 = vecmask_##SUFFIX(c + x, off, nnb, npts, lo - x, hi - x);             \
                 const VT v1 = vecmask_##SUFFIX(c + x + V, off, nnb, npts, lo - x - V, hi - x - V); \
                 STREAM(o + x, v0);                                                                 \
@@ -175,8 +175,8 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
     {                                                                                              \
         if (lo >= hi)                                                                              \
             lo = hi = e;                                                                           \
-        /* the common counts unrolled, their offsets copied so that they stay \
-         * in registers (a store through o could alias off[]) */                \
+        /* the common counts unrolled, their offsets copied so that they stay                      \
+         * in registers (a store through o could alias off[]) */                                   \
         if (nnb == 4)                                                                              \
             rownt_body_##SUFFIX(c, o, x0, e, lo, hi,                                               \
                 (const int64_t[4]){off[0], off[1], off[2], off[3]}, 4, pf);                        \
@@ -184,7 +184,7 @@ static bool next_prefetch_row(const hl_tensor *out, int64_t *xa)
             rownt_body_##SUFFIX(c, o, x0, e, lo, hi,                                               \
                 (const int64_t[6]){off[0], off[1], off[2], off[3], off[4], off[5]}, 6, pf);        \
         else                                                                                       \
-            rownt_body_##SUFFIX(c, o, x0, e, lo, hi, off, nnb, pf);                                    \
+            rownt_body_##SUFFIX(c, o, x0, e, lo, hi, off, nnb, pf);                                \
     }
 
 /* all-ones in the lanes a <= j < b of 8 x 32 or 4 x 64 bits */
@@ -223,16 +223,16 @@ DEFINE_NT(double, f64, __m256d, _mm256_loadu_pd, _mm256_add_pd, _mm256_div_pd, _
     {                                                                                              \
         enum { W = 64 / (int)sizeof(T) };                                                          \
         const VT npts = SET1((T)(nnb + 1));                                                        \
-        const int64_t mis = (int64_t)((uintptr_t)(o + x) & 63) / (int64_t)sizeof(T);              \
+        const int64_t mis = (int64_t)((uintptr_t)(o + x) & 63) / (int64_t)sizeof(T);               \
         int64_t xa = mis ? x + (W - mis) : x;                                                      \
         if (xa > e)                                                                                \
             xa = e;                                                                                \
         for (; x < xa; x++)                                                                        \
             o[x] = cell_##SUFFIX(c, x, lo, hi, off, nnb);                                          \
-        /* shift (off[0] == -1, off[1] == +1: the star): the row's -1 and +1  \
-         * neighbours are the centre line shifted by one lane, with the last   \
-         * lane of the line before or the first of the line after (valignd),   \
-         * so a line loads 5 vectors, all aligned, instead of 7 */              \
+        /* shift (off[0] == -1, off[1] == +1: the star): the row's -1 and +1                       \
+         * neighbours are the centre line shifted by one lane, with the last                       \
+         * lane of the line before or the first of the line after (valignd),                       \
+         * so a line loads 5 vectors, all aligned, instead of 7 */                                 \
         VT prev = SET1((T)0), next = SET1((T)0);                                                   \
         bool have_prev = false, have_next = false;                                                 \
         for (; x + W <= e; x += W) {                                                               \
@@ -255,8 +255,8 @@ DEFINE_NT(double, f64, __m256d, _mm256_loadu_pd, _mm256_add_pd, _mm256_div_pd, _
                     acc = ADD(acc, LOADU(p + off[n]));                                             \
                 STREAM(o + x, DIV(acc, npts));                                                     \
             } else {                                                                               \
-                /* a line with copied cells: neighbours loaded in the computed   \
-                 * lanes only, the division kept to them */                      \
+                /* a line with copied cells: neighbours loaded in the computed                     \
+                 * lanes only, the division kept to them */                                        \
                 const int64_t a = lo - x < 0 ? 0 : lo - x > W ? W : lo - x;                        \
                 const int64_t b = hi - x < 0 ? 0 : hi - x > W ? W : hi - x;                        \
                 const MT m = (MT)(b > a ? ((1u << b) - 1u) & ~((1u << a) - 1u) : 0u);              \
@@ -276,20 +276,19 @@ DEFINE_NT(double, f64, __m256d, _mm256_loadu_pd, _mm256_add_pd, _mm256_div_pd, _
     {                                                                                              \
         if (lo >= hi)                                                                              \
             lo = hi = e;                                                                           \
-        /* as rownt_: unrolled counts, offsets in registers */                 \
-        /* the shifted centre for the star's +-1 neighbours: float64 only       \
-         * (8192^2, one thread, 0.73 -> 0.82 of the best copy; float32 0.70 ->  \
-         * 0.66, so not there) */                                              \
-        const bool star = sizeof(T) == 8 && nnb >= 2 && off[0] == -1 && off[1] == 1;               \
-        if (nnb == 4) {                                                                                          \
+        /* as rownt_: unrolled counts, offsets in registers; the shifted                           \
+         * centre for the star's +-1 neighbours in float64 only (8192^2, one                       \
+         * thread, 0.73 -> 0.82 of the best copy; float32 0.70 -> 0.66) */                         \
+        const bool shift = sizeof(T) == 8 && nnb >= 2 && off[0] == -1 && off[1] == 1;              \
+        if (nnb == 4) {                                                                            \
             const int64_t o4[4] = {off[0], off[1], off[2], off[3]};                                \
-            if (star)                                                                              \
+            if (shift)                                                                             \
                 rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, o4, 4, pf, true);                      \
             else                                                                                   \
                 rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, o4, 4, pf, false);                     \
         } else if (nnb == 6) {                                                                     \
             const int64_t o6[6] = {off[0], off[1], off[2], off[3], off[4], off[5]};                \
-            if (star)                                                                              \
+            if (shift)                                                                             \
                 rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, o6, 6, pf, true);                      \
             else                                                                                   \
                 rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, o6, 6, pf, false);                     \
@@ -382,7 +381,7 @@ static int nt_available(void)
         T *ob = hl_tensor_affine_origin(out);                                                      \
         const int64_t *R = out->root->extent;                                                      \
         const int64_t l0 = out->lo[0], E0 = out->extent[0], a0 = out->at[0];                       \
-        /* the computed middle of an interior row: root coordinates 1 .. R0-2 */                  \
+        /* the computed middle of an interior row: root coordinates 1 .. R0-2 */                   \
         int64_t b0 = 1 - a0 > l0 ? 1 - a0 : l0;                                                    \
         int64_t e0 = R[0] - 1 - a0 < l0 + E0 ? R[0] - 1 - a0 : l0 + E0;                            \
         if (b0 > l0 + E0)                                                                          \
@@ -392,8 +391,8 @@ static int nt_available(void)
         const int64_t si = in->stride[0], so = out->stride[0];                                     \
         int64_t x[HL_MAX_RANK];                                                                    \
         memcpy(x, out->lo, sizeof(int64_t) * (size_t)rank);                                        \
-        /* the row `ahead` rows on in this tile's order, whose farthest            \
-         * neighbour (far elements on) the current row prefetches */             \
+        /* the row `ahead` rows on in this tile's order, whose farthest                            \
+         * neighbour (far elements on) the current row prefetches */                               \
         int64_t xa[HL_MAX_RANK];                                                                   \
         memcpy(xa, out->lo, sizeof(int64_t) * (size_t)rank);                                       \
         bool pfing = nt && far > 0;                                                                \
@@ -418,9 +417,9 @@ static int nt_available(void)
                     for (int i = 1; i < rank; i++)                                                 \
                         ia += xa[i] * in->stride[i];                                               \
                     pf = (ia - io + far) * (int64_t)sizeof(T);                                     \
-                    /* in 3D and up, a tile cut along dimension 1 reads one row  \
-                     * on either side of it in every plane, once: prefetched     \
-                     * whole when the cursor is at the tile's first or last row */\
+                    /* in 3D and up, a tile cut along dimension 1 reads one row                    \
+                     * on either side of it in every plane, once: prefetched                       \
+                     * whole when the cursor is at the tile's first or last row */                 \
                     if (rank >= 3) {                                                               \
                         const int64_t y = out->at[1] + xa[1];                                      \
                         int64_t eo = 0;                                                            \
