@@ -571,8 +571,9 @@ hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *argp)
                        : 0;
     /* AVX-512 rows only for the direct path: reading a cached scratch, two
      * threads measured slower with them than with AVX2 ([8192,8192], cached,
-     * 2 threads: float32 0.50 against 0.56 of the best copy, float64 0.44
-     * against 0.51; one thread the same) */
+     * 2 threads, 4 interleaved rounds: float32 0.46-0.54 of the best copy
+     * against 0.56-0.60, float64 0.39-0.46 against 0.35-0.57; one thread the
+     * same) */
     if (nt == 2 && in->cached)
         nt = 1;
     /* and with them, where the input is the large array itself (not a
