@@ -164,9 +164,9 @@ static void tile_grid(const bcase *bc, int64_t *grid, bool slabs)
         for (int i = 0; i < bc->rank; i++)
             grid[i] = 1;
         if (bc->rank == 2)
-            { int64_t cc = getenv("C2D") ? atoll(getenv("C2D")) : (INT64_C(1) << 16); grid[1] = (bc->L[1] * bc->L[0] + cc - 1) / cc; }
+            grid[1] = (bc->L[1] * bc->L[0] + (INT64_C(1) << 16) - 1) >> 16;
         else
-            { int64_t rr = getenv("R3D") ? atoll(getenv("R3D")) : 32; grid[1] = (bc->L[1] + rr - 1) / rr; }
+            grid[1] = (bc->L[1] + 31) / 32;
         return;
     }
     for (int i = 0; i < bc->rank; i++) {
