@@ -442,8 +442,8 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
 
 /* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
  * run (from the digit with |ss| = 1) are different digits, each run at least
- * a cache line long.  The dst run is taken up to TR_ROW_BYTES (a plane's
- * rows: source streams read side by side), the src run up to TR_COL_BYTES. */
+ * a cache line long.  The dst run is taken up to row_bytes (a plane's rows:
+ * source streams read side by side), the src run up to TR_COL_BYTES. */
 static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
 {
     if (abs64(k->ds[0]) != 1 || abs64(k->ss[0]) == 1)
@@ -999,6 +999,32 @@ static void copy_member(const member *m, char *out, const char *in, int64_t es)
     }
 }
 
+/* A transpose plane straight from the registers, streamed only where
+ * every column's micro-blocks start lines: a buffer off line boundaries
+ * (NumPy's) gets plain stores for the columns of its first row chunk (the
+ * row chunks start early by its offset: run_plane); streaming whole lines
+ * with the partial ones at a column's ends written apart was slower,
+ * through an L1 stage or not (measured: 0.5-0.85x). */
+static void transpose_plane(const kbox *k, char *out, const char **row, int64_t rows, int64_t cols,
+                            int64_t es, bool stream, const hl_transpose_isa *isa)
+{
+    const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
+    /* rows off line boundaries (all by the same bytes): the first columns,
+     * up to a line of source, go apart, so that every micro-block's loads
+     * are whole lines of each row */
+    int64_t h = 0;
+    if (k->src_lines && cols * es >= 1024) {
+        const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
+        h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
+    }
+    if (h) {
+        hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
+        for (int64_t r = 0; r < rows; r++)
+            row[r] += h * k->sdir * es;
+    }
+    hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
+}
+
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
                       bool stream, char *stage, int64_t next, const hl_transpose_isa *isa)
 {
@@ -1084,34 +1110,13 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         const char *row[TR_ROWS_MAX];
         for (int64_t r = 0; r < rows; r++)
             row[r] = in + k->stab[r] * es;
-        /* streamed only when every column's micro-blocks start lines.  A
-         * buffer off line boundaries (NumPy's) gets plain stores: streaming
-         * its whole lines with the partial ones at each column's ends
-         * written apart was slower, through an L1 stage or not (measured:
-         * 0.5-0.85x) */
-        if (stream && k->staged) {
+        if (stream && k->staged)
             hl_transpose_staged(isa, out, k->dtab, row, rows, cols, k->sdir, es, stage, TR_STAGE_BYTES);
-            goto ahead;
-        }
-        const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
-        /* rows off line boundaries (all by the same bytes): the first
-         * columns, up to a line of source, go apart, so that every
-         * micro-block's loads are whole lines of each row */
-        int64_t h = 0;
-        if (k->src_lines && cols * es >= 1024) {
-            const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
-            h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
-        }
-        if (h) {
-            hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
-            for (int64_t r = 0; r < rows; r++)
-                row[r] += h * k->sdir * es;
-        }
-        hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
-    ahead:
+        else
+            transpose_plane(k, out, row, rows, cols, es, stream, isa);
         if (next) /* the start of each row of the next plane (short rows: whole) */
             for (int64_t r = 0; r < rows; r++)
-                prefetch_run(row[r] + next, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
+                prefetch_run(in + next + k->stab[r] * es, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
         return;
     }
     }
