@@ -35,14 +35,15 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
 #define BLOCK_LOOP(MK, RM, CM, ES)                                                                 \
     do {                                                                                           \
         const int64_t rm = r / (RM) * (RM), cm = c / (CM) * (CM);                                  \
+        const int64_t dist = c * (ES) >= 4 * PF_AHEAD ? PF_AHEAD : c * (ES) / 4 & ~(int64_t)63;   \
         if (dir > 0) {                                                                             \
             for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
                 for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
-                    MK(out, dtab, row, a0, b0, 1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);        \
+                    MK(out, dtab, row, a0, b0, 1, lines, b0 + (CM) + dist / (ES) <= c ? dist : 0);  \
         } else {                                                                                   \
             for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
                 for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
-                    MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);       \
+                    MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + dist / (ES) <= c ? dist : 0); \
         }                                                                                          \
         cells(out, dtab, row, rm, r, 0, c, dir, ES);                                               \
         cells(out, dtab, row, 0, rm, cm, c, dir, ES);                                              \
@@ -69,10 +70,10 @@ static void generic8(char *out, const int64_t *dtab, const char *const *row, int
 
 /* Into the L2 only: a plane's rows often share L1 sets (rows a power of two
  * apart), where lines requested ahead would evict each other before use. */
-INLINE void ahead(const char *p, int64_t dir, bool pf)
+INLINE void ahead(const char *p, int64_t dir, int64_t pf)
 {
     if (pf)
-        _mm_prefetch(p + dir * PF_AHEAD, _MM_HINT_T1);
+        _mm_prefetch(p + dir * pf, _MM_HINT_T1);
 }
 
 /* ---- SSE2: 16 rows x 4 columns of float32, 8 x 2 of float64 ---------------- */
@@ -84,7 +85,7 @@ INLINE __m128 load4f(const char *p, int64_t dir)
 }
 
 INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                      int64_t b0, int64_t dir, bool nt, bool pf)
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m128 x[16];
     for (int i = 0; i < 16; i++) {
@@ -107,7 +108,7 @@ INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, in
 }
 
 INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                      int64_t b0, int64_t dir, bool nt, bool pf)
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m128d x[8];
     for (int i = 0; i < 8; i++) {
@@ -166,7 +167,7 @@ AVX2 INLINE void tr8x8(__m256 *x)
 }
 
 AVX2 INLINE void mk_avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                           int64_t b0, int64_t dir, bool nt, bool pf)
+                           int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m256i rev = _mm256_set_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256 x[16];
@@ -202,7 +203,7 @@ AVX2 INLINE void tr4x4d(__m256d *x)
 }
 
 AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                           int64_t b0, int64_t dir, bool nt, bool pf)
+                           int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m256d x[8];
     for (int i = 0; i < 8; i++) {
@@ -278,7 +279,7 @@ AVX512 INLINE void tr16x16(__m512 *x)
 }
 
 AVX512 INLINE void mk_avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                               int64_t b0, int64_t dir, bool nt, bool pf)
+                               int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m512i rev = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512 x[16];
@@ -318,7 +319,7 @@ AVX512 INLINE void tr8x8d(__m512d *x)
 }
 
 AVX512 INLINE void mk_avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                               int64_t b0, int64_t dir, bool nt, bool pf)
+                               int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     __m512d x[8];
