@@ -91,8 +91,7 @@ INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, in
     for (int i = 0; i < 16; i++) {
         const char *p = FROM(row[a0 + i], b0, dir, 4, 4);
         x[i] = load4f(p, dir);
-        if (b0 % 16 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     for (int q = 0; q < 16; q += 4)
         _MM_TRANSPOSE4_PS(x[q], x[q + 1], x[q + 2], x[q + 3]);
@@ -115,8 +114,7 @@ INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, in
         const char *p = FROM(row[a0 + i], b0, dir, 2, 8);
         const __m128d v = _mm_loadu_pd((const double *)(const void *)p);
         x[i] = dir > 0 ? v : _mm_shuffle_pd(v, v, 1);
-        if (b0 % 8 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     double *o0 = (double *)(void *)(out + (dtab[b0] + a0) * 8);
     double *o1 = (double *)(void *)(out + (dtab[b0 + 1] + a0) * 8);
@@ -133,16 +131,32 @@ INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, in
     }
 }
 
+/* A micro-block that reads whole source lines: `n` narrower ones side by
+ * side, the line's other parts taken while it is in L1 (one narrow block
+ * down the whole plane before the next was up to 2x slower: the rows'
+ * lines, often in one L1 set, were gone by the time their second part was
+ * read). */
+#define WIDE(NAME, MK, CM, N)                                                                       \
+    INLINE void NAME(char *out, const int64_t *dtab, const char *const *row, int64_t a0,            \
+                     int64_t b0, int64_t dir, bool nt, int64_t pf)                                  \
+    {                                                                                               \
+        for (int q = 0; q < (N); q++)                                                               \
+            MK(out, dtab, row, a0, b0 + q * (CM), dir, nt, q == 0 ? pf : 0);                        \
+    }
+
+WIDE(mk_sse2_4w, mk_sse2_4, 4, 4)
+WIDE(mk_sse2_8w, mk_sse2_8, 2, 4)
+
 static void sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_sse2_4, 16, 4, 4);
+    BLOCK_LOOP(mk_sse2_4w, 16, 16, 4);
 }
 
 static void sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_sse2_8, 8, 2, 8);
+    BLOCK_LOOP(mk_sse2_8w, 8, 8, 8);
 }
 
 /* ---- AVX2: 16 rows x 8 columns of float32 (two 8 x 8), 8 x 4 of float64 ---- */
@@ -175,8 +189,7 @@ AVX2 INLINE void mk_avx2_4(char *out, const int64_t *dtab, const char *const *ro
         const char *p = FROM(row[a0 + i], b0, dir, 8, 4);
         const __m256 v = _mm256_loadu_ps((const float *)(const void *)p);
         x[i] = dir > 0 ? v : _mm256_permutevar8x32_ps(v, rev);
-        if (b0 % 16 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     tr8x8(x);
     tr8x8(x + 8);
@@ -210,8 +223,7 @@ AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *ro
         const char *p = FROM(row[a0 + i], b0, dir, 4, 8);
         const __m256d v = _mm256_loadu_pd((const double *)(const void *)p);
         x[i] = dir > 0 ? v : _mm256_permute4x64_pd(v, _MM_SHUFFLE(0, 1, 2, 3));
-        if (b0 % 8 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     tr4x4d(x);
     tr4x4d(x + 4);
@@ -227,16 +239,23 @@ AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *ro
     }
 }
 
+#undef INLINE
+#define INLINE AVX2 static inline __attribute__((always_inline))
+WIDE(mk_avx2_4w, mk_avx2_4, 8, 2)
+WIDE(mk_avx2_8w, mk_avx2_8, 4, 2)
+#undef INLINE
+#define INLINE static inline __attribute__((always_inline))
+
 AVX2 static void avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx2_4, 16, 8, 4);
+    BLOCK_LOOP(mk_avx2_4w, 16, 16, 4);
 }
 
 AVX2 static void avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx2_8, 8, 4, 8);
+    BLOCK_LOOP(mk_avx2_8w, 8, 8, 8);
 }
 
 /* ---- AVX-512: 16 x 16 float32, 8 x 8 float64 --------------------------------- */
