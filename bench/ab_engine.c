@@ -66,7 +66,7 @@ static int load(lib *l, const char *path)
     return 0;
 }
 
-enum { FLIP0, FLIP_ALL, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, SWAP01, PAIRS, TILE, MORTON, CHAIN, NOPS };
+enum { FLIP0, FLIP_ALL, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, SWAP01, PAIRS, ROT_UP, ROT_DOWN, TILE, MORTON, CHAIN, NOPS };
 
 static const struct {
     const char *name;
@@ -74,7 +74,8 @@ static const struct {
 } ops[NOPS] = {
     {"flip:0", 1},      {"flip:all", 1}, {"shift:1,-1,..", 1}, {"crinkle:0:2", 1},
     {"crinkle:all:2", 1}, {"permute:reverse", 0}, {"permute:1,0,..", 0},
-    {"permute:pairs", 0},   {"tile:8,..", 0},        {"morton", 0},
+    {"permute:pairs", 0},   {"permute:rot+1", 0},    {"permute:rot-1", 0},
+    {"tile:8,..", 0},       {"morton", 0},
     {"chain:flip,shift,crinkle", 1},
 };
 
@@ -104,6 +105,11 @@ static hl_status make(const lib *l, int op, const hl_shape *s, hl_plan **p)
             perm[d - 1 - i] = d - 2 - i;
             perm[d - 2 - i] = d - 1 - i;
         }
+        return l->permute(p, s, perm, NULL);
+    case ROT_UP:   /* 1,2,0 in NumPy's order, rank 3 */
+    case ROT_DOWN: /* 2,0,1 */
+        for (int i = 0; i < d; i++)
+            perm[i] = (i + (op == ROT_UP ? 1 : d - 1)) % d;
         return l->permute(p, s, perm, NULL);
     case TILE:
         for (int i = 0; i < d; i++) /* the largest divisor up to 8 */

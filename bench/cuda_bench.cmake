@@ -15,3 +15,18 @@ if(CMAKE_CUDA_COMPILER)
     target_link_options(bench_gpu_transforms PRIVATE -fsanitize=address,undefined)
   endif()
 endif()
+
+# bench_gpu_stencil: the stencil of seed 004 with thread blocks as workers and
+# shared memory as the scratchpad (apps/stencil/stencil_gpu.cu), cached and
+# direct, against a device-to-device copy; checked against the CPU reference.
+if(CMAKE_CUDA_COMPILER AND TARGET stencil)
+  add_executable(bench_gpu_stencil gpu_stencil.cu)
+  set_target_properties(bench_gpu_stencil PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  target_compile_options(bench_gpu_stencil PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra)
+  target_link_libraries(bench_gpu_stencil PRIVATE stencil)
+  if(HL_SANITIZE)
+    target_compile_options(bench_gpu_stencil PRIVATE -Xcompiler=-fsanitize=address
+      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
+    target_link_options(bench_gpu_stencil PRIVATE -fsanitize=address,undefined)
+  endif()
+endif()

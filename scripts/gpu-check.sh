@@ -36,7 +36,8 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
   --bench           after the tests, run the GPU benchmarks that were built
                     (bench_gpu_transforms, beside CuPy through
                     bench/gpu_vs_cupy.py when python3 has CuPy; bench_gpu_paper:
-                    the paper's Figures 11 and 12; bench_gpu_ising: Figure 13)
+                    the paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
+                    bench_gpu_stencil: seed 004's stencil, cached and direct)
                     and print their tables;
                     output and CSV kept in DIR/NAME.log, .csv.
                     A benchmark that fails (a wrong kernel: exit 2) fails the
@@ -166,8 +167,8 @@ run_bench() {
     esac
 }
 case $bench in
-    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do run_bench $b; done ;;
-    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising; do
+    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do run_bench $b; done ;;
+    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
                run_bench $b --quick
            done ;;
 esac

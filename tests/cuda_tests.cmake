@@ -87,3 +87,17 @@ set_tests_properties(test_ising_cuda PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 
 if(HL_SANITIZE)
   set_tests_properties(test_ising_cuda PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
 endif()
+
+# The stencil of seed 004 on the GPU (thread blocks as workers, shared memory
+# as the scratchpad) against the CPU reference loop, bit for bit; plain C over
+# the stencil library (built with or without nvcc, by HL_GPU_ONLY too).
+# Exit 77 without CUDA or a device (the argument checks run first anyway).
+if(TARGET stencil)
+  add_executable(test_stencil_cuda stencil_cuda.c)
+  target_link_libraries(test_stencil_cuda PRIVATE stencil hl_warnings)
+  add_test(NAME test_stencil_cuda COMMAND test_stencil_cuda)
+  set_tests_properties(test_stencil_cuda PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 300)
+  if(HL_SANITIZE)
+    set_tests_properties(test_stencil_cuda PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
+  endif()
+endif()

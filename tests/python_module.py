@@ -88,6 +88,8 @@ for r in range(rounds):
     perm = tuple(int(x) for x in rng.permutation(d))
     check(hl.transpose(a, perm), np.transpose(a, perm).copy(), "transpose %r" % (perm,))
     check(hl.transpose(a), np.transpose(a).copy(), "transpose")
+    if hl.transpose(a).ctypes.data % 64:
+        raise AssertionError("transpose: a new output off a 64-byte line")
     ax = int(rng.integers(-d, d))
     n = int(rng.integers(1, a.shape[ax] + 1))
     c = hl.crinkle(a, ax, n)

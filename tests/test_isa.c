@@ -123,7 +123,7 @@ static void test_random_permutes(void **state)
 {
     (void)state;
     static const int64_t sizes[] = {4, 8, 4, 8, 1, 2, 16, 12};
-    int transposed = 0, cases = 300;
+    int transposed = 0, cases = getenv("HL_TESTS_QUICK") ? 100 : 300;
     for (int t = 0; t < cases; t++) {
         const int rank = (int)rnd(2, 6);
         int64_t L[8], n = 1;
@@ -151,20 +151,40 @@ static void test_random_permutes(void **state)
 static void test_streamed(void **state)
 {
     (void)state;
+    /* columns: the cost model's column length (0: not checked) — rows
+     * 1 MiB apart share one L2 set (128 bytes), rows 32 KiB apart four
+     * (256), rows 16,400 bytes apart many (512); an odd output run that
+     * fits a plane whole */
     static const struct {
         const char *shape, *ops;
+        int columns;
     } cases[] = {
-        {"[2048,4100,float32]", "permute:1,0"},
-        {"[1024,8200,float32]", "flip:1 permute:1,0"},
-        {"[1024,4100,float64]", "flip:1 permute:1,0"},
-        {"[256,130,256,float32]", "permute:2,1,0"},
-        {"[8,64,66,128,float64]", "permute:3,0,2,1"},
-        {"[2050,4100,float32]", "permute:1,0"}, /* columns off line boundaries */
+        {"[2048,4100,float32]", "permute:1,0", 512},
+        {"[1024,8192,float32]", "permute:1,0", 256},
+        {"[64,64,64,64,float32]", "permute:3,2,1,0", 128},
+        {"[1024,8200,float32]", "flip:1 permute:1,0", 0},
+        {"[1024,4100,float64]", "flip:1 permute:1,0", 0},
+        {"[256,130,256,float32]", "permute:2,1,0", 0},
+        {"[8,64,66,128,float64]", "permute:3,0,2,1", 0},
+        {"[2050,4100,float32]", "permute:1,0", 0}, /* columns off line boundaries */
+        {"[255,130,256,float32]", "permute:2,1,0", 1020}, /* ... taken whole, staged */
+        {"[131,129,256,float64]", "flip:0 permute:2,0,1", 1048},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    const size_t step = getenv("HL_TESTS_QUICK") ? 2 : 1;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c += step) {
         hl_shape s;
         assert_int_equal(hl_shape_parse(&s, cases[c].shape), HL_OK);
         assert_true(hl_shape_count(&s) * s.elem_size >= (int64_t)32 << 20);
+        if (cases[c].columns) {
+            hl_plan *p;
+            assert_int_equal(hl_plan_ops(&p, &s, cases[c].ops, 0, NULL, NULL, 0), HL_OK);
+            char text[16384], want[64];
+            assert_int_equal(hl_plan_describe(p, text, sizeof text, NULL), HL_OK);
+            snprintf(want, sizeof want, "columns of %d bytes", cases[c].columns);
+            if (!strstr(text, want))
+                fail_msg("%s %s: no '%s' in\n%s", cases[c].shape, cases[c].ops, want, text);
+            hl_plan_destroy(p);
+        }
         int transposed = 0;
         check_case(&s, cases[c].ops, 0, 2, &transposed);
         check_case(&s, cases[c].ops, 16, 1, &transposed);

@@ -11,6 +11,10 @@
 
 #include "hyperlayout.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum stencil_points { STENCIL_STAR, STENCIL_BOX } stencil_points;
 
 typedef struct stencil_arg {
@@ -52,5 +56,9 @@ typedef struct stencil_opts {
  * is the tensor holding the last step (a for 0 iterations). */
 hl_status stencil_run(const hl_tensor *a, const hl_tensor *b, const stencil_arg *arg,
                       const stencil_opts *o, const hl_tensor **result);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

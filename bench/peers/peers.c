@@ -23,14 +23,15 @@
 
 static const char usage[] =
     "usage: bench_peers [--threads LIST] [--reps N] [--quick] [--shape SHAPE] [--offset BYTES]\n"
-    "                   [--csv FILE]\n"
+    "                   [--isa LEVEL] [--csv FILE]\n"
     "\n"
     "Transposes of 2^24-element arrays (float32, float64) by hyperlayout and by\n"
     "the peers built in (HPTT: -DHL_HPTT_DIR=...; libxsmm: Debian's libxsmm-dev),\n"
     "against the best copy.  --threads 1,2 (default): each count is its own\n"
     "table.  --quick: 2^20-element shapes.  --shape [4096,4096]: one shape.\n"
     "--offset 16: both arrays start 16 bytes past a 64-byte boundary, as NumPy's\n"
-    "large arrays do (default 0).\n";
+    "large arrays do (default 0).  --isa sse2|avx2|avx512|generic: hyperlayout's\n"
+    "kernels at that level (hl_isa_force; default: the best this CPU has).\n";
 
 typedef struct {
     const char *shape; /* notation, most significant first */
@@ -118,7 +119,14 @@ int main(int argc, char **argv)
             only = argv[++a];
         else if (!strcmp(argv[a], "--offset") && a + 1 < argc)
             offset = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            const char *level = argv[++a];
+            const hl_status st = hl_isa_force(level);
+            if (st != HL_OK) {
+                fprintf(stderr, "bench_peers: --isa %s: %s\n", level, hl_strerror(st));
+                return 2;
+            }
+        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else if (!strcmp(argv[a], "--quick"))
             quick = 1;
@@ -152,9 +160,10 @@ int main(int argc, char **argv)
     for (int ti = 0; ti < nthreads; ti++) {
         const int th = threads[ti];
         printf("bench_peers: %d thread%s, %d repeats, arrays %d bytes past a 64-byte boundary; GB/s = 2 x "
-               "bytes / s;\ncopy = best of memcpy and a %s streaming copy; x/y = median over repeats of "
-               "y's time / x's time;\nWRONG: the output differs from the reference; - : does not apply\n\n",
-               th, th == 1 ? "" : "s", reps, offset, bench_stream_isa());
+               "bytes / s;\ncopy = best of memcpy and a %s streaming copy; hl: %s kernels; x/y = median over "
+               "repeats of y's time / x's time;\nWRONG: the output differs from the reference; - : does not "
+               "apply\n\n",
+               th, th == 1 ? "" : "s", reps, offset, bench_stream_isa(), hl_isa_name());
         printf("%-20s %-8s %-12s %7s %7s %7s", "shape", "dtype", "perm", "copy", "hl", "hl/copy");
         for (int k = 0; k < np; k++)
             printf(" %8s %8s", peers[k]->name, "hl/peer");

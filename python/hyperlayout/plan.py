@@ -6,6 +6,17 @@ import numpy as np
 from . import _lib
 from ._lib import HyperlayoutError, check, lib
 
+
+def _empty_lines(shape, dtype):
+    """np.empty, but starting on a 64-byte line: NumPy's large arrays start
+    16 bytes past one, where the library cannot stream whole output lines
+    from the first cell (docs/plan.md)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
 AXES = {"numpy": _lib.HL_OPS_NUMPY_AXES, "hyperlayout": 0}
 
 
@@ -94,7 +105,7 @@ class Plan:
                              % (self.shape, self.dtype, a.shape, a.dtype))
         src = np.ascontiguousarray(a)
         if out is None:
-            dst = np.empty(self.out_shape, self.dtype)
+            dst = _empty_lines(self.out_shape, self.dtype)
         else:
             if not isinstance(out, np.ndarray) or out.shape != self.out_shape \
                     or out.dtype != self.dtype:

@@ -59,6 +59,7 @@ enum {
     TR_ROW_BYTES_MAX = 512, /* ... the output run of a plane's column: the longest tried */
     TR_ROW_BYTES_MIN = 128, /* ... and the shortest */
     TR_COL_BYTES = 16384,  /* ... the source run of a plane's row */
+    TR_STAGE_BYTES = 16384, /* ... columns staged at a time (half an L1) */
     L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
@@ -118,7 +119,8 @@ typedef struct {
      * (cells), for a block the npf cells at ptab (one per source line) */
     int64_t ahead;
     int64_t span_lo, span_bytes;
-    bool staged; /* GROUP: runs assembled in the stage when streaming */
+    bool staged; /* GROUP: runs assembled in the stage when streaming; TRANSPOSE: whole
+                    columns that do not start lines, staged a strip at a time */
     int64_t *ptab, npf;
 } kbox;
 
@@ -443,8 +445,8 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
 
 /* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
  * run (from the digit with |ss| = 1) are different digits, each run at least
- * a cache line long.  The dst run is taken up to TR_ROW_BYTES (a plane's
- * rows: source streams read side by side), the src run up to TR_COL_BYTES. */
+ * a cache line long.  The dst run is taken up to row_bytes (a plane's rows:
+ * source streams read side by side), the src run up to TR_COL_BYTES. */
 static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
 {
     if (abs64(k->ds[0]) != 1 || abs64(k->ss[0]) == 1)
@@ -670,22 +672,32 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
 }
 
 /* The cost model: the plane with the longest output run (the fewest, longest
- * non-temporal bursts) whose rows do not crowd one set of the L2. */
+ * non-temporal bursts) whose rows do not crowd one set of the L2.  An output
+ * run that cannot start lines (an odd extent) but fits a plane is taken
+ * whole: the columns are then staged and streamed as runs (`staged`). */
 static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
 {
-    int64_t work[3][WORK_DIGITS];
+    int64_t work[3][WORK_DIGITS], sizes[4], nsizes = 0;
     const kbox saved = *k;
     memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
     memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
     memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
-    for (int64_t bytes = TR_ROW_BYTES_MAX;; bytes /= 2) {
-        if (!plan_transpose(k, es, bytes))
+    if (k->n > 0 && (k->ext[0] * es) % 64 && k->ext[0] * es > TR_ROW_BYTES_MAX &&
+        k->ext[0] <= TR_ROWS_MAX)
+        sizes[nsizes++] = k->ext[0] * es;
+    for (int64_t bytes = TR_ROW_BYTES_MAX; bytes >= TR_ROW_BYTES_MIN; bytes /= 2)
+        sizes[nsizes++] = bytes;
+    for (int64_t j = 0;; j++) {
+        if (!plan_transpose(k, es, sizes[j]))
             return false;
         *st = finish_transpose(k, es);
-        if (*st != HL_OK || bytes <= TR_ROW_BYTES_MIN || rows_per_set(k, es) <= L2_ROWS_PER_SET)
+        if (*st != HL_OK || j == nsizes - 1 || rows_per_set(k, es) <= L2_ROWS_PER_SET) {
+            k->staged = sizes[j] % 64 != 0;
             return true;
+        }
         free(k->stab);
         free(k->dtab);
+        free(k->ptab);
         int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
         *k = saved;
         memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
@@ -1310,6 +1322,32 @@ static void copy_member(const member *m, char *out, const char *in, int64_t es)
     }
 }
 
+/* A transpose plane straight from the registers, streamed only where
+ * every column's micro-blocks start lines: a buffer off line boundaries
+ * (NumPy's) gets plain stores for the columns of its first row chunk (the
+ * row chunks start early by its offset: run_plane); streaming whole lines
+ * with the partial ones at a column's ends written apart was slower,
+ * through an L1 stage or not (measured: 0.5-0.85x). */
+static void transpose_plane(const kbox *k, char *out, const char **row, int64_t rows, int64_t cols,
+                            int64_t es, bool stream, const hl_transpose_isa *isa)
+{
+    const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
+    /* rows off line boundaries (all by the same bytes): the first columns,
+     * up to a line of source, go apart, so that every micro-block's loads
+     * are whole lines of each row */
+    int64_t h = 0;
+    if (k->src_lines && cols * es >= 1024) {
+        const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
+        h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
+    }
+    if (h) {
+        hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
+        for (int64_t r = 0; r < rows; r++)
+            row[r] += h * k->sdir * es;
+    }
+    hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
+}
+
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
                       bool stream, char *stage, int64_t next, const hl_transpose_isa *isa)
 {
@@ -1395,29 +1433,13 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         const char *row[TR_ROWS_MAX];
         for (int64_t r = 0; r < rows; r++)
             row[r] = in + k->stab[r] * es;
-        /* streamed only when every column's micro-blocks start lines.  A
-         * buffer off line boundaries (NumPy's) gets plain stores: streaming
-         * its whole lines with the partial ones at each column's ends
-         * written apart was slower, through an L1 stage or not (measured:
-         * 0.5-0.85x) */
-        const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
-        /* rows off line boundaries (all by the same bytes): the first
-         * columns, up to a line of source, go apart, so that every
-         * micro-block's loads are whole lines of each row */
-        int64_t h = 0;
-        if (k->src_lines && cols * es >= 1024) {
-            const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
-            h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
-        }
-        if (h) {
-            hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
-            for (int64_t r = 0; r < rows; r++)
-                row[r] += h * k->sdir * es;
-        }
-        hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
+        if (stream && k->staged)
+            hl_transpose_staged(isa, out, k->dtab, row, rows, cols, k->sdir, es, stage, TR_STAGE_BYTES);
+        else
+            transpose_plane(k, out, row, rows, cols, es, stream, isa);
         if (next) /* the start of each row of the next plane (short rows: whole) */
             for (int64_t r = 0; r < rows; r++)
-                prefetch_run(row[r] + next, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
+                prefetch_run(in + next + k->stab[r] * es, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
         return;
     }
     }

@@ -35,14 +35,15 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
 #define BLOCK_LOOP(MK, RM, CM, ES)                                                                 \
     do {                                                                                           \
         const int64_t rm = r / (RM) * (RM), cm = c / (CM) * (CM);                                  \
+        const int64_t dist = c * (ES) >= 4 * PF_AHEAD ? PF_AHEAD : c * (ES) / 4 & ~(int64_t)63;   \
         if (dir > 0) {                                                                             \
             for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
                 for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
-                    MK(out, dtab, row, a0, b0, 1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);        \
+                    MK(out, dtab, row, a0, b0, 1, lines, b0 + (CM) + dist / (ES) <= c ? dist : 0);  \
         } else {                                                                                   \
             for (int64_t b0 = 0; b0 < cm; b0 += (CM))                                              \
                 for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
-                    MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + PF_AHEAD / (ES) <= c);       \
+                    MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + dist / (ES) <= c ? dist : 0); \
         }                                                                                          \
         cells(out, dtab, row, rm, r, 0, c, dir, ES);                                               \
         cells(out, dtab, row, 0, rm, cm, c, dir, ES);                                              \
@@ -69,10 +70,10 @@ static void generic8(char *out, const int64_t *dtab, const char *const *row, int
 
 /* Into the L2 only: a plane's rows often share L1 sets (rows a power of two
  * apart), where lines requested ahead would evict each other before use. */
-INLINE void ahead(const char *p, int64_t dir, bool pf)
+INLINE void ahead(const char *p, int64_t dir, int64_t pf)
 {
     if (pf)
-        _mm_prefetch(p + dir * PF_AHEAD, _MM_HINT_T1);
+        _mm_prefetch(p + dir * pf, _MM_HINT_T1);
 }
 
 /* ---- SSE2: 16 rows x 4 columns of float32, 8 x 2 of float64 ---------------- */
@@ -84,14 +85,13 @@ INLINE __m128 load4f(const char *p, int64_t dir)
 }
 
 INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                      int64_t b0, int64_t dir, bool nt, bool pf)
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m128 x[16];
     for (int i = 0; i < 16; i++) {
         const char *p = FROM(row[a0 + i], b0, dir, 4, 4);
         x[i] = load4f(p, dir);
-        if (b0 % 16 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     for (int q = 0; q < 16; q += 4)
         _MM_TRANSPOSE4_PS(x[q], x[q + 1], x[q + 2], x[q + 3]);
@@ -107,15 +107,14 @@ INLINE void mk_sse2_4(char *out, const int64_t *dtab, const char *const *row, in
 }
 
 INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                      int64_t b0, int64_t dir, bool nt, bool pf)
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m128d x[8];
     for (int i = 0; i < 8; i++) {
         const char *p = FROM(row[a0 + i], b0, dir, 2, 8);
         const __m128d v = _mm_loadu_pd((const double *)(const void *)p);
         x[i] = dir > 0 ? v : _mm_shuffle_pd(v, v, 1);
-        if (b0 % 8 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     double *o0 = (double *)(void *)(out + (dtab[b0] + a0) * 8);
     double *o1 = (double *)(void *)(out + (dtab[b0 + 1] + a0) * 8);
@@ -132,16 +131,32 @@ INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, in
     }
 }
 
+/* A micro-block that reads whole source lines: `n` narrower ones side by
+ * side, the line's other parts taken while it is in L1 (one narrow block
+ * down the whole plane before the next was up to 2x slower: the rows'
+ * lines, often in one L1 set, were gone by the time their second part was
+ * read). */
+#define WIDE(NAME, MK, CM, N)                                                                       \
+    INLINE void NAME(char *out, const int64_t *dtab, const char *const *row, int64_t a0,            \
+                     int64_t b0, int64_t dir, bool nt, int64_t pf)                                  \
+    {                                                                                               \
+        for (int q = 0; q < (N); q++)                                                               \
+            MK(out, dtab, row, a0, b0 + q * (CM), dir, nt, q == 0 ? pf : 0);                        \
+    }
+
+WIDE(mk_sse2_4w, mk_sse2_4, 4, 4)
+WIDE(mk_sse2_8w, mk_sse2_8, 2, 4)
+
 static void sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_sse2_4, 16, 4, 4);
+    BLOCK_LOOP(mk_sse2_4w, 16, 16, 4);
 }
 
 static void sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_sse2_8, 8, 2, 8);
+    BLOCK_LOOP(mk_sse2_8w, 8, 8, 8);
 }
 
 /* ---- AVX2: 16 rows x 8 columns of float32 (two 8 x 8), 8 x 4 of float64 ---- */
@@ -166,7 +181,7 @@ AVX2 INLINE void tr8x8(__m256 *x)
 }
 
 AVX2 INLINE void mk_avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                           int64_t b0, int64_t dir, bool nt, bool pf)
+                           int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m256i rev = _mm256_set_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256 x[16];
@@ -174,8 +189,7 @@ AVX2 INLINE void mk_avx2_4(char *out, const int64_t *dtab, const char *const *ro
         const char *p = FROM(row[a0 + i], b0, dir, 8, 4);
         const __m256 v = _mm256_loadu_ps((const float *)(const void *)p);
         x[i] = dir > 0 ? v : _mm256_permutevar8x32_ps(v, rev);
-        if (b0 % 16 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     tr8x8(x);
     tr8x8(x + 8);
@@ -202,15 +216,14 @@ AVX2 INLINE void tr4x4d(__m256d *x)
 }
 
 AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                           int64_t b0, int64_t dir, bool nt, bool pf)
+                           int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     __m256d x[8];
     for (int i = 0; i < 8; i++) {
         const char *p = FROM(row[a0 + i], b0, dir, 4, 8);
         const __m256d v = _mm256_loadu_pd((const double *)(const void *)p);
         x[i] = dir > 0 ? v : _mm256_permute4x64_pd(v, _MM_SHUFFLE(0, 1, 2, 3));
-        if (b0 % 8 == 0)
-            ahead(p, dir, pf);
+        ahead(p, dir, pf);
     }
     tr4x4d(x);
     tr4x4d(x + 4);
@@ -226,16 +239,23 @@ AVX2 INLINE void mk_avx2_8(char *out, const int64_t *dtab, const char *const *ro
     }
 }
 
+#undef INLINE
+#define INLINE AVX2 static inline __attribute__((always_inline))
+WIDE(mk_avx2_4w, mk_avx2_4, 8, 2)
+WIDE(mk_avx2_8w, mk_avx2_8, 4, 2)
+#undef INLINE
+#define INLINE static inline __attribute__((always_inline))
+
 AVX2 static void avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx2_4, 16, 8, 4);
+    BLOCK_LOOP(mk_avx2_4w, 16, 16, 4);
 }
 
 AVX2 static void avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx2_8, 8, 4, 8);
+    BLOCK_LOOP(mk_avx2_8w, 8, 8, 8);
 }
 
 /* ---- AVX-512: 16 x 16 float32, 8 x 8 float64 --------------------------------- */
@@ -278,7 +298,7 @@ AVX512 INLINE void tr16x16(__m512 *x)
 }
 
 AVX512 INLINE void mk_avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                               int64_t b0, int64_t dir, bool nt, bool pf)
+                               int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m512i rev = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512 x[16];
@@ -318,7 +338,7 @@ AVX512 INLINE void tr8x8d(__m512d *x)
 }
 
 AVX512 INLINE void mk_avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
-                               int64_t b0, int64_t dir, bool nt, bool pf)
+                               int64_t b0, int64_t dir, bool nt, int64_t pf)
 {
     const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     __m512d x[8];
@@ -426,4 +446,52 @@ void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *d
         isa->cells8(out, dtab, row, r, c, dir, lines);
     else
         cells(out, dtab, row, 0, r, 0, c, dir, es);
+}
+
+/* n bytes from src to dst: whole lines of dst with non-temporal stores,
+ * partial ones with plain stores. */
+static void put_run(char *dst, const char *src, int64_t n)
+{
+    int64_t head = (int64_t)(((uintptr_t)0 - (uintptr_t)dst) & (LINE - 1));
+    if (head > n)
+        head = n;
+    memcpy(dst, src, (size_t)head);
+    int64_t i = head;
+#if defined(HL_X86)
+    for (; i + LINE <= n; i += LINE)
+        for (int q = 0; q < LINE; q += 16)
+            _mm_stream_si128((__m128i *)(void *)(dst + i + q),
+                             _mm_loadu_si128((const __m128i *)(const void *)(src + i + q)));
+#endif
+    memcpy(dst + i, src + i, (size_t)(n - i));
+}
+
+void hl_transpose_staged(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+                         const char *const *row, int64_t r, int64_t c, int64_t dir, int64_t es,
+                         char *stage, int64_t stage_bytes)
+{
+    enum { ROWS_MAX = 256, STRIP_MAX = 512 };
+    int64_t w = stage_bytes / (r * es), tab[STRIP_MAX];
+    const char *strip[ROWS_MAX];
+    w = w < 1 ? 1 : w > STRIP_MAX ? STRIP_MAX : w;
+    for (int64_t j = 0; j < w; j++)
+        tab[j] = j * r;
+    for (int64_t b0 = 0; b0 < c; b0 += w) {
+        const int64_t n = c - b0 < w ? c - b0 : w;
+        for (int64_t a = 0; a < r; a++) {
+            strip[a] = row[a] + b0 * dir * es;
+#if defined(HL_X86)
+            /* this row's next strip, a line at a time */
+            if (b0 + 2 * n <= c)
+                for (int64_t l = 0; l < n * es; l += LINE)
+                    _mm_prefetch(strip[a] + dir * (n * es + l), _MM_HINT_T1);
+#endif
+        }
+        hl_transpose_block(isa, stage, tab, strip, r, n, dir, false, es);
+        for (int64_t j = 0, k; j < n; j = k) {
+            for (k = j + 1; k < n && dtab[b0 + k] == dtab[b0 + k - 1] + r; k++)
+                ;
+            put_run(out + dtab[b0 + j] * es, stage + j * r * es, (k - j) * r * es);
+        }
+    }
 }

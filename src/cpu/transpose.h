@@ -37,4 +37,13 @@ void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *d
                         const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
                         int64_t es);
 
+/* The same block for a large output whose columns do not start lines (an
+ * odd extent), r <= 256: strips of columns are transposed into `stage`
+ * (stage_bytes, in L1) and written out as runs — columns that follow each
+ * other in the output make one run — whole lines with non-temporal stores,
+ * the partial lines at a run's ends with plain ones. */
+void hl_transpose_staged(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+                         const char *const *row, int64_t r, int64_t c, int64_t dir, int64_t es,
+                         char *stage, int64_t stage_bytes);
+
 #endif
