@@ -46,7 +46,7 @@ static bool valid_isa(const char *s, size_t len)
 
 static bool valid_columns(int64_t c)
 {
-    return c >= 16 && c <= 65536 && (c & (c - 1)) == 0;
+    return c >= 1 && c <= 65536;
 }
 
 static bool same_key(const entry *a, const entry *b)

@@ -45,8 +45,9 @@ typedef struct hl_plan hl_plan;
  *   HL_EFFORT_ESTIMATE  the default: every choice by the cost model, or by
  *                       wisdom (wisdom.h) where it holds the problem;
  *   HL_EFFORT_MEASURE   where the planner has several candidates for a box
- *                       (today: the column length of a register transpose,
- *                       512, 256 or 128 bytes), it times each on a sample
+ *                       (today: the column length of a register transpose:
+ *                       an odd output run taken whole, 512, 256 or 128
+ *                       bytes), it times each on a sample
  *                       of the box's planes in scratch buffers and keeps the
  *                       fastest; what it learns becomes wisdom.  Planning
  *                       then takes milliseconds per such box (docs/plan.md).

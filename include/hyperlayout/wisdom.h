@@ -14,7 +14,8 @@
  * element size, the threads the plan runs with (0 in the options counts as
  * OpenMP's default at planning), whether the plan writes with streaming
  * stores (outputs of 32 MiB and more), and the kernels' ISA level
- * (hl_isa_name).  The value: the output run of a plane's column, in bytes.
+ * (hl_isa_name).  The value: the output run of a plane's column, in bytes
+ * (the length asked for: a digit shorter than it gives a shorter run).
  *
  * The text format, version 1: lines ending in '\n'; blank lines and lines
  * starting with '#' are ignored; the first other line is the header
@@ -27,8 +28,9 @@
  *
  * isa a name of 1 to 15 characters [a-z0-9_]; elem >= 1; threads >= 1;
  * stream 0 or 1; digits 1 to 64 triples extent:src_stride:dst_stride
- * (decimal int64, extent >= 1) separated by commas; columns a power of two
- * from 16 to 65536.  A later entry with the same key replaces an earlier
+ * (decimal int64, extent >= 1) separated by commas; columns from 1 to
+ * 65536 (the planner's lengths: 512, 256, 128, or an odd output run that a
+ * plane takes whole, such as 1020).  A later entry with the same key replaces an earlier
  * one.  Another version number in the header is HL_ERR_UNSUPPORTED. */
 #ifndef HYPERLAYOUT_WISDOM_H
 #define HYPERLAYOUT_WISDOM_H

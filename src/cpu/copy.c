@@ -675,18 +675,31 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
  * non-temporal bursts) whose rows do not crowd one set of the L2.  An output
  * run that cannot start lines (an odd extent) but fits a plane is taken
  * whole: the columns are then staged and streamed as runs (`staged`). */
-static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
+/* The output runs of a plane's columns the planner chooses among, longest
+ * first (the cost model takes the first that fits the L2; measuring times
+ * them all): an odd run that fits a plane whole, then TR_ROW_BYTES_MAX,
+ * half that, ... down to TR_ROW_BYTES_MIN.  Returns how many (at most
+ * TR_SIZES_MAX). */
+enum { TR_SIZES_MAX = 4 };
+static int transpose_sizes(const kbox *k, int64_t es, int64_t *sizes)
 {
-    int64_t work[3][WORK_DIGITS], sizes[4], nsizes = 0;
-    const kbox saved = *k;
-    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
-    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
-    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
+    int nsizes = 0;
     if (k->n > 0 && (k->ext[0] * es) % 64 && k->ext[0] * es > TR_ROW_BYTES_MAX &&
         k->ext[0] <= TR_ROWS_MAX)
         sizes[nsizes++] = k->ext[0] * es;
     for (int64_t bytes = TR_ROW_BYTES_MAX; bytes >= TR_ROW_BYTES_MIN; bytes /= 2)
         sizes[nsizes++] = bytes;
+    return nsizes;
+}
+
+static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
+{
+    int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
+    const kbox saved = *k;
+    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
+    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
+    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
+    const int64_t nsizes = transpose_sizes(k, es, sizes);
     for (int64_t j = 0;; j++) {
         if (!plan_transpose(k, es, sizes[j]))
             return false;
@@ -706,13 +719,14 @@ static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     }
 }
 
-/* A register transpose whose columns are taken up to `bytes` (what the cost
- * model chooses among): false where the box is no transpose. */
+/* A register transpose whose columns are taken up to `bytes` (one of
+ * transpose_sizes'): false where the box is no transpose. */
 static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st)
 {
     if (!plan_transpose(k, es, bytes))
         return false;
     *st = finish_transpose(k, es);
+    k->staged = bytes % 64 != 0;
     return true;
 }
 
@@ -885,7 +899,10 @@ static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds,
     for (int t = 0; t < n && s1 < 0; t++)
         if (abs64(ss[t]) == 1)
             s1 = t;
-    run_floors(ext, ds, n, 0, MEASURE_DST_RUN / es > 2 ? MEASURE_DST_RUN / es : 2, keep);
+    /* the output run: what the longest candidate needs, and a whole digit 0
+     * that a plane can take whole (transpose_sizes' odd run) */
+    const int64_t dst_run = MEASURE_DST_RUN / es > TR_ROWS_MAX ? MEASURE_DST_RUN / es : TR_ROWS_MAX;
+    run_floors(ext, ds, n, 0, dst_run, keep);
     if (s1 >= 0)
         run_floors(ext, ss, n, s1, TR_COL_BYTES / es > 2 ? TR_COL_BYTES / es : 2, keep);
     const int64_t budget = MEASURE_BYTES / es > 1 ? MEASURE_BYTES / es : 1;
@@ -955,8 +972,8 @@ static void walk_sample(char *at, int64_t base, const int64_t *ext, const int64_
 static int64_t mod64(int64_t v) { return ((v % 64) + 64) % 64; }
 
 /* Times the register transpose of a box (digits dig, as loaded) with
- * columns of TR_ROW_BYTES_MAX, half that, ... down to TR_ROW_BYTES_MIN on a
- * sample of it in scratch buffers, and gives the fastest in *best (0 when
+ * columns of each of transpose_sizes' lengths on a sample of it in scratch
+ * buffers, and gives the fastest in *best (0 when
  * the box has no sample small enough to measure, or no candidate). */
 static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src_base,
                                  int64_t dst_base, const plan_ctx *pc, int64_t *best)
@@ -978,10 +995,14 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
     if ((shi - slo + 1) > MEASURE_SPAN_MAX / es || (dhi - dlo + 1) > MEASURE_SPAN_MAX / es)
         return HL_OK;
     kbox cand[NCAND];
-    int64_t bytes_of[NCAND];
+    int64_t bytes_of[NCAND], sizes[TR_SIZES_MAX];
     int ncand = 0;
     hl_status st = HL_OK;
-    for (int64_t bytes = TR_ROW_BYTES_MAX; bytes >= TR_ROW_BYTES_MIN && st == HL_OK; bytes /= 2) {
+    /* the sizes of the box itself (its digit 0 is kept whole in the sample) */
+    const kbox whole = {.n = n, .ext = dig[0], .ss = dig[1], .ds = dig[2]};
+    const int nsizes = transpose_sizes(&whole, es, sizes);
+    for (int j = 0; j < nsizes && st == HL_OK; j++) {
+        const int64_t bytes = sizes[j];
         int64_t work[3][WORK_DIGITS];
         kbox c;
         memset(&c, 0, sizeof c);
@@ -1103,6 +1124,7 @@ static hl_status choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WOR
     const box_solver *solver = k->solver;
     free(k->stab);
     free(k->dtab);
+    free(k->ptab);
     *k = *loaded;
     memcpy(work, saved, sizeof *work * 3);
     k->solver = solver;
