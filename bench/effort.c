@@ -2,7 +2,9 @@
  *
  * For each problem: the plan ESTIMATE makes (the cost model), the plan
  * MEASURE makes (and how long measuring took), and every column length the
- * register transpose can take (each forced through wisdom), all executed
+ * register transpose can take (each forced through wisdom: the output's
+ * dimension 0 whole where it is an odd run of more than 512 bytes and at
+ * most 256 cells, then 512, 256 and 128 bytes), all executed
  * on the same buffers, interleaved, medians of the repeats.  Times in ms;
  * "best" is the fastest forced length, so est/best and meas/best say how
  * far each effort's choice is from the best this run could find.
@@ -18,8 +20,7 @@
 #include "hyperlayout.h"
 #include "stats.h"
 
-enum { NLEN = 3, MAXREP = 64 };
-static const int lengths[NLEN] = {512, 256, 128};
+enum { NLEN = 4, MAXREP = 64 };
 
 static const char *const defaults[] = {
     "[4096,4096,float32]",    "1,0",     "[4096,4096,float64]",   "1,0",
@@ -76,8 +77,8 @@ int main(int argc, char **argv)
     const int n = argc > a ? argc - a : (int)(sizeof defaults / sizeof *defaults);
     printf("bench_effort: %d thread%s, medians of %d interleaved repeats, ms; ISA %s\n", threads,
            threads == 1 ? "" : "s", reps, hl_isa_name());
-    printf("%-24s %-8s | %6s %6s %6s | %4s %6s | %4s %6s %8s | %7s %7s\n", "shape", "perm", "512",
-           "256", "128", "est", "ms", "meas", "ms", "plan ms", "est/bst", "mea/bst");
+    printf("%-24s %-8s | %11s %6s %6s %6s | %4s %6s | %4s %6s %8s | %7s %7s\n", "shape", "perm",
+           "whole", "512", "256", "128", "est", "ms", "meas", "ms", "plan ms", "est/bst", "mea/bst");
     for (int i = 0; i < n; i += 2) {
         hl_shape s;
         int perm[HL_MAX_RANK], rank = 0;
@@ -89,6 +90,10 @@ int main(int argc, char **argv)
             perm[rank++] = atoi(t);
         if (rank != s.rank)
             return fprintf(stderr, "bench_effort: %s is no permutation of %s\n", list[i + 1], list[i]), 2;
+        /* the lengths: the output's dimension 0 whole (if odd and short), 512, 256, 128 */
+        const int64_t run0 = s.extent[perm[0]] * s.elem_size;
+        const int lengths[NLEN] = {
+            run0 % 64 && run0 > 512 && s.extent[perm[0]] <= 256 ? (int)run0 : 0, 512, 256, 128};
         /* the plans: estimate, measure (timed), each length through wisdom */
         hl_plan *plans[2 + NLEN] = {NULL};
         hl_wisdom_forget();
@@ -106,6 +111,8 @@ int main(int argc, char **argv)
         const char *cols = strstr(text, " columns=");
         const int forced = cols && hl_wisdom_count() == 1;
         for (int l = 0; l < NLEN && forced; l++) {
+            if (!lengths[l])
+                continue;
             const size_t cap = strlen(text) + 32;
             char *w = malloc(cap);
             if (!w)
@@ -144,8 +151,11 @@ int main(int argc, char **argv)
         }
         if (!forced)
             best = med[0];
-        printf("%-24s %-8s | %6.2f %6.2f %6.2f | %4d %6.2f | %4d %6.2f %8.1f | %7.2f %7.2f\n",
-               list[i], list[i + 1], med[2], med[3], med[4], est, med[0], meas, med[1],
+        char whole[32] = "-";
+        if (lengths[0])
+            snprintf(whole, sizeof whole, "%d: %6.2f", lengths[0], med[2]);
+        printf("%-24s %-8s | %11s %6.2f %6.2f %6.2f | %4d %6.2f | %4d %6.2f %8.1f | %7.2f %7.2f\n",
+               list[i], list[i + 1], whole, med[3], med[4], med[5], est, med[0], meas, med[1],
                planning * 1e3, med[0] / best, med[1] / best);
         for (int j = 0; j < 2 + NLEN; j++)
             hl_plan_destroy(plans[j]);

@@ -841,7 +841,7 @@ typedef struct plan_ctx {
 } plan_ctx;
 
 enum {
-    MEASURE_BYTES = 8 << 20, /* the sample of a box that each candidate copies */
+    MEASURE_BYTES = 16 << 20, /* the sample of a box that each candidate copies */
     MEASURE_ROUNDS = 5,      /* timed rounds after the warm-up, candidates interleaved */
     MEASURE_DST_RUN = 4 * TR_ROW_BYTES_MAX, /* the sample keeps this much of the output run */
 };
