@@ -141,7 +141,7 @@ struct box_solver {
 struct hl_copy {
     int64_t nboxes, es, cells;
     bool stream;
-    const hl_transpose_isa *isa;
+    const hl_cpu_isa *isa;
     kbox *box;
 };
 
@@ -288,7 +288,8 @@ static void reverse_up(char *out, const char *in, int64_t n, int64_t es)
  * read-modify-write in memory, so the row's first and last partial lines get
  * plain stores.  Strided sources are gathered in chunks into an L1 buffer by
  * copy_row first. */
-static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool upward)
+static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool upward,
+                       const hl_cpu_isa *isa)
 {
 #if defined(__SSE2__)
     enum { CHUNK = 2048, LINE = 64 };
@@ -322,9 +323,7 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
             copy_row(buf, from, m, 1, ss, es);
             from = buf;
         }
-        __m128i *dst = (__m128i *)(void *)(out + i * es);
-        for (int64_t b = 0; b < m * es / 16; b++)
-            _mm_stream_si128(dst + b, _mm_loadu_si128((const __m128i *)(const void *)(from + 16 * b)));
+        isa->lines(out + i * es, from, m * es);
     }
     copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es);
 #else
@@ -837,7 +836,7 @@ typedef struct plan_ctx {
     bool stream;
     int threads; /* the team hl_execute starts (0 in the options resolved) */
     int effort;  /* HL_EFFORT_* */
-    const hl_transpose_isa *isa;
+    const hl_cpu_isa *isa;
 } plan_ctx;
 
 enum {
@@ -1260,7 +1259,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     int64_t ngroups = 0;
     const plan_ctx pc = {es, ir->cells, ir->cells * es >= STREAM_BYTES,
                          ir->threads > 0 ? ir->threads : omp_get_max_threads(), ir->effort,
-                         hl_transpose_isa_current()};
+                         hl_cpu_isa_current()};
     hl_copy *c = calloc(1, sizeof *c);
     hl_box *b = malloc(sizeof *b);
     hl_status st = c && b ? HL_OK : HL_ERR_NOMEM;
@@ -1351,7 +1350,7 @@ static void copy_member(const member *m, char *out, const char *in, int64_t es)
  * with the partial ones at a column's ends written apart was slower,
  * through an L1 stage or not (measured: 0.5-0.85x). */
 static void transpose_plane(const kbox *k, char *out, const char **row, int64_t rows, int64_t cols,
-                            int64_t es, bool stream, const hl_transpose_isa *isa)
+                            int64_t es, bool stream, const hl_cpu_isa *isa)
 {
     const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
     /* rows off line boundaries (all by the same bytes): the first columns,
@@ -1371,7 +1370,7 @@ static void transpose_plane(const kbox *k, char *out, const char **row, int64_t 
 }
 
 static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
-                      bool stream, char *stage, int64_t next, const hl_transpose_isa *isa)
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
 {
     switch (k->mode) {
     case GROUP: {
@@ -1385,12 +1384,12 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             const member *x = &k->mem[m];
             if (stream && !staged && x->n == 1 && x->ds[0] == 1)
                 stream_row(out + x->dst_off * es, in + x->src_off * es, x->ext[0], x->ss[0], es,
-                           k->n > 0 && k->ss[0] > 0);
+                           k->n > 0 && k->ss[0] > 0, isa);
             else
                 copy_member(x, to, in, es);
         }
         if (staged)
-            stream_row(out, stage, k->run_cells, 1, es, true);
+            stream_row(out, stage, k->run_cells, 1, es, true, isa);
         return;
     }
     case ONE:
@@ -1403,7 +1402,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (next && abs64(k->ss[0]) == 1 && n * es <= PREFETCH_MAX)
             prefetch_run(in + next, n * es, k->ss[0], es);
         if (stream && k->ds[0] == 1)
-            stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0);
+            stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
         else
             copy_row(out, in, n, k->ds[0], k->ss[0], es);
         return;
@@ -1428,7 +1427,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
         if (to == stage)
-            stream_row(out, stage, cells, 1, es, true);
+            stream_row(out, stage, cells, 1, es, true, isa);
         return;
     }
     default: {
@@ -1496,7 +1495,7 @@ static inline __attribute__((always_inline)) void next_plane(const kbox *k, int6
 
 /* Runs planes [lo, hi) of one box. */
 static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
-                       bool stream, char *stage, const hl_transpose_isa *isa)
+                       bool stream, char *stage, const hl_cpu_isa *isa)
 {
     int64_t d[WORK_DIGITS] = {0}, so, doff;
     plane_at(k, lo, d, &so, &doff);

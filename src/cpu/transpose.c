@@ -371,14 +371,41 @@ AVX512 static void avx512_8(char *out, const int64_t *dtab, const char *const *r
 }
 #endif
 
-static const hl_transpose_isa isa_generic = {"generic", generic4, generic8};
+static void lines_generic(char *dst, const char *src, int64_t n)
+{
+    memcpy(dst, src, (size_t)n);
+}
+
 #if defined(HL_X86)
-static const hl_transpose_isa isa_sse2 = {"sse2", sse2_4, sse2_8};
-static const hl_transpose_isa isa_avx2 = {"avx2", avx2_4, avx2_8};
-static const hl_transpose_isa isa_avx512 = {"avx512", avx512_4, avx512_8};
+static void lines_sse2(char *dst, const char *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 16)
+        _mm_stream_si128((__m128i *)(void *)(dst + i),
+                         _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
+}
+
+AVX2 static void lines_avx2(char *dst, const char *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 32)
+        _mm256_stream_si256((__m256i *)(void *)(dst + i),
+                            _mm256_loadu_si256((const __m256i *)(const void *)(src + i)));
+}
+
+AVX512 static void lines_avx512(char *dst, const char *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 64)
+        _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
+}
 #endif
 
-static const hl_transpose_isa *best(void)
+static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, lines_generic};
+#if defined(HL_X86)
+static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, lines_sse2};
+static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, lines_avx2};
+static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, lines_avx512};
+#endif
+
+static const hl_cpu_isa *best(void)
 {
 #if defined(HL_X86)
     if (__builtin_cpu_supports("avx512f"))
@@ -391,11 +418,11 @@ static const hl_transpose_isa *best(void)
     return &isa_generic;
 }
 
-static _Atomic(const hl_transpose_isa *) forced;
+static _Atomic(const hl_cpu_isa *) forced;
 
-const hl_transpose_isa *hl_transpose_isa_current(void)
+const hl_cpu_isa *hl_cpu_isa_current(void)
 {
-    const hl_transpose_isa *f = atomic_load(&forced);
+    const hl_cpu_isa *f = atomic_load(&forced);
     return f ? f : best();
 }
 
@@ -405,7 +432,7 @@ hl_status hl_isa_force(const char *name)
         atomic_store(&forced, NULL);
         return HL_OK;
     }
-    const hl_transpose_isa *want = NULL;
+    const hl_cpu_isa *want = NULL;
     bool have = false;
     if (!strcmp(name, "generic")) {
         want = &isa_generic;
@@ -433,10 +460,10 @@ hl_status hl_isa_force(const char *name)
 
 const char *hl_isa_name(void)
 {
-    return hl_transpose_isa_current()->name;
+    return hl_cpu_isa_current()->name;
 }
 
-void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+void hl_transpose_block(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
                         const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
                         int64_t es)
 {
@@ -466,7 +493,7 @@ static void put_run(char *dst, const char *src, int64_t n)
     memcpy(dst + i, src + i, (size_t)(n - i));
 }
 
-void hl_transpose_staged(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+void hl_transpose_staged(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
                          const char *const *row, int64_t r, int64_t c, int64_t dir, int64_t es,
                          char *stage, int64_t stage_bytes)
 {

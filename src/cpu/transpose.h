@@ -1,6 +1,6 @@
-/* hyperlayout internal — the copy kernel's out-of-place transposes, one
- * kernel set per instruction-set level (SSE2, AVX2, AVX-512), chosen at run
- * time (or forced: hl_isa_force).
+/* hyperlayout internal — the copy kernel's out-of-place transposes and
+ * streamed lines, one kernel set per instruction-set level (SSE2, AVX2,
+ * AVX-512), chosen at run time (or forced: hl_isa_force).
  *
  * A block is r rows of c cells: row a starts at row[a] (anywhere) and is
  * read forwards (dir = +1) or backwards (dir = -1); it is written
@@ -23,17 +23,23 @@
 typedef void hl_transpose_fn(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                              int64_t c, int64_t dir, bool lines);
 
-typedef struct hl_transpose_isa {
+/* n bytes (a multiple of 64) from src to dst (on a 64-byte line) with
+ * non-temporal stores, one store per line where the level has them. */
+typedef void hl_lines_fn(char *dst, const char *src, int64_t n);
+
+/* The kernels of one level. */
+typedef struct hl_cpu_isa {
     const char *name;
     hl_transpose_fn *cells4, *cells8; /* 4- and 8-byte cells */
-} hl_transpose_isa;
+    hl_lines_fn *lines;
+} hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
  * and build have. */
-const hl_transpose_isa *hl_transpose_isa_current(void);
+const hl_cpu_isa *hl_cpu_isa_current(void);
 
 /* Any cell size (the 4- and 8-byte cases through isa's kernels). */
-void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+void hl_transpose_block(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
                         const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
                         int64_t es);
 
@@ -42,7 +48,7 @@ void hl_transpose_block(const hl_transpose_isa *isa, char *out, const int64_t *d
  * (stage_bytes, in L1) and written out as runs — columns that follow each
  * other in the output make one run — whole lines with non-temporal stores,
  * the partial lines at a run's ends with plain ones. */
-void hl_transpose_staged(const hl_transpose_isa *isa, char *out, const int64_t *dtab,
+void hl_transpose_staged(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
                          const char *const *row, int64_t r, int64_t c, int64_t dir, int64_t es,
                          char *stage, int64_t stage_bytes);
 
