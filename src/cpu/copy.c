@@ -90,7 +90,7 @@ typedef struct {
     int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
                     this many (the chunk counter is then outer digit `inner`) */
     bool dense;
-    bool short_rows; /* rows of 16, 32 or 64 bytes contiguous on both sides */
+    bool short_rows; /* rows of 8, 16, 32 or 64 bytes contiguous on both sides */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
      * forwards at dst offset dtab[b].  The last src and dst digits of the
@@ -359,7 +359,7 @@ static void copy_block(char *out, const char *in, const int64_t *stab, const int
     }
 }
 
-/* n rows of `bytes` (16, 32 or 64) contiguous bytes, from in + stab[j]
+/* n rows of `bytes` (8, 16, 32 or 64) contiguous bytes, from in + stab[j]
  * cells to out + dtab[j] cells: a fixed size, so each is a few moves. */
 #define SHORT_ROWS(B)                                                                              \
     for (int64_t j = 0; j < n; j++)                                                                \
@@ -369,6 +369,7 @@ static void copy_short_rows(char *out, const char *in, const int64_t *stab, cons
                             int64_t n, int64_t bytes, int64_t es)
 {
     switch (bytes) {
+    case 8: SHORT_ROWS(8); break;
     case 16: SHORT_ROWS(16); break;
     case 32: SHORT_ROWS(32); break;
     default: SHORT_ROWS(64); break;
@@ -590,7 +591,9 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
  * to BLOCK_MAX cells form one block, and the digit reading most
  * contiguously goes right after them, so that consecutive blocks reuse the
- * same source lines.  False when rows are long or everything is one block. */
+ * same source lines.  A block that writes whole lines of one run may be
+ * written in any order: all its outer digits then go by source stride.
+ * False when rows are long or everything is one block. */
 static bool plan_block(kbox *k, int64_t es, hl_status *st)
 {
     if (k->n < 2 || k->ext[0] >= 64)
@@ -610,10 +613,11 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     k->inner = nb;
     k->block = k->plane_cells = len;
     /* rows of 16 or more cells are copied as rows (vectorised), and so are
-     * rows of 16 to 64 bytes contiguous on both sides (a tile's rows, moved
-     * by a few wide moves); other short rows cell by cell through the tables */
+     * rows of 8 to 64 bytes contiguous on both sides (a tile's rows, Morton's
+     * pairs of float32, moved by a few wide moves); other short rows cell by
+     * cell through the tables */
     const int64_t row_bytes = k->ext[0] * es;
-    const bool short_row = k->ss[0] == 1 && k->ds[0] == 1 && row_bytes >= 16 && row_bytes <= 64 &&
+    const bool short_row = k->ss[0] == 1 && k->ds[0] == 1 && row_bytes >= 8 && row_bytes <= 64 &&
                            (row_bytes & (row_bytes - 1)) == 0;
     const int first = k->ext[0] >= 16 || short_row ? 1 : 0;
     k->short_rows = short_row;
@@ -631,6 +635,13 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
 
     if (chunk) {
         cut_digit(k, nb - 1, chunk);
+    } else if (k->dense && (len * es) % 64 == 0) {
+        /* a block writes whole lines of one run: the blocks may go in any
+         * order, and go in the order their source lies (outer digits by
+         * source stride), so that the block's rows are a few long streams */
+        for (int a = nb + 1; a < k->n; a++)
+            for (int c = a; c > nb && abs64(k->ss[c - 1]) > abs64(k->ss[c]); c--)
+                swap_digits(k, c, c - 1);
     } else {
         int best = nb;
         for (int t = nb + 1; t < k->n; t++)
