@@ -47,7 +47,10 @@
 enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP };
 
 enum {
-    BLOCK_MAX = 1024,      /* cells of one table-driven block */
+    BLOCK_MAX = 1024,      /* cells of one table-driven block, at most */
+    BLOCK_BYTES = 2048,    /* ... and bytes when its rows are 16 bytes or shorter (Morton's
+                              bits), unless that is fewer than BLOCK_MIN cells */
+    BLOCK_MIN = 64,
     STAGE_BYTES = 1 << 16, /* one staging buffer (x2 per thread) */
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
     MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
@@ -599,13 +602,15 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     if (k->n < 2 || k->ext[0] >= 64)
         return false;
     int nb = 0;
-    int64_t len = 1, chunk = 0;
-    while (nb < k->n && len * k->ext[nb] <= BLOCK_MAX)
+    int64_t len = 1, chunk = 0, most = BLOCK_MAX;
+    if (k->ext[0] * es <= 16) /* cells or pairs far apart: a block of fewer source lines */
+        most = BLOCK_BYTES / es > BLOCK_MAX ? BLOCK_MAX : BLOCK_BYTES / es < BLOCK_MIN ? BLOCK_MIN : BLOCK_BYTES / es;
+    while (nb < k->n && len * k->ext[nb] <= most)
         len *= k->ext[nb++];
     if (nb == 0 || nb == k->n)
         return false;
-    if (len < 64) { /* a small block: the next digit, cut into chunks, fills it */
-        chunk = BLOCK_MAX / len;
+    if (len < BLOCK_MIN) { /* a small block: the next digit, cut into chunks, fills it */
+        chunk = most / len;
         len *= chunk;
         nb++;
     }
