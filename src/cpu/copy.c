@@ -365,8 +365,14 @@ static void copy_block(char *out, const char *in, const int64_t *stab, const int
 /* n rows of `bytes` (8, 16, 32 or 64) contiguous bytes, from in + stab[j]
  * cells to out + dtab[j] cells: a fixed size, so each is a few moves. */
 #define SHORT_ROWS(B)                                                                              \
-    for (int64_t j = 0; j < n; j++)                                                                \
-        memcpy(out + dtab[j] * es, in + stab[j] * es, B)
+    do {                                                                                           \
+        if (dtab)                                                                                  \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                memcpy(out + dtab[j] * es, in + stab[j] * es, B);                                  \
+        else                                                                                       \
+            for (int64_t j = 0; j < n; j++)                                                        \
+                memcpy(out + j * B, in + stab[j] * es, B);                                         \
+    } while (0)
 
 static void copy_short_rows(char *out, const char *in, const int64_t *stab, const int64_t *dtab,
                             int64_t n, int64_t bytes, int64_t es)
@@ -1068,7 +1074,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
         else if (k->short_rows)
-            copy_short_rows(to, in, k->stab, k->dtab, cells / k->row_len, k->row_len * es, es);
+            copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
         else
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
