@@ -1338,6 +1338,9 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
         if (k->mode == TRANSPOSE)
             used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes",
                                c->isa->name, k->rows_in * k->row_chunk * c->es);
+        if (k->mode == BLOCK && k->dense && k->short_rows && c->stream)
+            used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
+                               "when the output starts a line");
         if (k->ahead)
             used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
                                k->ahead, k->ahead == 1 ? "" : "s");
