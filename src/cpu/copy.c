@@ -309,7 +309,14 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
     }
     const int64_t per = CHUNK / es, body = (n - head) / line * line, end = head + body;
     const int64_t chunks = (body + per - 1) / per;
-    copy_row(out, in, head, 1, ss, es);
+    /* the partial lines at the ends get plain stores, which wait for their
+     * lines to be read: requested now, written after the whole lines, so
+     * that the streamed stores behind them in the store buffer do not wait
+     * (rows of 1 KiB 16 bytes off a line ran 2.5x slower otherwise) */
+    if (head)
+        __builtin_prefetch(out, 1, 3);
+    if (end < n)
+        __builtin_prefetch(out + n * es - 1, 1, 3);
     /* a row read backwards (a flip) whose next row lies above (`upward`) is
      * taken from its last chunk to its first, each read upwards: the rows
      * then make one rising stream, which the hardware prefetchers follow,
@@ -328,6 +335,7 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         }
         isa->lines(out + i * es, from, m * es);
     }
+    copy_row(out, in, head, 1, ss, es);
     copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es);
 #else
     copy_row(out, in, n, 1, ss, es);
