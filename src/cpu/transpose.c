@@ -482,14 +482,21 @@ static void put_run(char *dst, const char *src, int64_t n)
     int64_t head = (int64_t)(((uintptr_t)0 - (uintptr_t)dst) & (LINE - 1));
     if (head > n)
         head = n;
-    memcpy(dst, src, (size_t)head);
     int64_t i = head;
+    /* the partial lines last, their lines requested first (copy.c's
+     * stream_row: a plain store waiting for its line holds the streamed
+     * ones behind it) */
+    if (head)
+        __builtin_prefetch(dst, 1, 3);
+    if (((uintptr_t)(dst + n) & (LINE - 1)) != 0)
+        __builtin_prefetch(dst + n - 1, 1, 3);
 #if defined(HL_X86)
     for (; i + LINE <= n; i += LINE)
         for (int q = 0; q < LINE; q += 16)
             _mm_stream_si128((__m128i *)(void *)(dst + i + q),
                              _mm_loadu_si128((const __m128i *)(const void *)(src + i + q)));
 #endif
+    memcpy(dst, src, (size_t)head);
     memcpy(dst + i, src + i, (size_t)(n - i));
 }
 
