@@ -448,6 +448,22 @@ static void stream_short_rows(char *out, const char *in, const int64_t *stab, in
 
 /* ---- planning ---------------------------------------------------------------- */
 
+/* A box's tables (a plane shape tried and given up keeps its digits). */
+static void free_tables(kbox *k)
+{
+    free(k->stab);
+    free(k->dtab);
+    free(k->ptab);
+    k->stab = k->dtab = k->ptab = NULL;
+}
+
+static void free_kbox(kbox *k)
+{
+    free_tables(k);
+    free(k->ext);
+    free(k->mem);
+}
+
 /* The offsets of every combination of digits first..last-1 (the last one
  * cut to `chunk`), first digit fastest, along strides st. */
 static int64_t *offset_table(const kbox *k, const int64_t *st, int first, int last, int64_t chunk,
@@ -761,10 +777,6 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
     return most;
 }
 
-/* The cost model: the plane with the longest output run (the fewest, longest
- * non-temporal bursts) whose rows do not crowd one set of the L2.  An output
- * run that cannot start lines (an odd extent) but fits a plane is taken
- * whole: the columns are then staged and streamed as runs (`staged`). */
 /* The output runs of a plane's columns the planner chooses among, longest
  * first (the cost model takes the first that fits the L2; measuring times
  * them all): an odd run that fits a plane whole, then TR_ROW_BYTES_MAX,
@@ -782,33 +794,6 @@ static int transpose_sizes(const kbox *k, int64_t es, int64_t *sizes)
     return nsizes;
 }
 
-static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
-{
-    int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
-    const kbox saved = *k;
-    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
-    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
-    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
-    const int64_t nsizes = transpose_sizes(k, es, sizes);
-    for (int64_t j = 0;; j++) {
-        if (!plan_transpose(k, es, sizes[j]))
-            return false;
-        *st = finish_transpose(k, es);
-        if (*st != HL_OK || j == nsizes - 1 || rows_per_set(k, es) <= L2_ROWS_PER_SET) {
-            k->staged = sizes[j] % 64 != 0;
-            return true;
-        }
-        free(k->stab);
-        free(k->dtab);
-        free(k->ptab);
-        int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
-        *k = saved;
-        memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
-        memcpy(ss, work[1], sizeof *work[1] * (size_t)k->n);
-        memcpy(ds, work[2], sizeof *work[2] * (size_t)k->n);
-    }
-}
-
 /* A register transpose whose columns are taken up to `bytes` (one of
  * transpose_sizes'): false where the box is no transpose. */
 static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st)
@@ -818,6 +803,32 @@ static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status
     *st = finish_transpose(k, es);
     k->staged = bytes % 64 != 0;
     return true;
+}
+
+/* The cost model: the plane with the longest output run (the fewest, longest
+ * non-temporal bursts) whose rows do not crowd one set of the L2.  An output
+ * run that cannot start lines (an odd extent) but fits a plane is taken
+ * whole: the columns are then staged and streamed as runs (`staged`). */
+static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
+{
+    int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
+    const kbox saved = *k;
+    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
+    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
+    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
+    const int nsizes = transpose_sizes(k, es, sizes);
+    for (int j = 0;; j++) {
+        if (!plan_transpose_columns(k, es, sizes[j], st))
+            return false;
+        if (*st != HL_OK || j == nsizes - 1 || rows_per_set(k, es) <= L2_ROWS_PER_SET)
+            return true;
+        free_tables(k);
+        int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
+        *k = saved;
+        memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
+        memcpy(ss, work[1], sizeof *work[1] * (size_t)k->n);
+        memcpy(ds, work[2], sizeof *work[2] * (size_t)k->n);
+    }
 }
 
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
@@ -943,14 +954,6 @@ enum {
  * are measured with the sample evicted from the caches before each run. */
 #define MEASURE_CACHE_BYTES ((int64_t)32 << 20)
 
-static void free_kbox(kbox *k)
-{
-    free(k->stab);
-    free(k->dtab);
-    free(k->ext);
-    free(k->mem);
-    free(k->ptab);
-}
 
 /* Marks the digits of the run that starts at digit `first` and continues
  * along strides st (as take_run gathers it) until it is `target` cells
@@ -1212,9 +1215,7 @@ static hl_status choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WOR
     if (!how)
         return HL_OK;
     const box_solver *solver = k->solver;
-    free(k->stab);
-    free(k->dtab);
-    free(k->ptab);
+    free_tables(k);
     *k = *loaded;
     memcpy(work, saved, sizeof *work * 3);
     k->solver = solver;
@@ -1332,13 +1333,8 @@ void hl_copy_destroy(hl_copy *c)
 {
     if (!c)
         return;
-    for (int64_t i = 0; i < c->nboxes; i++) {
-        free(c->box[i].stab);
-        free(c->box[i].dtab);
-        free(c->box[i].ext);
-        free(c->box[i].mem);
-        free(c->box[i].ptab);
-    }
+    for (int64_t i = 0; i < c->nboxes; i++)
+        free_kbox(&c->box[i]);
     free(c->box);
     free(c);
 }

@@ -475,14 +475,13 @@ void hl_transpose_block(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
         cells(out, dtab, row, 0, r, 0, c, dir, es);
 }
 
-/* n bytes from src to dst: whole lines of dst with non-temporal stores,
- * partial ones with plain stores. */
-static void put_run(char *dst, const char *src, int64_t n)
+/* n bytes from src to dst: whole lines of dst with the level's non-temporal
+ * stores, partial ones with plain stores. */
+static void put_run(const hl_cpu_isa *isa, char *dst, const char *src, int64_t n)
 {
     int64_t head = (int64_t)(((uintptr_t)0 - (uintptr_t)dst) & (LINE - 1));
     if (head > n)
         head = n;
-    int64_t i = head;
     /* the partial lines last, their lines requested first (copy.c's
      * stream_row: a plain store waiting for its line holds the streamed
      * ones behind it) */
@@ -490,14 +489,10 @@ static void put_run(char *dst, const char *src, int64_t n)
         __builtin_prefetch(dst, 1, 3);
     if (((uintptr_t)(dst + n) & (LINE - 1)) != 0)
         __builtin_prefetch(dst + n - 1, 1, 3);
-#if defined(HL_X86)
-    for (; i + LINE <= n; i += LINE)
-        for (int q = 0; q < LINE; q += 16)
-            _mm_stream_si128((__m128i *)(void *)(dst + i + q),
-                             _mm_loadu_si128((const __m128i *)(const void *)(src + i + q)));
-#endif
+    const int64_t end = head + (n - head) / LINE * LINE;
+    isa->lines(dst + head, src + head, end - head);
     memcpy(dst, src, (size_t)head);
-    memcpy(dst + i, src + i, (size_t)(n - i));
+    memcpy(dst + end, src + end, (size_t)(n - end));
 }
 
 void hl_transpose_staged(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
@@ -525,7 +520,7 @@ void hl_transpose_staged(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
         for (int64_t j = 0, k; j < n; j = k) {
             for (k = j + 1; k < n && dtab[b0 + k] == dtab[b0 + k - 1] + r; k++)
                 ;
-            put_run(out + dtab[b0 + j] * es, stage + j * r * es, (k - j) * r * es);
+            put_run(isa, out + dtab[b0 + j] * es, stage + j * r * es, (k - j) * r * es);
         }
     }
 }
