@@ -24,7 +24,11 @@
  *   GROUP      the pieces of one output run, from several boxes that share
  *              their outer digits (rowgroup.h), copied one after another
  *              (a short run read backwards or strided through the stage,
- *              then streamed whole).
+ *              then streamed whole);
+ *   LANES      a short output run (short rows, or a group's runs) that reads
+ *              a short span: each vector of output built from the span's
+ *              vectors by lane permutes through a table made at planning
+ *              (rows.h), where the level has them.
  *
  * The remaining (outer) digits are walked by an odometer, which asks for the
  * next plane's source while the current one is copied.  All boxes of a plan
@@ -46,7 +50,7 @@
 #include <xmmintrin.h>
 #endif
 
-enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP };
+enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP, LANES };
 
 enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block, at most */
@@ -67,6 +71,12 @@ enum {
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
+    LANES_OUT_BYTES = 4096,   /* a lane-permute plane writes at most this */
+    LANES_SPAN_BYTES = 16384, /* ... and reads a span at most this long (in L1) */
+    LANES_ROW_BYTES = 256,    /* ... of rows (a group's pieces) at most this long: longer ones
+                                 go faster as rows (3-D shifts and chains, pieces of 1 KiB,
+                                 measured 0.6-0.75x with lane permutes) */
+    LANES_MAX_OPS = 2,        /* ... with at most this many permutes per vector, on average */
     GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
                                       piece finds its source lines there */
     MIN_ORDERED_ROW_BYTES = 256, /* rows this long are taken in source order */
@@ -125,6 +135,8 @@ typedef struct {
     bool staged; /* GROUP: runs assembled in the stage when streaming; TRANSPOSE: whole
                     columns that do not start lines, staged a strip at a time */
     int64_t *ptab, npf;
+    bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
+    hl_lanes lanes; /* LANES: the plane's table */
 } kbox;
 
 /* One box's part of a group's run: cells at src_off/dst_off plus digits
@@ -200,56 +212,15 @@ typedef struct {
                 o[i * ds] = s[i * ss];                                                             \
     } while (0)
 
-#if defined(__SSE2__)
-/* Reversed and stride +-2 rows of 4- and 8-byte cells with SSE2 shuffles (the
- * compiler leaves these loops scalar at the baseline x86-64 level).  Returns
- * how many cells were copied; the caller finishes the row. */
-static int64_t row_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_t es)
+static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es,
+                     const hl_cpu_isa *isa)
 {
-    int64_t i = 0;
-    __m128i *o = (__m128i *)(void *)out;
-    if (es == 4 && ss == -1)
-        for (; i + 4 <= n; i += 4)
-            _mm_storeu_si128(o++, _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 4 * (i + 3))),
-                                                    _MM_SHUFFLE(0, 1, 2, 3)));
-    else if (es == 8 && ss == -1)
-        for (; i + 2 <= n; i += 2)
-            _mm_storeu_si128(o++, _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 8 * (i + 1))),
-                                                    _MM_SHUFFLE(1, 0, 3, 2)));
-    else if (es == 4 && ss == 2) /* reads 8 cells for 4: stop before the row's end */
-        for (; i + 5 <= n; i += 4) {
-            __m128 a = _mm_loadu_ps((const float *)(const void *)(in + 8 * i));
-            __m128 b = _mm_loadu_ps((const float *)(const void *)(in + 8 * i + 16));
-            _mm_storeu_ps((float *)(void *)o++, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
-        }
-    else if (es == 8 && ss == 2)
-        for (; i + 3 <= n; i += 2)
-            _mm_storeu_si128(o++, _mm_unpacklo_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i)),
-                                                     _mm_loadu_si128((const __m128i *)(const void *)(in + 16 * i + 16))));
-    else if (es == 4 && ss == -2) /* a flip fused with a crinkle; reads one cell past 4 */
-        for (; i + 5 <= n; i += 4) {
-            __m128 a = _mm_loadu_ps((const float *)(const void *)(in - 8 * i - 12));
-            __m128 b = _mm_loadu_ps((const float *)(const void *)(in - 8 * i - 28));
-            _mm_storeu_ps((float *)(void *)o++, _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 3, 1, 3)));
-        }
-    else if (es == 8 && ss == -2)
-        for (; i + 3 <= n; i += 2)
-            _mm_storeu_si128(o++, _mm_unpackhi_epi64(_mm_loadu_si128((const __m128i *)(const void *)(in - 16 * i - 8)),
-                                                     _mm_loadu_si128((const __m128i *)(const void *)(in - 16 * i - 24))));
-    return i;
-}
-#endif
-
-static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es)
-{
-#if defined(__SSE2__)
-    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2) && (es == 4 || es == 8)) {
-        const int64_t done = row_sse2(out, in, n, ss, es);
+    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2)) {
+        const int64_t done = isa->strided(out, in, n, ss, es, false);
         out += done * es;
         in += done * ss * es;
         n -= done;
     }
-#endif
     switch (es) {
     case 1: ROW_LOOP(uint8_t); break;
     case 2: ROW_LOOP(uint16_t); break;
@@ -298,13 +269,13 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
     enum { CHUNK = 2048, LINE = 64 };
     _Alignas(64) char buf[CHUNK];
     if ((es & (es - 1)) != 0 || es > LINE) {
-        copy_row(out, in, n, 1, ss, es);
+        copy_row(out, in, n, 1, ss, es, isa);
         return;
     }
     const int64_t line = LINE / es;
     int64_t head = (int64_t)(((uintptr_t)-(uintptr_t)out & (LINE - 1)) / (uintptr_t)es);
     if ((uintptr_t)out % (uintptr_t)es != 0 || head + line > n) {
-        copy_row(out, in, n, 1, ss, es);
+        copy_row(out, in, n, 1, ss, es, isa);
         return;
     }
     const int64_t per = CHUNK / es, body = (n - head) / line * line, end = head + body;
@@ -326,19 +297,27 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         const int64_t i = head + (up ? chunks - 1 - c : c) * per;
         const int64_t m = end - i < per ? end - i : per;
         const char *from = in + i * ss * es;
-        if (up) {
-            reverse_up(buf, from, m, es);
-            from = buf;
-        } else if (ss != 1) {
-            copy_row(buf, from, m, 1, ss, es);
-            from = buf;
+        if (ss == 1) {
+            isa->lines(out + i * es, from, m * es);
+            continue;
         }
-        isa->lines(out + i * es, from, m * es);
+        /* whole lines straight from registers where the level permutes
+         * lanes (rows.h), the rest through the buffer (a row taken upwards
+         * too: the kernels read each vector's cells downwards, measured 2.5x
+         * slower on rows of 16 KiB) */
+        const int64_t done = up ? 0 : isa->strided(out + i * es, from, m, ss, es, true);
+        if (done == m)
+            continue;
+        if (up)
+            reverse_up(buf, from + done * ss * es, m - done, es);
+        else
+            copy_row(buf, from + done * ss * es, m - done, 1, ss, es, isa);
+        isa->lines(out + (i + done) * es, buf, (m - done) * es);
     }
-    copy_row(out, in, head, 1, ss, es);
-    copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es);
+    copy_row(out, in, head, 1, ss, es, isa);
+    copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es, isa);
 #else
-    copy_row(out, in, n, 1, ss, es);
+    copy_row(out, in, n, 1, ss, es, isa);
 #endif
 }
 
@@ -455,6 +434,7 @@ static void free_tables(kbox *k)
     free(k->dtab);
     free(k->ptab);
     k->stab = k->dtab = k->ptab = NULL;
+    hl_lanes_free(&k->lanes);
 }
 
 static void free_kbox(kbox *k)
@@ -751,6 +731,132 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     return true;
 }
 
+/* ---- lane permutes ------------------------------------------------------------ */
+
+/* Appends the cells of a nest of m digits (first fastest) from offsets sb /
+ * db to src / dst; returns the count. */
+static int64_t nest_cells(const int64_t *ext, const int64_t *ss, const int64_t *ds, int m,
+                          int64_t sb, int64_t db, int64_t *src, int64_t *dst)
+{
+    int64_t d[WORK_DIGITS] = {0}, n = 0;
+    for (;;) {
+        src[n] = sb;
+        dst[n++] = db;
+        int t = 0;
+        for (; t < m; t++) {
+            sb += ss[t];
+            db += ds[t];
+            if (++d[t] < ext[t])
+                break;
+            sb -= ss[t] * ext[t];
+            db -= ds[t] * ext[t];
+            d[t] = 0;
+        }
+        if (t == m)
+            return n;
+    }
+}
+
+/* How many steps of digit t, which continues a plane of `cells` cells
+ * reading a span of `span` cells, join the plane: the most (a divisor of
+ * its extent, so that every plane is alike) that keep the plane and its
+ * span within the lane limits; 1 when it does not continue the plane. */
+static int64_t lanes_steps(const kbox *k, int t, int64_t cells, int64_t span, int64_t es)
+{
+    if (t >= k->n || k->ds[t] != cells)
+        return 1;
+    for (int64_t c = k->ext[t]; c > 1; c--)
+        if (k->ext[t] % c == 0 && c * cells * es <= LANES_OUT_BYTES &&
+            (span + (c - 1) * abs64(k->ss[t])) * es <= LANES_SPAN_BYTES)
+            return c;
+    return 1;
+}
+
+/* Digit t stepped c at a time (c of its steps are in the plane). */
+static void fold_steps(kbox *k, int t, int64_t c)
+{
+    if (c > 1) {
+        k->ext[t] /= c;
+        k->ss[t] *= c;
+        k->ds[t] *= c;
+    }
+}
+
+/* The plane of n cells, dst[j] <- src[j] (dst a permutation of [0, n)), as
+ * a lane table: false where its span or its permutes are too many (*st set
+ * when memory ran out).  `ahead`: the next planes' spans are requested
+ * while this one is copied (spans read backwards or strided, elsewhere). */
+static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t n, int64_t es,
+                       bool ahead, hl_status *st)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t j = 0; j < n; j++) {
+        lo = src[j] < lo ? src[j] : lo;
+        hi = src[j] > hi ? src[j] : hi;
+    }
+    const int64_t span = hi - lo + 1, w = es / 4;
+    if (n < 1 || span * es > LANES_SPAN_BYTES)
+        return false;
+    int64_t *lane = malloc(sizeof *lane * (size_t)(n * w));
+    if (!lane) {
+        *st = HL_ERR_NOMEM;
+        return false;
+    }
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t q = 0; q < w; q++)
+            lane[dst[j] * w + q] = (src[j] - lo) * w + q;
+    bool nomem;
+    const bool ok = hl_lanes_make(&k->lanes, lane, n * w, span * w, LANES_MAX_OPS, &nomem);
+    free(lane);
+    if (nomem)
+        *st = HL_ERR_NOMEM;
+    if (!ok)
+        return false;
+    k->mode = LANES;
+    k->span_lo = lo;
+    k->span_bytes = span * es;
+    k->plane_cells = n;
+    k->ahead = ahead && k->span_bytes <= PF_SPAN_MAX ? PF_DISTANCE / k->span_bytes + 1 : 0;
+    return true;
+}
+
+/* Short rows read backwards or strided (a flip or a crinkle of a small
+ * extent): the rows that follow each other in the output make one plane of
+ * lane permutes, where one row a plane (or a block of them through tables)
+ * spends more on bookkeeping than on moving cells. */
+static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
+{
+    if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 || k->ext[0] * es > LANES_ROW_BYTES)
+        return false;
+    int nb = 1;
+    int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;
+    while (nb < k->n && k->ds[nb] == cells && cells * k->ext[nb] * es <= LANES_OUT_BYTES &&
+           (span + (k->ext[nb] - 1) * abs64(k->ss[nb])) * es <= LANES_SPAN_BYTES) {
+        span += (k->ext[nb] - 1) * abs64(k->ss[nb]);
+        cells *= k->ext[nb++];
+    }
+    const int64_t c = lanes_steps(k, nb, cells, span, es);
+    if (nb == k->n || cells * c * es < 64) /* one plane, or planes shorter than a line */
+        return false;
+    int64_t ext[WORK_DIGITS];
+    memcpy(ext, k->ext, sizeof *ext * (size_t)k->n);
+    ext[nb] = c;
+    const int m = c > 1 ? nb + 1 : nb;
+    int64_t *src = malloc(sizeof *src * (size_t)(2 * cells * c));
+    if (!src) {
+        *st = HL_ERR_NOMEM;
+        return true;
+    }
+    nest_cells(ext, k->ss, k->ds, m, 0, 0, src, src + cells * c);
+    const bool ok = make_lanes(k, src + cells * c, src, cells * c, es, true, st);
+    free(src);
+    if (!ok)
+        return *st != HL_OK;
+    fold_steps(k, nb, c);
+    k->inner = nb;
+    return true;
+}
+
 /* A plane of one cell: the box has no digits left. */
 static bool plan_one(kbox *k, int64_t es, hl_status *st)
 {
@@ -870,6 +976,7 @@ static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
 static const box_solver solvers[] = {
     {"cell", plan_one},
     {"register transpose", plan_register_transpose},
+    {"lane permutes", plan_lanes},
     {"short-row blocks", plan_block},
     {"memcpy rows", plan_memcpy_rows},
     {"reversed rows", plan_reversed_rows},
@@ -1242,6 +1349,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
+    k->can_lanes = pc->isa->lanes && es % 4 == 0 && es <= 16;
     const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
@@ -1260,11 +1368,42 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
 }
 
 static const box_solver group_solver = {"row groups", NULL};
+static const box_solver group_lanes_solver = {"row groups by lane permutes", NULL};
+
+/* A group's runs as lane permutes: the run's cells, and the runs that
+ * follow it in the output (outer digit 0) up to the limits, one plane. */
+static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
+{
+    const int64_t c = lanes_steps(k, 0, k->run_cells, k->span_bytes / es, es), n = c * k->run_cells;
+    if (n * es < 64)
+        return false;
+    int64_t *src = malloc(sizeof *src * (size_t)(2 * n)), at = 0;
+    if (!src) {
+        *st = HL_ERR_NOMEM;
+        return false;
+    }
+    for (int m = 0; m < k->nmem; m++) {
+        const member *x = &k->mem[m];
+        int64_t ext[HL_ROW_GROUP_ROW_DIGITS + 1], ss[HL_ROW_GROUP_ROW_DIGITS + 1], ds[HL_ROW_GROUP_ROW_DIGITS + 1];
+        memcpy(ext, x->ext, sizeof *ext * (size_t)x->n);
+        memcpy(ss, x->ss, sizeof *ss * (size_t)x->n);
+        memcpy(ds, x->ds, sizeof *ds * (size_t)x->n);
+        ext[x->n] = c;
+        ss[x->n] = k->n > 0 ? k->ss[0] : 0;
+        ds[x->n] = k->run_cells;
+        at += nest_cells(ext, ss, ds, x->n + 1, x->src_off, x->dst_off, src + at, src + n + at);
+    }
+    const bool ok = make_lanes(k, src + n, src, n, es, ahead, st);
+    free(src);
+    if (ok && k->n > 0)
+        fold_steps(k, 0, c);
+    return ok;
+}
 
 /* A row group's boxes as one: the shared outer digits are the box's; each
  * box's remaining digits make a member, at its offsets from the plane. */
 static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, hl_box *b,
-                               int64_t es)
+                               int64_t es, bool can_lanes)
 {
     int64_t work[3][WORK_DIGITS];
     memset(k, 0, sizeof *k);
@@ -1326,7 +1465,15 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->src_base = 0;
     k->dst_base = lo;
     k->plane_cells = k->run_cells;
-    return keep_digits(k, work);
+    hl_status st = HL_OK;
+    int64_t piece = 1;
+    for (int m = 0; m < k->nmem; m++)
+        piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
+    if (can_lanes && es % 4 == 0 && es <= 16 && piece * es <= LANES_ROW_BYTES &&
+        group_lanes(k, es, !forwards, &st))
+        k->solver = &group_lanes_solver;
+    const hl_status kept = keep_digits(k, work);
+    return st != HL_OK ? st : kept;
 }
 
 void hl_copy_destroy(hl_copy *c)
@@ -1357,7 +1504,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
         c->nboxes = i + 1;
         if (groups[i].count > 1) {
-            st = prepare_group(&c->box[i], ir, &groups[i], b, es);
+            st = prepare_group(&c->box[i], ir, &groups[i], b, es, pc.isa->lanes != NULL);
         } else {
             hl_ir_box(ir, groups[i].first, b);
             st = prepare(&c->box[i], b, es, &pc);
@@ -1394,6 +1541,20 @@ static void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
 
 enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
 
+/* The n bytes at `at` into the L2: a lane-permute plane's span, whose
+ * loads then wait on the L2, not on memory (into the L1, as the other
+ * modes request theirs, the 6-D chain ran at 0.7x: the requests fill the
+ * L1's miss buffers and the loads queue behind them). */
+static void prefetch_l2(const char *at, int64_t n)
+{
+#if defined(__SSE2__)
+    for (int64_t l = 0; l < n; l += 64)
+        _mm_prefetch(at + l, _MM_HINT_T1);
+#else
+    (void)at, (void)n;
+#endif
+}
+
 static void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es)
 {
 #if defined(__SSE2__)
@@ -1405,7 +1566,8 @@ static void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_
 }
 
 /* One member of a group: rows along its first digit. */
-static void copy_member(const member *m, char *out, const char *in, int64_t es)
+static void copy_member(const member *m, char *out, const char *in, int64_t es,
+                        const hl_cpu_isa *isa)
 {
     out += m->dst_off * es;
     in += m->src_off * es;
@@ -1417,7 +1579,7 @@ static void copy_member(const member *m, char *out, const char *in, int64_t es)
     for (int t = 1; t < m->n; t++)
         rows *= m->ext[t];
     for (int64_t r = 0; r < rows; r++) {
-        copy_row(out, in, m->ext[0], m->ds[0], m->ss[0], es);
+        copy_row(out, in, m->ext[0], m->ds[0], m->ss[0], es, isa);
         for (int t = 1; t < m->n; t++) {
             out += m->ds[t] * es;
             in += m->ss[t] * es;
@@ -1473,10 +1635,23 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
                 stream_row(out + x->dst_off * es, in + x->src_off * es, x->ext[0], x->ss[0], es,
                            k->n > 0 && k->ss[0] > 0, isa);
             else
-                copy_member(x, to, in, es);
+                copy_member(x, to, in, es, isa);
         }
         if (staged)
             stream_row(out, stage, k->run_cells, 1, es, true, isa);
+        return;
+    }
+    case LANES: {
+        const char *span = in + k->span_lo * es;
+        const int64_t bytes = k->plane_cells * es;
+        if (stream && ((uintptr_t)out & 63) == 0 && bytes % 64 == 0) {
+            isa->lanes(out, span, &k->lanes, true);
+        } else if (stream && bytes <= 2 * STAGE_BYTES) {
+            isa->lanes(stage, span, &k->lanes, false);
+            stream_row(out, stage, k->plane_cells, 1, es, true, isa);
+        } else {
+            isa->lanes(out, span, &k->lanes, false);
+        }
         return;
     }
     case ONE:
@@ -1491,7 +1666,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (stream && k->ds[0] == 1)
             stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
         else
-            copy_row(out, in, n, k->ds[0], k->ss[0], es);
+            copy_row(out, in, n, k->ds[0], k->ss[0], es, isa);
         return;
     }
     case BLOCK: {
@@ -1518,7 +1693,7 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
             copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
         else
             for (int64_t j = 0; j < cells / k->row_len; j++)
-                copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es);
+                copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es, isa);
         if (to == stage)
             stream_row(out, stage, cells, 1, es, true, isa);
         return;
@@ -1612,7 +1787,9 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         plane_at(k, lo + k->ahead, da, &soa, &unused);
     for (int64_t o = lo; o < hi; o++) {
         if (o + k->ahead < hi) {
-            if (k->mode == GROUP)
+            if (k->mode == LANES)
+                prefetch_l2(in + (soa + k->span_lo) * es, k->span_bytes);
+            else if (k->mode == GROUP)
                 prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
             else
                 prefetch_cells(in + soa * es, k->ptab, k->npf, es);
@@ -1696,7 +1873,7 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
         for (int t = 0; t < k->n; t++)
             used += hl_appendf(buf, size, used, " %" PRId64 ":%" PRId64 ",%" PRId64, k->ext[t],
                                k->ss[t], k->ds[t]);
-        if (k->mode == GROUP)
+        if (k->nmem)
             used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
         if (k->mode == TRANSPOSE)
             used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s",

@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rows.h"
+
 typedef void hl_transpose_fn(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                              int64_t c, int64_t dir, bool lines);
 
@@ -32,6 +34,8 @@ typedef struct hl_cpu_isa {
     const char *name;
     hl_transpose_fn *cells4, *cells8; /* 4- and 8-byte cells */
     hl_lines_fn *lines;
+    hl_strided_fn *strided; /* rows read backwards or with a stride of 2 (rows.h) */
+    hl_lanes_fn *lanes;     /* planes by lane permutes (rows.h); NULL: the level has none */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU

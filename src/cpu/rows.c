@@ -1,0 +1,345 @@
+/* hyperlayout — reversed and stride-2 rows by lane permutes (rows.h). */
+#include "rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t hl_strided_generic(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool stream)
+{
+    (void)out, (void)in, (void)n, (void)ss, (void)es, (void)stream;
+    return 0;
+}
+
+void hl_lanes_free(hl_lanes *t)
+{
+    free(t->first);
+    free(t->idx);
+    free(t->mask);
+    free(t->pair);
+    memset(t, 0, sizeof *t);
+}
+
+/* The distinct source vectors output vector v draws from, rising; their count. */
+static int sources_of(const int64_t *src, int64_t n, int64_t v, int64_t *sv)
+{
+    int k = 0;
+    for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
+        const int64_t x = src[l] / 16;
+        int j = k;
+        while (j > 0 && sv[j - 1] > x)
+            j--;
+        if (j > 0 && sv[j - 1] == x)
+            continue;
+        memmove(sv + j + 1, sv + j, sizeof *sv * (size_t)(k - j));
+        sv[j] = x;
+        k++;
+    }
+    return k;
+}
+
+bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int64_t max_ops,
+                   bool *nomem)
+{
+    memset(t, 0, sizeof *t);
+    *nomem = false;
+    if (n <= 0 || span <= 0)
+        return false;
+    int64_t sv[16], ops = 0;
+    t->nvec = (n + 15) / 16;
+    for (int64_t v = 0; v < t->nvec; v++)
+        ops += (sources_of(src, n, v, sv) + 1) / 2;
+    if (ops > max_ops * t->nvec)
+        return false;
+    t->nsrc = (span + 15) / 16;
+    t->tail = (int)(n - 16 * (t->nvec - 1));
+    t->src_tail = (int)(span - 16 * (t->nsrc - 1));
+    t->first = malloc(sizeof *t->first * (size_t)(t->nvec + 1));
+    t->idx = aligned_alloc(64, (size_t)ops * 64);
+    t->mask = malloc(sizeof *t->mask * (size_t)ops);
+    t->pair = malloc(sizeof *t->pair * (size_t)ops);
+    if (!t->first || !t->idx || !t->mask || !t->pair) {
+        hl_lanes_free(t);
+        *nomem = true;
+        return false;
+    }
+    int64_t op = 0;
+    for (int64_t v = 0; v < t->nvec; v++) {
+        t->first[v] = op;
+        const int k = sources_of(src, n, v, sv);
+        for (int j = 0; j < k; j += 2, op++) {
+            const int64_t a = sv[j], b = j + 1 < k ? sv[j + 1] : sv[j];
+            t->pair[op][0] = (int32_t)a;
+            t->pair[op][1] = (int32_t)b;
+            t->mask[op] = 0;
+            memset(t->idx[op], 0, sizeof t->idx[op]);
+            for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
+                const int64_t x = src[l] / 16;
+                if (x != a && x != b)
+                    continue;
+                t->idx[op][l - 16 * v] = (int32_t)(src[l] % 16 + (x == a ? 0 : 16));
+                t->mask[op] |= (uint16_t)(1u << (l - 16 * v));
+            }
+        }
+    }
+    t->first[t->nvec] = op;
+    return true;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+#define AVX512 __attribute__((target("avx512f")))
+#define INLINE static inline __attribute__((always_inline))
+
+/* The loop of one level and cell type T: vectors of V cells, each FETCH(p,
+ * i, ss) (cells i .. i+V-1 of the row at p) stored by STORE, or by NT a
+ * line at a time.  A stride of +-2 reads one cell past the vector's last:
+ * the loop stops a cell early. */
+#define STRIDED_LOOP(T, V, FETCH, STORE, NT)                                                       \
+    do {                                                                                           \
+        const int64_t lim = ss == -1 ? n : n - 1, per = 64 / (int64_t)sizeof(T);                   \
+        const T *p = (const T *)(const void *)in;                                                  \
+        T *o = (T *)(void *)out;                                                                   \
+        int64_t i = 0;                                                                             \
+        if (stream)                                                                                \
+            for (; i + per <= lim; i += per)                                                       \
+                for (int64_t v = i; v < i + per; v += (V))                                         \
+                    NT(o + v, FETCH(p, v, ss));                                                    \
+        else                                                                                       \
+            for (; i + (V) <= lim; i += (V))                                                       \
+                STORE(o + i, FETCH(p, i, ss));                                                     \
+        return i;                                                                                  \
+    } while (0)
+
+/* One function per (cell size, stride), so that the stride is a constant
+ * in each loop. */
+#define STRIDED_LEVEL(NAME, ATTR, T4, V4, F4, S4, N4, T8, V8, F8, S8, N8)                          \
+    ATTR static int64_t NAME##_4m1(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = -1;                                                                     \
+        STRIDED_LOOP(T4, V4, F4, S4, N4);                                                          \
+    }                                                                                              \
+    ATTR static int64_t NAME##_4p2(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = 2;                                                                      \
+        STRIDED_LOOP(T4, V4, F4, S4, N4);                                                          \
+    }                                                                                              \
+    ATTR static int64_t NAME##_4m2(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = -2;                                                                     \
+        STRIDED_LOOP(T4, V4, F4, S4, N4);                                                          \
+    }                                                                                              \
+    ATTR static int64_t NAME##_8m1(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = -1;                                                                     \
+        STRIDED_LOOP(T8, V8, F8, S8, N8);                                                          \
+    }                                                                                              \
+    ATTR static int64_t NAME##_8p2(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = 2;                                                                      \
+        STRIDED_LOOP(T8, V8, F8, S8, N8);                                                          \
+    }                                                                                              \
+    ATTR static int64_t NAME##_8m2(char *out, const char *in, int64_t n, bool stream)              \
+    {                                                                                              \
+        const int64_t ss = -2;                                                                     \
+        STRIDED_LOOP(T8, V8, F8, S8, N8);                                                          \
+    }                                                                                              \
+    ATTR static int64_t strided_##NAME(char *out, const char *in, int64_t n, int64_t ss,           \
+                                       int64_t es, bool stream)                                    \
+    {                                                                                              \
+        if (es == 4)                                                                               \
+            return ss == -1  ? NAME##_4m1(out, in, n, stream)                                      \
+                   : ss == 2 ? NAME##_4p2(out, in, n, stream)                                      \
+                   : ss == -2 ? NAME##_4m2(out, in, n, stream)                                     \
+                              : 0;                                                                 \
+        if (es == 8)                                                                               \
+            return ss == -1  ? NAME##_8m1(out, in, n, stream)                                      \
+                   : ss == 2 ? NAME##_8p2(out, in, n, stream)                                      \
+                   : ss == -2 ? NAME##_8m2(out, in, n, stream)                                     \
+                              : 0;                                                                 \
+        return 0;                                                                                  \
+    }
+
+/* ---- SSE2: 4 float32 / 2 float64 a vector ---- */
+
+INLINE __m128 sse2_f4(const float *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm_shuffle_ps(_mm_loadu_ps(p - i - 3), _mm_loadu_ps(p - i - 3), _MM_SHUFFLE(0, 1, 2, 3));
+    if (ss == 2)
+        return _mm_shuffle_ps(_mm_loadu_ps(p + 2 * i), _mm_loadu_ps(p + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm_shuffle_ps(_mm_loadu_ps(p - 2 * i - 3), _mm_loadu_ps(p - 2 * i - 7), _MM_SHUFFLE(1, 3, 1, 3));
+}
+
+INLINE __m128d sse2_f8(const double *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm_shuffle_pd(_mm_loadu_pd(p - i - 1), _mm_loadu_pd(p - i - 1), 1);
+    if (ss == 2)
+        return _mm_unpacklo_pd(_mm_loadu_pd(p + 2 * i), _mm_loadu_pd(p + 2 * i + 2));
+    return _mm_unpackhi_pd(_mm_loadu_pd(p - 2 * i - 1), _mm_loadu_pd(p - 2 * i - 3));
+}
+
+STRIDED_LEVEL(sse2, , float, 4, sse2_f4, _mm_storeu_ps, _mm_stream_ps, double, 2, sse2_f8,
+              _mm_storeu_pd, _mm_stream_pd)
+
+int64_t hl_strided_sse2(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool stream)
+{
+    return strided_sse2(out, in, n, ss, es, stream);
+}
+
+/* ---- AVX2: 8 float32 / 4 float64 a vector ---- */
+
+AVX2 INLINE __m256 avx2_f4(const float *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p - i - 7), _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+    /* per 128-bit half the wanted cells of a and b, then the halves' pairs in order */
+    if (ss == 2)
+        return _mm256_castpd_ps(_mm256_permute4x64_pd(
+            _mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p + 2 * i), _mm256_loadu_ps(p + 2 * i + 8),
+                                               _MM_SHUFFLE(2, 0, 2, 0))),
+            _MM_SHUFFLE(3, 1, 2, 0)));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p - 2 * i - 7), _mm256_loadu_ps(p - 2 * i - 15),
+                                           _MM_SHUFFLE(1, 3, 1, 3))),
+        _MM_SHUFFLE(1, 3, 0, 2)));
+}
+
+AVX2 INLINE __m256d avx2_f8(const double *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm256_permute4x64_pd(_mm256_loadu_pd(p - i - 3), _MM_SHUFFLE(0, 1, 2, 3));
+    if (ss == 2)
+        return _mm256_permute4x64_pd(_mm256_unpacklo_pd(_mm256_loadu_pd(p + 2 * i), _mm256_loadu_pd(p + 2 * i + 4)),
+                                     _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_permute4x64_pd(_mm256_unpackhi_pd(_mm256_loadu_pd(p - 2 * i - 3), _mm256_loadu_pd(p - 2 * i - 7)),
+                                 _MM_SHUFFLE(1, 3, 0, 2));
+}
+
+STRIDED_LEVEL(avx2, AVX2, float, 8, avx2_f4, _mm256_storeu_ps, _mm256_stream_ps, double, 4, avx2_f8,
+              _mm256_storeu_pd, _mm256_stream_pd)
+
+AVX2 int64_t hl_strided_avx2(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool stream)
+{
+    return strided_avx2(out, in, n, ss, es, stream);
+}
+
+/* ---- AVX-512: 16 float32 / 8 float64 a vector, one line ---- */
+
+AVX512 INLINE __m512 avx512_f4(const float *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                     _mm512_loadu_ps(p - i - 15));
+    if (ss == 2)
+        return _mm512_permutex2var_ps(_mm512_loadu_ps(p + 2 * i),
+                                      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+                                      _mm512_loadu_ps(p + 2 * i + 16));
+    /* a = cells -(2i+15) .. -2i, b = -(2i+31) .. -(2i+16) */
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p - 2 * i - 15),
+                                  _mm512_setr_epi32(15, 13, 11, 9, 7, 5, 3, 1, 31, 29, 27, 25, 23, 21, 19, 17),
+                                  _mm512_loadu_ps(p - 2 * i - 31));
+}
+
+AVX512 INLINE __m512d avx512_f8(const double *p, int64_t i, int64_t ss)
+{
+    if (ss == -1)
+        return _mm512_permutexvar_pd(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_loadu_pd(p - i - 7));
+    if (ss == 2)
+        return _mm512_permutex2var_pd(_mm512_loadu_pd(p + 2 * i), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
+                                      _mm512_loadu_pd(p + 2 * i + 8));
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(p - 2 * i - 7), _mm512_setr_epi64(7, 5, 3, 1, 15, 13, 11, 9),
+                                  _mm512_loadu_pd(p - 2 * i - 15));
+}
+
+/* Lanes [lo, hi) of 16, clamped. */
+INLINE __mmask16 lanes(int64_t lo, int64_t hi)
+{
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > 16 ? 16 : hi;
+    return hi <= lo ? 0 : (__mmask16)(((1u << (hi - lo)) - 1) << lo);
+}
+
+/* The last r <= V cells of a row (i = n - r) with masked loads, which do
+ * not touch the masked-off lanes' memory: lane k of the vector at cell
+ * offset c is read when the row has that cell (see avx512_f4 / _f8). */
+AVX512 INLINE __m512 avx512_t4(const float *p, int64_t i, int64_t r, int64_t ss)
+{
+    const __m512 z = _mm512_setzero_ps();
+    if (ss == -1)
+        return _mm512_permutexvar_ps(_mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                     _mm512_mask_loadu_ps(z, lanes(16 - r, 16), p - i - 15));
+    if (ss == 2)
+        return _mm512_permutex2var_ps(_mm512_mask_loadu_ps(z, lanes(0, 2 * r - 1), p + 2 * i),
+                                      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+                                      _mm512_mask_loadu_ps(z, lanes(0, 2 * r - 17), p + 2 * i + 16));
+    return _mm512_permutex2var_ps(_mm512_mask_loadu_ps(z, lanes(17 - 2 * r, 16), p - 2 * i - 15),
+                                  _mm512_setr_epi32(15, 13, 11, 9, 7, 5, 3, 1, 31, 29, 27, 25, 23, 21, 19, 17),
+                                  _mm512_mask_loadu_ps(z, lanes(33 - 2 * r, 16), p - 2 * i - 31));
+}
+
+AVX512 INLINE __m512d avx512_t8(const double *p, int64_t i, int64_t r, int64_t ss)
+{
+    const __m512d z = _mm512_setzero_pd();
+    if (ss == -1)
+        return _mm512_permutexvar_pd(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                                     _mm512_mask_loadu_pd(z, (__mmask8)lanes(8 - r, 8), p - i - 7));
+    if (ss == 2)
+        return _mm512_permutex2var_pd(_mm512_mask_loadu_pd(z, (__mmask8)lanes(0, 2 * r - 1), p + 2 * i),
+                                      _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
+                                      _mm512_mask_loadu_pd(z, (__mmask8)lanes(0, 2 * r - 9), p + 2 * i + 8));
+    return _mm512_permutex2var_pd(_mm512_mask_loadu_pd(z, (__mmask8)lanes(9 - 2 * r, 8), p - 2 * i - 7),
+                                  _mm512_setr_epi64(7, 5, 3, 1, 15, 13, 11, 9),
+                                  _mm512_mask_loadu_pd(z, (__mmask8)lanes(17 - 2 * r, 8), p - 2 * i - 15));
+}
+
+STRIDED_LEVEL(avx512, AVX512, float, 16, avx512_f4, _mm512_storeu_ps, _mm512_stream_ps, double, 8,
+              avx512_f8, _mm512_storeu_pd, _mm512_stream_pd)
+
+/* Rows that are not streamed are finished here, with one masked vector:
+ * short pieces (a shift or a crinkle of small extents cuts rows into
+ * pieces of a few cells) would otherwise go mostly cell by cell. */
+AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t ss, int64_t es,
+                                 bool stream)
+{
+    const int64_t i = strided_avx512(out, in, n, ss, es, stream);
+    const int64_t r = n - i;
+    if (stream || r <= 0 || (ss != -1 && ss != 2 && ss != -2))
+        return i;
+    if (es == 4)
+        _mm512_mask_storeu_ps(out + 4 * i, lanes(0, r), avx512_t4((const float *)(const void *)in, i, r, ss));
+    else if (es == 8)
+        _mm512_mask_storeu_pd(out + 8 * i, (__mmask8)lanes(0, r), avx512_t8((const double *)(const void *)in, i, r, ss));
+    else
+        return i;
+    return n;
+}
+/* Masked loads: the span's last vector reads only its lanes. */
+AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
+{
+    const int32_t *s = (const int32_t *)(const void *)span;
+    int32_t *o = (int32_t *)(void *)out;
+    const int64_t last = t->nsrc - 1;
+    const __mmask16 part = lanes(0, t->src_tail);
+    for (int64_t v = 0; v < t->nvec; v++) {
+        __m512i r = _mm512_setzero_si512();
+        for (int64_t op = t->first[v]; op < t->first[v + 1]; op++) {
+            const int64_t a = t->pair[op][0], b = t->pair[op][1];
+            const __m512i x = _mm512_maskz_loadu_epi32(a == last ? part : 0xFFFF, s + 16 * a);
+            const __m512i y = _mm512_maskz_loadu_epi32(b == last ? part : 0xFFFF, s + 16 * b);
+            r = _mm512_mask_mov_epi32(r, t->mask[op],
+                                      _mm512_permutex2var_epi32(x, _mm512_load_si512(t->idx[op]), y));
+        }
+        if (v < t->nvec - 1 || t->tail == 16) {
+            if (stream)
+                _mm512_stream_si512((void *)(o + 16 * v), r);
+            else
+                _mm512_storeu_si512(o + 16 * v, r);
+        } else {
+            _mm512_mask_storeu_epi32(o + 16 * v, lanes(0, t->tail), r);
+        }
+    }
+}
+#endif

@@ -1,0 +1,59 @@
+/* hyperlayout internal — rows read backwards or with a stride of two (a flip,
+ * a crinkle by 2, both), one kernel per instruction-set level (transpose.h's
+ * hl_cpu_isa):
+ *
+ *     out[i] = in[i * ss]     for i < done,  ss one of -1, 2, -2,
+ *
+ * for 4- and 8-byte cells, whole vectors at a time, each built from one or
+ * two source vectors by a lane permute.  Returns `done`, the cells copied (a
+ * multiple of the vector's cells): the caller finishes the row.  Only cells
+ * of the row (i * ss for i < n) are read.  With `stream`, out is on a 64-byte
+ * line, done is a whole number of lines and they are written with
+ * non-temporal stores. */
+#ifndef HYPERLAYOUT_CPU_ROWS_H
+#define HYPERLAYOUT_CPU_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef int64_t hl_strided_fn(char *out, const char *in, int64_t n, int64_t ss, int64_t es,
+                              bool stream);
+
+hl_strided_fn hl_strided_generic;
+#if defined(__x86_64__) || defined(__i386__)
+hl_strided_fn hl_strided_sse2, hl_strided_avx2, hl_strided_avx512;
+#endif
+
+/* A plane whose output is one contiguous run and whose source lies in a
+ * short span, in any order: its cells as 32-bit lanes (a cell of 8 bytes is
+ * two), each output vector of 16 lanes built from source vectors of the
+ * span (16 lanes from its start, the last one partial) by two-source lane
+ * permutes, one per pair of source vectors it draws from.  The table is
+ * made once, at planning. */
+typedef struct hl_lanes {
+    int64_t nvec;  /* output vectors; the last has `tail` lanes (1..16) */
+    int64_t nsrc;  /* source vectors; the last has `src_tail` lanes */
+    int tail, src_tail;
+    int64_t *first;     /* nvec + 1: the ops of vector v are [first[v], first[v + 1]) */
+    int32_t (*idx)[16]; /* per op: lanes 0..15 of the first source vector, 16..31 of the second */
+    uint16_t *mask;     /* per op: the output lanes it supplies */
+    int32_t (*pair)[2]; /* per op: its two source vectors */
+} hl_lanes;
+
+/* The table for output lane l <- source lane src[l] (0 <= src[l] < span),
+ * l < n.  False (and nothing allocated) when it would take more than
+ * max_ops permutes per output vector on average, or memory runs out
+ * (*nomem set). */
+bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int64_t max_ops,
+                   bool *nomem);
+void hl_lanes_free(hl_lanes *t);
+
+/* Runs a table: out (the plane's first cell) from span (its source span's
+ * first cell).  `stream`: out is on a line and the plane whole lines,
+ * written with non-temporal stores. */
+typedef void hl_lanes_fn(char *out, const char *span, const hl_lanes *t, bool stream);
+#if defined(__x86_64__) || defined(__i386__)
+hl_lanes_fn hl_lanes_avx512;
+#endif
+
+#endif

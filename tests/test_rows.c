@@ -1,0 +1,183 @@
+/* The reversed and stride-2 row kernels of every instruction-set level this
+ * CPU has (src/cpu/rows.h): every length up to a few vectors, each stride,
+ * 4- and 8-byte cells, plain and streamed, against the definition cell by
+ * cell — with the row against an inaccessible page on the side it runs
+ * towards, so a read of a cell outside the row faults; and lane-permute
+ * tables (hl_lanes) of random planes, with the span's end against such a
+ * page, cells of 4, 8, 12 and 16 bytes. */
+#define _DEFAULT_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cpu/rows.h"
+
+typedef struct {
+    const char *name;
+    hl_strided_fn *fn;
+    bool whole; /* rows not streamed are finished by the kernel */
+} level;
+
+static int levels(level *l)
+{
+    int n = 0;
+    l[n++] = (level){"generic", hl_strided_generic, false};
+#if defined(__x86_64__) || defined(__i386__)
+    l[n++] = (level){"sse2", hl_strided_sse2, false};
+    if (__builtin_cpu_supports("avx2"))
+        l[n++] = (level){"avx2", hl_strided_avx2, false};
+    if (__builtin_cpu_supports("avx512f"))
+        l[n++] = (level){"avx512", hl_strided_avx512, true};
+#endif
+    return n;
+}
+
+enum { MAX_CELLS = 90, SENTINEL = 0xA5 };
+
+static void check_one(const level *lv, char *lo, char *hi, int64_t n, int64_t ss, int64_t es,
+                      bool stream, char *out)
+{
+    const int64_t span = n > 0 ? ((n - 1) * (ss < 0 ? -ss : ss) + 1) * es : 0;
+    /* the row ends at hi (read forwards) or starts at lo (backwards) */
+    const char *in = ss > 0 ? hi - span : lo + span - es;
+    memset(out, SENTINEL, MAX_CELLS * 8 + 64);
+    const int64_t done = lv->fn(out, in, n, ss, es, stream);
+    assert_true(done >= 0 && done <= n);
+    if (stream)
+        assert_int_equal(done * es % 64, 0);
+    else if (lv->whole && es <= 8)
+        assert_int_equal(done, n);
+    for (int64_t i = 0; i < done; i++)
+        if (memcmp(out + i * es, in + i * ss * es, (size_t)es) != 0)
+            fail_msg("%s: n %lld ss %lld es %lld stream %d: cell %lld differs", lv->name,
+                     (long long)n, (long long)ss, (long long)es, stream, (long long)i);
+    for (int64_t b = done * es; b < MAX_CELLS * 8 + 64; b++)
+        if ((unsigned char)out[b] != SENTINEL)
+            fail_msg("%s: n %lld ss %lld es %lld stream %d: byte %lld past the %lld cells written",
+                     lv->name, (long long)n, (long long)ss, (long long)es, stream, (long long)b,
+                     (long long)done);
+}
+
+static void test_levels(void **state)
+{
+    (void)state;
+    const long page = sysconf(_SC_PAGESIZE);
+    /* guard page, two data pages, guard page */
+    char *map = mmap(NULL, (size_t)(4 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map, (size_t)page, PROT_NONE), 0);
+    assert_int_equal(mprotect(map + 3 * page, (size_t)page, PROT_NONE), 0);
+    char *lo = map + page, *hi = map + 3 * page;
+    for (long b = 0; b < 2 * page; b++)
+        lo[b] = (char)(b * 7 + b / 251);
+    char *out = aligned_alloc(64, MAX_CELLS * 8 + 64);
+    assert_non_null(out);
+    level lv[4];
+    const int nl = levels(lv);
+    const int64_t strides[] = {-1, 2, -2};
+    int64_t checked = 0;
+    for (int l = 0; l < nl; l++)
+        for (int64_t es = 4; es <= 8; es += 4)
+            for (int s = 0; s < 3; s++)
+                for (int64_t n = 0; n <= MAX_CELLS; n++)
+                    for (int stream = 0; stream < 2; stream++, checked++)
+                        check_one(&lv[l], lo, hi, n, strides[s], es, stream, out);
+    assert_true(checked >= 2 * 2 * 3 * MAX_CELLS * 2);
+    free(out);
+    munmap(map, (size_t)(4 * page));
+}
+
+/* A random plane: n cells drawn without repeats from a span of `span`
+ * cells (at its end the inaccessible page), in random order. */
+static void lanes_case(char *hi, int64_t n, int64_t span, int64_t es, bool stream, unsigned *seed,
+                       char *out)
+{
+    const int64_t w = es / 4;
+    int64_t *pick = malloc(sizeof *pick * (size_t)span), *lane = malloc(sizeof *lane * (size_t)(n * w));
+    assert_non_null(pick);
+    assert_non_null(lane);
+    for (int64_t j = 0; j < span; j++)
+        pick[j] = j;
+    for (int64_t j = 0; j < n; j++) { /* a partial shuffle: the first n are the plane's */
+        const int64_t r = j + (int64_t)(rand_r(seed) % (unsigned)(span - j));
+        const int64_t t = pick[j];
+        pick[j] = pick[r];
+        pick[r] = t;
+    }
+    pick[n - 1] = span - 1; /* the span's last cell is read */
+    for (int64_t j = 0; j < n - 1; j++)
+        if (pick[j] == span - 1)
+            pick[j] = pick[n];
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t q = 0; q < w; q++)
+            lane[j * w + q] = pick[j] * w + q;
+    hl_lanes t;
+    bool nomem;
+    assert_true(hl_lanes_make(&t, lane, n * w, span * w, 16, &nomem));
+    const char *in = hi - span * es;
+    memset(out, SENTINEL, 4096 + 64);
+    hl_lanes_avx512(out, in, &t, stream);
+    for (int64_t j = 0; j < n; j++)
+        if (memcmp(out + j * es, in + pick[j] * es, (size_t)es) != 0)
+            fail_msg("lanes: n %lld span %lld es %lld: cell %lld differs", (long long)n,
+                     (long long)span, (long long)es, (long long)j);
+    for (int64_t b = n * es; b < 4096 + 64; b++)
+        assert_int_equal((unsigned char)out[b], SENTINEL);
+    hl_lanes_free(&t);
+    free(pick);
+    free(lane);
+}
+
+static void test_lanes(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!__builtin_cpu_supports("avx512f"))
+        skip();
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t data = 8 * (size_t)page;
+    char *map = mmap(NULL, data + (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + data, (size_t)page, PROT_NONE), 0);
+    for (size_t b = 0; b < data; b++)
+        map[b] = (char)(b * 13 + b / 509);
+    char *out = aligned_alloc(64, 4096 + 64);
+    assert_non_null(out);
+    unsigned seed = 7;
+    for (int64_t es = 4; es <= 16; es += 4)
+        for (int rep = 0; rep < 200; rep++) {
+            const int64_t n = 2 + rand_r(&seed) % (unsigned)(4096 / es - 1);
+            const int64_t span = n + 1 + rand_r(&seed) % (unsigned)(4 * n);
+            const bool stream = (n * es) % 64 == 0 && rep % 2;
+            if (span * es <= (int64_t)data)
+                lanes_case(map + data, n, span, es, stream, &seed, out);
+        }
+    /* a table too scattered for its op limit is refused */
+    int64_t lane[16];
+    for (int j = 0; j < 16; j++)
+        lane[j] = 16 * j;
+    hl_lanes t;
+    bool nomem;
+    assert_false(hl_lanes_make(&t, lane, 16, 256, 2, &nomem));
+    assert_false(nomem);
+    free(out);
+    munmap(map, data + (size_t)page);
+#else
+    skip();
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_levels), cmocka_unit_test(test_lanes)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
