@@ -80,6 +80,8 @@ enum {
     GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
                                       piece finds its source lines there */
     MIN_ORDERED_ROW_BYTES = 256, /* rows this long are taken in source order */
+    SHIFT_MIN_BYTES = 1024,   /* transposes' output runs this long start their row chunks at
+                                 lines of a buffer off line boundaries (masked row edges) */
     PF_DISTANCE = 8192,       /* bytes of source requested ahead of a group's copies */
     PF_SPAN_MAX = 16384,      /* ... when a plane reads at most this span */
     PF_STREAMS = 16,          /* source runs of a block the hardware prefetchers follow */
@@ -136,6 +138,7 @@ typedef struct {
                     columns that do not start lines, staged a strip at a time */
     int64_t *ptab, npf;
     bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
+    bool edges;     /* the level's transposes have masked row edges (transpose.h) */
     hl_lanes lanes; /* LANES: the plane's table */
 } kbox;
 
@@ -589,7 +592,9 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     k->lines = (rows * es) % 64 == 0;
     for (int64_t b = 0; b < cols && k->lines; b++)
         k->lines = (k->dtab[b] * es) % 64 == 0;
-    k->shift = k->lines && k->rows_in == 1 && k->ext[rl] >= 4 * k->row_chunk;
+    /* (with masked row edges the head chunk is short: any run of a few lines) */
+    k->shift = k->lines && k->rows_in == 1 &&
+               (k->ext[rl] >= 4 * k->row_chunk || (k->edges && k->ext[rl] * es >= SHIFT_MIN_BYTES));
     k->src_lines = true;
     for (int64_t a = 0; a < rows && k->src_lines; a++)
         k->src_lines = (k->stab[a] * es) % 64 == 0;
@@ -1350,6 +1355,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
     k->can_lanes = pc->isa->lanes && es % 4 == 0 && es <= 16;
+    k->edges = pc->isa->edges;
     const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
@@ -1705,9 +1711,13 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         int64_t lo = rc, hi = rc + k->row_chunk;
         if (k->shift && stream) {
             /* chunks start s rows early, so that chunk 1 on starts a line
-             * (rows_in = 1: the row digit is digit 0, dst stride 1) */
+             * (rows_in = 1: the row digit is digit 0, dst stride 1); with
+             * masked row edges chunk 0 is only the head up to the first
+             * line, else a whole chunk less the offset (plain stores) */
             const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
-            const int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
+            int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
+            if (s && k->edges)
+                s = k->row_chunk - (int64_t)(64 - at) / es;
             lo = rc - s > 0 ? rc - s : 0;
             hi -= s;
             out += (lo - rc) * es;

@@ -29,10 +29,13 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
             hl_elem_copy(out + (dtab[b] + a) * es, row[a] + b * dir * es, es);
 }
 
-/* The micro-blocks of RM rows x CM columns, then the edges cell by cell.
+/* The micro-blocks of RM rows x CM columns, then the edges: the rows left
+ * below the columns' micro-blocks by EDGE(out, dtab, row, a0, r, cm, dir)
+ * (EDGE_CELLS: cell by cell), the columns left cell by cell.
  * MK(out, dtab, row, a0, b0, dir, nt) moves one micro-block; it is inlined
  * twice so that the direction is a constant in each copy. */
-#define BLOCK_LOOP(MK, RM, CM, ES)                                                                 \
+#define BLOCK_LOOP(MK, RM, CM, ES) BLOCK_LOOP_EDGE(MK, RM, CM, ES, cells_edge##ES)
+#define BLOCK_LOOP_EDGE(MK, RM, CM, ES, EDGE)                                                      \
     do {                                                                                           \
         const int64_t rm = r / (RM) * (RM), cm = c / (CM) * (CM);                                  \
         const int64_t dist = c * (ES) >= 4 * PF_AHEAD ? PF_AHEAD : c * (ES) / 4 & ~(int64_t)63;   \
@@ -45,9 +48,21 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
                 for (int64_t a0 = 0; a0 < rm; a0 += (RM))                                          \
                     MK(out, dtab, row, a0, b0, -1, lines, b0 + (CM) + dist / (ES) <= c ? dist : 0); \
         }                                                                                          \
-        cells(out, dtab, row, rm, r, 0, c, dir, ES);                                               \
-        cells(out, dtab, row, 0, rm, cm, c, dir, ES);                                              \
+        EDGE(out, dtab, row, rm, r, cm, dir);                                                      \
+        cells(out, dtab, row, 0, r, cm, c, dir, ES);                                               \
     } while (0)
+
+static void cells_edge4(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
+                        int64_t cm, int64_t dir)
+{
+    cells(out, dtab, row, a0, r, 0, cm, dir, 4);
+}
+
+static void cells_edge8(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
+                        int64_t cm, int64_t dir)
+{
+    cells(out, dtab, row, a0, r, 0, cm, dir, 8);
+}
 
 static void generic4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                      int64_t dir, bool lines)
@@ -358,16 +373,57 @@ AVX512 INLINE void mk_avx512_8(char *out, const int64_t *dtab, const char *const
     }
 }
 
+/* Rows [a0, r), fewer than a micro-block's, of columns [0, cm): whole
+ * micro-blocks whose missing rows repeat row a0 (loaded, never stored),
+ * each column stored masked to the rows there are, with plain stores.
+ * A plane whose row chunks start at a line boundary of a buffer off one
+ * (run_plane) has such a head chunk of up to 15 rows. */
+AVX512 static void edge_avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                                 int64_t r, int64_t cm, int64_t dir)
+{
+    const __m512i rev = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const int64_t k = r - a0;
+    const __mmask16 m = (__mmask16)((1u << k) - 1);
+    for (int64_t b0 = 0; k > 0 && b0 < cm; b0 += 16) {
+        __m512 x[16];
+        for (int i = 0; i < 16; i++) {
+            const __m512 v = _mm512_loadu_ps((const float *)(const void *)FROM(row[a0 + (i < k ? i : 0)], b0, dir, 16, 4));
+            x[i] = dir > 0 ? v : _mm512_permutexvar_ps(rev, v);
+        }
+        tr16x16(x);
+        for (int j = 0; j < 16; j++)
+            _mm512_mask_storeu_ps(out + (dtab[b0 + j] + a0) * 4, m, x[j]);
+    }
+}
+
+AVX512 static void edge_avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                                 int64_t r, int64_t cm, int64_t dir)
+{
+    const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const int64_t k = r - a0;
+    const __mmask8 m = (__mmask8)((1u << k) - 1);
+    for (int64_t b0 = 0; k > 0 && b0 < cm; b0 += 8) {
+        __m512d x[8];
+        for (int i = 0; i < 8; i++) {
+            const __m512d v = _mm512_loadu_pd((const double *)(const void *)FROM(row[a0 + (i < k ? i : 0)], b0, dir, 8, 8));
+            x[i] = dir > 0 ? v : _mm512_permutexvar_pd(rev, v);
+        }
+        tr8x8d(x);
+        for (int j = 0; j < 8; j++)
+            _mm512_mask_storeu_pd(out + (dtab[b0 + j] + a0) * 8, m, x[j]);
+    }
+}
+
 AVX512 static void avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                             int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx512_4, 16, 16, 4);
+    BLOCK_LOOP_EDGE(mk_avx512_4, 16, 16, 4, edge_avx512_4);
 }
 
 AVX512 static void avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                             int64_t c, int64_t dir, bool lines)
 {
-    BLOCK_LOOP(mk_avx512_8, 8, 8, 8);
+    BLOCK_LOOP_EDGE(mk_avx512_8, 8, 8, 8, edge_avx512_8);
 }
 #endif
 
@@ -398,11 +454,11 @@ AVX512 static void lines_avx512(char *dst, const char *src, int64_t n)
 }
 #endif
 
-static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, lines_generic, hl_strided_generic, NULL};
+static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, lines_generic, hl_strided_generic, NULL, false};
 #if defined(HL_X86)
-static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, lines_sse2, hl_strided_sse2, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, lines_avx2, hl_strided_avx2, NULL};
-static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, lines_avx512, hl_strided_avx512, hl_lanes_avx512};
+static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, lines_sse2, hl_strided_sse2, NULL, false};
+static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, lines_avx2, hl_strided_avx2, NULL, false};
+static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true};
 #endif
 
 static const hl_cpu_isa *best(void)

@@ -13,7 +13,8 @@
  * AVX2, four 4 x 4 with SSE2); with `lines`, every column that starts a
  * micro-block lies on a line boundary and is written with a non-temporal
  * store (no read of the line it replaces).  Rows and columns that do not
- * fill a micro-block go cell by cell. */
+ * fill a micro-block go cell by cell (rows: by masked micro-blocks where the
+ * level has `edges`). */
 #ifndef HYPERLAYOUT_CPU_TRANSPOSE_H
 #define HYPERLAYOUT_CPU_TRANSPOSE_H
 
@@ -36,6 +37,8 @@ typedef struct hl_cpu_isa {
     hl_lines_fn *lines;
     hl_strided_fn *strided; /* rows read backwards or with a stride of 2 (rows.h) */
     hl_lanes_fn *lanes;     /* planes by lane permutes (rows.h); NULL: the level has none */
+    bool edges;             /* rows short of a micro-block go by masked micro-blocks, not
+                               cell by cell */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
