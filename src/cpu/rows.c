@@ -300,22 +300,45 @@ STRIDED_LEVEL(avx512, AVX512, float, 16, avx512_f4, _mm512_storeu_ps, _mm512_str
 
 /* Rows that are not streamed are finished here, with one masked vector:
  * short pieces (a shift or a crinkle of small extents cuts rows into
- * pieces of a few cells) would otherwise go mostly cell by cell. */
+ * pieces of a few cells) would otherwise go mostly cell by cell.  The
+ * 64-byte store touches only lines the row writes: it starts at the last
+ * cells, or ends at the row's end (lanes rotated up), whichever does — a
+ * line beside a row is often one just streamed, and a store into it, even
+ * masked off, fetches it again (the head of a streamed row ran 1.4x slower
+ * so); where neither does the caller finishes the row. */
 AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t ss, int64_t es,
                                  bool stream)
 {
     const int64_t i = strided_avx512(out, in, n, ss, es, stream);
     const int64_t r = n - i;
-    if (stream || r <= 0 || (ss != -1 && ss != 2 && ss != -2))
+    if (stream || r <= 0 || (ss != -1 && ss != 2 && ss != -2) || (es != 4 && es != 8))
         return i;
-    if (es == 4)
-        _mm512_mask_storeu_ps(out + 4 * i, lanes(0, r), avx512_t4((const float *)(const void *)in, i, r, ss));
-    else if (es == 8)
-        _mm512_mask_storeu_pd(out + 8 * i, (__mmask8)lanes(0, r), avx512_t8((const double *)(const void *)in, i, r, ss));
-    else
+    const uintptr_t first = (uintptr_t)(out + i * es), end = (uintptr_t)(out + n * es);
+    const bool up = (first + 63) / 64 > (end - 1) / 64; /* a store from `first` passes the row's last line */
+    if (up && (end - 64) / 64 < first / 64)               /* ... and one ending at `end` starts before its first */
         return i;
+    const int64_t v = 64 / es, lo = up ? v - r : 0; /* the cells' lanes in the stored vector */
+    char *at = up ? out + (n - v) * es : out + i * es;
+    if (es == 4) {
+        __m512 x = avx512_t4((const float *)(const void *)in, i, r, ss);
+        if (up)
+            x = _mm512_permutexvar_ps(_mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                                        _mm512_set1_epi32((int)r)),
+                                                       _mm512_set1_epi32(15)),
+                                      x);
+        _mm512_mask_storeu_ps(at, lanes(lo, lo + r), x);
+    } else {
+        __m512d x = avx512_t8((const double *)(const void *)in, i, r, ss);
+        if (up)
+            x = _mm512_permutexvar_pd(_mm512_and_si512(_mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+                                                                        _mm512_set1_epi64(r)),
+                                                       _mm512_set1_epi64(7)),
+                                      x);
+        _mm512_mask_storeu_pd(at, (__mmask8)lanes(lo, lo + r), x);
+    }
     return n;
 }
+
 /* Masked loads: the span's last vector reads only its lanes. */
 AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
 {
