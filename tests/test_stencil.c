@@ -223,7 +223,7 @@ static void test_streamed_rows(void **state)
         {3, {163, 161, 161}, HL_DTYPE_FLOAT32, STENCIL_STAR},
         {3, {127, 129, 129}, HL_DTYPE_FLOAT64, STENCIL_BOX},
         {3, {131, 129, 127}, HL_DTYPE_FLOAT64, STENCIL_STAR},
-        /* rows of whole lines: the 3-D star's rows in pairs */
+        /* rows of whole lines, aligned alike (the 3-D star's tile kernel) */
         {3, {256, 130, 129}, HL_DTYPE_FLOAT32, STENCIL_STAR},
         {3, {136, 131, 119}, HL_DTYPE_FLOAT64, STENCIL_STAR},
     };

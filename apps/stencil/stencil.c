@@ -303,13 +303,14 @@ static inline void prefetch_span(uintptr_t p, int64_t bytes)
             rownt512_body_##SUFFIX(c, o, x0, e, lo, hi, off, nnb, pf, false);                      \
     }                                                                                              \
     /* The 3-D star (off: -1, +1, -sy, +sy, -sz, +sz) on the direct path,                          \
-     * the rows of a whole tile in one call.  Measured on 256^3 (one thread),                      \
-     * the kernel was bound by the core's own work as much as by memory: with                      \
-     * its input read from L2 alone it ran at ~0.8 of the copy.  So: no call                       \
-     * and no odometer per row (rows of 16 lines in float32), and the -1 and                       \
-     * +1 neighbours from the centre lines (valign, for float32 too: in 3D it                      \
-     * is faster, unlike 2D), 5 loads a line instead of 7.  The values and                         \
-     * the order of the additions are the reference's, so the bits are too. */                     \
+     * the rows of a whole tile in one call (used for float32).  Measured on                       \
+     * 256^3, one thread, the kernel was bound by the core's own work as much                      \
+     * as by memory: with its input from L2 alone (no reads from memory) it                        \
+     * ran at ~0.8 of the copy.  So: no call and no odometer per row (rows                         \
+     * of 16 lines in float32), and the -1 and +1 neighbours from the centre                       \
+     * lines (valign; in 3D faster for float32 too, unlike 2D): 5 loads a                          \
+     * line instead of 7.  The values and the order of the additions are the                       \
+     * reference's, so the bits are too. */                                                        \
     /* a line at xx of a row with copied cells: the neighbours read in the                         \
      * computed lanes only, the division kept to them (as rownt512_body_) */                       \
     HL_INLINE_AVX512 void star3mline512_##SUFFIX(const T *c, T *o, int64_t xx, int64_t lo,         \
@@ -548,9 +549,10 @@ static int nt_available(void)
          * neighbour (far elements on) the current row prefetches */                               \
         int64_t xa[HL_MAX_RANK];                                                                   \
         memcpy(xa, out->lo, sizeof(int64_t) * (size_t)rank);                                       \
-        /* the 3-D star with AVX-512 rows: the whole tile in one call */                           \
-        if (nt == 2 && rank == 3 && nnb == 6 && off[0] == -1 && off[1] == 1 && out->extent[1] > 0 && \
-            out->extent[2] > 0) {                                                                  \
+        /* the 3-D star with AVX-512 rows, float32: the whole tile in one call                     \
+         * (float64 measured the same as its rows one by one, so it keeps them) */                  \
+        if (sizeof(T) == 4 && nt == 2 && rank == 3 && nnb == 6 && off[0] == -1 && off[1] == 1 &&  \
+            out->extent[1] > 0 && out->extent[2] > 0) {                                            \
             STAR3NT512_##SUFFIX(ib + out->lo[1] * in->stride[1] + out->lo[2] * in->stride[2],      \
                                 ob + out->lo[1] * out->stride[1] + out->lo[2] * out->stride[2],    \
                                 l0, l0 + E0, b0, e0, out->extent[1], out->extent[2],               \
