@@ -365,36 +365,81 @@ static inline void prefetch_span(uintptr_t p, int64_t bytes)
         for (int64_t x = r[3]; x < e; x++)                                                         \
             o[x] = cell_##SUFFIX(c, x, lo, hi, off, 6);                                            \
     }                                                                                              \
-    /* the computed lines [r[1], r[2]) of one row */                                               \
+    /* one computed line at p (output q) from its centre line, the line                            \
+     * before it (prev, when have_prev; else the -1 neighbours are loaded)                         \
+     * and the line after it (next, when have_next; else loaded) */                                \
+    HL_INLINE_AVX512 void star3line512_##SUFFIX(const T *p, T *q, VT prev, VT cur, VT next,        \
+                                                bool have_prev, bool have_next, int64_t sy,        \
+                                                int64_t sz, VT npts)                               \
+    {                                                                                              \
+        enum { W = 64 / (int)sizeof(T) };                                                          \
+        VT acc = ADD(cur, have_prev ? ALIGNR(cur, prev, W - 1) : LOADU(p - 1));                    \
+        acc = ADD(acc, have_next ? ALIGNR(next, cur, 1) : LOADU(p + 1));                           \
+        acc = ADD(acc, LOADU(p - sy));                                                             \
+        acc = ADD(acc, LOADU(p + sy));                                                             \
+        acc = ADD(acc, LOADU(p - sz));                                                             \
+        acc = ADD(acc, LOADU(p + sz));                                                             \
+        STREAM(q, DIV(acc, npts));                                                                 \
+    }                                                                                              \
+    /* the computed lines [r[1], r[2]) of one row: the first and the last                          \
+     * apart (the line before or after them may lie outside the row), the                          \
+     * others two by two */                                                                        \
     HL_INLINE_AVX512 void star3mid512_##SUFFIX(const T *c, T *o, int64_t e, int64_t sy, int64_t sz, \
                                                int64_t pf, const int64_t *r)                       \
     {                                                                                              \
         enum { W = 64 / (int)sizeof(T) };                                                          \
-        const VT npts = SET1((T)7);                                                                \
+        const VT npts = SET1((T)7), zero = SET1((T)0);                                             \
         const int64_t xl = r[1], xh = r[2];                                                        \
         if (xl >= xh)                                                                              \
             return;                                                                                \
         const T *p = c + xl;                                                                       \
         T *q = o + xl;                                                                             \
         const char *pp = (const char *)p + pf;                                                     \
-        bool have_prev = xl - W >= r[0];                                                           \
-        VT prev = have_prev ? LOADU(p - W) : SET1((T)0), cur = LOADU(p);                           \
-        for (int64_t xx = xl; xx < xh; xx += W, p += W, q += W, pp += W * (int64_t)sizeof(T)) {    \
-            if (pf)                                                                                \
-                _mm_prefetch(pp, _MM_HINT_T1);                                                     \
-            const bool have_next = xx + 2 * W <= e;                                                \
-            const VT next = have_next ? LOADU(p + W) : cur;                                        \
-            VT acc = ADD(cur, have_prev ? ALIGNR(cur, prev, W - 1) : LOADU(p - 1));                \
-            acc = ADD(acc, have_next ? ALIGNR(next, cur, 1) : LOADU(p + 1));                       \
-            acc = ADD(acc, LOADU(p - sy));                                                         \
-            acc = ADD(acc, LOADU(p + sy));                                                         \
-            acc = ADD(acc, LOADU(p - sz));                                                         \
-            acc = ADD(acc, LOADU(p + sz));                                                         \
-            STREAM(q, DIV(acc, npts));                                                             \
+        const int64_t pfs = pf ? W * (int64_t)sizeof(T) : 0;                                       \
+        if (pf)                                                                                    \
+            _mm_prefetch(pp, _MM_HINT_T1);                                                         \
+        const bool have_prev = xl - W >= r[0], one = xl + W == xh;                                 \
+        VT prev = have_prev ? LOADU(p - W) : zero, cur = LOADU(p);                                 \
+        if (one) {                                                                                 \
+            const bool have_next = xl + 2 * W <= e;                                                \
+            star3line512_##SUFFIX(p, q, prev, cur, have_next ? LOADU(p + W) : zero, have_prev,     \
+                                  have_next, sy, sz, npts);                                        \
+            return;                                                                                \
+        }                                                                                          \
+        VT next = LOADU(p + W);                                                                    \
+        star3line512_##SUFFIX(p, q, prev, cur, next, have_prev, true, sy, sz, npts);               \
+        prev = cur;                                                                                \
+        cur = next;                                                                                \
+        p += W;                                                                                    \
+        q += W;                                                                                    \
+        pp += pfs;                                                                                 \
+        int64_t xx = xl + W;                                                                       \
+        for (; xx + 3 * W <= xh; xx += 2 * W, p += 2 * W, q += 2 * W, pp += 2 * pfs) {             \
+            _mm_prefetch(pp, _MM_HINT_T1);                                                         \
+            const VT n1 = LOADU(p + W);                                                            \
+            star3line512_##SUFFIX(p, q, prev, cur, n1, true, true, sy, sz, npts);                  \
+            _mm_prefetch(pp + pfs, _MM_HINT_T1);                                                   \
+            const VT n2 = LOADU(p + 2 * W);                                                        \
+            star3line512_##SUFFIX(p + W, q + W, cur, n1, n2, true, true, sy, sz, npts);            \
+            prev = n1;                                                                             \
+            cur = n2;                                                                              \
+        }                                                                                          \
+        if (xx + 2 * W <= xh) {                                                                    \
+            _mm_prefetch(pp, _MM_HINT_T1);                                                         \
+            next = LOADU(p + W);                                                                   \
+            star3line512_##SUFFIX(p, q, prev, cur, next, true, true, sy, sz, npts);                \
             prev = cur;                                                                            \
             cur = next;                                                                            \
-            have_prev = true;                                                                      \
+            xx += W;                                                                               \
+            p += W;                                                                                \
+            q += W;                                                                                \
+            pp += pfs;                                                                             \
         }                                                                                          \
+        /* the last line */                                                                        \
+        _mm_prefetch(pp, _MM_HINT_T1);                                                             \
+        const bool have_next = xx + 2 * W <= e;                                                    \
+        star3line512_##SUFFIX(p, q, prev, cur, have_next ? LOADU(p + W) : zero, true, have_next, sy, \
+                              sz, npts);                                                           \
     }                                                                                              \
     /* A whole 3-D tile: ny rows (dimension 1) by nz planes (dimension 2), c                       \
      * and o at the tile's first row, rows x0 <= x < e with [b0, e0) computed                      \
