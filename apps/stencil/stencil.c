@@ -304,13 +304,14 @@ static inline void prefetch_span(uintptr_t p, int64_t bytes)
     }                                                                                              \
     /* The 3-D star (off: -1, +1, -sy, +sy, -sz, +sz) on the direct path,                          \
      * the rows of a whole tile in one call (used for float32).  Measured on                       \
-     * 256^3, one thread, the kernel was bound by the core's own work as much                      \
-     * as by memory: with its input from L2 alone (no reads from memory) it                        \
-     * ran at ~0.8 of the copy.  So: no call and no odometer per row (rows                         \
-     * of 16 lines in float32), and the -1 and +1 neighbours from the centre                       \
+     * 256^3, one thread, the kernel is bound by the core's own work as much                       \
+     * as by memory: with its input from L2 alone (no reads from memory) the                       \
+     * row-by-row kernel ran at ~0.8 of the copy.  So: no call and no                              \
+     * odometer per row (rows of 16 lines in float32), the computed lines in                       \
+     * a loop of their own, and the -1 and +1 neighbours from the centre                           \
      * lines (valign; in 3D faster for float32 too, unlike 2D): 5 loads a                          \
      * line instead of 7.  The values and the order of the additions are the                       \
-     * reference's, so the bits are too. */                                                        \
+     * reference's, so the bits are too (docs/tensor.md, "The 3-D round"). */                      \
     /* a line at xx of a row with copied cells: the neighbours read in the                         \
      * computed lanes only, the division kept to them (as rownt512_body_) */                       \
     HL_INLINE_AVX512 void star3mline512_##SUFFIX(const T *c, T *o, int64_t xx, int64_t lo,         \
