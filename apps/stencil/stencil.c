@@ -396,6 +396,8 @@ static inline void prefetch_span(uintptr_t p, int64_t bytes)
         const T *p = c + xl;                                                                       \
         T *q = o + xl;                                                                             \
         const char *pp = (const char *)p + pf;                                                     \
+        /* without a prefetch (pf 0: the tile's last rows) the loop's prefetches                   \
+         * all name the row's first computed line, already read: harmless */                        \
         const int64_t pfs = pf ? W * (int64_t)sizeof(T) : 0;                                       \
         if (pf)                                                                                    \
             _mm_prefetch(pp, _MM_HINT_T1);                                                         \
