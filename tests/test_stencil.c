@@ -223,6 +223,9 @@ static void test_streamed_rows(void **state)
         {3, {163, 161, 161}, HL_DTYPE_FLOAT32, STENCIL_STAR},
         {3, {127, 129, 129}, HL_DTYPE_FLOAT64, STENCIL_BOX},
         {3, {131, 129, 127}, HL_DTYPE_FLOAT64, STENCIL_STAR},
+        /* rows of whole lines, aligned alike (the 3-D star's tile kernel) */
+        {3, {256, 130, 129}, HL_DTYPE_FLOAT32, STENCIL_STAR},
+        {3, {136, 131, 119}, HL_DTYPE_FLOAT64, STENCIL_STAR},
     };
     for (size_t ci = 0; ci < sizeof c / sizeof c[0]; ci++) {
         const int rank = c[ci].rank;
