@@ -169,6 +169,31 @@ static void test_lanes(void **state)
             if (span * es <= (int64_t)data)
                 lanes_case(map + data, n, span, es, stream, &seed, out);
         }
+    /* long regular pieces: reversed, stride 2, a rotation, a reversed
+     * crinkle (lanes of 4-byte cells) */
+    for (int pat = 0; pat < 4; pat++)
+        for (int64_t n = 1; n <= 1000; n += 37) {
+            const int64_t span = pat == 1 ? 2 * n : n;
+            int64_t *lane = malloc(sizeof *lane * (size_t)n);
+            assert_non_null(lane);
+            for (int64_t l = 0; l < n; l++)
+                lane[l] = pat == 0 ? n - 1 - l
+                          : pat == 1 ? 2 * l
+                          : pat == 2 ? (l + 7) % n
+                          : (l < (n + 1) / 2 ? n - 1 - 2 * l : n - 2 - 2 * (l - (n + 1) / 2));
+            hl_lanes tl;
+            bool nm;
+            assert_true(hl_lanes_make(&tl, lane, n, span, 4, &nm));
+            const char *in = map + data - span * 4;
+            memset(out, SENTINEL, 4096 + 64);
+            hl_lanes_avx512(out, in, &tl, false);
+            for (int64_t l = 0; l < n; l++)
+                assert_memory_equal(out + 4 * l, in + 4 * lane[l], 4);
+            for (int64_t b = 4 * n; b < 4096 + 64; b++)
+                assert_int_equal((unsigned char)out[b], SENTINEL);
+            hl_lanes_free(&tl);
+            free(lane);
+        }
     /* a table too scattered for its op limit is refused */
     int64_t lane[16];
     for (int j = 0; j < 16; j++)
