@@ -41,7 +41,7 @@ static int levels(level *l)
     return n;
 }
 
-enum { MAX_CELLS = 90, SENTINEL = 0xA5 };
+enum { MAX_CELLS = 88, SENTINEL = 0xA5 }; /* MAX_CELLS * 8 + 128: a multiple of 64 (aligned_alloc) */
 
 /* out: off bytes past a line (0 when streamed). */
 static void check_one(const level *lv, char *lo, char *hi, int64_t n, int64_t ss, int64_t es,
