@@ -740,6 +740,12 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
 
 /* ---- lane permutes ------------------------------------------------------------ */
 
+/* Whether planes of cells of es bytes can be lane permutes at this level. */
+static bool has_lanes(const hl_cpu_isa *isa, int64_t es)
+{
+    return isa->lanes && es % 4 == 0 && es <= 16;
+}
+
 /* Appends the cells of a nest of m digits (first fastest) from offsets sb /
  * db to src / dst; returns the count. */
 static int64_t nest_cells(const int64_t *ext, const int64_t *ss, const int64_t *ds, int m,
@@ -1356,7 +1362,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
-    k->can_lanes = pc->isa->lanes && es % 4 == 0 && es <= 16;
+    k->can_lanes = has_lanes(pc->isa, es);
     k->edges = pc->isa->edges;
     const kbox loaded = *k;
     hl_status st = HL_OK;
@@ -1477,7 +1483,7 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     int64_t piece = 1;
     for (int m = 0; m < k->nmem; m++)
         piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
-    if (can_lanes && es % 4 == 0 && es <= 16 && piece * es <= LANES_ROW_BYTES &&
+    if (can_lanes && piece * es <= LANES_ROW_BYTES &&
         group_lanes(k, es, !forwards, &st))
         k->solver = &group_lanes_solver;
     const hl_status kept = keep_digits(k, work);
@@ -1512,7 +1518,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
         c->nboxes = i + 1;
         if (groups[i].count > 1) {
-            st = prepare_group(&c->box[i], ir, &groups[i], b, es, pc.isa->lanes != NULL);
+            st = prepare_group(&c->box[i], ir, &groups[i], b, es, has_lanes(pc.isa, es));
         } else {
             hl_ir_box(ir, groups[i].first, b);
             st = prepare(&c->box[i], b, es, &pc);
