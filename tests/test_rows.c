@@ -4,7 +4,8 @@
  * cell — with the row against an inaccessible page on the side it runs
  * towards, so a read of a cell outside the row faults; and lane-permute
  * tables (hl_lanes) of random planes, with the span's end against such a
- * page, cells of 4, 8, 12 and 16 bytes. */
+ * page, cells of 4, 8, 12 and 16 bytes; and short rows joined a line a
+ * store (hl_short_rows). */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -209,8 +210,44 @@ static void test_lanes(void **state)
 #endif
 }
 
+/* Short rows from scattered places, joined a line a store. */
+static void test_short_rows(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!__builtin_cpu_supports("avx512f"))
+        skip();
+    enum { SRC = 1 << 16, OUT = 4096 };
+    char *in = malloc(SRC), *out = aligned_alloc(64, OUT + 64);
+    int64_t stab[OUT / 8];
+    assert_non_null(in);
+    assert_non_null(out);
+    for (int b = 0; b < SRC; b++)
+        in[b] = (char)(b * 31 + b / 257);
+    unsigned seed = 3;
+    for (int64_t bytes = 8; bytes <= 64; bytes *= 2)
+        for (int64_t es = 4; es <= 8; es += 4)
+            for (int64_t lines = 1; lines <= OUT / 64; lines += 5) {
+                const int64_t n = lines * 64 / bytes;
+                for (int64_t j = 0; j < n; j++)
+                    stab[j] = (int64_t)(rand_r(&seed) % (unsigned)((SRC - bytes) / es));
+                memset(out, SENTINEL, OUT + 64);
+                hl_short_rows_avx512(out, in, stab, n, bytes, es);
+                for (int64_t j = 0; j < n; j++)
+                    assert_memory_equal(out + j * bytes, in + stab[j] * es, (size_t)bytes);
+                for (int64_t b = n * bytes; b < OUT + 64; b++)
+                    assert_int_equal((unsigned char)out[b], SENTINEL);
+            }
+    free(in);
+    free(out);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_levels), cmocka_unit_test(test_lanes)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_levels), cmocka_unit_test(test_lanes),
+                                       cmocka_unit_test(test_short_rows)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1696,7 +1696,12 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
                 prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
 #if defined(__SSE2__)
         if (stream && k->dense && k->short_rows && ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
-            stream_short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
+            /* rows of a whole line keep the SSE2 loop (64-byte rows one store a
+             * line: tiles of [64,64,64,64] float64 0.88x) */
+            if (isa->short_rows && k->row_len * es < 64)
+                isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
+            else
+                stream_short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
             return;
         }
 #endif

@@ -24,6 +24,16 @@ hl_strided_fn hl_strided_generic;
 hl_strided_fn hl_strided_sse2, hl_strided_avx2, hl_strided_avx512;
 #endif
 
+/* n rows of `bytes` bytes (8, 16, 32 or 64) at in + stab[j] * es, one
+ * after another into out (on a line, n * bytes a multiple of 64), written
+ * with one non-temporal store per line: rows joined in registers (a tile's
+ * rows, Morton's pairs).  NULL at levels without it (copy.c's SSE2 loop). */
+typedef void hl_short_rows_fn(char *out, const char *in, const int64_t *stab, int64_t n,
+                              int64_t bytes, int64_t es);
+#if defined(__x86_64__) || defined(__i386__)
+hl_short_rows_fn hl_short_rows_avx512;
+#endif
+
 /* A plane whose output is one contiguous run and whose source lies in a
  * short span, in any order: its cells as 32-bit lanes (a cell of 8 bytes is
  * two), each output vector of 16 lanes built from source vectors of the
