@@ -44,7 +44,26 @@ typedef struct hl_box {
  *
  * Or (transpose, dim -1, sigma NULL) a transpose of matrices: every group of
  * len = rows * cols slabs is a row-major rows x cols matrix of slabs and
- * becomes its cols x rows transpose. */
+ * becomes its cols x rows transpose.
+ *
+ * A pass along a dimension also says, where its maps allow (flips, shifts,
+ * crinkles, uncrinkles), the same permutation as a sequence of moves
+ * (nmoves > 0): executors that stream long dimensions run them one after
+ * another.  A pass with moves only (sigma NULL, reflect -1: a long
+ * dimension with crinkles) is in cpu_passes, never in passes. */
+typedef enum {
+    HL_MOVE_DIHEDRAL,  /* the slab at u goes to (a + e u) mod len, e = +1 or -1 */
+    HL_MOVE_CRINKLE,   /* to its position after a crinkle by a */
+    HL_MOVE_UNCRINKLE, /* after an uncrinkle by a */
+} hl_ir_move_op;
+
+typedef struct hl_ir_move {
+    hl_ir_move_op op;
+    int64_t a, e;
+} hl_ir_move;
+
+#define HL_IR_MAX_MOVES (2 * HL_LAYOUT_MAX_MAPS + 2)
+
 typedef struct hl_ir_pass {
     int dim;
     int64_t len, slab, groups;
@@ -52,6 +71,8 @@ typedef struct hl_ir_pass {
     int64_t reflect;
     bool transpose;
     int64_t rows, cols;
+    int nmoves;
+    hl_ir_move move[HL_IR_MAX_MOVES];
 } hl_ir_pass;
 
 /* A step of a chain: out[dst(x)] = in[src(x)]. */
@@ -81,6 +102,11 @@ typedef struct hl_ir {
     bool in_place, by_passes;
     int npasses;
     hl_ir_pass *passes;
+    /* Without passes because a long dimension has crinkles (sigma would
+     * cost 8 bytes a position): the passes with that dimension as moves,
+     * for executors that run moves (the CPU). */
+    int ncpu_passes;
+    hl_ir_pass *cpu_passes;
     /* What the executors plan for: the plan's threads (hl_plan_options:
      * 0 = OpenMP's default) and planning effort (HL_EFFORT_*). */
     int threads, effort;
@@ -88,9 +114,14 @@ typedef struct hl_ir {
 
 /* The in-place passes of out[dst(x)] = in[src(x)] on a standard array
  * (ir_inplace.c); HL_ERR_UNSUPPORTED when it is not a product of
- * per-dimension permutations of slabs. */
-hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **passes,
-                       int *npasses);
+ * per-dimension permutations of slabs.  With moves_only, a long dimension
+ * with crinkles is one pass of moves (sigma NULL, reflect -1) instead of
+ * HL_ERR_UNSUPPORTED. */
+hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, bool moves_only,
+                       hl_ir_pass **passes, int *npasses);
+
+/* Where the moves of a pass send the slab at u (0 <= u < len). */
+int64_t hl_ir_move_apply(const hl_ir_pass *pass, int64_t u);
 void hl_ir_passes_free(hl_ir_pass *passes, int npasses);
 
 /* The in-place passes of a permutation of dimensions (both layouts standard

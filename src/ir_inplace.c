@@ -81,6 +81,162 @@ static bool dihedral(const hl_layout *lay, int i, int64_t lp, int64_t *a, int64_
     return true;
 }
 
+/* ---- moves ---------------------------------------------------------------- */
+
+static int64_t crinkle_pos(int64_t L, int64_t n, int64_t x)
+{
+    const int64_t len = L / n, rem = L % n, q = x / n, r = x % n;
+    return r * len + (r < rem ? r : rem) + q;
+}
+
+static int64_t crinkle_unpos(int64_t L, int64_t n, int64_t p)
+{
+    const int64_t len = L / n, rem = L % n, split = rem * (len + 1);
+    if (p < split)
+        return p % (len + 1) * n + p / (len + 1);
+    return (p - split) % len * n + rem + (p - split) / len;
+}
+
+int64_t hl_ir_move_apply(const hl_ir_pass *pass, int64_t u)
+{
+    const int64_t L = pass->len;
+    for (int k = 0; k < pass->nmoves; k++) {
+        const hl_ir_move m = pass->move[k];
+        if (m.op == HL_MOVE_DIHEDRAL)
+            u = ((m.a + m.e * u) % L + L) % L;
+        else if (m.op == HL_MOVE_CRINKLE)
+            u = crinkle_pos(L, m.a, u);
+        else
+            u = crinkle_unpos(L, m.a, u);
+    }
+    return u;
+}
+
+/* Appends a move, merging dihedral ones and dropping identities. */
+static void push_move(hl_ir_pass *pass, int64_t L, hl_ir_move m)
+{
+    if (m.op != HL_MOVE_DIHEDRAL && (m.a <= 1 || m.a >= L))
+        return; /* a crinkle by 1 or by L moves nothing */
+    if (m.op == HL_MOVE_DIHEDRAL && pass->nmoves > 0 &&
+        pass->move[pass->nmoves - 1].op == HL_MOVE_DIHEDRAL) {
+        hl_ir_move *f = &pass->move[pass->nmoves - 1]; /* m after f */
+        *f = (hl_ir_move){HL_MOVE_DIHEDRAL, ((m.a + m.e * f->a) % L + L) % L, m.e * f->e};
+        if (f->a == 0 && f->e == 1)
+            pass->nmoves--;
+        return;
+    }
+    if (m.op != HL_MOVE_DIHEDRAL && pass->nmoves > 0) { /* a crinkle undone */
+        const hl_ir_move f = pass->move[pass->nmoves - 1];
+        if (f.op != HL_MOVE_DIHEDRAL && f.op != m.op && f.a == m.a) {
+            pass->nmoves--;
+            return;
+        }
+    }
+    if (m.op == HL_MOVE_DIHEDRAL && m.a == 0 && m.e == 1)
+        return;
+    pass->move[pass->nmoves++] = m;
+}
+
+/* The move that map m makes of the slab at u (inverse: of its inverse). */
+static bool map_move(hl_coord_map m, int64_t L, bool inverse, hl_ir_move *out)
+{
+    switch (m.op) {
+    case HL_COORD_FLIP: *out = (hl_ir_move){HL_MOVE_DIHEDRAL, L - 1, -1}; return true;
+    case HL_COORD_SHIFT:
+        *out = (hl_ir_move){HL_MOVE_DIHEDRAL, inverse ? (L - m.arg % L) % L : m.arg % L, 1};
+        return true;
+    case HL_COORD_CRINKLE:
+        *out = (hl_ir_move){inverse ? HL_MOVE_UNCRINKLE : HL_MOVE_CRINKLE, m.arg, 0};
+        return true;
+    case HL_COORD_UNCRINKLE:
+        *out = (hl_ir_move){inverse ? HL_MOVE_CRINKLE : HL_MOVE_UNCRINKLE, m.arg, 0};
+        return true;
+    default: return false;
+    }
+}
+
+/* The moves of dimension i into pass->move: the slab at ps(v) goes to pd(v),
+ * so first ps^-1 (the source's flipped stride, then its maps undone last to
+ * first), then pd (the destination's maps, then its flipped stride).  False
+ * (no moves) for maps of other kinds or too many moves. */
+static bool dim_moves(hl_ir_pass *pass, const hl_layout *src, const hl_layout *dst, int i,
+                      int64_t lp)
+{
+    const int64_t L = src->extent[i];
+    int64_t ss, ds;
+    pass->nmoves = 0;
+    if (!one_digit(src, i, lp, &ss) || !one_digit(dst, i, lp, &ds) ||
+        src->nmaps[i] + dst->nmaps[i] + 2 > HL_IR_MAX_MOVES)
+        return false;
+    const hl_ir_move flip = {HL_MOVE_DIHEDRAL, L - 1, -1};
+    hl_ir_move m;
+    if (ss < 0)
+        push_move(pass, L, flip);
+    for (int j = src->nmaps[i] - 1; j >= 0; j--) {
+        if (!map_move(src->map[i][j], L, true, &m))
+            return (pass->nmoves = 0) != 0;
+        push_move(pass, L, m);
+    }
+    for (int j = 0; j < dst->nmaps[i]; j++) {
+        if (!map_move(dst->map[i][j], L, false, &m))
+            return (pass->nmoves = 0) != 0;
+        push_move(pass, L, m);
+    }
+    if (ds < 0)
+        push_move(pass, L, flip);
+    return true;
+}
+
+/* Whether a pass's moves send every slab where sigma says (slab p
+ * receives slab sigma[p]); the moves are dropped otherwise. */
+static void check_moves(hl_ir_pass *pass)
+{
+    for (int64_t p = 0; p < pass->len && pass->nmoves > 0; p++)
+        if (hl_ir_move_apply(pass, pass->sigma[p]) != p)
+            pass->nmoves = 0;
+}
+
+/* The slab of x_i = 0 (one_digit holds): its maps, then a flipped stride. */
+static int64_t position0(const hl_layout *lay, int i, int64_t lp)
+{
+    const int64_t L = lay->extent[i];
+    int64_t x = 0, stride;
+    (void)one_digit(lay, i, lp, &stride);
+    for (int j = 0; j < lay->nmaps[i]; j++)
+        x = hl_coord_apply(lay->map[i][j], L, x);
+    return stride < 0 ? L - 1 - x : x;
+}
+
+/* A long dimension with crinkles: one pass of moves (sigma NULL), its moves
+ * checked against the layouts on a sample of positions. */
+static hl_status add_moves(hl_ir_pass *pass, int *n, const hl_layout *src, const hl_layout *dst,
+                           int i, int64_t lp, int64_t count)
+{
+    const int64_t L = src->extent[i];
+    hl_ir_pass p = {i, L, lp, count / (L * lp), NULL, -1, false, 0, 0, 0, {{0}}};
+    if (!dim_moves(&p, src, dst, i, lp))
+        return HL_ERR_UNSUPPORTED;
+    if (p.nmoves == 0)
+        return HL_OK;
+    /* positions through the layouts' offsets, relative to x_i = 0, and where
+     * the moves send v = 0 */
+    int64_t x[HL_MAX_RANK] = {0}, s0, d0, so, dof;
+    if (hl_layout_offset(src, x, &s0) != HL_OK || hl_layout_offset(dst, x, &d0) != HL_OK)
+        return HL_ERR_UNSUPPORTED;
+    const int64_t sp0 = position0(src, i, lp), dp0 = position0(dst, i, lp);
+    for (int64_t k = 0; k <= 4096; k++) {
+        const int64_t v = k < 2048 ? k % L : (L - 1 - (k - 2048) * 7919 % L + L) % L;
+        x[i] = v;
+        if (hl_layout_offset(src, x, &so) != HL_OK || hl_layout_offset(dst, x, &dof) != HL_OK)
+            return HL_ERR_UNSUPPORTED;
+        const int64_t ps = sp0 + (so - s0) / lp, pd = dp0 + (dof - d0) / lp;
+        if (ps < 0 || ps >= L || hl_ir_move_apply(&p, ps) != pd)
+            return HL_ERR_UNSUPPORTED;
+    }
+    pass[(*n)++] = p;
+    return HL_OK;
+}
+
 /* A long dimension: sigma(p) = ps(pd^-1(p)) = g + f p, a reflection (f = -1,
  * one pass) or a rotation (f = +1: two reflections, p -> g - p, then
  * p -> -p). */
@@ -95,8 +251,11 @@ static hl_status add_long(hl_ir_pass *pass, int *n, const hl_layout *src, const 
     if (f == 1 && g == 0)
         return HL_OK; /* nothing moves */
     const int64_t consts[2] = {g, 0};
-    for (int k = 0; k < (f == 1 ? 2 : 1); k++)
-        pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), NULL, consts[k], false, 0, 0};
+    for (int k = 0; k < (f == 1 ? 2 : 1); k++) {
+        /* slab p receives slab (c - p) mod L: the slab at u goes to (c - u) mod L */
+        pass[*n] = (hl_ir_pass){i, L, lp, count / (L * lp), NULL, consts[k], false, 0, 0, 1, {{0}}};
+        pass[(*n)++].move[0] = (hl_ir_move){HL_MOVE_DIHEDRAL, consts[k], -1};
+    }
     return HL_OK;
 }
 
@@ -127,8 +286,11 @@ static hl_status add_short(hl_ir_pass *pass, int *n, const hl_layout *src, const
             moves = moves || ps[v] != pd[v];
         }
         if (moves) {
-            pass[(*n)++] = (hl_ir_pass){i, L, lp, count / (L * lp), sigma, -1, false, 0, 0};
+            hl_ir_pass *p = &pass[(*n)++];
+            *p = (hl_ir_pass){i, L, lp, count / (L * lp), sigma, -1, false, 0, 0, 0, {{0}}};
             sigma = NULL;
+            if (dim_moves(p, src, dst, i, lp))
+                check_moves(p);
         }
     }
     free(ps);
@@ -137,7 +299,8 @@ static hl_status add_short(hl_ir_pass *pass, int *n, const hl_layout *src, const
     return st;
 }
 
-hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **out, int *nout)
+hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, bool moves_only,
+                       hl_ir_pass **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -159,8 +322,11 @@ hl_status hl_ir_passes(const hl_layout *src, const hl_layout *dst, hl_ir_pass **
     for (int i = 0; i < src->rank && st == HL_OK; lp *= src->extent[i], i++) {
         if (src->extent[i] == 1)
             continue;
-        if (src->extent[i] > MAX_LEN)
+        if (src->extent[i] > MAX_LEN) {
             st = add_long(pass, &n, src, dst, i, lp, count);
+            if (st == HL_ERR_UNSUPPORTED && moves_only)
+                st = add_moves(pass, &n, src, dst, i, lp, count);
+        }
         else
             st = add_short(pass, &n, src, dst, i, lp, count);
     }

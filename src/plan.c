@@ -123,10 +123,14 @@ static hl_status plan_finish(hl_plan *p)
         /* without passes (not per-dimension, or no memory for them) in
          * place walks cycles of cells */
         if (ir->in_place)
-            ir->by_passes = hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, &ir->passes,
+            ir->by_passes = hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, false, &ir->passes,
                                          &ir->npasses) == HL_OK ||
                             hl_ir_transposes(&ir->steps[0].src, &ir->steps[0].dst, ir->elem_size,
                                              &ir->passes, &ir->npasses) == HL_OK;
+        if (ir->in_place && !ir->by_passes &&
+            hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, true, &ir->cpu_passes,
+                         &ir->ncpu_passes) != HL_OK)
+            ir->ncpu_passes = 0;
         hl_box *boxes;
         int64_t nboxes;
         hl_status st = hl_lower(&ir->steps[0].src, &ir->steps[0].dst, HL_PLAN_MAX_BOXES, &boxes,

@@ -221,7 +221,7 @@ static void test_describe(void **state)
     expect_solver(p[3], "short-row blocks");
     expect_solver(p[3], "cell cycles");
     expect_solver(p[4], "strided rows");
-    expect_solver(p[5], "reflection passes");
+    expect_solver(p[5], "streamed in 1 pass: reflection");
     expect_solver(p[6], "per-cell");
     expect_solver(p[6], "reference mode");
     expect_solver(p[6], "2 OpenMP threads");

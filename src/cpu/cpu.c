@@ -40,6 +40,8 @@ static hl_status cpu_prepare(const hl_ir *ir, void **out)
      * of cells: slower, still right */
     if (st == HL_OK && ir->in_place && ir->by_passes)
         (void)hl_inplace_create(&s->inplace, ir->passes, ir->npasses, ir->elem_size);
+    else if (st == HL_OK && ir->in_place && ir->ncpu_passes > 0)
+        (void)hl_inplace_create(&s->inplace, ir->cpu_passes, ir->ncpu_passes, ir->elem_size);
     if (st != HL_OK) {
         cpu_destroy(s);
         return st;
@@ -82,7 +84,8 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     if (!ir->in_place)
         used += hl_appendf(buf, size, used, " not possible (not a bijection of one span)\n");
     else if (s->inplace) {
-        used += hl_appendf(buf, size, used, " %d pass%s\n", ir->npasses, ir->npasses == 1 ? "" : "es");
+        const int n = ir->by_passes ? ir->npasses : ir->ncpu_passes;
+        used += hl_appendf(buf, size, used, " %d pass%s\n", n, n == 1 ? "" : "es");
         used += hl_inplace_describe(s->inplace, buf, size, used);
     } else
         used += hl_appendf(buf, size, used, " cell cycles (serial)\n");
