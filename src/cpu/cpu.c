@@ -84,7 +84,7 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     if (!ir->in_place)
         used += hl_appendf(buf, size, used, " not possible (not a bijection of one span)\n");
     else if (s->inplace) {
-        const int n = ir->by_passes ? ir->npasses : ir->ncpu_passes;
+        const int n = hl_inplace_passes(s->inplace);
         used += hl_appendf(buf, size, used, " %d pass%s\n", n, n == 1 ? "" : "es");
         used += hl_inplace_describe(s->inplace, buf, size, used);
     } else

@@ -50,6 +50,7 @@ struct moved_dim {
     hl_intranspose *tr; /* a transpose pass: run by intranspose.c (solver NULL) */
     int nsteps;         /* > 0: a long dimension streamed (solver NULL), below */
     stream_step *steps;
+    bool whole_pieces; /* with enough cycles, slabs moved whole (runs of cycles shared) */
 };
 
 struct hl_inplace {
@@ -114,6 +115,8 @@ static int64_t piece_of(const moved_dim *m, int64_t es, int workers)
     int64_t piece = m->slab * es <= PIECE_BYTES ? m->slab : PIECE_BYTES / es;
     if (piece < 1)
         piece = 1;
+    if (m->whole_pieces && m->ncycles >= 8 * workers)
+        return piece; /* runs of cycles share the work */
     while (piece * es > 1024 && m->groups * ((m->slab + piece - 1) / piece) < 8 * workers)
         piece = (piece + 1) / 2;
     return piece;
@@ -302,7 +305,7 @@ static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
 
 enum {
     STREAM_SLAB_MAX = 1024, /* slabs (bytes) shorter than this, of rows longer than ROW_BYTES */
-    CHUNK_SLAB = 8192,      /* bytes of a piece the crinkle moves whole (at least) */
+    CHUNK_SLAB = 16384,     /* bytes of a piece the crinkle moves whole (at least) */
     CHUNK_MAX = 1 << 20,    /* bytes of a chunk transposed in cache, N b slabs */
     ROTATE_MAX = 1 << 18,   /* rotations by at most this many bytes go through a buffer */
     REVERSE_BLOCK = 4096,   /* bytes a reflection swaps at a time */
@@ -606,7 +609,9 @@ static hl_status add_crinkle(moved_dim *md, int64_t n, bool inverse, int64_t es)
         moved_dim *sd = slabs.slabs;
         *sd = (moved_dim){-1, len, b * md->slab, tail ? 1 : md->groups, 0, NULL, NULL, slabs.sigma,
                           -1, &solvers[2], NULL, 0, NULL};
-        if (split_cycles(sd, slabs.sigma) != HL_OK) {
+        const hl_status sc = split_cycles(sd, slabs.sigma);
+        sd->whole_pieces = true;
+        if (sc != HL_OK) {
             free(sd->order);
             free(sd->start);
             free(sd);
@@ -700,6 +705,20 @@ static const char *const step_names[] = {"reflection", "rotation", "chunks trans
 /* A transpose, or the slab permutation the planner made of one. */
 static bool is_transpose_pass(const hl_ir_pass *p) { return p->transpose || p->dim < 0; }
 
+/* A reflection pass of a long dimension that is streamed. */
+static bool streamed_reflection(const hl_ir_pass *p, int64_t es)
+{
+    return !p->sigma && !p->transpose && p->reflect >= 0 && p->nmoves == 1 &&
+           p->len * p->slab * es > ROW_BYTES && p->slab * es < STREAM_SLAB_MAX;
+}
+
+/* Whether p and q (the next pass) are the two reflections of a rotation. */
+static bool joins(const hl_ir_pass *p, const hl_ir_pass *q, int64_t es)
+{
+    return streamed_reflection(p, es) && streamed_reflection(q, es) && p->dim == q->dim &&
+           p->len == q->len && p->slab == q->slab && p->groups == q->groups;
+}
+
 hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npasses, int64_t es)
 {
     *out = NULL;
@@ -711,6 +730,15 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
     ip->es = es;
     for (int j = 0; j < npasses; j++) {
         const hl_ir_pass *p = &passes[j];
+        hl_ir_pass joined;
+        if (j + 1 < npasses && joins(p, &passes[j + 1], es)) {
+            /* two reflections of a long dimension (a rotation): u -> c1 - u -> c2 - c1 + u */
+            joined = *p;
+            joined.move[0] = (hl_ir_move){HL_MOVE_DIHEDRAL,
+                                          ((passes[j + 1].reflect - p->reflect) % p->len + p->len) % p->len, 1};
+            p = &joined;
+            j++;
+        }
         moved_dim *m = &ip->dim[ip->n++];
         *m = (moved_dim){p->dim, p->len, p->slab, p->groups, 0, NULL, NULL, p->sigma, p->reflect, NULL,
                          NULL};
@@ -741,8 +769,9 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
             return HL_ERR_NOMEM;
         }
     }
-    for (int j = 0; j < ip->n; j++) {
+    for (int j = 0; j < npasses; j++)
         ip->transposes = ip->transposes || is_transpose_pass(&passes[j]);
+    for (int j = 0; j < ip->n; j++) {
         ip->phases += ip->dim[j].tr       ? hl_intranspose_phases(ip->dim[j].tr)
                       : ip->dim[j].nsteps ? stream_phases(&ip->dim[j])
                                           : 1;
@@ -818,6 +847,8 @@ hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx)
     free(buf);
     return HL_OK;
 }
+
+int hl_inplace_passes(const hl_inplace *ip) { return ip->n; }
 
 size_t hl_inplace_describe(const hl_inplace *ip, char *buf, size_t size, size_t used)
 {

@@ -19,6 +19,9 @@ hl_status hl_inplace_create(hl_inplace **ip, const hl_ir_pass *passes, int npass
  * follow each other): HL_ERR_IN_PLACE otherwise. */
 hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx);
 
+/* The passes it makes (two reflections of a rotation run as one). */
+int hl_inplace_passes(const hl_inplace *ip);
+
 size_t hl_inplace_describe(const hl_inplace *ip, char *buf, size_t size, size_t used);
 
 void hl_inplace_destroy(hl_inplace *ip);
