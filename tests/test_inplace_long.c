@@ -123,26 +123,32 @@ typedef struct {
 static void test_long_1d(void **state)
 {
     (void)state;
-    const int64_t lens[] = {1048583 /* prime */, 1048590 /* 2 3 5 7 4993 */, 1050624 /* 2^10 1026 */};
-    const op_case ops[] = {
-        {CRINKLE, 2, "streamed"},    {CRINKLE, 3, "streamed"},   {UNCRINKLE, 2, "streamed"},
-        {UNCRINKLE, 3, "streamed"},  {CRINKLE, 7, "streamed"},   {UNCRINKLE, 5, "streamed"},
-        {CHAIN, 1, "streamed"},      {CHAIN, -3, "streamed"},    {FLIP, 0, "streamed"},
-        {SHIFT, 5, "streamed"},      {SHIFT, 400000, NULL},      {CRINKLE, 1025, NULL},
-        {CRINKLE, 524295, NULL},     {UNCRINKLE, 1024, NULL},
+    const int64_t prime = 1048583, composite = 1048590 /* 2 3 5 7 4993 */,
+                  square = 1050624 /* 1024 x 1026 */;
+    const struct {
+        int64_t len;
+        op_case op;
+    } cases[] = {
+        {prime, {CRINKLE, 2, "streamed"}},       {composite, {CRINKLE, 2, "streamed"}},
+        {prime, {CRINKLE, 3, "streamed"}},       {composite, {CRINKLE, 3, "streamed"}},
+        {prime, {UNCRINKLE, 2, "streamed"}},     {composite, {UNCRINKLE, 3, "streamed"}},
+        {prime, {UNCRINKLE, 3, "streamed"}},     {composite, {CRINKLE, 7, "streamed"}},
+        {prime, {CRINKLE, 7, "streamed"}},       {composite, {UNCRINKLE, 5, "streamed"}},
+        {prime, {CHAIN, 1, "streamed"}},         {composite, {CHAIN, -3, "streamed"}},
+        {square, {CHAIN, 2, "streamed"}},        {prime, {FLIP, 0, "streamed"}},
+        {composite, {SHIFT, 5, "rotation"}},     {prime, {SHIFT, 400000, "reflection, reflection"}},
+        {composite, {CRINKLE, 524295, "streamed"}}, /* Q = 2: the uncrinkle by 2 */
+        {square, {UNCRINKLE, 1024, "transpose"}},   /* N and Q large: intranspose.c */
+        {square, {CRINKLE, 1026, "transpose"}},
+        {prime, {CRINKLE, 1025, "cell cycles"}}, /* N large, not dividing L */
     };
     const int64_t sizes[] = {4, 8, 1, 2, 12};
-    int k = 0;
-    for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
-        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++, k++) {
-            if (!ops[o].solver && l > 0)
-                continue; /* the slow ones once */
-            const int64_t es = sizes[k % 5], L = lens[l];
-            const int threads = 1 + k % 3;
-            hl_plan *p = make(1, &L, es, ops[o].op, 0, ops[o].arg, threads);
-            check_plan(p, ops[o].solver, k % 4 == 0 ? 3 : 1);
-            hl_plan_destroy(p);
-        }
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const int64_t es = sizes[k % 5];
+        hl_plan *p = make(1, &cases[k].len, es, cases[k].op.op, 0, cases[k].op.arg, 1 + (int)k % 3);
+        check_plan(p, cases[k].op.solver, k % 4 == 0 ? 3 : 1);
+        hl_plan_destroy(p);
+    }
 }
 
 /* Shorter 1-D rows (a permutation kept) longer than the in-cache gather:
@@ -177,7 +183,7 @@ static void test_long_2d(void **state)
         int64_t es;
     } shapes[] = {
         {{1048589, 3}, 0, 4}, {{3, 1048601}, 1, 4}, {{5, 70001}, 1, 2}, {{70001, 5}, 0, 8},
-        {{7, 30011}, 1, 12},
+        {{7, 30011}, 1, 12},  {{2, 524309}, 1, 2},
     };
     const op_case ops[] = {
         {CRINKLE, 2, "streamed"}, {CRINKLE, 3, "streamed"}, {UNCRINKLE, 3, "streamed"},
@@ -193,12 +199,37 @@ static void test_long_2d(void **state)
         }
 }
 
+/* Slabs of two 2-byte elements in an array aligned to 2 bytes only: moved
+ * as bytes where they cannot be moved as 4-byte integers. */
+static void test_unaligned(void **state)
+{
+    (void)state;
+    const int64_t ext[2] = {2, 300007}, bytes = 2 * 300007 * 2;
+    const op_kind ops[] = {CRINKLE, UNCRINKLE, FLIP, CHAIN};
+    for (int k = 0; k < 4; k++) {
+        hl_plan *p = make(2, ext, 2, ops[k], 1, 3, 1 + k % 2);
+        unsigned char *in = malloc((size_t)bytes + 2), *want = malloc((size_t)bytes + 2),
+                      *got = malloc((size_t)bytes + 2);
+        assert_non_null(in && want && got);
+        fill(in + 2, bytes);
+        assert_int_equal(hl_execute(p, in + 2, want + 2), HL_OK);
+        memcpy(got + 2, in + 2, (size_t)bytes);
+        assert_int_equal(hl_execute(p, got + 2, got + 2), HL_OK);
+        assert_memory_equal(got + 2, want + 2, (size_t)bytes);
+        free(in);
+        free(want);
+        free(got);
+        hl_plan_destroy(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_long_1d),
         cmocka_unit_test(test_medium_1d),
         cmocka_unit_test(test_long_2d),
+        cmocka_unit_test(test_unaligned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

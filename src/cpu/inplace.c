@@ -349,9 +349,16 @@ static void free_steps(moved_dim *m)
             d[j] = s[k - 1 - j];                                                                   \
     } while (0)
 
+/* Whether slabs of es bytes at p and q can be moved as integers of es bytes
+ * (a slab of several elements is aligned to an element only). */
+static bool typed(const void *p, const void *q, int64_t es)
+{
+    return es <= 8 && ((uintptr_t)p | (uintptr_t)q) % (uintptr_t)es == 0;
+}
+
 static void copy_reversed(char *restrict dst, const char *restrict src, int64_t k, int64_t es)
 {
-    switch (es) {
+    switch (typed(dst, src, es) ? es : 0) {
     case 1: REVERSED(uint8_t); break;
     case 2: REVERSED(uint16_t); break;
     case 4: REVERSED(uint32_t); break;
@@ -391,7 +398,7 @@ static void copy_reversed(char *restrict dst, const char *restrict src, int64_t 
 static void local_transpose(char *chunk, char *buf, int64_t b, int64_t n, int64_t es, bool inverse)
 {
     memcpy(buf, chunk, (size_t)(b * n * es));
-    switch (es) {
+    switch (typed(chunk, buf, es) ? es : 0) {
     case 1: LOCAL_N(uint8_t); break;
     case 2: LOCAL_N(uint16_t); break;
     case 4: LOCAL_N(uint32_t); break;
