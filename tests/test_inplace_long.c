@@ -183,7 +183,7 @@ static void test_long_2d(void **state)
         int64_t es;
     } shapes[] = {
         {{1048589, 3}, 0, 4}, {{3, 1048601}, 1, 4}, {{5, 70001}, 1, 2}, {{70001, 5}, 0, 8},
-        {{7, 30011}, 1, 12},  {{2, 524309}, 1, 2},
+        {{7, 30011}, 1, 8},   {{2, 524309}, 1, 2},  {{20, 60013}, 1, 4},
     };
     const op_case ops[] = {
         {CRINKLE, 2, "streamed"}, {CRINKLE, 3, "streamed"}, {UNCRINKLE, 3, "streamed"},
@@ -194,7 +194,9 @@ static void test_long_2d(void **state)
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++, k++) {
             hl_plan *p = make(2, shapes[sh].ext, shapes[sh].es, ops[o].op, shapes[sh].dim, ops[o].arg,
                               1 + k % 3);
-            check_plan(p, ops[o].solver, k % 5 == 0 ? 2 : 1);
+            /* slabs over a line (80 bytes) stay with the cycles */
+            const bool line = shapes[sh].dim == 0 || shapes[sh].ext[0] * shapes[sh].es <= 64;
+            check_plan(p, line ? ops[o].solver : "in-place cycles", k % 5 == 0 ? 2 : 1);
             hl_plan_destroy(p);
         }
 }

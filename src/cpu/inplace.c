@@ -284,8 +284,9 @@ static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
 
 /* ---- streaming a long dimension ---------------------------------------------
  *
- * Where a pass's rows are long and its slabs short, cycles walk memory a
- * slab at a time (0.002 of the copy's speed for a crinkle of a 1-D array).
+ * Where a pass's rows are long and its slabs short (at most a line), cycles
+ * walk memory a slab at a time (0.002 of the copy's speed for a crinkle of a
+ * 1-D array).
  * Such a pass runs its moves (ir.h) instead, each as one to three passes
  * that stream the rows, with buffers of a block, a chunk or a short rotation
  * per worker:
@@ -304,7 +305,7 @@ static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
  *     to the cycles (or, without sigma, to the walk of cells). */
 
 enum {
-    STREAM_SLAB_MAX = 1024, /* slabs (bytes) shorter than this, of rows longer than ROW_BYTES */
+    STREAM_SLAB_MAX = 64,   /* slabs (bytes) up to this (a line), of rows longer than ROW_BYTES */
     CHUNK_SLAB = 16384,     /* bytes of a piece the crinkle moves whole (at least) */
     CHUNK_MAX = 1 << 20,    /* bytes of a chunk transposed in cache, N b slabs */
     ROTATE_MAX = 1 << 18,   /* rotations by at most this many bytes go through a buffer */
@@ -721,7 +722,7 @@ static bool is_transpose_pass(const hl_ir_pass *p) { return p->transpose || p->d
 static bool streamed_reflection(const hl_ir_pass *p, int64_t es)
 {
     return !p->sigma && !p->transpose && p->reflect >= 0 && p->nmoves == 1 &&
-           p->len * p->slab * es > ROW_BYTES && p->slab * es < STREAM_SLAB_MAX;
+           p->len * p->slab * es > ROW_BYTES && p->slab * es <= STREAM_SLAB_MAX;
 }
 
 /* Whether p and q (the next pass) are the two reflections of a rotation. */
@@ -762,7 +763,7 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
             continue;
         }
         const bool moves_only = !p->sigma && p->reflect < 0 && p->dim >= 0;
-        const bool long_rows = p->len * p->slab * es > ROW_BYTES && p->slab * es < STREAM_SLAB_MAX;
+        const bool long_rows = p->len * p->slab * es > ROW_BYTES && p->slab * es <= STREAM_SLAB_MAX;
         if (p->nmoves > 0 && (moves_only || long_rows)) {
             const hl_status s = stream_create(m, p, es);
             ip->whole = ip->whole || moves_only;
