@@ -181,9 +181,17 @@ static void threshold(plist *out, piece p, int e, int64_t T, int depth)
 }
 
 /* Appends the pieces of p on which EX_T1 = (e mod R) is affine, for e >= 0
- * (the quotient then follows from e and T1: see split_v). */
-static void radix(plist *out, piece p, int e, int64_t R)
+ * (the quotient then follows from e and T1: see split_v).  Past a depth of
+ * RADIX_DEPTH cuts it fails (the plan then runs cell by cell): some
+ * compositions of radices that share no factor cut without end, and the
+ * stack overflowed (uncrinkle:0:9 then crinkle:0:7 of [206180]). */
+enum { RADIX_DEPTH = 64 };
+static void radix(plist *out, piece p, int e, int64_t R, int depth)
 {
+    if (depth > RADIX_DEPTH) {
+        out->fail = true;
+        return;
+    }
     make_positive(&p, e);
     for (int j = 0; j < p.n; j++) {
         int64_t w = p.w[e][j], ext = p.ext[j];
@@ -192,8 +200,8 @@ static void radix(plist *out, piece p, int e, int64_t R)
         /* d*w crosses multiples of R: factor d into (d mod f, d div f) */
         int64_t f = R / w, tail = ext % f;
         if (tail) {
-            radix(out, sub_range(&p, j, 0, ext - tail), e, R);
-            radix(out, sub_range(&p, j, ext - tail, tail), e, R);
+            radix(out, sub_range(&p, j, 0, ext - tail), e, R, depth + 1);
+            radix(out, sub_range(&p, j, ext - tail, tail), e, R, depth + 1);
             return;
         }
         if (!factor(&p, j, f)) {
@@ -218,7 +226,7 @@ static void radix(plist *out, piece p, int e, int64_t R)
         piece q = parts.p[t];
         if (q.tag) {
             q.c[EX_T1] -= R;
-            radix(out, q, EX_T1, R);
+            radix(out, q, EX_T1, R, depth + 1);
         } else {
             push(out, &q);
         }
@@ -261,7 +269,7 @@ static void do_shift(plist *out, piece p, const void *arg)
 static void split_v(plist *out, piece p, int64_t R)
 {
     plist parts = {0};
-    radix(&parts, p, EX_V, R);
+    radix(&parts, p, EX_V, R, 0);
     for (int64_t t = 0; t < parts.n; t++) {
         piece *q = &parts.p[t];
         q->c[EX_T2] = (q->c[EX_V] - q->c[EX_T1]) / R;
