@@ -25,19 +25,18 @@
 typedef struct {
     const char *name;
     hl_strided_fn *fn;
-    bool whole; /* rows not streamed are finished by the kernel */
 } level;
 
 static int levels(level *l)
 {
     int n = 0;
-    l[n++] = (level){"generic", hl_strided_generic, false};
+    l[n++] = (level){"generic", hl_strided_generic};
 #if defined(__x86_64__) || defined(__i386__)
-    l[n++] = (level){"sse2", hl_strided_sse2, false};
+    l[n++] = (level){"sse2", hl_strided_sse2};
     if (__builtin_cpu_supports("avx2"))
-        l[n++] = (level){"avx2", hl_strided_avx2, false};
+        l[n++] = (level){"avx2", hl_strided_avx2};
     if (__builtin_cpu_supports("avx512f"))
-        l[n++] = (level){"avx512", hl_strided_avx512, true};
+        l[n++] = (level){"avx512", hl_strided_avx512};
 #endif
     return n;
 }
@@ -57,8 +56,8 @@ static void check_one(const level *lv, char *lo, char *hi, int64_t n, int64_t ss
     assert_true(done >= 0 && done <= n);
     if (stream)
         assert_int_equal(done * es % 64, 0);
-    else if (lv->whole && off == 0)
-        assert_int_equal(done, n);
+    else if (!strcmp(lv->name, "avx512") && off == 0 && ss != -1)
+        assert_int_equal(done, n); /* the masked last vector finishes the row */
     for (int64_t i = 0; i < done; i++)
         if (memcmp(out + i * es, in + i * ss * es, (size_t)es) != 0)
             fail_msg("%s: n %lld ss %lld es %lld stream %d: cell %lld differs", lv->name,
