@@ -7,13 +7,7 @@ if(CMAKE_CUDA_COMPILER)
   set_target_properties(bench_gpu_transforms PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
   target_compile_options(bench_gpu_transforms PRIVATE --Werror=all-warnings
     -Xcompiler=-Wall,-Wextra)
-  target_link_libraries(bench_gpu_transforms PRIVATE hyperlayout)
-  if(HL_SANITIZE)
-    # the library is instrumented: the program must load the sanitizers' runtimes first
-    target_compile_options(bench_gpu_transforms PRIVATE -Xcompiler=-fsanitize=address
-      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
-    target_link_options(bench_gpu_transforms PRIVATE -fsanitize=address,undefined)
-  endif()
+  target_link_libraries(bench_gpu_transforms PRIVATE hyperlayout hl_cuda_sanitize)
 endif()
 
 # bench_gpu_stencil: the stencil of seed 004 with thread blocks as workers and
@@ -23,10 +17,5 @@ if(CMAKE_CUDA_COMPILER AND TARGET stencil)
   add_executable(bench_gpu_stencil gpu_stencil.cu)
   set_target_properties(bench_gpu_stencil PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
   target_compile_options(bench_gpu_stencil PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra)
-  target_link_libraries(bench_gpu_stencil PRIVATE stencil)
-  if(HL_SANITIZE)
-    target_compile_options(bench_gpu_stencil PRIVATE -Xcompiler=-fsanitize=address
-      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
-    target_link_options(bench_gpu_stencil PRIVATE -fsanitize=address,undefined)
-  endif()
+  target_link_libraries(bench_gpu_stencil PRIVATE stencil hl_cuda_sanitize)
 endif()

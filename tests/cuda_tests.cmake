@@ -12,14 +12,8 @@ if(CMAKE_CUDA_COMPILER)
   # (exit 77) without a device.
   add_executable(test_cuda_exec test_cuda_exec.cu)
   set_target_properties(test_cuda_exec PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
-  target_link_libraries(test_cuda_exec PRIVATE hyperlayout)
+  target_link_libraries(test_cuda_exec PRIVATE hyperlayout hl_cuda_sanitize)
   target_include_directories(test_cuda_exec PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  if(HL_SANITIZE)
-    # the library is instrumented: the program must load the sanitizers' runtimes first
-    target_compile_options(test_cuda_exec PRIVATE -Xcompiler=-fsanitize=address
-      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-omit-frame-pointer)
-    target_link_options(test_cuda_exec PRIVATE -fsanitize=address,undefined)
-  endif()
   add_test(NAME test_cuda_exec COMMAND test_cuda_exec)
   set_tests_properties(test_cuda_exec PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 600)
   if(HL_SANITIZE)
@@ -35,14 +29,7 @@ if(CMAKE_CUDA_COMPILER)
   set_target_properties(cuda_link PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
   # -pedantic would reject the line directives of nvcc's own generated code.
   target_compile_options(cuda_link PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror)
-  if(HL_SANITIZE)
-    # One -Xcompiler each: nvcc splits its argument at commas.
-    target_compile_options(cuda_link PRIVATE -Xcompiler=-fsanitize=address
-      -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-sanitize-recover=all
-      -Xcompiler=-fno-omit-frame-pointer)
-    target_link_options(cuda_link PRIVATE -fsanitize=address,undefined)
-  endif()
-  target_link_libraries(cuda_link PRIVATE hyperlayout)
+  target_link_libraries(cuda_link PRIVATE hyperlayout hl_cuda_sanitize)
   add_test(NAME cuda_link COMMAND cuda_link)
   set_tests_properties(cuda_link PROPERTIES LABELS "link;cuda" TIMEOUT 60)
 endif()

@@ -13,18 +13,7 @@
 
 #include "ising.h"
 #include "run.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            failures++;                                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            printf(__VA_ARGS__);                                                                             \
-            printf("\n");                                                                                    \
-        }                                                                                                    \
-    } while (0)
+#include "gpu_check.h"
 
 typedef struct lattice {
     int rank;

@@ -15,19 +15,9 @@
 
 #include "stencil.h"
 #include "stencil_gpu.h"
+#include "gpu_check.h"
 
-static int failures;
 static long checked;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 typedef struct shape {
     int rank;
