@@ -381,56 +381,6 @@ static void copy_short_rows(char *out, const char *in, const int64_t *stab, cons
     }
 }
 
-#if defined(__SSE2__)
-/* n rows of `bytes` (8, 16, 32 or 64) written one after another from out (on
- * a line boundary, n * bytes whole lines) with non-temporal stores, straight
- * from the source: rows of 8 bytes are paired in a register.  A dense block's
- * output is then written once, where a pass through the stage writes it,
- * reads it back and streams it. */
-/* ROWS rows of RB bytes at a time (128 bytes): all loads, then all stores */
-#define STREAM_BATCH(RB)                                                                           \
-    for (; j + 128 / (RB) <= n; j += 128 / (RB)) {                                                 \
-        __m128i v[8];                                                                              \
-        for (int r = 0; r < 128 / (RB); r++)                                                       \
-            for (int b = 0; b < (RB) / 16; b++)                                                    \
-                v[r * ((RB) / 16) + b] =                                                           \
-                    _mm_loadu_si128((const __m128i *)(const void *)(in + stab[j + r] * es) + b);   \
-        for (int b = 0; b < 8; b++)                                                                \
-            _mm_stream_si128(o++, v[b]);                                                           \
-    }
-
-static void stream_short_rows(char *out, const char *in, const int64_t *stab, int64_t n,
-                              int64_t bytes, int64_t es)
-{
-    /* loads first, then the stores, 128 bytes at a time: stores between the
-     * loads were up to 1.4x slower (tiles of [256,256,256] float64) */
-    __m128i *o = (__m128i *)(void *)out;
-    int64_t j = 0;
-    switch (bytes) {
-    case 8:
-        for (; j + 16 <= n; j += 16) {
-            __m128i v[8];
-            for (int b = 0; b < 8; b++)
-                v[b] = _mm_unpacklo_epi64(
-                    _mm_loadl_epi64((const __m128i *)(const void *)(in + stab[j + 2 * b] * es)),
-                    _mm_loadl_epi64((const __m128i *)(const void *)(in + stab[j + 2 * b + 1] * es)));
-            for (int b = 0; b < 8; b++)
-                _mm_stream_si128(o++, v[b]);
-        }
-        for (; j + 2 <= n; j += 2) /* a last half batch */
-            _mm_stream_si128(o++, _mm_unpacklo_epi64(
-                                      _mm_loadl_epi64((const __m128i *)(const void *)(in + stab[j] * es)),
-                                      _mm_loadl_epi64((const __m128i *)(const void *)(in + stab[j + 1] * es))));
-        return;
-    case 16: STREAM_BATCH(16); break;
-    case 32: STREAM_BATCH(32); break;
-    default: STREAM_BATCH(64); break;
-    }
-    for (; j < n; j++) /* a last half batch */
-        for (int64_t b = 0; b < bytes / 16; b++)
-            _mm_stream_si128(o++, _mm_loadu_si128((const __m128i *)(const void *)(in + stab[j] * es) + b));
-}
-#endif
 
 /* ---- planning ---------------------------------------------------------------- */
 
@@ -1696,17 +1646,11 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
-#if defined(__SSE2__)
-        if (stream && k->dense && k->short_rows && ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
-            /* rows of a whole line keep the SSE2 loop (64-byte rows one store a
-             * line: tiles of [64,64,64,64] float64 0.88x) */
-            if (isa->short_rows && k->row_len * es < 64)
-                isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
-            else
-                stream_short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
+        if (stream && k->dense && k->short_rows && isa->short_rows && ((uintptr_t)out & 63) == 0 &&
+            (cells * es) % 64 == 0) {
+            isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
             return;
         }
-#endif
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
         if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
@@ -1905,7 +1849,7 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                c->isa->name, k->rows_in * k->row_chunk * c->es,
                                k->chosen ? " (" : "", k->chosen ? k->chosen : "",
                                k->chosen ? ")" : "");
-        if (k->mode == BLOCK && k->dense && k->short_rows && c->stream)
+        if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
                                "when the output starts a line");
         if (k->ahead)

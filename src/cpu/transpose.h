@@ -39,7 +39,8 @@ typedef struct hl_cpu_isa {
     hl_lanes_fn *lanes;     /* planes by lane permutes (rows.h); NULL: the level has none */
     bool edges;             /* rows short of a micro-block go by masked micro-blocks, not
                                cell by cell */
-    hl_short_rows_fn *short_rows; /* short rows streamed a line a store (rows.h); NULL: none */
+    hl_short_rows_fn *short_rows; /* short rows streamed straight from the source (rows.h);
+                                     NULL: through the stage */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
