@@ -12,7 +12,8 @@
  *   shift a       V+a or V+a-L                     (cut where V >= L-a)
  *   radix R       V mod R and V div R              (sub-digits factored at R,
  *                                                   cut where a carry occurs)
- *   crinkle n     radix n, then cut where r >= L mod n
+ *   crinkle n     radix n, then cut where r >= L mod n (no cut when only
+ *                 the last group is short)
  *   uncrinkle n   cut at the first short group, then radix len+1 or len
  *   offset a      V+a                              (no cut; the maps after it
  *                                                   act on [0, span))
@@ -248,8 +249,14 @@ static bool each(plist *l, piece_fn fn, const void *arg)
     return !out.fail;
 }
 
+/* A crinkle by n of L cells makes n groups: r < rem of len+1 cells, the
+ * others of len.  Groups from `short_from` on are the short ones; when only
+ * the last is short (rem = n-1: every odd extent crinkled by 2) every group
+ * still starts at r*(len+1), so short_from is n and nothing is cut there
+ * (three pieces per dimension had made the boxes of [255,257,256] four
+ * times as many, each reading every other row). */
 typedef struct {
-    int64_t L, a, n, len, rem, split;
+    int64_t L, a, n, len, rem, short_from, split;
 } step_arg;
 
 static void do_shift(plist *out, piece p, const void *arg)
@@ -287,11 +294,11 @@ static void do_crinkle(plist *out, piece p, const void *arg)
     plist rq = {0}, parts = {0};
     split_v(&rq, p, s->n); /* r = T1, q = T2 */
     for (int64_t t = 0; t < rq.n; t++)
-        threshold(&parts, rq.p[t], EX_T1, s->rem ? s->rem : s->n, 0);
+        threshold(&parts, rq.p[t], EX_T1, s->short_from, 0);
     for (int64_t t = 0; t < parts.n; t++) {
         piece *q = &parts.p[t];
-        if (!q->tag) /* r < rem: groups of len+1 */
-            combine(q, EX_V, s->len + (s->rem ? 1 : 0), EX_T1, 1, EX_T2, 0);
+        if (!q->tag) /* r < short_from: groups start at r*(len+1) */
+            combine(q, EX_V, s->len + 1, EX_T1, 1, EX_T2, 0);
         else
             combine(q, EX_V, s->len, EX_T1, 1, EX_T2, s->rem);
         push(out, q);
@@ -396,7 +403,8 @@ static bool push_layout(plist *l, const hl_layout *lay, int i, int off)
         if (map.arg > 0) { /* the crinkles' groups (unused by the other ops) */
             s.len = L / map.arg;
             s.rem = L % map.arg;
-            s.split = s.rem * (s.len + 1);
+            s.short_from = s.rem == map.arg - 1 ? map.arg : s.rem;
+            s.split = s.short_from * (s.len + 1);
         }
         ok = each(l, map_piece[map.op], &s);
         L = hl_coord_table[map.op].after(map, L);

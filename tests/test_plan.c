@@ -539,6 +539,12 @@ static void test_streamed(void **state)
         {"[130,251,258,float32]", "flip:0 shift:1,-1,1 crinkle:0:2", "row groups"},
         {"[1031,4102,float64]", "flip:0 shift:-3,5 crinkle:0:2", "row groups"},
         {"[2050,4100,float32]", "shift:7,0", "row groups"},
+        /* odd extents crinkled by 2: one box per dimension's main part
+         * (only the last group is short), whole-line boxes not grouped;
+         * a group whose members are several rows, read in source order */
+        {"[255,257,256,float32]", "crinkle:all:2", "strided rows"},
+        {"[255,257,256,float32]", "uncrinkle:all:2", "lane permutes"},
+        {"[255,257,257,float32]", "crinkle:all:2", "row groups"},
         {"[64,64,64,64,float32]", "morton", "rows streamed straight"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},

@@ -47,6 +47,33 @@ static int64_t run_cells(const hl_box *b, int64_t count, int outer)
     return cells >= 2 && hi - lo + 1 == cells ? cells : 0;
 }
 
+/* Whether box b's part of a run (its digits before the last `outer`)
+ * writes whole 64-byte lines: cells dense along its smallest dst strides in
+ * runs of whole lines, every other digit moving by whole lines, starting at
+ * a line (on an output that starts at one). */
+static bool writes_lines(const hl_box *b, int outer, int64_t es)
+{
+    const int row = b->ndigits - outer;
+    int64_t lo = b->dst_base, run = 1;
+    bool used[HL_BOX_MAX_DIGITS] = {false};
+    for (int t = 0; t < row; t++)
+        lo += b->dst_stride[t] < 0 ? (b->extent[t] - 1) * b->dst_stride[t] : 0;
+    for (bool grew = true; grew;) { /* the dense run: strides 1, ext0, ext0*ext1, ... */
+        grew = false;
+        for (int t = 0; t < row; t++)
+            if (!used[t] && (b->dst_stride[t] == run || b->dst_stride[t] == -run)) {
+                used[t] = grew = true;
+                run *= b->extent[t];
+            }
+    }
+    if ((lo * es) % 64 || (run * es) % 64)
+        return false;
+    for (int t = 0; t < row; t++)
+        if (!used[t] && (b->dst_stride[t] * es) % 64)
+            return false;
+    return true;
+}
+
 /* The outer digits for boxes b[0..count) sharing `tail` trailing digits:
  * the fewest that make runs of at most `target` cells (long runs, short
  * enough to stay in L1), else the most that make runs of at most max_cells;
@@ -88,6 +115,14 @@ hl_status hl_row_groups(const hl_ir *ir, int64_t target, int64_t max_cells, hl_r
             int64_t cells;
             const int outer = choose_outer(b, c + 1, tail, target, max_cells, &cells);
             if (!outer)
+                continue;
+            /* boxes that each write whole lines gain nothing together (each
+             * solver then streams its own rows: a crinkle's last odd row
+             * grouped with the rest of its plane ran at 0.09 of the boxes apart, as an uncrinkle) */
+            bool lines = true;
+            for (int64_t m = 0; m <= c && lines; m++)
+                lines = writes_lines(&b[m], outer, ir->elem_size);
+            if (lines)
                 continue;
             /* a group found grows only while its runs stay as short */
             if (best > 1 && cells > (best_cells > target ? best_cells : target))
