@@ -687,9 +687,7 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
         /* a block writes whole lines of one run: the blocks may go in any
          * order, and go in the order their source lies (outer digits by
          * source stride), so that the block's rows are a few long streams */
-        for (int a = nb + 1; a < k->n; a++)
-            for (int c = a; c > nb && abs64(k->ss[c - 1]) > abs64(k->ss[c]); c--)
-                swap_digits(k, c, c - 1);
+        source_order(k, nb);
     } else {
         int best = nb;
         for (int t = nb + 1; t < k->n; t++)
@@ -1499,9 +1497,14 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
 
 /* ---- execution ---------------------------------------------------------------- */
 
+/* A function that only prefetches has no effect GCC counts: out of line,
+ * its calls are dropped as calls of a const function (a block's lookahead
+ * split into shares vanished so, in a trial).  Inlined, the prefetches stay. */
+#define PREFETCH_FN inline __attribute__((always_inline))
+
 /* Requests the n bytes of a run that starts at `at` and goes in direction
  * dir (+1 forwards; -1: `at` is its last element). */
-static void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
+static PREFETCH_FN void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
 {
 #if defined(__SSE2__)
     const char *lo = dir < 0 ? at - n + es : at;
@@ -1518,7 +1521,7 @@ enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
  * loads then wait on the L2, not on memory (into the L1, as the other
  * modes request theirs, the 6-D chain ran at 0.7x: the requests fill the
  * L1's miss buffers and the loads queue behind them). */
-static void prefetch_l2(const char *at, int64_t n)
+static PREFETCH_FN void prefetch_l2(const char *at, int64_t n)
 {
 #if defined(__SSE2__)
     for (int64_t l = 0; l < n; l += 64)
@@ -1528,7 +1531,7 @@ static void prefetch_l2(const char *at, int64_t n)
 #endif
 }
 
-static void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es)
+static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es)
 {
 #if defined(__SSE2__)
     for (int64_t j = 0; j < n; j++)
