@@ -6,30 +6,10 @@
 # Usage: apps_cli.sh path/to/hyperlayout
 set -u
 HL=$1
-pass=0
-fail=0
-dir=$(mktemp -d)
-out=$dir/stdout
-err=$dir/stderr
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-run() { "$HL" "$@" >"$out" 2>"$err"; }
-expect_ok() { if run "$@"; then ok; else bad "$* exited $?"; cat "$err"; fi; }
-# exit 2, exactly one line on stderr, nothing on stdout
-expect_fail() {
-    run "$@"
-    rc=$?
-    if [ "$rc" -ne 2 ]; then bad "$* exited $rc, expected 2"; cat "$err"; return; fi
-    n=$(wc -l <"$err")
-    if [ "$n" -ne 1 ]; then bad "$*: $n lines on stderr"; cat "$err"; return; fi
-    if [ -s "$out" ]; then bad "$*: wrote to stdout"; return; fi
-    ok
-}
-expect_err() { if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi; }
-expect_out() { if grep -q -e "$1" "$out"; then ok; else bad "stdout lacks '$1'"; cat "$out"; fi; }
 
 # ---- help
 expect_ok --help
@@ -115,5 +95,4 @@ expect_fail dist block,block 4,4 --procs 0
 expect_fail dist block,block
 expect_fail dist block,block 4,4 --bogus
 
-echo "apps_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish apps_cli

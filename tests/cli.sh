@@ -3,35 +3,8 @@
 # non-zero exit for bad input.  Usage: cli.sh path/to/hyperlayout
 set -u
 HL=$1
-pass=0
-fail=0
-out=$(mktemp)
-err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_ok ARGS... : exit 0
-expect_ok() {
-    if "$HL" "$@" >"$out" 2>"$err"; then ok; else bad "hyperlayout $* exited $?"; cat "$err"; fi
-}
-# expect_fail ARGS... : non-zero exit, exactly one line on stderr, nothing on stdout
-expect_fail() {
-    if "$HL" "$@" >"$out" 2>"$err"; then bad "hyperlayout $* succeeded"; return; fi
-    n=$(wc -l <"$err")
-    if [ "$n" -ne 1 ]; then bad "hyperlayout $*: $n lines on stderr"; cat "$err"; return; fi
-    if [ -s "$out" ]; then bad "hyperlayout $*: wrote to stdout"; return; fi
-    ok
-}
-# expect_err TEXT : the last failing run's stderr contains TEXT
-expect_err() {
-    if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi
-}
-# expect_out PATTERN : the last successful run printed a line matching PATTERN
-expect_out() {
-    if grep -q -e "$1" "$out"; then ok; else bad "output lacks '$1'"; fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 expect_ok --help
 expect_out "demo"
@@ -64,12 +37,6 @@ expect_ok demo "[2,3,5,7,int32]"
 expect_out "general path"
 
 # info: a .npy file written here byte by byte, [2,3,int32] (NumPy shape (2, 3))
-dir=$(mktemp -d)
-trap 'rm -f "$out" "$err"; rm -rf "$dir"' EXIT
-npy_header() { # MAGIC-VERSION DICT: a version 1.0 header padded to 128 bytes
-    printf "$1\166\000"
-    printf '%-117s\n' "$2"
-}
 { npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
   head -c 24 /dev/zero; } >"$dir/a.npy"
 expect_ok info "$dir/a.npy"
@@ -277,5 +244,4 @@ expect_fail walker extra
 expect_fail walker --particles 10 --steps 1 --csv "$dir/nodir/t.csv"
 [ ! -e "$dir/nodir" ] && ok || bad "a failed walker created a directory"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cli

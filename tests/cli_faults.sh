@@ -6,14 +6,10 @@
 # Usage: cli_faults.sh path/to/hyperlayout
 set -u
 HL=$1
-pass=0
-fail=0
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 skip=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 skipped() { skip=$((skip + 1)); echo "skipped: $*"; }
 # no hidden temporary (".NAME.XXXXXX") left in a directory
 no_temps() {
@@ -23,12 +19,11 @@ no_temps() {
 # npy FILE DICT BYTES: a version 1.0 .npy file whose data is BYTES zero bytes
 # (sparse: big inputs cost no disk)
 npy() {
-    { printf '\223NUMPY\001\000\166\000'; printf '%-117s\n' "$2"; } >"$1"
+    npy_header '\223NUMPY\001\000' "$2" >"$1"
     truncate -s $((128 + $3)) "$1"
 }
 # [2,3,int32] holding 0..5
-{ printf '\223NUMPY\001\000\166\000'
-  printf '%-117s\n' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
+{ npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }"
   printf '\000\000\000\000\001\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000\005\000\000\000'
 } >"$dir/a.npy"
 "$HL" transform "$dir/a.npy" "$dir/want.npy" flip:0 || bad "plain transform"
@@ -132,5 +127,4 @@ done
 "$HL" transform "$dir/big.npy" "$dir/q.npy" flip:0 2>"$dir/quiet.err" || bad "run without a terminal"
 [ ! -s "$dir/quiet.err" ] && ok || bad "progress printed without a terminal or --progress"
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+finish cli_faults "$skip skipped"

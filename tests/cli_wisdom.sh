@@ -7,36 +7,13 @@
 # Usage: cli_wisdom.sh path/to/hyperlayout
 set -u
 HL=$1
-pass=0
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-out="$dir/out.txt"
-err="$dir/err.txt"
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_ok() {
-    if "$HL" "$@" >"$out" 2>"$err"; then ok; else bad "hyperlayout $* exited $?"; cat "$err"; fi
-}
-expect_fail() {
-    if "$HL" "$@" >"$out" 2>"$err"; then bad "hyperlayout $* succeeded"; return; fi
-    n=$(wc -l <"$err")
-    if [ "$n" -ne 1 ]; then bad "hyperlayout $*: $n lines on stderr"; cat "$err"; return; fi
-    ok
-}
-expect_err() {
-    if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi
-}
-expect_out() {
-    if grep -q -e "$1" "$out"; then ok; else bad "output lacks '$1'"; cat "$out"; fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # a (96, 200) float32 .npy: the 10-byte prefix and the header make 128 bytes
 hdr="{'descr': '<f4', 'fortran_order': False, 'shape': (96, 200), }"
-pad=$((128 - 10 - ${#hdr} - 1))
 {
-    printf '\223NUMPY\001\000\166\000'
-    printf '%s%*s\n' "$hdr" "$pad" ""
+    npy_header '\223NUMPY\001\000' "$hdr"
     head -c $((96 * 200 * 4)) /dev/urandom
 } >"$dir/a.npy"
 expect_ok info "$dir/a.npy"
@@ -77,5 +54,4 @@ expect_err "--wisdom $dir: cannot"
 expect_fail transform --wisdom "$dir/no/such/w.txt" "$dir/a.npy" "$dir/x.npy" permute:1,0
 expect_err "--wisdom $dir/no/such/w.txt: cannot write"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cli_wisdom

@@ -10,31 +10,10 @@ set -u
 HL=$1
 PYTHON=${2:-}
 QUICK=${3:-0}
-pass=0
-fail=0
-dir=$(mktemp -d)
-out=$dir/stdout
-err=$dir/stderr
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+HL_SUB=ising
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-expect_ok() {
-    if "$HL" ising "$@" >"$out" 2>"$err"; then ok; else bad "ising $* exited $?"; cat "$err"; fi
-}
-# non-zero exit 2, exactly one line on stderr, nothing on stdout
-expect_fail() {
-    "$HL" ising "$@" >"$out" 2>"$err"
-    rc=$?
-    if [ "$rc" -ne 2 ]; then bad "ising $* exited $rc, expected 2"; cat "$err"; return; fi
-    n=$(wc -l <"$err")
-    if [ "$n" -ne 1 ]; then bad "ising $*: $n lines on stderr"; cat "$err"; return; fi
-    if [ -s "$out" ]; then bad "ising $*: wrote to stdout"; return; fi
-    ok
-}
-expect_err() { if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi; }
-expect_out() { if grep -q -e "$1" "$out"; then ok; else bad "stdout lacks '$1'"; cat "$out"; fi; }
 expect_file() { if [ -s "$1" ]; then ok; else bad "missing $1"; fi; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
@@ -304,5 +283,4 @@ PY
     fi
 fi
 
-echo "ising_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish ising_cli

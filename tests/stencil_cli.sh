@@ -6,29 +6,9 @@
 # the test needs nothing but a POSIX shell.  Usage: stencil_cli.sh HYPERLAYOUT
 set -u
 HL=$1
-pass=0
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-out=$dir/stdout
-err=$dir/stderr
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-expect_ok() {
-    if "$HL" "$@" >"$out" 2>"$err"; then ok; else bad "hyperlayout $* exited $?"; cat "$err"; fi
-}
-expect_fail() {
-    if "$HL" "$@" >"$out" 2>"$err"; then bad "hyperlayout $* succeeded"; return; fi
-    n=$(wc -l <"$err")
-    if [ "$n" -ne 1 ]; then bad "hyperlayout $*: $n lines on stderr"; cat "$err"; return; fi
-    if [ -s "$out" ]; then bad "hyperlayout $*: wrote to stdout"; return; fi
-    ok
-}
-expect_err() {
-    if grep -q -F -e "$1" "$err"; then ok; else bad "stderr lacks '$1'"; cat "$err"; fi
-}
 same() {
     if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi
 }
@@ -50,15 +30,8 @@ f64() {
 # npy FILE DESCR SHAPE-TUPLE COUNT: a version 1.0 header, then COUNT cells
 # holding their index (float64), or nothing for other descrs
 npy() {
-    dict="{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
-    len=${#dict}
-    pad=$(( 64 - (10 + len + 1) % 64 ))
-    [ $pad -eq 64 ] && pad=0
-    hlen=$((len + pad + 1))
     {
-        printf '\223NUMPY\001\000'
-        byte $((hlen & 255)); byte $((hlen >> 8))
-        printf '%s%*s\n' "$dict" "$pad" ""
+        npy_header '\223NUMPY\001\000' "{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
         k=0
         if [ "$2" = "<f8" ]; then
             while [ $k -lt "$4" ]; do f64 $k; k=$((k + 1)); done
@@ -133,5 +106,4 @@ if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
 same "$dir/stdout.npy" "$dir/file.npy"
 if ls "$dir" | grep -q '\.tmp\|XXXXXX\|~'; then bad "a temporary left in $dir: $(ls "$dir")"; else ok; fi
 
-echo "stencil_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish stencil_cli

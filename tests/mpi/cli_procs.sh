@@ -8,18 +8,9 @@
 set -u
 MPIEXEC=$1
 HL=$2
-pass=0
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-npy_header() { # MAGIC-VERSION DICT: a version 1.0 header padded to 128 bytes
-    printf "$1\166\000"
-    printf '%-117s\n' "$2"
-}
 # make NAME DESCR SHAPE BYTES: a C-order file of random bytes
 make_npy() {
     { npy_header '\223NUMPY\001\000' "{'descr': '$2', 'fortran_order': False, 'shape': $3, }"
@@ -108,5 +99,4 @@ fails 2 "Fortran order" --procs 2 "$dir/fortran.npy" "$dir/got.npy" flip:0
 fails 2 "--procs reads and writes .npy files" --procs 2 "$dir/f8.npy" - flip:0
 fails 2 "got.npy: file could not be" --procs 2 "$dir/f8.npy" "$dir/no/such/dir/got.npy" flip:0
 
-echo "transform --procs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "transform --procs"

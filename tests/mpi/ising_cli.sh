@@ -12,12 +12,8 @@
 set -u
 MPI=$1
 HL=$2
-pass=0
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 mpi() { np=$1; shift; timeout 120 "$MPI" -q -np "$np" --oversubscribe "$HL" ising "$@"; }
 
 # the final spins of a one-process checkpoint (the N bytes before its hash)
@@ -87,20 +83,15 @@ timeout 120 "$HL" ising $long --procs 1 --resume --out "$dir/stopped" || bad "re
 if cmp -s "$dir/ref_long/results.csv" "$dir/stopped/results.csv"; then ok; else bad "singleton resume: results differ"; fi
 
 # bad input: exit 2 on every process, one line
-expect_fail() { # NP ARGS...: NP 0 runs without mpirun
+expect_fail() { # NP ARGS...: lib.sh's expect_fail on NP processes; NP 0 runs without mpirun
     np=$1
     shift
     if [ "$np" -eq 0 ]; then
-        timeout 60 "$HL" ising "$@" >"$dir/out" 2>"$dir/err"
+        timeout 60 "$HL" ising "$@" >"$out" 2>"$err"
     else
-        timeout 60 "$MPI" -q -np "$np" --oversubscribe "$HL" ising "$@" >"$dir/out" 2>"$dir/err"
+        timeout 60 "$MPI" -q -np "$np" --oversubscribe "$HL" ising "$@" >"$out" 2>"$err"
     fi
-    rc=$?
-    n=$(grep -c . "$dir/err")
-    if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$dir/out" ]; then ok; else
-        bad "ising $* on $np: exit $rc, $n lines:"
-        cat "$dir/err"
-    fi
+    refused $? "ising $* on $np"
 }
 base="--L 30,22 --T 2 --sweeps 10 --no-plot --out $dir/bad"
 expect_fail 3 $base --procs 2x2          # the grid does not make the process count
@@ -112,5 +103,4 @@ expect_fail 2 $base --procs 2 --resume   # nothing to resume
 expect_fail 2 --L 30,22 --T 2 --sweeps 10 --no-plot --out "$dir/ref2" --procs 2 --resume # a one-process checkpoint
 expect_fail 0 --L 30,22 $common --out "$dir/p2_4" --resume                                # a --procs checkpoint without --procs
 
-echo "ising --procs against one process: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "ising --procs against one process"
