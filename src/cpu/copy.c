@@ -33,14 +33,16 @@
  * The remaining (outer) digits are walked by an odometer, which asks for the
  * next plane's source while the current one is copied.  All boxes of a plan
  * share one parallel region: the planes of all boxes are dealt out to the
- * threads in contiguous ranges of equal work. */
-#include "copy.h"
-#include "../wisdom_internal.h"
+ * threads in contiguous ranges of equal work.
+ *
+ * A transpose's column length is the cost model's here, unless the wisdom
+ * holds the box or the plan measures (HL_EFFORT_MEASURE): that is
+ * measure.c, which times the candidates on a sample of the box through
+ * this kernel (copy_internal.h holds what the two files share). */
+#include "copy_internal.h"
 #include "rowgroup.h"
-#include "transpose.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <omp.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -61,12 +63,9 @@ enum {
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
     MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
                                twice, where rows read a line per cell */
-    WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
-    TR_ROWS_MAX = 256,     /* the most rows of a transpose plane */
-    TR_ROW_BYTES_MAX = 512, /* ... the output run of a plane's column: the longest tried */
-    TR_ROW_BYTES_MIN = 128, /* ... and the shortest */
-    TR_COL_BYTES = 16384,  /* ... the source run of a plane's row */
-    TR_STAGE_BYTES = 16384, /* ... columns staged at a time (half an L1) */
+    TR_ROW_BYTES_MIN = 128, /* the shortest output run of a plane's column tried (the longest:
+                               TR_ROW_BYTES_MAX, copy_internal.h) */
+    TR_STAGE_BYTES = 16384, /* a transpose plane's columns staged at a time (half an L1) */
     L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
@@ -91,57 +90,6 @@ enum {
 /* Outputs at least this large are written with non-temporal stores. */
 #define STREAM_BYTES ((int64_t)32 << 20)
 
-typedef struct box_solver box_solver;
-
-typedef struct {
-    int mode;
-    const box_solver *solver;
-    int n;     /* digits; 0..inner-1 form the plane, inner..n-1 are outer */
-    int inner;
-    int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
-    int64_t src_base, dst_base;
-    int64_t planes, plane_cells; /* outer cells, nominal cells per plane */
-    /* BLOCK: block cells in entries of row_len cells (along digit 0) at src
-     * offsets stab[] and dst offsets dtab[] (dense: j * row_len) */
-    int64_t block, row_len; /* cells; cells per table entry (1, or a row of digit 0) */
-    int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
-                    this many (the chunk counter is then outer digit `inner`) */
-    bool dense;
-    bool short_rows; /* rows of 8, 16, 32 or 64 bytes contiguous on both sides */
-    /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
-     * offset stab[a] with src stride sdir (+1 or -1), column b written
-     * forwards at dst offset dtab[b].  The last src and dst digits of the
-     * plane are cut into chunks: outer digits `inner` and `inner+1` count
-     * the chunks (columns first), and a partial chunk uses a prefix of the
-     * tables.  `lines`: every dtab[b] starts a line when the plane does. */
-    int64_t rows_in, row_chunk, row_last; /* rows = rows_in * chunk of digit row_last */
-    int64_t cols_in, col_chunk, col_last;
-    int64_t sdir;
-    int64_t *stab, *dtab;
-    bool lines;
-    /* the row chunks may start `s` rows early (s < row_chunk, set per run
-     * by the output's place relative to a line), so that a buffer off line
-     * boundaries still gets whole lines: the row counter has one chunk more */
-    bool shift;
-    bool src_lines; /* every stab[a] starts a line when the plane's first row does */
-    const char *chosen; /* the plane's shape by "measured" or "wisdom"; NULL: the cost model */
-    /* GROUP: the members' parts of a run, at offsets from the plane's */
-    int nmem;
-    struct member *mem;
-    int64_t run_cells;
-    /* Lookahead: the source of the plane `ahead` planes on is requested
-     * while this one is copied (0: not) — for a group the span from span_lo
-     * (cells), for a block the npf cells at ptab (one per source line) */
-    int64_t ahead;
-    int64_t span_lo, span_bytes;
-    bool staged; /* GROUP: runs assembled in the stage when streaming; TRANSPOSE: whole
-                    columns that do not start lines, staged a strip at a time */
-    int64_t *ptab, npf;
-    bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
-    bool edges;     /* the level's transposes have masked row edges (transpose.h) */
-    hl_lanes lanes; /* LANES: the plane's table */
-} kbox;
-
 /* One box's part of a group's run: cells at src_off/dst_off plus digits
  * (sorted by |dst stride|, written forwards); dst_off counts from the run's
  * first cell. */
@@ -155,15 +103,6 @@ struct box_solver {
     const char *name;
     bool (*plan)(kbox *k, int64_t es, hl_status *st);
 };
-
-struct hl_copy {
-    int64_t nboxes, es, cells;
-    bool stream;
-    const hl_cpu_isa *isa;
-    kbox *box;
-};
-
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 static void swap_digits(kbox *k, int a, int b)
 {
@@ -396,7 +335,7 @@ static void copy_short_rows(char *out, const char *in, const int64_t *stab, cons
 /* ---- planning ---------------------------------------------------------------- */
 
 /* A box's tables (a plane shape tried and given up keeps its digits). */
-static void free_tables(kbox *k)
+void hl_copy_free_tables(kbox *k)
 {
     free(k->stab);
     free(k->dtab);
@@ -405,9 +344,9 @@ static void free_tables(kbox *k)
     hl_lanes_free(&k->lanes);
 }
 
-static void free_kbox(kbox *k)
+void hl_copy_free_kbox(kbox *k)
 {
-    free_tables(k);
+    hl_copy_free_tables(k);
     free(k->ext);
     free(k->mem);
 }
@@ -862,8 +801,7 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
  * them all): an odd run that fits a plane whole, then TR_ROW_BYTES_MAX,
  * half that, ... down to TR_ROW_BYTES_MIN.  Returns how many (at most
  * TR_SIZES_MAX). */
-enum { TR_SIZES_MAX = 4 };
-static int transpose_sizes(const kbox *k, int64_t es, int64_t *sizes)
+int hl_copy_transpose_sizes(const kbox *k, int64_t es, int64_t *sizes)
 {
     int nsizes = 0;
     if (k->n > 0 && (k->ext[0] * es) % 64 && k->ext[0] * es > TR_ROW_BYTES_MAX &&
@@ -875,8 +813,8 @@ static int transpose_sizes(const kbox *k, int64_t es, int64_t *sizes)
 }
 
 /* A register transpose whose columns are taken up to `bytes` (one of
- * transpose_sizes'): false where the box is no transpose. */
-static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st)
+ * hl_copy_transpose_sizes'): false where the box is no transpose. */
+bool hl_copy_plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st)
 {
     if (!plan_transpose(k, es, bytes))
         return false;
@@ -889,20 +827,20 @@ static bool plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status
  * non-temporal bursts) whose rows do not crowd one set of the L2.  An output
  * run that cannot start lines (an odd extent) but fits a plane is taken
  * whole: the columns are then staged and streamed as runs (`staged`). */
-static bool plan_register_transpose(kbox *k, int64_t es, hl_status *st)
+bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
 {
     int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
     const kbox saved = *k;
     memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
     memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
     memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
-    const int nsizes = transpose_sizes(k, es, sizes);
+    const int nsizes = hl_copy_transpose_sizes(k, es, sizes);
     for (int j = 0;; j++) {
-        if (!plan_transpose_columns(k, es, sizes[j], st))
+        if (!hl_copy_plan_transpose_columns(k, es, sizes[j], st))
             return false;
         if (*st != HL_OK || j == nsizes - 1 || rows_per_set(k, es) <= L2_ROWS_PER_SET)
             return true;
-        free_tables(k);
+        hl_copy_free_tables(k);
         int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
         *k = saved;
         memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
@@ -943,7 +881,7 @@ static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
  * digits and, if so, plans the box's planes. */
 static const box_solver solvers[] = {
     {"cell", plan_one},
-    {"register transpose", plan_register_transpose},
+    {"register transpose", hl_copy_plan_register_transpose},
     {"lane permutes", plan_lanes},
     {"short-row blocks", plan_block},
     {"memcpy rows", plan_memcpy_rows},
@@ -988,7 +926,7 @@ static void load_digits(kbox *k, const hl_box *b, int first, int count)
 }
 
 /* Moves the digits from the work arrays into an allocation of their own. */
-static hl_status keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
+hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
 {
     k->planes = 1;
     for (int t = k->inner; t < k->n; t++)
@@ -1003,308 +941,6 @@ static hl_status keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
     k->ss = dig + k->n;
     k->ds = dig + 2 * k->n;
     return HL_OK;
-}
-
-/* ---- planning effort: the transpose's columns measured, or from wisdom ------- */
-
-/* What a box is planned for (hl_copy_create). */
-typedef struct plan_ctx {
-    int64_t es, cells;
-    bool stream;
-    int threads; /* the team hl_execute starts (0 in the options resolved) */
-    int effort;  /* HL_EFFORT_* */
-    const hl_cpu_isa *isa;
-} plan_ctx;
-
-enum {
-    MEASURE_BYTES = 16 << 20, /* the sample of a box that each candidate copies */
-    MEASURE_ROUNDS = 5,      /* timed rounds after the warm-up, candidates interleaved */
-    MEASURE_DST_RUN = 4 * TR_ROW_BYTES_MAX, /* the sample keeps this much of the output run */
-};
-/* The most bytes of address space the sample's buffers may spread over (only
- * the pages holding its cells are touched). */
-#define MEASURE_SPAN_MAX ((int64_t)1 << 30)
-#define MEASURE_SECONDS 0.25 /* about the most one box's measuring may take */
-/* Problems whose input and output together exceed this (a server's L3)
- * are measured with the sample evicted from the caches before each run. */
-#define MEASURE_CACHE_BYTES ((int64_t)32 << 20)
-
-
-/* Marks the digits of the run that starts at digit `first` and continues
- * along strides st (as take_run gathers it) until it is `target` cells
- * long; keep[t] gets the extent each needs for that. */
-static void run_floors(const int64_t *ext, const int64_t *st, int n, int first, int64_t target,
-                       int64_t *keep)
-{
-    int64_t full = 1;
-    bool seen[WORK_DIGITS] = {false};
-    for (int t = first; t >= 0 && !seen[t] && full < target;) {
-        seen[t] = true;
-        const int64_t need = (target + full - 1) / full;
-        if (need > keep[t])
-            keep[t] = need < ext[t] ? need : ext[t];
-        full *= ext[t];
-        int next = -1;
-        for (int j = 0; j < n && next < 0; j++)
-            if (j != t && st[j] == st[first] * full)
-                next = j;
-        t = next;
-    }
-}
-
-/* The sample of a box that measuring copies: its digits with the extents
- * cut until it holds about MEASURE_BYTES.  The strides stay (where rows
- * fall in the caches is what the candidates differ in).  Digits outside
- * both runs of the plane are cut first, slowest in the output first; those
- * of the runs keep what the longest candidate plane needs.  Returns the
- * sample's cells. */
-static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds, int n, int64_t es)
-{
-    int64_t keep[WORK_DIGITS];
-    for (int t = 0; t < n; t++)
-        keep[t] = 0;
-    int s1 = -1;
-    for (int t = 0; t < n && s1 < 0; t++)
-        if (abs64(ss[t]) == 1)
-            s1 = t;
-    /* the output run: what the longest candidate needs, and a whole digit 0
-     * that a plane can take whole (transpose_sizes' odd run) */
-    const int64_t dst_run = MEASURE_DST_RUN / es > TR_ROWS_MAX ? MEASURE_DST_RUN / es : TR_ROWS_MAX;
-    run_floors(ext, ds, n, 0, dst_run, keep);
-    if (s1 >= 0)
-        run_floors(ext, ss, n, s1, TR_COL_BYTES / es > 2 ? TR_COL_BYTES / es : 2, keep);
-    const int64_t budget = MEASURE_BYTES / es > 1 ? MEASURE_BYTES / es : 1;
-    int64_t cells = 1;
-    for (int t = 0; t < n; t++)
-        cells *= ext[t];
-    for (int pass = 0; pass < 2 && cells > budget; pass++)
-        for (;;) {
-            int pick = -1;
-            for (int t = 0; t < n; t++) {
-                const int64_t low = pass == 0 ? (keep[t] ? ext[t] : 1) : (keep[t] ? keep[t] : 1);
-                if (ext[t] > low && (pick < 0 || abs64(ds[t]) > abs64(ds[pick])))
-                    pick = t;
-            }
-            if (pick < 0 || cells <= budget)
-                break;
-            const int64_t rest = cells / ext[pick];
-            const int64_t low = keep[pick] ? keep[pick] : 1;
-            const int64_t e = budget / rest > low ? budget / rest : low;
-            cells = rest * e;
-            ext[pick] = e;
-        }
-    return cells;
-}
-
-/* Walks the sample's cells at `at` (offsets from cell `base`, digits ext and
- * strides st) in runs along the digit of stride +-1: writes each run
- * (`fill`: a page never written reads as the kernel's one shared zero page,
- * which would put every row in L1), or evicts its lines from the caches. */
-static void walk_sample(char *at, int64_t base, const int64_t *ext, const int64_t *st, int n,
-                        int64_t es, bool fill)
-{
-    int r = 0;
-    for (int t = 0; t < n; t++)
-        if (abs64(st[t]) == 1) {
-            r = t;
-            break;
-        }
-    const int64_t lo = st[r] < 0 ? (ext[r] - 1) * st[r] : 0;
-    const int64_t unit = abs64(st[r]) == 1 ? ext[r] : 1, reps = abs64(st[r]) == 1 ? 1 : ext[r];
-    int64_t d[WORK_DIGITS] = {0}, off = base, runs = 1;
-    for (int t = 0; t < n; t++)
-        runs *= t == r ? 1 : ext[t];
-    for (int64_t j = 0; j < runs; j++) {
-        for (int64_t i = 0; i < reps; i++) {
-            char *run = at + (off + lo + i * st[r]) * es;
-            if (fill)
-                memset(run, 0x5a, (size_t)(unit * es));
-#if defined(__SSE2__)
-            else
-                for (int64_t b = 0; b < unit * es + 64; b += 64)
-                    _mm_clflush(run + (b < unit * es ? b : unit * es - 1));
-#endif
-        }
-        for (int t = 0; t < n; t++) {
-            if (t == r)
-                continue;
-            off += st[t];
-            if (++d[t] < ext[t])
-                break;
-            off -= st[t] * ext[t];
-            d[t] = 0;
-        }
-    }
-}
-
-static int64_t mod64(int64_t v) { return ((v % 64) + 64) % 64; }
-
-/* Times the register transpose of a box (digits dig, as loaded) with
- * columns of each of transpose_sizes' lengths on a sample of it in scratch
- * buffers, and gives the fastest in *best (0 when
- * the box has no sample small enough to measure, or no candidate). */
-static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src_base,
-                                 int64_t dst_base, const plan_ctx *pc, int64_t *best)
-{
-    enum { NCAND = 8 };
-    const int64_t es = pc->es;
-    int64_t ext[WORK_DIGITS];
-    memcpy(ext, dig[0], sizeof *ext * (size_t)n);
-    *best = 0;
-    const int64_t cells = sample_digits(ext, dig[1], dig[2], n, es);
-    if (cells > 4 * (MEASURE_BYTES / es > 1 ? MEASURE_BYTES / es : 1))
-        return HL_OK;
-    int64_t slo = 0, shi = 0, dlo = 0, dhi = 0;
-    for (int t = 0; t < n; t++) {
-        const int64_t a = (ext[t] - 1) * dig[1][t], b = (ext[t] - 1) * dig[2][t];
-        *(a < 0 ? &slo : &shi) += a;
-        *(b < 0 ? &dlo : &dhi) += b;
-    }
-    if ((shi - slo + 1) > MEASURE_SPAN_MAX / es || (dhi - dlo + 1) > MEASURE_SPAN_MAX / es)
-        return HL_OK;
-    kbox cand[NCAND];
-    int64_t bytes_of[NCAND], sizes[TR_SIZES_MAX];
-    int ncand = 0;
-    hl_status st = HL_OK;
-    /* the sizes of the box itself (its digit 0 is kept whole in the sample) */
-    const kbox whole = {.n = n, .ext = dig[0], .ss = dig[1], .ds = dig[2]};
-    const int nsizes = transpose_sizes(&whole, es, sizes);
-    for (int j = 0; j < nsizes && st == HL_OK; j++) {
-        const int64_t bytes = sizes[j];
-        int64_t work[3][WORK_DIGITS];
-        kbox c;
-        memset(&c, 0, sizeof c);
-        c.ext = work[0];
-        c.ss = work[1];
-        c.ds = work[2];
-        c.n = n;
-        memcpy(work[0], ext, sizeof *ext * (size_t)n);
-        memcpy(work[1], dig[1], sizeof *ext * (size_t)n);
-        memcpy(work[2], dig[2], sizeof *ext * (size_t)n);
-        c.src_base = -slo;
-        c.dst_base = -dlo;
-        if (!plan_transpose_columns(&c, es, bytes, &st))
-            continue;
-        bool dup = false; /* a plane no other candidate has */
-        for (int i = 0; i < ncand; i++)
-            dup = dup || cand[i].rows_in * cand[i].row_chunk == c.rows_in * c.row_chunk;
-        const hl_status kept = st == HL_OK && !dup ? keep_digits(&c, work) : HL_OK;
-        if (st != HL_OK || dup || kept != HL_OK) {
-            c.ext = NULL;
-            free_kbox(&c);
-            st = st != HL_OK ? st : kept;
-            continue;
-        }
-        bytes_of[ncand] = bytes;
-        cand[ncand++] = c;
-    }
-    if (st != HL_OK || ncand < 2) {
-        if (st == HL_OK && ncand == 1)
-            *best = bytes_of[0];
-        for (int i = 0; i < ncand; i++)
-            free_kbox(&cand[i]);
-        return st;
-    }
-    /* the scratch: each side at the alignment to 64 bytes that the box has
-     * in a 64-byte-aligned buffer */
-    const int64_t pad_s = mod64((src_base + slo) * es), pad_d = mod64((dst_base + dlo) * es);
-    const size_t in_bytes = (size_t)(((shi - slo + 1) * es + pad_s + 63) / 64 * 64);
-    const size_t out_bytes = (size_t)(((dhi - dlo + 1) * es + pad_d + 63) / 64 * 64);
-    char *ibuf = aligned_alloc(64, in_bytes), *obuf = aligned_alloc(64, out_bytes);
-    if (!ibuf || !obuf)
-        st = HL_ERR_NOMEM;
-    if (st == HL_OK) {
-        char *in = ibuf + pad_s, *out = obuf + pad_d;
-        walk_sample(in, -slo, ext, dig[1], n, es, true);
-        /* a problem larger than the caches runs from memory: so does each
-         * timed run of its sample (else the sample's source, read again,
-         * would come from the L3) */
-        const bool cold = pc->cells * es * 2 > MEASURE_CACHE_BYTES;
-        hl_copy one = {.nboxes = 1, .es = es, .cells = pc->cells, .stream = pc->stream,
-                       .isa = pc->isa};
-        const hl_exec_ctx ctx = {pc->threads, 0, 1, NULL};
-        double fastest[NCAND];
-        int rounds = MEASURE_ROUNDS;
-        for (int round = 0; round <= rounds && st == HL_OK; round++) {
-            double total = 0;
-            for (int j = 0; j < ncand && st == HL_OK; j++) {
-                const int i = round % 2 ? ncand - 1 - j : j; /* alternate the order */
-                one.box = &cand[i];
-                if (cold) {
-                    walk_sample(in, -slo, ext, dig[1], n, es, false);
-                    walk_sample(out, -dlo, ext, dig[2], n, es, false);
-                }
-                const double t0 = omp_get_wtime();
-                st = hl_copy_run(&one, in, out, &ctx);
-                const double dt = omp_get_wtime() - t0;
-                total += dt;
-                if (round == 0 || dt < fastest[i])
-                    fastest[i] = dt;
-            }
-            if (round == 0) { /* the warm-up (pages first written) is not counted, */
-                for (int i = 0; i < ncand; i++)
-                    fastest[i] = HUGE_VAL;
-                /* and tells how many rounds fit the time allowed */
-                const int fit = (int)(MEASURE_SECONDS / (total > 1e-9 ? total : 1e-9));
-                rounds = fit < 2 ? 2 : fit < MEASURE_ROUNDS ? fit : MEASURE_ROUNDS;
-            }
-        }
-        int win = 0;
-        for (int i = 1; i < ncand; i++)
-            if (fastest[i] < fastest[win])
-                win = i;
-        if (st == HL_OK)
-            *best = bytes_of[win];
-    }
-    free(ibuf);
-    free(obuf);
-    for (int i = 0; i < ncand; i++)
-        free_kbox(&cand[i]);
-    return st;
-}
-
-/* A box the register transpose took: its plane shape from wisdom when the
- * wisdom holds the problem, else measured under HL_EFFORT_MEASURE (and
- * recorded), else the cost model's as planned.  k is replanned from
- * `loaded` (the box as loaded, its digits in `saved`) into `work`. */
-static hl_status choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WORK_DIGITS],
-                                int64_t (*saved)[WORK_DIGITS], const plan_ctx *pc)
-{
-    const hl_wisdom_key key = {pc->isa->name, pc->es, pc->threads, pc->stream, loaded->n,
-                               saved[0], saved[1], saved[2]};
-    int64_t bytes = 0;
-    const char *how = NULL;
-    if (hl_wisdom_lookup(&key, &bytes)) {
-        how = "wisdom";
-    } else if (pc->effort == HL_EFFORT_MEASURE) {
-        const hl_status st = measure_columns(saved, loaded->n, loaded->src_base, loaded->dst_base,
-                                             pc, &bytes);
-        if (st != HL_OK)
-            return st;
-        if (bytes) {
-            how = "measured";
-            if (hl_wisdom_record(&key, bytes) == HL_ERR_NOMEM)
-                return HL_ERR_NOMEM;
-        }
-    }
-    if (!how)
-        return HL_OK;
-    const box_solver *solver = k->solver;
-    free_tables(k);
-    *k = *loaded;
-    memcpy(work, saved, sizeof *work * 3);
-    k->solver = solver;
-    hl_status st = HL_OK;
-    if (plan_transpose_columns(k, pc->es, bytes, &st)) {
-        k->chosen = how;
-        return st;
-    }
-    /* a recorded length that does not make a plane here: the cost model's */
-    *k = *loaded;
-    memcpy(work, saved, sizeof *work * 3);
-    k->solver = solver;
-    (void)plan_register_transpose(k, pc->es, &st);
-    return st;
 }
 
 static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *pc)
@@ -1331,8 +967,8 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
             memcpy(work, saved, sizeof work);
     }
     if (st == HL_OK && k->mode == TRANSPOSE)
-        st = choose_columns(k, &loaded, work, saved, pc);
-    const hl_status kept = keep_digits(k, work);
+        st = hl_copy_choose_columns(k, &loaded, work, saved, pc);
+    const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
 
@@ -1443,7 +1079,7 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     if (can_lanes && piece * es <= LANES_ROW_BYTES &&
         group_lanes(k, es, !forwards, &st))
         k->solver = &group_lanes_solver;
-    const hl_status kept = keep_digits(k, work);
+    const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
 
@@ -1452,7 +1088,7 @@ void hl_copy_destroy(hl_copy *c)
     if (!c)
         return;
     for (int64_t i = 0; i < c->nboxes; i++)
-        free_kbox(&c->box[i]);
+        hl_copy_free_kbox(&c->box[i]);
     free(c->box);
     free(c);
 }

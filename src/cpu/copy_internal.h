@@ -1,0 +1,114 @@
+/* hyperlayout internal — what the copy kernel (copy.c) shares with its
+ * measuring of register transposes' columns (measure.c): the prepared box,
+ * what a box is planned for, and the planner's steps that measuring replays
+ * on its candidates. */
+#ifndef HYPERLAYOUT_CPU_COPY_INTERNAL_H
+#define HYPERLAYOUT_CPU_COPY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "copy.h"
+#include "transpose.h"
+
+enum {
+    WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
+    TR_ROWS_MAX = 256,     /* the most rows of a transpose plane */
+    TR_ROW_BYTES_MAX = 512, /* ... the output run of a plane's column: the longest tried */
+    TR_COL_BYTES = 16384,  /* ... the source run of a plane's row */
+};
+
+typedef struct box_solver box_solver;
+
+typedef struct {
+    int mode;
+    const box_solver *solver;
+    int n;     /* digits; 0..inner-1 form the plane, inner..n-1 are outer */
+    int inner;
+    int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
+    int64_t src_base, dst_base;
+    int64_t planes, plane_cells; /* outer cells, nominal cells per plane */
+    /* BLOCK: block cells in entries of row_len cells (along digit 0) at src
+     * offsets stab[] and dst offsets dtab[] (dense: j * row_len) */
+    int64_t block, row_len; /* cells; cells per table entry (1, or a row of digit 0) */
+    int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
+                    this many (the chunk counter is then outer digit `inner`) */
+    bool dense;
+    bool short_rows; /* rows of 8, 16, 32 or 64 bytes contiguous on both sides */
+    /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
+     * offset stab[a] with src stride sdir (+1 or -1), column b written
+     * forwards at dst offset dtab[b].  The last src and dst digits of the
+     * plane are cut into chunks: outer digits `inner` and `inner+1` count
+     * the chunks (columns first), and a partial chunk uses a prefix of the
+     * tables.  `lines`: every dtab[b] starts a line when the plane does. */
+    int64_t rows_in, row_chunk, row_last; /* rows = rows_in * chunk of digit row_last */
+    int64_t cols_in, col_chunk, col_last;
+    int64_t sdir;
+    int64_t *stab, *dtab;
+    bool lines;
+    /* the row chunks may start `s` rows early (s < row_chunk, set per run
+     * by the output's place relative to a line), so that a buffer off line
+     * boundaries still gets whole lines: the row counter has one chunk more */
+    bool shift;
+    bool src_lines; /* every stab[a] starts a line when the plane's first row does */
+    const char *chosen; /* the plane's shape by "measured" or "wisdom"; NULL: the cost model */
+    /* GROUP: the members' parts of a run, at offsets from the plane's */
+    int nmem;
+    struct member *mem;
+    int64_t run_cells;
+    /* Lookahead: the source of the plane `ahead` planes on is requested
+     * while this one is copied (0: not) — for a group the span from span_lo
+     * (cells), for a block the npf cells at ptab (one per source line) */
+    int64_t ahead;
+    int64_t span_lo, span_bytes;
+    bool staged; /* GROUP: runs assembled in the stage when streaming; TRANSPOSE: whole
+                    columns that do not start lines, staged a strip at a time */
+    int64_t *ptab, npf;
+    bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
+    bool edges;     /* the level's transposes have masked row edges (transpose.h) */
+    hl_lanes lanes; /* LANES: the plane's table */
+} kbox;
+
+struct hl_copy {
+    int64_t nboxes, es, cells;
+    bool stream;
+    const hl_cpu_isa *isa;
+    kbox *box;
+};
+
+/* What a box is planned for (hl_copy_create). */
+typedef struct plan_ctx {
+    int64_t es, cells;
+    bool stream;
+    int threads; /* the team hl_execute starts (0 in the options resolved) */
+    int effort;  /* HL_EFFORT_* */
+    const hl_cpu_isa *isa;
+} plan_ctx;
+
+static inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* copy.c's planning steps that measuring replays on its candidates: */
+
+void hl_copy_free_tables(kbox *k);
+void hl_copy_free_kbox(kbox *k);
+hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS]);
+
+/* The output runs of a plane's columns the planner chooses among, longest
+ * first; returns how many (at most TR_SIZES_MAX). */
+enum { TR_SIZES_MAX = 4 };
+int hl_copy_transpose_sizes(const kbox *k, int64_t es, int64_t *sizes);
+
+/* A register transpose whose columns are taken up to `bytes`; false where
+ * the box is no transpose. */
+bool hl_copy_plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_status *st);
+
+/* The cost model's register transpose (the solver "register transpose"). */
+bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st);
+
+/* measure.c: the plane shape of a box the register transpose took, from
+ * wisdom, or measured under HL_EFFORT_MEASURE (and recorded), else the cost
+ * model's as planned. */
+hl_status hl_copy_choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WORK_DIGITS],
+                                 int64_t (*saved)[WORK_DIGITS], const plan_ctx *pc);
+
+#endif
