@@ -56,7 +56,9 @@ static void check_one(const level *lv, char *lo, char *hi, int64_t n, int64_t ss
     assert_true(done >= 0 && done <= n);
     if (stream)
         assert_int_equal(done * es % 64, 0);
-    else if (!strcmp(lv->name, "avx512") && off == 0 && ss != -1)
+    if (stream && !strcmp(lv->name, "avx512") && ss != -1 && n * es % 64 == 0)
+        assert_int_equal(done, n); /* the last line from masked loads, read within the row */
+    else if (!stream && !strcmp(lv->name, "avx512") && off == 0 && ss != -1)
         assert_int_equal(done, n); /* the masked last vector finishes the row */
     for (int64_t i = 0; i < done; i++)
         if (memcmp(out + i * es, in + i * ss * es, (size_t)es) != 0)

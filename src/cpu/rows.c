@@ -359,8 +359,21 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
      * 0.9x on reversals of whole arrays of float32 (through the stage) */
     const int64_t i = ss == -1 ? strided_sse2(out, in, n, ss, es, stream) : strided_avx512(out, in, n, ss, es, stream);
     const int64_t r = n - i;
-    if (stream || r <= 0 || (ss != -1 && ss != 2 && ss != -2) || (es != 4 && es != 8))
+    if (r <= 0 || (ss != -1 && ss != 2 && ss != -2) || (es != 4 && es != 8))
         return i;
+    if (stream) {
+        /* the last line of a stride-2 row, which the loop leaves (its
+         * vector would read a cell past the row), streamed from masked
+         * loads: left to the caller, it went through the stage with a
+         * copy cell by cell, for every 2 KiB chunk of a streamed row */
+        if (ss == -1 || r != 64 / es || ((uintptr_t)(out + i * es) & 63) != 0)
+            return i;
+        if (es == 4)
+            _mm512_stream_ps((float *)(void *)(out + i * es), avx512_t4((const float *)(const void *)in, i, r, ss));
+        else
+            _mm512_stream_pd((double *)(void *)(out + i * es), avx512_t8((const double *)(const void *)in, i, r, ss));
+        return n;
+    }
     const uintptr_t first = (uintptr_t)(out + i * es), end = (uintptr_t)(out + n * es);
     const bool up = (first + 63) / 64 > (end - 1) / 64; /* a store from `first` passes the row's last line */
     if (up && (end - 64) / 64 < first / 64)               /* ... and one ending at `end` starts before its first */
