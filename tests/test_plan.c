@@ -545,6 +545,8 @@ static void test_streamed(void **state)
         {"[255,257,256,float32]", "crinkle:all:2", "strided rows"},
         {"[255,257,256,float32]", "uncrinkle:all:2", "lane permutes"},
         {"[255,257,257,float32]", "crinkle:all:2", "row groups"},
+        /* members of pairs (an odd uncrinkle) walked along their next digit */
+        {"[4095,4097,float32]", "uncrinkle:0:2", "row groups"},
         {"[64,64,64,64,float32]", "morton", "rows streamed straight"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},

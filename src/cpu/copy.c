@@ -1079,6 +1079,18 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     if (can_lanes && piece * es <= LANES_ROW_BYTES &&
         group_lanes(k, es, !forwards, &st))
         k->solver = &group_lanes_solver;
+    /* a member whose rows are a few cells (an uncrinkle's pairs) goes along
+     * its next digit instead, a few of those rows for each: a call per pair
+     * ran the uncrinkle of [255,257,257] at 2.6 GB/s */
+    for (int m = 0; m < k->nmem && k->solver == &group_solver; m++) {
+        member *x = &k->mem[m];
+        if (x->n > 1 && x->ext[0] * es < 16 && x->ext[1] > x->ext[0]) {
+            int64_t t;
+            t = x->ext[0], x->ext[0] = x->ext[1], x->ext[1] = t;
+            t = x->ss[0], x->ss[0] = x->ss[1], x->ss[1] = t;
+            t = x->ds[0], x->ds[0] = x->ds[1], x->ds[1] = t;
+        }
+    }
     const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
