@@ -4,8 +4,9 @@
  * cell — with the row against an inaccessible page on the side it runs
  * towards, so a read of a cell outside the row faults; and lane-permute
  * tables (hl_lanes) of random planes, with the span's end against such a
- * page, cells of 4, 8, 12 and 16 bytes; and short rows joined a line a
- * store (hl_short_rows). */
+ * page, cells of 4, 8, 12 and 16 bytes; short rows joined a line a
+ * store (hl_short_rows); and a crinkle's two halves from one read
+ * (hl_halves). */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,9 +249,57 @@ static void test_short_rows(void **state)
 #endif
 }
 
+/* A crinkle's two halves from one read (AVX-512), plain and streamed:
+ * every row length up to a few vectors, the row ending against an
+ * inaccessible page, the halves checked cell by cell and the bytes past the
+ * cells done untouched. */
+static void test_halves(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!__builtin_cpu_supports("avx512f")) {
+        skip();
+        return;
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, (size_t)(3 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + 2 * page, (size_t)page, PROT_NONE), 0);
+    char *hi = map + 2 * page;
+    for (long b = 0; b < 2 * page; b++)
+        map[b] = (char)(b * 13 + b / 253);
+    enum { HALF = MAX_CELLS * 8 + 128 };
+    char *out = aligned_alloc(64, 2 * HALF);
+    assert_non_null(out);
+    int64_t checked = 0;
+    for (int64_t es = 4; es <= 8; es += 4)
+        for (int64_t n = 0; n <= MAX_CELLS; n++)
+            for (int stream = 0; stream < 2; stream++, checked++) {
+                const char *in = hi - 2 * n * es;
+                char *o0 = out, *o1 = out + HALF;
+                memset(out, SENTINEL, 2 * HALF);
+                const int64_t done = hl_halves_avx512(o0, o1, in, n, es, stream);
+                assert_int_equal(done, n - n % (64 / es));
+                for (int64_t i = 0; i < done; i++) {
+                    assert_memory_equal(o0 + i * es, in + 2 * i * es, (size_t)es);
+                    assert_memory_equal(o1 + i * es, in + (2 * i + 1) * es, (size_t)es);
+                }
+                for (int64_t b = done * es; b < HALF; b++) {
+                    assert_int_equal((unsigned char)o0[b], SENTINEL);
+                    assert_int_equal((unsigned char)o1[b], SENTINEL);
+                }
+            }
+    assert_int_equal(checked, 2 * (MAX_CELLS + 1) * 2);
+    free(out);
+    munmap(map, (size_t)(3 * page));
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_levels), cmocka_unit_test(test_lanes),
-                                       cmocka_unit_test(test_short_rows)};
+                                       cmocka_unit_test(test_short_rows), cmocka_unit_test(test_halves)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -860,6 +860,14 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
         cut_digit(k, 0, ROW_CHUNK);
         k->plane_cells = ROW_CHUNK;
     }
+    /* a stride-2 row whose next digit is the odd half beside it: both
+     * halves are one plane, from one read of the row */
+    if (k->can_halves && !k->cut && k->n > 1 && k->ss[0] == 2 && k->ds[0] == 1 &&
+        k->ext[1] == 2 && k->ss[1] == 1) {
+        k->halves = true;
+        k->inner = 2;
+        k->plane_cells = 2 * k->ext[0];
+    }
     /* the chunk counter of a cut row stays first */
     if (k->ext[0] * es >= MIN_ORDERED_ROW_BYTES)
         source_order(k, k->inner + (k->cut ? 1 : 0));
@@ -955,6 +963,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     load_digits(k, b, 0, b->ndigits);
     k->can_lanes = has_lanes(pc->isa, es);
     k->edges = pc->isa->edges;
+    k->can_halves = pc->isa->halves && (es == 4 || es == 8);
     const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
@@ -1189,6 +1198,31 @@ static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64
 #endif
 }
 
+/* The two halves of a crinkled row: out0[i] = in[2i], out1[i] = in[2i + 1],
+ * i < n.  Streamed when both halves lie alike against the lines (their
+ * heads, up to a line, with plain stores), else as two strided rows. */
+static void copy_halves(char *out0, char *out1, const char *in, int64_t n, int64_t es, bool stream,
+                        const hl_cpu_isa *isa)
+{
+    int64_t head = 0;
+    if (stream) {
+        const uintptr_t at = (uintptr_t)out0 & 63;
+        if (at != ((uintptr_t)out1 & 63) || at % (uintptr_t)es) {
+            stream_row(out0, in, n, 2, es, true, isa);
+            stream_row(out1, in + es, n, 2, es, true, isa);
+            return;
+        }
+        head = at ? (int64_t)(64 - at) / es : 0;
+        head = head < n ? head : n;
+        copy_row(out0, in, head, 1, 2, es, isa);
+        copy_row(out1, in + es, head, 1, 2, es, isa);
+    }
+    const int64_t done = head + isa->halves(out0 + head * es, out1 + head * es, in + 2 * head * es,
+                                            n - head, es, stream);
+    copy_row(out0 + done * es, in + 2 * done * es, n - done, 1, 2, es, isa);
+    copy_row(out1 + done * es, in + (2 * done + 1) * es, n - done, 1, 2, es, isa);
+}
+
 /* A member's rows; streamed (stream_row), where the group is not staged,
  * when they are rows of the output: a member of several rows (a crinkled
  * dimension under a cut one) written with plain stores ran at 0.4 of its
@@ -1288,6 +1322,10 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         return;
     case ROW: {
         int64_t n = k->ext[0];
+        if (k->halves) {
+            copy_halves(out, out + k->ds[1] * es, in, n, es, stream, isa);
+            return;
+        }
         if (k->cut)
             n = n - d[1] * k->cut < k->cut ? n - d[1] * k->cut : k->cut;
         if (next && abs64(k->ss[0]) == 1 && n * es <= PREFETCH_MAX)
@@ -1512,6 +1550,8 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                c->isa->name, k->rows_in * k->row_chunk * c->es,
                                k->chosen ? " (" : "", k->chosen ? k->chosen : "",
                                k->chosen ? ")" : "");
+        if (k->halves)
+            used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
         if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
                                "when the output starts a line");

@@ -400,6 +400,46 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
     return n;
 }
 
+AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t n, int64_t es,
+                                bool stream)
+{
+    int64_t i = 0;
+    if (es == 4) {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        const float *p = (const float *)(const void *)in;
+        float *o0 = (float *)(void *)out0, *o1 = (float *)(void *)out1;
+        for (; i + 16 <= n; i += 16) {
+            const __m512 a = _mm512_loadu_ps(p + 2 * i), b = _mm512_loadu_ps(p + 2 * i + 16);
+            const __m512 e = _mm512_permutex2var_ps(a, even, b), o = _mm512_permutex2var_ps(a, odd, b);
+            if (stream) {
+                _mm512_stream_ps(o0 + i, e);
+                _mm512_stream_ps(o1 + i, o);
+            } else {
+                _mm512_storeu_ps(o0 + i, e);
+                _mm512_storeu_ps(o1 + i, o);
+            }
+        }
+    } else if (es == 8) {
+        const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+        const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        const double *p = (const double *)(const void *)in;
+        double *o0 = (double *)(void *)out0, *o1 = (double *)(void *)out1;
+        for (; i + 8 <= n; i += 8) {
+            const __m512d a = _mm512_loadu_pd(p + 2 * i), b = _mm512_loadu_pd(p + 2 * i + 8);
+            const __m512d e = _mm512_permutex2var_pd(a, even, b), o = _mm512_permutex2var_pd(a, odd, b);
+            if (stream) {
+                _mm512_stream_pd(o0 + i, e);
+                _mm512_stream_pd(o1 + i, o);
+            } else {
+                _mm512_storeu_pd(o0 + i, e);
+                _mm512_storeu_pd(o1 + i, o);
+            }
+        }
+    }
+    return i;
+}
+
 /* Masked loads: the span's last vector reads only its lanes. */
 AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
 {

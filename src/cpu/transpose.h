@@ -41,6 +41,8 @@ typedef struct hl_cpu_isa {
                                cell by cell */
     hl_short_rows_fn *short_rows; /* short rows streamed straight from the source (rows.h);
                                      NULL: through the stage */
+    hl_halves_fn *halves; /* a crinkle's two halves of a row from one read (rows.h); NULL:
+                             none */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
