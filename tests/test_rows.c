@@ -249,9 +249,9 @@ static void test_short_rows(void **state)
 #endif
 }
 
-/* A crinkle's two halves from one read (AVX-512), plain and streamed:
- * every row length up to a few vectors, the row ending against an
- * inaccessible page, the halves checked cell by cell and the bytes past the
+/* A crinkle's two halves from one read (AVX-512), plain and streamed, read
+ * up (stride 2) and down (-2): every row length up to a few vectors, the
+ * row's end against an inaccessible page, the halves checked cell by cell and the bytes past the
  * cells done untouched. */
 static void test_halves(void **state)
 {
@@ -262,36 +262,41 @@ static void test_halves(void **state)
         return;
     }
     const long page = sysconf(_SC_PAGESIZE);
-    char *map = mmap(NULL, (size_t)(3 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(map != MAP_FAILED);
-    assert_int_equal(mprotect(map + 2 * page, (size_t)page, PROT_NONE), 0);
-    char *hi = map + 2 * page;
+    /* guard page, two data pages, guard page */
+    char *base = mmap(NULL, (size_t)(4 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(base != MAP_FAILED);
+    assert_int_equal(mprotect(base, (size_t)page, PROT_NONE), 0);
+    assert_int_equal(mprotect(base + 3 * page, (size_t)page, PROT_NONE), 0);
+    char *map = base + page, *hi = map + 2 * page;
     for (long b = 0; b < 2 * page; b++)
         map[b] = (char)(b * 13 + b / 253);
     enum { HALF = MAX_CELLS * 8 + 128 };
     char *out = aligned_alloc(64, 2 * HALF);
     assert_non_null(out);
     int64_t checked = 0;
-    for (int64_t es = 4; es <= 8; es += 4)
-        for (int64_t n = 0; n <= MAX_CELLS; n++)
-            for (int stream = 0; stream < 2; stream++, checked++) {
-                const char *in = hi - 2 * n * es;
-                char *o0 = out, *o1 = out + HALF;
-                memset(out, SENTINEL, 2 * HALF);
-                const int64_t done = hl_halves_avx512(o0, o1, in, n, es, stream);
-                assert_int_equal(done, n - n % (64 / es));
-                for (int64_t i = 0; i < done; i++) {
-                    assert_memory_equal(o0 + i * es, in + 2 * i * es, (size_t)es);
-                    assert_memory_equal(o1 + i * es, in + (2 * i + 1) * es, (size_t)es);
+    for (int64_t ss = -2; ss <= 2; ss += 4)
+        for (int64_t es = 4; es <= 8; es += 4)
+            for (int64_t n = 0; n <= MAX_CELLS; n++)
+                for (int stream = 0; stream < 2; stream++, checked++) {
+                    /* the row's 2n cells end at the guard page (ss 2) or
+                     * start at the mapping's first byte (ss -2: read down) */
+                    const char *in = ss > 0 ? hi - 2 * n * es : map + (2 * n - 1) * es;
+                    char *o0 = out, *o1 = out + HALF;
+                    memset(out, SENTINEL, 2 * HALF);
+                    const int64_t done = hl_halves_avx512(o0, o1, in, n, ss, es, stream);
+                    assert_int_equal(done, n - n % (64 / es));
+                    for (int64_t i = 0; i < done; i++) {
+                        assert_memory_equal(o0 + i * es, in + i * ss * es, (size_t)es);
+                        assert_memory_equal(o1 + i * es, in + (i * ss + ss / 2) * es, (size_t)es);
+                    }
+                    for (int64_t b = done * es; b < HALF; b++) {
+                        assert_int_equal((unsigned char)o0[b], SENTINEL);
+                        assert_int_equal((unsigned char)o1[b], SENTINEL);
+                    }
                 }
-                for (int64_t b = done * es; b < HALF; b++) {
-                    assert_int_equal((unsigned char)o0[b], SENTINEL);
-                    assert_int_equal((unsigned char)o1[b], SENTINEL);
-                }
-            }
-    assert_int_equal(checked, 2 * (MAX_CELLS + 1) * 2);
+    assert_int_equal(checked, 2 * 2 * (MAX_CELLS + 1) * 2);
     free(out);
-    munmap(map, (size_t)(3 * page));
+    munmap(base, (size_t)(4 * page));
 #else
     skip();
 #endif

@@ -95,6 +95,8 @@ enum {
  * first cell. */
 typedef struct member {
     int n;
+    int halves; /* > 0: this row and member `halves` are a crinkle's two halves (one read);
+                   < 0: the other half of such a pair */
     int64_t src_off, dst_off;
     int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
 } member;
@@ -860,10 +862,10 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
         cut_digit(k, 0, ROW_CHUNK);
         k->plane_cells = ROW_CHUNK;
     }
-    /* a stride-2 row whose next digit is the odd half beside it: both
-     * halves are one plane, from one read of the row */
-    if (k->can_halves && !k->cut && k->n > 1 && k->ss[0] == 2 && k->ds[0] == 1 &&
-        k->ext[1] == 2 && k->ss[1] == 1) {
+    /* a row of stride 2 or -2 whose next digit is the other half beside
+     * it: both halves are one plane, from one read of the row */
+    if (k->can_halves && !k->cut && k->n > 1 && (k->ss[0] == 2 || k->ss[0] == -2) &&
+        k->ds[0] == 1 && k->ext[1] == 2 && k->ss[1] == k->ss[0] / 2) {
         k->halves = true;
         k->inner = 2;
         k->plane_cells = 2 * k->ext[0];
@@ -1017,10 +1019,12 @@ static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
 /* A row group's boxes as one: the shared outer digits are the box's; each
  * box's remaining digits make a member, at its offsets from the plane. */
 static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, hl_box *b,
-                               int64_t es, bool can_lanes)
+                               int64_t es, const plan_ctx *pc)
 {
     int64_t work[3][WORK_DIGITS];
+    const bool can_lanes = has_lanes(pc->isa, es);
     memset(k, 0, sizeof *k);
+    k->can_halves = pc->isa->halves && (es == 4 || es == 8);
     k->ext = work[0];
     k->ss = work[1];
     k->ds = work[2];
@@ -1088,6 +1092,23 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     if (can_lanes && piece * es <= LANES_ROW_BYTES &&
         group_lanes(k, es, !forwards, &st))
         k->solver = &group_lanes_solver;
+    /* two rows read with stride 2, one a cell beside the other (a flipped
+     * row's crinkled halves), are copied from one read (rows.h): the 2-D
+     * and 3-D chains 1.x */
+    for (int m = 0; m < k->nmem && k->solver == &group_solver && k->can_halves; m++) {
+        member *x = &k->mem[m];
+        if (x->halves || x->n != 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
+            continue;
+        for (int y = m + 1; y < k->nmem; y++) {
+            member *z = &k->mem[y];
+            if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
+                z->ext[0] == x->ext[0] && z->src_off == x->src_off + x->ss[0] / 2) {
+                x->halves = y;
+                z->halves = -1;
+                break;
+            }
+        }
+    }
     /* a member whose rows are a few cells (an uncrinkle's pairs) goes along
      * its next digit instead, a few of those rows for each: a call per pair
      * ran the uncrinkle of [255,257,257] at 2.6 GB/s */
@@ -1132,7 +1153,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
         c->nboxes = i + 1;
         if (groups[i].count > 1) {
-            st = prepare_group(&c->box[i], ir, &groups[i], b, es, has_lanes(pc.isa, es));
+            st = prepare_group(&c->box[i], ir, &groups[i], b, es, &pc);
         } else {
             hl_ir_box(ir, groups[i].first, b);
             st = prepare(&c->box[i], b, es, &pc);
@@ -1198,29 +1219,31 @@ static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64
 #endif
 }
 
-/* The two halves of a crinkled row: out0[i] = in[2i], out1[i] = in[2i + 1],
- * i < n.  Streamed when both halves lie alike against the lines (their
- * heads, up to a line, with plain stores), else as two strided rows. */
-static void copy_halves(char *out0, char *out1, const char *in, int64_t n, int64_t es, bool stream,
-                        const hl_cpu_isa *isa)
+/* The two halves of a crinkled row: out0[i] = in[i * ss], out1[i] =
+ * in[i * ss + ss / 2], i < n, ss = 2 or -2.  Streamed when both halves lie
+ * alike against the lines (their heads, up to a line, with plain stores),
+ * else as two strided rows. */
+static void copy_halves(char *out0, char *out1, const char *in, int64_t n, int64_t ss, int64_t es,
+                        bool stream, const hl_cpu_isa *isa)
 {
+    const char *in1 = in + ss / 2 * es;
     int64_t head = 0;
     if (stream) {
         const uintptr_t at = (uintptr_t)out0 & 63;
         if (at != ((uintptr_t)out1 & 63) || at % (uintptr_t)es) {
-            stream_row(out0, in, n, 2, es, true, isa);
-            stream_row(out1, in + es, n, 2, es, true, isa);
+            stream_row(out0, in, n, ss, es, true, isa);
+            stream_row(out1, in1, n, ss, es, true, isa);
             return;
         }
         head = at ? (int64_t)(64 - at) / es : 0;
         head = head < n ? head : n;
-        copy_row(out0, in, head, 1, 2, es, isa);
-        copy_row(out1, in + es, head, 1, 2, es, isa);
+        copy_row(out0, in, head, 1, ss, es, isa);
+        copy_row(out1, in1, head, 1, ss, es, isa);
     }
-    const int64_t done = head + isa->halves(out0 + head * es, out1 + head * es, in + 2 * head * es,
-                                            n - head, es, stream);
-    copy_row(out0 + done * es, in + 2 * done * es, n - done, 1, 2, es, isa);
-    copy_row(out1 + done * es, in + (2 * done + 1) * es, n - done, 1, 2, es, isa);
+    const int64_t done = head + isa->halves(out0 + head * es, out1 + head * es, in + head * ss * es,
+                                            n - head, ss, es, stream);
+    copy_row(out0 + done * es, in + done * ss * es, n - done, 1, ss, es, isa);
+    copy_row(out1 + done * es, in1 + done * ss * es, n - done, 1, ss, es, isa);
 }
 
 /* A member's rows; streamed (stream_row), where the group is not staged,
@@ -1298,7 +1321,11 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         char *to = staged ? stage : out;
         for (int m = 0; m < k->nmem; m++) {
             const member *x = &k->mem[m];
-            copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
+            if (x->halves > 0)
+                copy_halves(to + x->dst_off * es, to + k->mem[x->halves].dst_off * es,
+                            in + x->src_off * es, x->ext[0], x->ss[0], es, stream && !staged, isa);
+            else if (x->halves == 0)
+                copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
         }
         if (staged)
             stream_row(out, stage, k->run_cells, 1, es, true, isa);
@@ -1322,14 +1349,16 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         return;
     case ROW: {
         int64_t n = k->ext[0];
-        if (k->halves) {
-            copy_halves(out, out + k->ds[1] * es, in, n, es, stream, isa);
-            return;
-        }
         if (k->cut)
             n = n - d[1] * k->cut < k->cut ? n - d[1] * k->cut : k->cut;
-        if (next && abs64(k->ss[0]) == 1 && n * es <= PREFETCH_MAX)
-            prefetch_run(in + next, n * es, k->ss[0], es);
+        /* the span a row (or a crinkle's two halves) reads: n * |ss| cells */
+        const int64_t span = n * abs64(k->ss[0]) * es;
+        if (next && abs64(k->ss[0]) <= 2 && span <= PREFETCH_MAX)
+            prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
+        if (k->halves) {
+            copy_halves(out, out + k->ds[1] * es, in, n, k->ss[0], es, stream, isa);
+            return;
+        }
         if (stream && k->ds[0] == 1)
             stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
         else
@@ -1550,7 +1579,10 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                c->isa->name, k->rows_in * k->row_chunk * c->es,
                                k->chosen ? " (" : "", k->chosen ? k->chosen : "",
                                k->chosen ? ")" : "");
-        if (k->halves)
+        bool halves = k->halves;
+        for (int m = 0; m < k->nmem; m++)
+            halves = halves || k->mem[m].halves > 0;
+        if (halves)
             used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
         if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "

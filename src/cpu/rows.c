@@ -400,17 +400,22 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
     return n;
 }
 
-AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t n, int64_t es,
-                                bool stream)
+/* ss 2: a = cells 2i .. 2i+15 (float32), b the next 16; ss -2: a = cells
+ * -(2i+15) .. -2i, b = -(2i+31) .. -(2i+16) (as avx512_f4) */
+AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
+                                int64_t es, bool stream)
 {
     int64_t i = 0;
     if (es == 4) {
-        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        const __m512i even = ss > 0 ? _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+                                    : _mm512_setr_epi32(15, 13, 11, 9, 7, 5, 3, 1, 31, 29, 27, 25, 23, 21, 19, 17);
+        const __m512i odd = ss > 0 ? _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
+                                   : _mm512_setr_epi32(14, 12, 10, 8, 6, 4, 2, 0, 30, 28, 26, 24, 22, 20, 18, 16);
         const float *p = (const float *)(const void *)in;
         float *o0 = (float *)(void *)out0, *o1 = (float *)(void *)out1;
         for (; i + 16 <= n; i += 16) {
-            const __m512 a = _mm512_loadu_ps(p + 2 * i), b = _mm512_loadu_ps(p + 2 * i + 16);
+            const __m512 a = _mm512_loadu_ps(ss > 0 ? p + 2 * i : p - 2 * i - 15);
+            const __m512 b = _mm512_loadu_ps(ss > 0 ? p + 2 * i + 16 : p - 2 * i - 31);
             const __m512 e = _mm512_permutex2var_ps(a, even, b), o = _mm512_permutex2var_ps(a, odd, b);
             if (stream) {
                 _mm512_stream_ps(o0 + i, e);
@@ -421,12 +426,15 @@ AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t 
             }
         }
     } else if (es == 8) {
-        const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-        const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+        const __m512i even = ss > 0 ? _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14)
+                                    : _mm512_setr_epi64(7, 5, 3, 1, 15, 13, 11, 9);
+        const __m512i odd = ss > 0 ? _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15)
+                                   : _mm512_setr_epi64(6, 4, 2, 0, 14, 12, 10, 8);
         const double *p = (const double *)(const void *)in;
         double *o0 = (double *)(void *)out0, *o1 = (double *)(void *)out1;
         for (; i + 8 <= n; i += 8) {
-            const __m512d a = _mm512_loadu_pd(p + 2 * i), b = _mm512_loadu_pd(p + 2 * i + 8);
+            const __m512d a = _mm512_loadu_pd(ss > 0 ? p + 2 * i : p - 2 * i - 7);
+            const __m512d b = _mm512_loadu_pd(ss > 0 ? p + 2 * i + 8 : p - 2 * i - 15);
             const __m512d e = _mm512_permutex2var_pd(a, even, b), o = _mm512_permutex2var_pd(a, odd, b);
             if (stream) {
                 _mm512_stream_pd(o0 + i, e);
