@@ -545,10 +545,13 @@ static void test_streamed(void **state)
         {"[255,257,256,float32]", "crinkle:all:2", "strided rows"},
         {"[255,257,256,float32]", "uncrinkle:all:2", "lane permutes"},
         {"[255,257,257,float32]", "crinkle:all:2", "row groups"},
-        /* both halves of crinkled rows from one read, on lines and not */
+        /* both halves of crinkled rows from one read, on lines and not,
+         * read upwards and (flipped) downwards; the chains above take them
+         * in their row groups */
         {"[4096,4128,float32]", "crinkle:0:2", "both halves of a crinkled row"},
         {"[4096,4104,float32]", "crinkle:0:2", "both halves of a crinkled row"},
         {"[130,256,256,float64]", "crinkle:all:2", "both halves of a crinkled row"},
+        {"[256,256,256,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
         /* members of pairs (an odd uncrinkle) walked along their next digit */
         {"[4095,4097,float32]", "uncrinkle:0:2", "row groups"},
         {"[64,64,64,64,float32]", "morton", "rows streamed straight"},
