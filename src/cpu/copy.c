@@ -575,6 +575,23 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
     return HL_OK;
 }
 
+/* A row of stride 2 or -2 whose next digit is the other half beside it:
+ * both halves are one plane of rows, from one read of the row (rows.h). */
+static bool halves(const kbox *k)
+{
+    return k->can_halves && k->n > 1 && (k->ss[0] == 2 || k->ss[0] == -2) && k->ds[0] == 1 &&
+           k->ext[1] == 2 && k->ss[1] == k->ss[0] / 2;
+}
+
+/* ... whose rows are long enough that the rows solver, taking both halves
+ * at once, beats lane permutes and short-row blocks (rows of 256 bytes:
+ * crinkle:all:2 of [64,64,64,64] float64 2x; rows of 128 bytes of float32
+ * and 64 of float64 ran 0.3-0.9x) */
+static bool halves_row(const kbox *k, int64_t es)
+{
+    return halves(k) && k->ext[0] * es >= MIN_ORDERED_ROW_BYTES;
+}
+
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
  * to BLOCK_MAX cells form one block, and the digit reading most
  * contiguously goes right after them, so that consecutive blocks reuse the
@@ -583,7 +600,7 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
  * False when rows are long or everything is one block. */
 static bool plan_block(kbox *k, int64_t es, hl_status *st)
 {
-    if (k->n < 2 || k->ext[0] >= 64)
+    if (k->n < 2 || k->ext[0] >= 64 || halves_row(k, es))
         return false;
     int nb = 0;
     int64_t len = 1, chunk = 0, most = BLOCK_MAX;
@@ -741,7 +758,8 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
  * spends more on bookkeeping than on moving cells. */
 static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 {
-    if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 || k->ext[0] * es > LANES_ROW_BYTES)
+    if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 || k->ext[0] * es > LANES_ROW_BYTES ||
+        halves_row(k, es))
         return false;
     int nb = 1;
     int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;
@@ -862,10 +880,7 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
         cut_digit(k, 0, ROW_CHUNK);
         k->plane_cells = ROW_CHUNK;
     }
-    /* a row of stride 2 or -2 whose next digit is the other half beside
-     * it: both halves are one plane, from one read of the row */
-    if (k->can_halves && !k->cut && k->n > 1 && (k->ss[0] == 2 || k->ss[0] == -2) &&
-        k->ds[0] == 1 && k->ext[1] == 2 && k->ss[1] == k->ss[0] / 2) {
+    if (!k->cut && halves(k)) {
         k->halves = true;
         k->inner = 2;
         k->plane_cells = 2 * k->ext[0];
