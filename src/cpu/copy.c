@@ -69,6 +69,8 @@ enum {
     TR_STAGED_ROW_BYTES = 4096, /* ... and output rows up to this long that do not start lines */
     L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
+    FAR_ROW_BYTES = 65536, /* ... and rows this far apart, at most FAR_ROWS_MAX of them */
+    FAR_ROWS_MAX = 32,
     ROW_CHUNK = 1 << 15,   /* cells of one piece of a long row */
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
     LANES_OUT_BYTES = 4096,   /* a lane-permute plane writes at most this */
@@ -817,6 +819,18 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
     return most;
 }
 
+/* Whether a plane of columns of `bytes` has more than FAR_ROWS_MAX rows at
+ * least FAR_ROW_BYTES apart: 128 rows 256 KiB apart (the 2,0,1 transpose of
+ * [256,255,257] float32) ran at 0.36 of 32 of them, though no L2 set held
+ * more than 16.  Columns that do not start lines keep their length (a whole
+ * odd column, staged, or output rows of 1028 bytes: 32 rows ran 0.65-0.7x). */
+static bool far_rows(const kbox *k, int64_t es, int64_t bytes)
+{
+    const int64_t rows = k->rows_in * k->row_chunk;
+    return bytes % 64 == 0 && k->lines && rows > FAR_ROWS_MAX &&
+           abs64(k->stab[1] - k->stab[0]) * es >= FAR_ROW_BYTES;
+}
+
 /* The output runs of a plane's columns the planner chooses among, longest
  * first (the cost model takes the first that fits the L2; measuring times
  * them all): an odd run that fits a plane whole, then TR_ROW_BYTES_MAX,
@@ -862,7 +876,7 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     for (int j = 0;; j++) {
         if (!hl_copy_plan_transpose_columns(k, es, sizes[j], st))
             return false;
-        if (*st != HL_OK || j == nsizes - 1 || rows_per_set(k, es) <= L2_ROWS_PER_SET)
+        if (*st != HL_OK || j == nsizes - 1 || (rows_per_set(k, es) <= L2_ROWS_PER_SET && !far_rows(k, es, sizes[j])))
             return true;
         hl_copy_free_tables(k);
         int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
