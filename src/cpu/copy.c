@@ -761,8 +761,8 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
  * spends more on bookkeeping than on moving cells. */
 static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 {
-    if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 || k->ext[0] * es > LANES_ROW_BYTES ||
-        halves_row(k, es))
+    if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 ||
+        k->ext[0] * es > LANES_ROW_BYTES || halves_row(k, es))
         return false;
     int nb = 1;
     int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;
@@ -876,7 +876,8 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     for (int j = 0;; j++) {
         if (!hl_copy_plan_transpose_columns(k, es, sizes[j], st))
             return false;
-        if (*st != HL_OK || j == nsizes - 1 || (rows_per_set(k, es) <= L2_ROWS_PER_SET && !far_rows(k, es, sizes[j])))
+        if (*st != HL_OK || j == nsizes - 1 ||
+            (rows_per_set(k, es) <= L2_ROWS_PER_SET && !far_rows(k, es, sizes[j])))
             return true;
         hl_copy_free_tables(k);
         int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;

@@ -117,8 +117,8 @@ hl_status hl_row_groups(const hl_ir *ir, int64_t target, int64_t max_cells, hl_r
             if (!outer)
                 continue;
             /* boxes that each write whole lines gain nothing together (each
-             * solver then streams its own rows: a crinkle's last odd row
-             * grouped with the rest of its plane ran at 0.09 of the boxes apart, as an uncrinkle) */
+             * solver then streams its own rows): the uncrinkle of a plane
+             * with its last odd row grouped ran at 0.09 of the boxes apart */
             bool lines = true;
             for (int64_t m = 0; m <= c && lines; m++)
                 lines = writes_lines(&b[m], outer, ir->elem_size);
