@@ -552,8 +552,10 @@ static void test_streamed(void **state)
         {"[4096,4104,float32]", "crinkle:0:2", "both halves of a crinkled row"},
         {"[130,256,256,float64]", "crinkle:all:2", "both halves of a crinkled row"},
         {"[256,256,256,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
-        /* members of pairs (an odd uncrinkle) walked along their next digit */
+        /* members of pairs (an odd uncrinkle) walked along their next digit;
+         * long runs whose outer digits go in source order */
         {"[4095,4097,float32]", "uncrinkle:0:2", "row groups"},
+        {"[4095,4097,float64]", "crinkle:all:2", "row groups"},
         {"[64,64,64,64,float32]", "morton", "rows streamed straight"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},
