@@ -552,6 +552,10 @@ static void test_streamed(void **state)
         {"[4096,4104,float32]", "crinkle:0:2", "both halves of a crinkled row"},
         {"[130,256,256,float64]", "crinkle:all:2", "both halves of a crinkled row"},
         {"[256,256,256,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
+        {"[16777216,float32]", "crinkle:0:2", "both halves of a crinkled row"}, /* cut rows */
+        /* interleaved channels split from one read: on lines, and not */
+        {"[4194304,4,float32]", "permute:1,0", "4 channels split"},
+        {"[2796203,3,float64]", "permute:1,0", "3 channels split"},
         /* members of pairs (an odd uncrinkle) walked along their next digit;
          * long runs whose outer digits go in source order */
         {"[4095,4097,float32]", "uncrinkle:0:2", "row groups"},
@@ -609,7 +613,8 @@ static void test_streamed(void **state)
             char text[8192];
             assert_int_equal(hl_plan_describe(fast, text, sizeof text, NULL), HL_OK);
             const bool avx512_only = strstr(cases[c].solver, "lane permutes") != NULL ||
-                                     strstr(cases[c].solver, "both halves") != NULL;
+                                     strstr(cases[c].solver, "both halves") != NULL ||
+                                     strstr(cases[c].solver, "channels split") != NULL;
             if (!strstr(text, cases[c].solver) && !(avx512_only && !avx512))
                 fail_msg("%s %s: no '%s' in\n%s", cases[c].shape, cases[c].ops, cases[c].solver,
                          text);

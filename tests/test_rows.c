@@ -5,8 +5,8 @@
  * towards, so a read of a cell outside the row faults; and lane-permute
  * tables (hl_lanes) of random planes, with the span's end against such a
  * page, cells of 4, 8, 12 and 16 bytes; short rows joined a line a
- * store (hl_short_rows); and a crinkle's two halves from one read
- * (hl_halves). */
+ * store (hl_short_rows); a crinkle's two halves from one read
+ * (hl_halves); and rows of interleaved channels split (hl_channels). */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -302,9 +302,58 @@ static void test_halves(void **state)
 #endif
 }
 
+/* Rows of 3 and 4 interleaved channels split from one read (AVX-512),
+ * plain and streamed, the row's end against an inaccessible page. */
+static void test_channels(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!__builtin_cpu_supports("avx512f")) {
+        skip();
+        return;
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    char *base = mmap(NULL, (size_t)(3 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(base != MAP_FAILED);
+    assert_int_equal(mprotect(base + 2 * page, (size_t)page, PROT_NONE), 0);
+    char *hi = base + 2 * page;
+    for (long b = 0; b < 2 * page; b++)
+        base[b] = (char)(b * 11 + b / 249);
+    enum { PLANE = MAX_CELLS * 8 + 128 }; /* one channel's output, a multiple of 64 */
+    char *out = aligned_alloc(64, 4 * PLANE);
+    assert_non_null(out);
+    int64_t checked = 0;
+    for (int64_t k = 3; k <= 4; k++)
+        for (int64_t es = 4; es <= 8; es += 4)
+            for (int64_t n = 0; n <= MAX_CELLS; n++)
+                for (int stream = 0; stream < 2; stream++, checked++) {
+                    const char *in = hi - k * n * es;
+                    memset(out, SENTINEL, 4 * PLANE);
+                    const int64_t done = hl_channels_avx512(out, PLANE / es, in, n, k, es, stream);
+                    assert_int_equal(done, n - n % (64 / es));
+                    for (int64_t j = 0; j < k; j++) {
+                        const char *o = out + j * PLANE;
+                        for (int64_t i = 0; i < done; i++)
+                            assert_memory_equal(o + i * es, in + (i * k + j) * es, (size_t)es);
+                        for (int64_t b = done * es; b < PLANE; b++)
+                            assert_int_equal((unsigned char)o[b], SENTINEL);
+                    }
+                }
+    assert_int_equal(checked, 2 * 2 * (MAX_CELLS + 1) * 2);
+    /* other channel counts are not the kernel's */
+    assert_int_equal(hl_channels_avx512(out, PLANE / 4, hi - 64 * 4, 16, 2, 4, false), 0);
+    assert_int_equal(hl_channels_avx512(out, PLANE / 4, hi - 80 * 4, 16, 5, 4, false), 0);
+    free(out);
+    munmap(base, (size_t)(3 * page));
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_levels), cmocka_unit_test(test_lanes),
-                                       cmocka_unit_test(test_short_rows), cmocka_unit_test(test_halves)};
+                                       cmocka_unit_test(test_short_rows), cmocka_unit_test(test_halves),
+                                       cmocka_unit_test(test_channels)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -586,13 +586,21 @@ static bool halves(const kbox *k)
            k->ext[1] == 2 && k->ss[1] == k->ss[0] / 2;
 }
 
-/* ... whose rows are long enough that the rows solver, taking both halves
- * at once, beats lane permutes and short-row blocks (rows of 256 bytes:
- * crinkle:all:2 of [64,64,64,64] float64 2x; rows of 128 bytes of float32
- * and 64 of float64 ran 0.3-0.9x) */
-static bool halves_row(const kbox *k, int64_t es)
+/* A row of stride k (3 or 4) whose next digit takes the k interleaved
+ * channels beside it (RGB, RGBA): k rows from one read (rows.h). */
+static bool channels(const kbox *k)
 {
-    return halves(k) && k->ext[0] * es >= MIN_ORDERED_ROW_BYTES;
+    return k->can_channels && k->n > 1 && k->ds[0] == 1 && (k->ext[1] == 3 || k->ext[1] == 4) &&
+           k->ss[0] == k->ext[1] && k->ss[1] == 1;
+}
+
+/* ... either, whose rows are long enough that the rows solver, taking them
+ * from one read, beats lane permutes and short-row blocks (rows of 256
+ * bytes: crinkle:all:2 of [64,64,64,64] float64 2x; rows of 128 bytes of
+ * float32 and 64 of float64 ran 0.3-0.9x) */
+static bool split_row(const kbox *k, int64_t es)
+{
+    return (halves(k) || channels(k)) && k->ext[0] * es >= MIN_ORDERED_ROW_BYTES;
 }
 
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
@@ -603,7 +611,7 @@ static bool halves_row(const kbox *k, int64_t es)
  * False when rows are long or everything is one block. */
 static bool plan_block(kbox *k, int64_t es, hl_status *st)
 {
-    if (k->n < 2 || k->ext[0] >= 64 || halves_row(k, es))
+    if (k->n < 2 || k->ext[0] >= 64 || split_row(k, es))
         return false;
     int nb = 0;
     int64_t len = 1, chunk = 0, most = BLOCK_MAX;
@@ -762,7 +770,7 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
 static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 {
     if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 ||
-        k->ext[0] * es > LANES_ROW_BYTES || halves_row(k, es))
+        k->ext[0] * es > LANES_ROW_BYTES || split_row(k, es))
         return false;
     int nb = 1;
     int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;
@@ -867,6 +875,8 @@ bool hl_copy_plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_statu
  * whole: the columns are then staged and streamed as runs (`staged`). */
 bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
 {
+    if (split_row(k, es)) /* channels of 8 bytes split by rows: 2x the transpose */
+        return false;
     int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
     const kbox saved = *k;
     memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
@@ -894,17 +904,17 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
     (void)st;
     k->mode = ROW;
     k->inner = 1;
-    k->plane_cells = k->ext[0];
+    /* rows taken from one read of their source: digit 1 is in the plane */
+    k->ways = halves(k) ? 2 : channels(k) ? k->ext[1] : 1;
+    if (k->ways > 1)
+        k->inner = 2;
     if (k->ext[0] > 2 * ROW_CHUNK) {
         cut_digit(k, 0, ROW_CHUNK);
-        k->plane_cells = ROW_CHUNK;
+        if (k->ways > 1) /* the chunk counter after digit 1 */
+            swap_digits(k, 1, 2);
     }
-    if (!k->cut && halves(k)) {
-        k->halves = true;
-        k->inner = 2;
-        k->plane_cells = 2 * k->ext[0];
-    }
-    /* the chunk counter of a cut row stays first */
+    k->plane_cells = (k->cut ? ROW_CHUNK : k->ext[0]) * k->ways;
+    /* the chunk counter of a cut row (outer digit `inner`) stays first */
     if (k->ext[0] * es >= MIN_ORDERED_ROW_BYTES)
         source_order(k, k->inner + (k->cut ? 1 : 0));
     return true;
@@ -1000,6 +1010,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     k->can_lanes = has_lanes(pc->isa, es);
     k->edges = pc->isa->edges;
     k->can_halves = pc->isa->halves && (es == 4 || es == 8);
+    k->can_channels = pc->isa->channels && (es == 4 || es == 8);
     const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
@@ -1306,6 +1317,32 @@ static void copy_halves(char *out0, char *out1, const char *in, int64_t n, int64
     copy_row(out1 + done * es, in1 + done * ss * es, n - done, 1, ss, es, isa);
 }
 
+/* A row of kk interleaved channels split: out[j * ostride + i] =
+ * in[i * kk + j], j < kk, i < n.  Streamed when the channels lie alike
+ * against the lines (their heads, up to a line, with plain stores), else
+ * as kk strided rows. */
+static void copy_channels(char *out, int64_t ostride, const char *in, int64_t n, int64_t kk,
+                          int64_t es, bool stream, const hl_cpu_isa *isa)
+{
+    int64_t head = 0;
+    if (stream) {
+        const uintptr_t at = (uintptr_t)out & 63;
+        if ((ostride * es) % 64 || at % (uintptr_t)es) {
+            for (int64_t j = 0; j < kk; j++)
+                stream_row(out + j * ostride * es, in + j * es, n, kk, es, true, isa);
+            return;
+        }
+        head = at ? (int64_t)(64 - at) / es : 0;
+        head = head < n ? head : n;
+        for (int64_t j = 0; j < kk; j++)
+            copy_row(out + j * ostride * es, in + j * es, head, 1, kk, es, isa);
+    }
+    const int64_t done = head + isa->channels(out + head * es, ostride, in + head * kk * es, n - head,
+                                              kk, es, stream);
+    for (int64_t j = 0; j < kk; j++)
+        copy_row(out + (j * ostride + done) * es, in + (done * kk + j) * es, n - done, 1, kk, es, isa);
+}
+
 /* A member's rows; streamed (stream_row), where the group is not staged,
  * when they are rows of the output: a member of several rows (a crinkled
  * dimension under a cut one) written with plain stores ran at 0.4 of its
@@ -1410,13 +1447,17 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
     case ROW: {
         int64_t n = k->ext[0];
         if (k->cut)
-            n = n - d[1] * k->cut < k->cut ? n - d[1] * k->cut : k->cut;
-        /* the span a row (or a crinkle's two halves) reads: n * |ss| cells */
+            n = n - d[k->inner] * k->cut < k->cut ? n - d[k->inner] * k->cut : k->cut;
+        /* the span a row (or the rows read with it) reads: n * |ss| cells */
         const int64_t span = n * abs64(k->ss[0]) * es;
-        if (next && abs64(k->ss[0]) <= 2 && span <= PREFETCH_MAX)
+        if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
             prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
-        if (k->halves) {
+        if (k->ways == 2) {
             copy_halves(out, out + k->ds[1] * es, in, n, k->ss[0], es, stream, isa);
+            return;
+        }
+        if (k->ways > 2) {
+            copy_channels(out, k->ds[1], in, n, k->ways, es, stream, isa);
             return;
         }
         if (stream && k->ds[0] == 1)
@@ -1639,11 +1680,13 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                c->isa->name, k->rows_in * k->row_chunk * c->es,
                                k->chosen ? " (" : "", k->chosen ? k->chosen : "",
                                k->chosen ? ")" : "", k->staged && c->stream ? ", staged" : "");
-        bool halves = k->halves;
+        bool halves = k->ways == 2;
         for (int m = 0; m < k->nmem; m++)
             halves = halves || k->mem[m].halves > 0;
         if (halves)
             used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
+        if (k->ways > 2)
+            used += hl_appendf(buf, size, used, "; %" PRId64 " channels split from one read", k->ways);
         if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
                                "when the output starts a line");

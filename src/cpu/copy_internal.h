@@ -34,8 +34,9 @@ typedef struct {
     int64_t cut; /* ROW, BLOCK: > 0 when the plane's last digit is cut into chunks of
                     this many (the chunk counter is then outer digit `inner`) */
     bool dense;
-    bool halves; /* ROW: digit 1 takes a crinkle's odd half beside the even one (stride 2),
-                    both from one read of the row (rows.h) */
+    int64_t ways; /* ROW: rows taken from one read of the source (rows.h): 2, a crinkle's
+                     halves (stride +-2), or 3 or 4 interleaved channels, along digit 1;
+                     1: one row */
     bool short_rows; /* rows of 8, 16, 32 or 64 bytes contiguous on both sides */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
@@ -68,7 +69,8 @@ typedef struct {
     int64_t *ptab, npf;
     bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
     bool edges;     /* the level's transposes have masked row edges (transpose.h) */
-    bool can_halves; /* the level has a kernel for a crinkle's two halves, for these cells */
+    bool can_halves;   /* the level has a kernel for a crinkle's two halves, for these cells */
+    bool can_channels; /* ... and for 3 or 4 interleaved channels */
     hl_lanes lanes; /* LANES: the plane's table */
 } kbox;
 

@@ -448,6 +448,71 @@ AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t 
     return i;
 }
 
+/* Channel j's vector takes lane l from cell c = j + k*l of the k source
+ * vectors: from the first pair (cells below 2V) or the last pair (vectors
+ * k-2 and k-1); the mask marks the lanes taken from the last. */
+AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, int64_t n, int64_t k,
+                                  int64_t es, bool stream)
+{
+    if (k < 3 || k > 4 || (es != 4 && es != 8))
+        return 0;
+    const int64_t v = 64 / es, last = (k - 2) * v;
+    _Alignas(64) int32_t lo4[4][16], hi4[4][16];
+    _Alignas(64) int64_t lo8[4][8], hi8[4][8];
+    uint16_t from_hi[4] = {0};
+    for (int64_t j = 0; j < k; j++)
+        for (int64_t l = 0; l < v; l++) {
+            const int64_t c = j + k * l;
+            const bool hi = c >= 2 * v;
+            if (hi)
+                from_hi[j] |= (uint16_t)(1u << l);
+            if (es == 4) {
+                lo4[j][l] = (int32_t)(hi ? 0 : c);
+                hi4[j][l] = (int32_t)(hi ? c - last : 0);
+            } else {
+                lo8[j][l] = hi ? 0 : c;
+                hi8[j][l] = hi ? c - last : 0;
+            }
+        }
+    int64_t i = 0;
+    if (es == 4) {
+        const float *p = (const float *)(const void *)in;
+        for (; i + 16 <= n; i += 16) {
+            __m512 s[4];
+            for (int64_t a = 0; a < k; a++)
+                s[a] = _mm512_loadu_ps(p + k * i + 16 * a);
+            for (int64_t j = 0; j < k; j++) {
+                const __m512 x = _mm512_permutex2var_ps(s[0], _mm512_load_si512(lo4[j]), s[1]);
+                const __m512 y = _mm512_permutex2var_ps(s[k - 2], _mm512_load_si512(hi4[j]), s[k - 1]);
+                const __m512 r = _mm512_mask_blend_ps(from_hi[j], x, y);
+                float *o = (float *)(void *)(out + (j * ostride + i) * es);
+                if (stream)
+                    _mm512_stream_ps(o, r);
+                else
+                    _mm512_storeu_ps(o, r);
+            }
+        }
+    } else {
+        const double *p = (const double *)(const void *)in;
+        for (; i + 8 <= n; i += 8) {
+            __m512d s[4];
+            for (int64_t a = 0; a < k; a++)
+                s[a] = _mm512_loadu_pd(p + k * i + 8 * a);
+            for (int64_t j = 0; j < k; j++) {
+                const __m512d x = _mm512_permutex2var_pd(s[0], _mm512_load_si512(lo8[j]), s[1]);
+                const __m512d y = _mm512_permutex2var_pd(s[k - 2], _mm512_load_si512(hi8[j]), s[k - 1]);
+                const __m512d r = _mm512_mask_blend_pd((__mmask8)from_hi[j], x, y);
+                double *o = (double *)(void *)(out + (j * ostride + i) * es);
+                if (stream)
+                    _mm512_stream_pd(o, r);
+                else
+                    _mm512_storeu_pd(o, r);
+            }
+        }
+    }
+    return i;
+}
+
 /* Masked loads: the span's last vector reads only its lanes. */
 AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
 {

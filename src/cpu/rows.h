@@ -40,6 +40,23 @@ typedef int64_t hl_halves_fn(char *out0, char *out1, const char *in, int64_t n, 
 hl_halves_fn hl_halves_avx512;
 #endif
 
+/* A row of k interleaved channels (k = 3 or 4: RGB, RGBA, xyzw) split
+ * into its k channels from one read:
+ *
+ *     out[j * ostride + i] = in[i * k + j]     for j < k, i < done,
+ *
+ * 4- and 8-byte cells, whole vectors (each channel's vector from the k
+ * source vectors by two lane permutes and a blend; read as k strided rows,
+ * cell by cell, the split of [4194304,4] float32 ran at 12 GB/s).  Returns
+ * `done`; only cells of the row are read.  With `stream`, every channel's
+ * output is on a line (ostride * es a multiple of 64), done a whole number
+ * of lines, written with non-temporal stores.  NULL below AVX-512. */
+typedef int64_t hl_channels_fn(char *out, int64_t ostride, const char *in, int64_t n, int64_t k,
+                               int64_t es, bool stream);
+#if defined(__x86_64__) || defined(__i386__)
+hl_channels_fn hl_channels_avx512;
+#endif
+
 /* n rows of `bytes` bytes (8, 16, 32 or 64) at in + stab[j] * es, one
  * after another into out (on a line, n * bytes a multiple of 64), written
  * with non-temporal stores straight from the source (a tile's rows,

@@ -43,6 +43,8 @@ typedef struct hl_cpu_isa {
                                      NULL: through the stage */
     hl_halves_fn *halves; /* a crinkle's two halves of a row from one read (rows.h); NULL:
                              none */
+    hl_channels_fn *channels; /* a row of 3 or 4 interleaved channels split from one read
+                                 (rows.h); NULL: none */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
