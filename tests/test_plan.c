@@ -563,6 +563,8 @@ static void test_streamed(void **state)
         {"[64,64,64,64,float32]", "morton", "rows streamed straight"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},
+        /* blocks of a digit cut evenly, its counter ordered with the others */
+        {"[2048,2048,4,float32]", "permute:0,2,1", "short-row blocks"},
         /* the direct stores of dense blocks: rows of 16 and 64 bytes, and a
          * last chunk of one tile (a half batch of 64 bytes) */
         {"[64,64,64,64,float64]", "morton", "rows streamed straight"},
