@@ -74,18 +74,29 @@ static void check_one(const level *lv, char *lo, char *hi, int64_t n, int64_t ss
                      (long long)done);
 }
 
-static void test_levels(void **state)
+/* Two data pages between two inaccessible ones, filled with bytes of no
+ * short period; *lo and *hi get the data's first byte and its end.  Freed
+ * by free_guarded. */
+static char *guarded(char **lo, char **hi)
 {
-    (void)state;
     const long page = sysconf(_SC_PAGESIZE);
-    /* guard page, two data pages, guard page */
     char *map = mmap(NULL, (size_t)(4 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(map != MAP_FAILED);
     assert_int_equal(mprotect(map, (size_t)page, PROT_NONE), 0);
     assert_int_equal(mprotect(map + 3 * page, (size_t)page, PROT_NONE), 0);
-    char *lo = map + page, *hi = map + 3 * page;
+    *lo = map + page;
+    *hi = map + 3 * page;
     for (long b = 0; b < 2 * page; b++)
-        lo[b] = (char)(b * 7 + b / 251);
+        (*lo)[b] = (char)(b * 7 + b / 251);
+    return map;
+}
+
+static void free_guarded(char *map) { munmap(map, (size_t)(4 * sysconf(_SC_PAGESIZE))); }
+
+static void test_levels(void **state)
+{
+    (void)state;
+    char *lo, *hi, *map = guarded(&lo, &hi);
     char *out = aligned_alloc(64, MAX_CELLS * 8 + 128);
     assert_non_null(out);
     /* plain rows also start off a line, where the last cells of a row take
@@ -104,7 +115,7 @@ static void test_levels(void **state)
                             check_one(&lv[l], lo, hi, n, strides[s], es, stream, out, offs[o]);
     assert_true(checked >= 2 * 2 * 3 * MAX_CELLS * 5);
     free(out);
-    munmap(map, (size_t)(4 * page));
+    free_guarded(map);
 }
 
 /* A random plane: n cells drawn without repeats from a span of `span`
@@ -251,8 +262,8 @@ static void test_short_rows(void **state)
 
 /* A crinkle's two halves from one read (AVX-512), plain and streamed, read
  * up (stride 2) and down (-2): every row length up to a few vectors, the
- * row's end against an inaccessible page, the halves checked cell by cell and the bytes past the
- * cells done untouched. */
+ * row's end against an inaccessible page, the halves checked cell by cell
+ * and the bytes past the cells done untouched. */
 static void test_halves(void **state)
 {
     (void)state;
@@ -261,15 +272,7 @@ static void test_halves(void **state)
         skip();
         return;
     }
-    const long page = sysconf(_SC_PAGESIZE);
-    /* guard page, two data pages, guard page */
-    char *base = mmap(NULL, (size_t)(4 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(base != MAP_FAILED);
-    assert_int_equal(mprotect(base, (size_t)page, PROT_NONE), 0);
-    assert_int_equal(mprotect(base + 3 * page, (size_t)page, PROT_NONE), 0);
-    char *map = base + page, *hi = map + 2 * page;
-    for (long b = 0; b < 2 * page; b++)
-        map[b] = (char)(b * 13 + b / 253);
+    char *lo, *hi, *map = guarded(&lo, &hi);
     enum { HALF = MAX_CELLS * 8 + 128 };
     char *out = aligned_alloc(64, 2 * HALF);
     assert_non_null(out);
@@ -280,7 +283,7 @@ static void test_halves(void **state)
                 for (int stream = 0; stream < 2; stream++, checked++) {
                     /* the row's 2n cells end at the guard page (ss 2) or
                      * start at the mapping's first byte (ss -2: read down) */
-                    const char *in = ss > 0 ? hi - 2 * n * es : map + (2 * n - 1) * es;
+                    const char *in = ss > 0 ? hi - 2 * n * es : lo + (2 * n - 1) * es;
                     char *o0 = out, *o1 = out + HALF;
                     memset(out, SENTINEL, 2 * HALF);
                     const int64_t done = hl_halves_avx512(o0, o1, in, n, ss, es, stream);
@@ -296,7 +299,7 @@ static void test_halves(void **state)
                 }
     assert_int_equal(checked, 2 * 2 * (MAX_CELLS + 1) * 2);
     free(out);
-    munmap(base, (size_t)(4 * page));
+    free_guarded(map);
 #else
     skip();
 #endif
@@ -312,13 +315,7 @@ static void test_channels(void **state)
         skip();
         return;
     }
-    const long page = sysconf(_SC_PAGESIZE);
-    char *base = mmap(NULL, (size_t)(3 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(base != MAP_FAILED);
-    assert_int_equal(mprotect(base + 2 * page, (size_t)page, PROT_NONE), 0);
-    char *hi = base + 2 * page;
-    for (long b = 0; b < 2 * page; b++)
-        base[b] = (char)(b * 11 + b / 249);
+    char *lo, *hi, *map = guarded(&lo, &hi);
     enum { PLANE = MAX_CELLS * 8 + 128 }; /* one channel's output, a multiple of 64 */
     char *out = aligned_alloc(64, 4 * PLANE);
     assert_non_null(out);
@@ -344,7 +341,7 @@ static void test_channels(void **state)
     assert_int_equal(hl_channels_avx512(out, PLANE / 4, hi - 64 * 4, 16, 2, 4, false), 0);
     assert_int_equal(hl_channels_avx512(out, PLANE / 4, hi - 80 * 4, 16, 5, 4, false), 0);
     free(out);
-    munmap(base, (size_t)(3 * page));
+    free_guarded(map);
 #else
     skip();
 #endif

@@ -400,8 +400,27 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
     return n;
 }
 
-/* ss 2: a = cells 2i .. 2i+15 (float32), b the next 16; ss -2: a = cells
- * -(2i+15) .. -2i, b = -(2i+31) .. -(2i+16) (as avx512_f4) */
+/* Whole vectors of V cells of type T: ss 2, a = cells 2i .. 2i+V-1 and b
+ * the next V; ss -2, a = cells -(2i+V-1) .. -2i and b the V below (as
+ * avx512_f4); each half's vector from (a, b) by one lane permute. */
+#define HALVES_LOOP(T, V, LOAD, PERM, STREAM, STORE)                                             \
+    do {                                                                                           \
+        const T *p = (const T *)(const void *)in;                                                  \
+        T *o0 = (T *)(void *)out0, *o1 = (T *)(void *)out1;                                         \
+        for (; i + (V) <= n; i += (V)) {                                                           \
+            const __typeof__(LOAD(p)) a = LOAD(ss > 0 ? p + 2 * i : p - 2 * i - ((V) - 1));       \
+            const __typeof__(a) b = LOAD(ss > 0 ? p + 2 * i + (V) : p - 2 * i - (2 * (V) - 1));    \
+            const __typeof__(a) e = PERM(a, even, b), o = PERM(a, odd, b);                         \
+            if (stream) {                                                                          \
+                STREAM(o0 + i, e);                                                                 \
+                STREAM(o1 + i, o);                                                                 \
+            } else {                                                                               \
+                STORE(o0 + i, e);                                                                  \
+                STORE(o1 + i, o);                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
                                 int64_t es, bool stream)
 {
@@ -411,39 +430,15 @@ AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t 
                                     : _mm512_setr_epi32(15, 13, 11, 9, 7, 5, 3, 1, 31, 29, 27, 25, 23, 21, 19, 17);
         const __m512i odd = ss > 0 ? _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
                                    : _mm512_setr_epi32(14, 12, 10, 8, 6, 4, 2, 0, 30, 28, 26, 24, 22, 20, 18, 16);
-        const float *p = (const float *)(const void *)in;
-        float *o0 = (float *)(void *)out0, *o1 = (float *)(void *)out1;
-        for (; i + 16 <= n; i += 16) {
-            const __m512 a = _mm512_loadu_ps(ss > 0 ? p + 2 * i : p - 2 * i - 15);
-            const __m512 b = _mm512_loadu_ps(ss > 0 ? p + 2 * i + 16 : p - 2 * i - 31);
-            const __m512 e = _mm512_permutex2var_ps(a, even, b), o = _mm512_permutex2var_ps(a, odd, b);
-            if (stream) {
-                _mm512_stream_ps(o0 + i, e);
-                _mm512_stream_ps(o1 + i, o);
-            } else {
-                _mm512_storeu_ps(o0 + i, e);
-                _mm512_storeu_ps(o1 + i, o);
-            }
-        }
+        HALVES_LOOP(float, 16, _mm512_loadu_ps, _mm512_permutex2var_ps, _mm512_stream_ps,
+                    _mm512_storeu_ps);
     } else if (es == 8) {
         const __m512i even = ss > 0 ? _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14)
                                     : _mm512_setr_epi64(7, 5, 3, 1, 15, 13, 11, 9);
         const __m512i odd = ss > 0 ? _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15)
                                    : _mm512_setr_epi64(6, 4, 2, 0, 14, 12, 10, 8);
-        const double *p = (const double *)(const void *)in;
-        double *o0 = (double *)(void *)out0, *o1 = (double *)(void *)out1;
-        for (; i + 8 <= n; i += 8) {
-            const __m512d a = _mm512_loadu_pd(ss > 0 ? p + 2 * i : p - 2 * i - 7);
-            const __m512d b = _mm512_loadu_pd(ss > 0 ? p + 2 * i + 8 : p - 2 * i - 15);
-            const __m512d e = _mm512_permutex2var_pd(a, even, b), o = _mm512_permutex2var_pd(a, odd, b);
-            if (stream) {
-                _mm512_stream_pd(o0 + i, e);
-                _mm512_stream_pd(o1 + i, o);
-            } else {
-                _mm512_storeu_pd(o0 + i, e);
-                _mm512_storeu_pd(o1 + i, o);
-            }
-        }
+        HALVES_LOOP(double, 8, _mm512_loadu_pd, _mm512_permutex2var_pd, _mm512_stream_pd,
+                    _mm512_storeu_pd);
     }
     return i;
 }
@@ -451,6 +446,26 @@ AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t 
 /* Channel j's vector takes lane l from cell c = j + k*l of the k source
  * vectors: from the first pair (cells below 2V) or the last pair (vectors
  * k-2 and k-1); the mask marks the lanes taken from the last. */
+#define CHANNELS_LOOP(T, V, LOAD, PERM, BLEND, MASK, STREAM, STORE, LO, HI)                       \
+    do {                                                                                           \
+        const T *p = (const T *)(const void *)in;                                                  \
+        for (; i + (V) <= n; i += (V)) {                                                           \
+            __typeof__(LOAD(p)) s[4];                                                              \
+            for (int64_t a = 0; a < k; a++)                                                        \
+                s[a] = LOAD(p + k * i + (V) * a);                                                  \
+            for (int64_t j = 0; j < k; j++) {                                                      \
+                const __typeof__(s[0]) x = PERM(s[0], _mm512_load_si512(LO[j]), s[1]);             \
+                const __typeof__(s[0]) y = PERM(s[k - 2], _mm512_load_si512(HI[j]), s[k - 1]);     \
+                const __typeof__(s[0]) r = BLEND((MASK)from_hi[j], x, y);                          \
+                T *o = (T *)(void *)(out + (j * ostride + i) * es);                                \
+                if (stream)                                                                        \
+                    STREAM(o, r);                                                                  \
+                else                                                                               \
+                    STORE(o, r);                                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, int64_t n, int64_t k,
                                   int64_t es, bool stream)
 {
@@ -475,41 +490,12 @@ AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, in
             }
         }
     int64_t i = 0;
-    if (es == 4) {
-        const float *p = (const float *)(const void *)in;
-        for (; i + 16 <= n; i += 16) {
-            __m512 s[4];
-            for (int64_t a = 0; a < k; a++)
-                s[a] = _mm512_loadu_ps(p + k * i + 16 * a);
-            for (int64_t j = 0; j < k; j++) {
-                const __m512 x = _mm512_permutex2var_ps(s[0], _mm512_load_si512(lo4[j]), s[1]);
-                const __m512 y = _mm512_permutex2var_ps(s[k - 2], _mm512_load_si512(hi4[j]), s[k - 1]);
-                const __m512 r = _mm512_mask_blend_ps(from_hi[j], x, y);
-                float *o = (float *)(void *)(out + (j * ostride + i) * es);
-                if (stream)
-                    _mm512_stream_ps(o, r);
-                else
-                    _mm512_storeu_ps(o, r);
-            }
-        }
-    } else {
-        const double *p = (const double *)(const void *)in;
-        for (; i + 8 <= n; i += 8) {
-            __m512d s[4];
-            for (int64_t a = 0; a < k; a++)
-                s[a] = _mm512_loadu_pd(p + k * i + 8 * a);
-            for (int64_t j = 0; j < k; j++) {
-                const __m512d x = _mm512_permutex2var_pd(s[0], _mm512_load_si512(lo8[j]), s[1]);
-                const __m512d y = _mm512_permutex2var_pd(s[k - 2], _mm512_load_si512(hi8[j]), s[k - 1]);
-                const __m512d r = _mm512_mask_blend_pd((__mmask8)from_hi[j], x, y);
-                double *o = (double *)(void *)(out + (j * ostride + i) * es);
-                if (stream)
-                    _mm512_stream_pd(o, r);
-                else
-                    _mm512_storeu_pd(o, r);
-            }
-        }
-    }
+    if (es == 4)
+        CHANNELS_LOOP(float, 16, _mm512_loadu_ps, _mm512_permutex2var_ps, _mm512_mask_blend_ps,
+                      __mmask16, _mm512_stream_ps, _mm512_storeu_ps, lo4, hi4);
+    else
+        CHANNELS_LOOP(double, 8, _mm512_loadu_pd, _mm512_permutex2var_pd, _mm512_mask_blend_pd,
+                      __mmask8, _mm512_stream_pd, _mm512_storeu_pd, lo8, hi8);
     return i;
 }
 
