@@ -685,6 +685,15 @@ static bool has_lanes(const hl_cpu_isa *isa, int64_t es)
     return isa->lanes && es % 4 == 0 && es <= 16;
 }
 
+/* What the box may use of the level's kernels, for cells of es bytes. */
+static void take_level(kbox *k, const hl_cpu_isa *isa, int64_t es)
+{
+    k->can_lanes = has_lanes(isa, es);
+    k->edges = isa->edges;
+    k->can_halves = isa->halves && (es == 4 || es == 8);
+    k->can_channels = isa->channels && (es == 4 || es == 8);
+}
+
 /* Appends the cells of a nest of m digits (first fastest) from offsets sb /
  * db to src / dst; returns the count. */
 static int64_t nest_cells(const int64_t *ext, const int64_t *ss, const int64_t *ds, int m,
@@ -1016,10 +1025,7 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *p
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
-    k->can_lanes = has_lanes(pc->isa, es);
-    k->edges = pc->isa->edges;
-    k->can_halves = pc->isa->halves && (es == 4 || es == 8);
-    k->can_channels = pc->isa->channels && (es == 4 || es == 8);
+    take_level(k, pc->isa, es);
     const kbox loaded = *k;
     hl_status st = HL_OK;
     memcpy(saved, work, sizeof work);
@@ -1099,9 +1105,8 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
                                int64_t es, const plan_ctx *pc)
 {
     int64_t work[3][WORK_DIGITS];
-    const bool can_lanes = has_lanes(pc->isa, es);
     memset(k, 0, sizeof *k);
-    k->can_halves = pc->isa->halves && (es == 4 || es == 8);
+    take_level(k, pc->isa, es);
     k->ext = work[0];
     k->ss = work[1];
     k->ds = work[2];
@@ -1168,7 +1173,7 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     int64_t piece = 1;
     for (int m = 0; m < k->nmem; m++)
         piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
-    if (can_lanes && piece * es <= LANES_ROW_BYTES &&
+    if (k->can_lanes && piece * es <= LANES_ROW_BYTES &&
         group_lanes(k, es, !forwards, &st))
         k->solver = &group_lanes_solver;
     /* two rows read with stride 2, one a cell beside the other (a flipped
@@ -1299,57 +1304,35 @@ static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64
 #endif
 }
 
-/* The two halves of a crinkled row: out0[i] = in[i * ss], out1[i] =
- * in[i * ss + ss / 2], i < n, ss = 2 or -2.  Streamed when both halves lie
- * alike against the lines (their heads, up to a line, with plain stores),
- * else as two strided rows. */
-static void copy_halves(char *out0, char *out1, const char *in, int64_t n, int64_t ss, int64_t es,
-                        bool stream, const hl_cpu_isa *isa)
+/* Rows read together from one row of stride ss (rows.h): `ways` 2, a
+ * crinkle's halves (ss 2 or -2), or 3 or 4 interleaved channels (ss =
+ * ways): out[j * ostride + i] = in[i * ss + j * (ss / ways)], j < ways,
+ * i < n.  Streamed when the rows lie alike against the lines (their heads,
+ * up to a line, with plain stores), else as strided rows one by one. */
+static void copy_split(char *out, int64_t ostride, const char *in, int64_t n, int64_t ways,
+                       int64_t ss, int64_t es, bool stream, const hl_cpu_isa *isa)
 {
-    const char *in1 = in + ss / 2 * es;
-    int64_t head = 0;
-    if (stream) {
-        const uintptr_t at = (uintptr_t)out0 & 63;
-        if (at != ((uintptr_t)out1 & 63) || at % (uintptr_t)es) {
-            stream_row(out0, in, n, ss, es, true, isa);
-            stream_row(out1, in1, n, ss, es, true, isa);
-            return;
-        }
-        head = at ? (int64_t)(64 - at) / es : 0;
-        head = head < n ? head : n;
-        copy_row(out0, in, head, 1, ss, es, isa);
-        copy_row(out1, in1, head, 1, ss, es, isa);
-    }
-    const int64_t done = head + isa->halves(out0 + head * es, out1 + head * es, in + head * ss * es,
-                                            n - head, ss, es, stream);
-    copy_row(out0 + done * es, in + done * ss * es, n - done, 1, ss, es, isa);
-    copy_row(out1 + done * es, in1 + done * ss * es, n - done, 1, ss, es, isa);
-}
-
-/* A row of kk interleaved channels split: out[j * ostride + i] =
- * in[i * kk + j], j < kk, i < n.  Streamed when the channels lie alike
- * against the lines (their heads, up to a line, with plain stores), else
- * as kk strided rows. */
-static void copy_channels(char *out, int64_t ostride, const char *in, int64_t n, int64_t kk,
-                          int64_t es, bool stream, const hl_cpu_isa *isa)
-{
+    const int64_t next = ss / ways; /* from one row's source to the next's */
     int64_t head = 0;
     if (stream) {
         const uintptr_t at = (uintptr_t)out & 63;
         if ((ostride * es) % 64 || at % (uintptr_t)es) {
-            for (int64_t j = 0; j < kk; j++)
-                stream_row(out + j * ostride * es, in + j * es, n, kk, es, true, isa);
+            for (int64_t j = 0; j < ways; j++)
+                stream_row(out + j * ostride * es, in + j * next * es, n, ss, es, true, isa);
             return;
         }
         head = at ? (int64_t)(64 - at) / es : 0;
         head = head < n ? head : n;
-        for (int64_t j = 0; j < kk; j++)
-            copy_row(out + j * ostride * es, in + j * es, head, 1, kk, es, isa);
+        for (int64_t j = 0; j < ways; j++)
+            copy_row(out + j * ostride * es, in + j * next * es, head, 1, ss, es, isa);
     }
-    const int64_t done = head + isa->channels(out + head * es, ostride, in + head * kk * es, n - head,
-                                              kk, es, stream);
-    for (int64_t j = 0; j < kk; j++)
-        copy_row(out + (j * ostride + done) * es, in + (done * kk + j) * es, n - done, 1, kk, es, isa);
+    char *o = out + head * es;
+    const char *s = in + head * ss * es;
+    const int64_t done = head + (ways == 2 ? isa->halves(o, o + ostride * es, s, n - head, ss, es, stream)
+                                           : isa->channels(o, ostride, s, n - head, ways, es, stream));
+    for (int64_t j = 0; j < ways; j++)
+        copy_row(out + (j * ostride + done) * es, in + (done * ss + j * next) * es, n - done, 1, ss,
+                 es, isa);
 }
 
 /* A member's rows; streamed (stream_row), where the group is not staged,
@@ -1428,8 +1411,8 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         for (int m = 0; m < k->nmem; m++) {
             const member *x = &k->mem[m];
             if (x->halves > 0)
-                copy_halves(to + x->dst_off * es, to + k->mem[x->halves].dst_off * es,
-                            in + x->src_off * es, x->ext[0], x->ss[0], es, stream && !staged, isa);
+                copy_split(to + x->dst_off * es, k->mem[x->halves].dst_off - x->dst_off,
+                           in + x->src_off * es, x->ext[0], 2, x->ss[0], es, stream && !staged, isa);
             else if (x->halves == 0)
                 copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
         }
@@ -1461,12 +1444,8 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         const int64_t span = n * abs64(k->ss[0]) * es;
         if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
             prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
-        if (k->ways == 2) {
-            copy_halves(out, out + k->ds[1] * es, in, n, k->ss[0], es, stream, isa);
-            return;
-        }
-        if (k->ways > 2) {
-            copy_channels(out, k->ds[1], in, n, k->ways, es, stream, isa);
+        if (k->ways > 1) {
+            copy_split(out, k->ds[1], in, n, k->ways, k->ss[0], es, stream, isa);
             return;
         }
         if (stream && k->ds[0] == 1)
