@@ -571,8 +571,8 @@ static void test_streamed(void **state)
         {"[2048,2056,float64]", "tile:8,8", "rows streamed straight"},
         {"[2048,4100,float32]", "tile:4,4", "rows streamed straight"},
         /* lane permutes (AVX-512, as the halves; other levels: the solvers
-         * before them) */
-        {"[64,64,64,64,float32]", "flip:0", "lane permutes"},
+         * before them); rows of 512 bytes, the longest a box's take */
+        {"[64,64,64,64,float64]", "flip:0", "lane permutes"},
         {"[16,16,16,16,16,16,float32]", "flip:0 shift:1,-1,1,-1,1,-1 crinkle:0:2", "row groups by lane permutes"},
         {"[64,64,64,64,float32]", "shift:3,1,-1,2 crinkle:0:2", "row groups by lane permutes"},
         /* a transpose whose output runs of 1 KiB start their row chunks at

@@ -75,9 +75,12 @@ enum {
     GROUP_STAGE_BYTES = 4096, /* group runs up to this long are staged whole */
     LANES_OUT_BYTES = 4096,   /* a lane-permute plane writes at most this */
     LANES_SPAN_BYTES = 16384, /* ... and reads a span at most this long (in L1) */
-    LANES_ROW_BYTES = 256,    /* ... of rows (a group's pieces) at most this long: longer ones
-                                 go faster as rows (3-D shifts and chains, pieces of 1 KiB,
-                                 measured 0.6-0.75x with lane permutes) */
+    LANES_ROW_BYTES = 256,    /* ... of a group's pieces at most this long: longer ones go
+                                 faster as rows (3-D shifts and chains, pieces of 1 KiB,
+                                 measured 0.6-0.75x with lane permutes, 512 bytes 0.5x) */
+    LANES_BOX_ROW_BYTES = 512, /* ... of a box's rows at most this long (flip:0 of
+                                  [64,64,64,64] float64 1.45x over reversed rows; rows of
+                                  1 KiB 1.0-1.06x, 2 KiB 0.8x) */
     LANES_MAX_OPS = 2,        /* ... with at most this many permutes per vector, on average */
     GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
                                       piece finds its source lines there */
@@ -788,7 +791,7 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
 static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 {
     if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 ||
-        k->ext[0] * es > LANES_ROW_BYTES || split_row(k, es))
+        k->ext[0] * es > LANES_BOX_ROW_BYTES || split_row(k, es))
         return false;
     int nb = 1;
     int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;

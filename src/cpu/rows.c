@@ -14,8 +14,7 @@ void hl_lanes_free(hl_lanes *t)
 {
     free(t->first);
     free(t->idx);
-    free(t->mask);
-    free(t->pair);
+    free(t->op);
     memset(t, 0, sizeof *t);
 }
 
@@ -50,14 +49,13 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
         ops += (sources_of(src, n, v, sv) + 1) / 2;
     if (ops > max_ops * t->nvec)
         return false;
-    t->nsrc = (span + 15) / 16;
+    const int64_t last = (span + 15) / 16 - 1;
+    const uint16_t part = (uint16_t)((1u << (span - 16 * last)) - 1u); /* 0 when whole */
     t->tail = (int)(n - 16 * (t->nvec - 1));
-    t->src_tail = (int)(span - 16 * (t->nsrc - 1));
     t->first = malloc(sizeof *t->first * (size_t)(t->nvec + 1));
     t->idx = aligned_alloc(64, (size_t)ops * 64);
-    t->mask = malloc(sizeof *t->mask * (size_t)ops);
-    t->pair = malloc(sizeof *t->pair * (size_t)ops);
-    if (!t->first || !t->idx || !t->mask || !t->pair) {
+    t->op = malloc(sizeof *t->op * (size_t)ops);
+    if (!t->first || !t->idx || !t->op) {
         hl_lanes_free(t);
         *nomem = true;
         return false;
@@ -68,16 +66,19 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
         const int k = sources_of(src, n, v, sv);
         for (int j = 0; j < k; j += 2, op++) {
             const int64_t a = sv[j], b = j + 1 < k ? sv[j + 1] : sv[j];
-            t->pair[op][0] = (int32_t)a;
-            t->pair[op][1] = (int32_t)b;
-            t->mask[op] = 0;
+            hl_lane_op *o = &t->op[op];
+            o->a = (int32_t)a;
+            o->b = (int32_t)b;
+            o->la = a == last && part ? part : 0xFFFF;
+            o->lb = b == last && part ? part : 0xFFFF;
+            o->out = 0;
             memset(t->idx[op], 0, sizeof t->idx[op]);
             for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
                 const int64_t x = src[l] / 16;
                 if (x != a && x != b)
                     continue;
                 t->idx[op][l - 16 * v] = (int32_t)(src[l] % 16 + (x == a ? 0 : 16));
-                t->mask[op] |= (uint16_t)(1u << (l - 16 * v));
+                o->out |= (uint16_t)(1u << (l - 16 * v));
             }
         }
     }
@@ -500,21 +501,24 @@ AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, in
 }
 
 /* Masked loads: the span's last vector reads only its lanes. */
+AVX512 INLINE __m512i lane_op(const int32_t *s, const hl_lane_op *o, const int32_t *idx)
+{
+    const __m512i x = _mm512_maskz_loadu_epi32(o->la, s + 16 * (int64_t)o->a);
+    const __m512i y = _mm512_maskz_loadu_epi32(o->lb, s + 16 * (int64_t)o->b);
+    return _mm512_permutex2var_epi32(x, _mm512_load_si512(idx), y);
+}
+
+/* The first op of a vector is taken whole: the lanes it does not supply
+ * are the later ops' (most vectors have one op, and then no blend). */
 AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
 {
     const int32_t *s = (const int32_t *)(const void *)span;
     int32_t *o = (int32_t *)(void *)out;
-    const int64_t last = t->nsrc - 1;
-    const __mmask16 part = lanes(0, t->src_tail);
     for (int64_t v = 0; v < t->nvec; v++) {
-        __m512i r = _mm512_setzero_si512();
-        for (int64_t op = t->first[v]; op < t->first[v + 1]; op++) {
-            const int64_t a = t->pair[op][0], b = t->pair[op][1];
-            const __m512i x = _mm512_maskz_loadu_epi32(a == last ? part : 0xFFFF, s + 16 * a);
-            const __m512i y = _mm512_maskz_loadu_epi32(b == last ? part : 0xFFFF, s + 16 * b);
-            r = _mm512_mask_mov_epi32(r, t->mask[op],
-                                      _mm512_permutex2var_epi32(x, _mm512_load_si512(t->idx[op]), y));
-        }
+        int64_t op = t->first[v];
+        __m512i r = lane_op(s, &t->op[op], t->idx[op]);
+        for (op++; op < t->first[v + 1]; op++)
+            r = _mm512_mask_mov_epi32(r, t->op[op].out, lane_op(s, &t->op[op], t->idx[op]));
         if (v < t->nvec - 1 || t->tail == 16) {
             if (stream)
                 _mm512_stream_si512((void *)(o + 16 * v), r);

@@ -77,14 +77,18 @@ hl_short_rows_fn hl_short_rows_sse2, hl_short_rows_avx512;
  * span (16 lanes from its start, the last one partial) by two-source lane
  * permutes, one per pair of source vectors it draws from.  The table is
  * made once, at planning. */
+typedef struct hl_lane_op {
+    int32_t a, b;     /* its two source vectors */
+    uint16_t out;     /* the output lanes it supplies */
+    uint16_t la, lb;  /* the lanes of a and b loaded (the span's last vector is partial) */
+} hl_lane_op;
+
 typedef struct hl_lanes {
-    int64_t nvec;  /* output vectors; the last has `tail` lanes (1..16) */
-    int64_t nsrc;  /* source vectors; the last has `src_tail` lanes */
-    int tail, src_tail;
+    int64_t nvec;       /* output vectors; the last has `tail` lanes (1..16) */
+    int tail;
     int64_t *first;     /* nvec + 1: the ops of vector v are [first[v], first[v + 1]) */
     int32_t (*idx)[16]; /* per op: lanes 0..15 of the first source vector, 16..31 of the second */
-    uint16_t *mask;     /* per op: the output lanes it supplies */
-    int32_t (*pair)[2]; /* per op: its two source vectors */
+    hl_lane_op *op;
 } hl_lanes;
 
 /* The table for output lane l <- source lane src[l] (0 <= src[l] < span),
