@@ -18,22 +18,30 @@ void hl_lanes_free(hl_lanes *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The distinct source vectors output vector v draws from, rising; their count. */
-static int sources_of(const int64_t *src, int64_t n, int64_t v, int64_t *sv)
+/* The 16-lane windows of the span that output vector v draws from: each
+ * starts at the lowest source lane not yet in one (fewest windows for
+ * these lanes; the source vectors themselves would take more where the
+ * lanes lie across their boundaries, as a shifted row's do); their count. */
+static int windows_of(const int64_t *src, int64_t n, int64_t v, int64_t *w)
 {
-    int k = 0;
+    int64_t x[16];
+    int k = 0, nw = 0;
     for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
-        const int64_t x = src[l] / 16;
-        int j = k;
-        while (j > 0 && sv[j - 1] > x)
-            j--;
-        if (j > 0 && sv[j - 1] == x)
-            continue;
-        memmove(sv + j + 1, sv + j, sizeof *sv * (size_t)(k - j));
-        sv[j] = x;
-        k++;
+        int j = k++;
+        for (; j > 0 && x[j - 1] > src[l]; j--)
+            x[j] = x[j - 1];
+        x[j] = src[l];
     }
-    return k;
+    for (int j = 0; j < k; j++)
+        if (nw == 0 || x[j] >= w[nw - 1] + 16)
+            w[nw++] = x[j];
+    return nw;
+}
+
+/* The lanes of a window at `at` that lie in the span. */
+static uint16_t in_span(int64_t at, int64_t span)
+{
+    return span - at >= 16 ? 0xFFFF : (uint16_t)((1u << (span - at)) - 1u);
 }
 
 bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int64_t max_ops,
@@ -41,16 +49,14 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
 {
     memset(t, 0, sizeof *t);
     *nomem = false;
-    if (n <= 0 || span <= 0)
+    if (n <= 0 || span <= 0 || span > INT32_MAX)
         return false;
-    int64_t sv[16], ops = 0;
+    int64_t w[16], ops = 0;
     t->nvec = (n + 15) / 16;
     for (int64_t v = 0; v < t->nvec; v++)
-        ops += (sources_of(src, n, v, sv) + 1) / 2;
+        ops += (windows_of(src, n, v, w) + 1) / 2;
     if (ops > max_ops * t->nvec)
         return false;
-    const int64_t last = (span + 15) / 16 - 1;
-    const uint16_t part = (uint16_t)((1u << (span - 16 * last)) - 1u); /* 0 when whole */
     t->tail = (int)(n - 16 * (t->nvec - 1));
     t->first = malloc(sizeof *t->first * (size_t)(t->nvec + 1));
     t->idx = aligned_alloc(64, (size_t)ops * 64);
@@ -63,21 +69,25 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
     int64_t op = 0;
     for (int64_t v = 0; v < t->nvec; v++) {
         t->first[v] = op;
-        const int k = sources_of(src, n, v, sv);
+        const int k = windows_of(src, n, v, w);
         for (int j = 0; j < k; j += 2, op++) {
-            const int64_t a = sv[j], b = j + 1 < k ? sv[j + 1] : sv[j];
+            /* one window alone loads it twice: an L1 hit, and no branch */
+            const int64_t a = w[j], b = j + 1 < k ? w[j + 1] : w[j];
             hl_lane_op *o = &t->op[op];
             o->a = (int32_t)a;
             o->b = (int32_t)b;
-            o->la = a == last && part ? part : 0xFFFF;
-            o->lb = b == last && part ? part : 0xFFFF;
+            o->la = in_span(a, span);
+            o->lb = in_span(b, span);
             o->out = 0;
             memset(t->idx[op], 0, sizeof t->idx[op]);
             for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
-                const int64_t x = src[l] / 16;
-                if (x != a && x != b)
+                const int64_t x = src[l];
+                if (x - a >= 0 && x - a < 16)
+                    t->idx[op][l - 16 * v] = (int32_t)(x - a);
+                else if (x - b >= 0 && x - b < 16)
+                    t->idx[op][l - 16 * v] = (int32_t)(x - b + 16);
+                else
                     continue;
-                t->idx[op][l - 16 * v] = (int32_t)(src[l] % 16 + (x == a ? 0 : 16));
                 o->out |= (uint16_t)(1u << (l - 16 * v));
             }
         }
@@ -503,8 +513,8 @@ AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, in
 /* Masked loads: the span's last vector reads only its lanes. */
 AVX512 INLINE __m512i lane_op(const int32_t *s, const hl_lane_op *o, const int32_t *idx)
 {
-    const __m512i x = _mm512_maskz_loadu_epi32(o->la, s + 16 * (int64_t)o->a);
-    const __m512i y = _mm512_maskz_loadu_epi32(o->lb, s + 16 * (int64_t)o->b);
+    const __m512i x = _mm512_maskz_loadu_epi32(o->la, s + o->a);
+    const __m512i y = _mm512_maskz_loadu_epi32(o->lb, s + o->b);
     return _mm512_permutex2var_epi32(x, _mm512_load_si512(idx), y);
 }
 
