@@ -546,10 +546,11 @@ static void test_streamed(void **state)
         {"[255,257,256,float32]", "uncrinkle:all:2", "lane permutes"},
         {"[255,257,257,float32]", "crinkle:all:2", "row groups"},
         /* both halves of crinkled rows from one read, on lines and not,
-         * read upwards and (flipped) downwards; the chains above take them
-         * in their row groups */
+         * forwards and flipped (rows of 1 KiB read downwards, of 16 KiB
+         * upwards from their last vector); the chains above take them in
+         * their row groups */
         {"[4096,4128,float32]", "crinkle:0:2", "both halves of a crinkled row"},
-        {"[4096,4104,float32]", "crinkle:0:2", "both halves of a crinkled row"},
+        {"[4096,4104,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
         {"[130,256,256,float64]", "crinkle:all:2", "both halves of a crinkled row"},
         {"[256,256,256,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
         {"[16777216,float32]", "crinkle:0:2", "both halves of a crinkled row"}, /* cut rows */

@@ -273,14 +273,19 @@ static void test_halves(void **state)
         return;
     }
     char *lo, *hi, *map = guarded(&lo, &hi);
-    enum { HALF = MAX_CELLS * 8 + 128 };
+    enum { HALF = 4096 + 128, LONG = 20 };
     char *out = aligned_alloc(64, 2 * HALF);
     assert_non_null(out);
     int64_t checked = 0;
     for (int64_t ss = -2; ss <= 2; ss += 4)
         for (int64_t es = 4; es <= 8; es += 4)
-            for (int64_t n = 0; n <= MAX_CELLS; n++)
+            /* every short length, then rows around 4 KiB (read upwards
+             * above it) up to the 8 KiB of the mapping */
+            for (int64_t j = 0; j <= MAX_CELLS + LONG; j++)
                 for (int stream = 0; stream < 2; stream++, checked++) {
+                    const int64_t n = j <= MAX_CELLS        ? j
+                                      : j < MAX_CELLS + LONG ? 4096 / (2 * es) - MAX_CELLS - 2 + j
+                                                             : 8192 / (2 * es);
                     /* the row's 2n cells end at the guard page (ss 2) or
                      * start at the mapping's first byte (ss -2: read down) */
                     const char *in = ss > 0 ? hi - 2 * n * es : lo + (2 * n - 1) * es;
@@ -297,7 +302,7 @@ static void test_halves(void **state)
                         assert_int_equal((unsigned char)o1[b], SENTINEL);
                     }
                 }
-    assert_int_equal(checked, 2 * 2 * (MAX_CELLS + 1) * 2);
+    assert_int_equal(checked, 2 * 2 * (MAX_CELLS + LONG + 1) * 2);
     free(out);
     free_guarded(map);
 #else
