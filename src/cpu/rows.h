@@ -28,12 +28,13 @@ hl_strided_fn hl_strided_sse2, hl_strided_avx2, hl_strided_avx512;
  *
  *     out0[i] = in[i * ss], out1[i] = in[i * ss + ss / 2]     for i < done,
  *
- * ss 2 or -2 (a flip of the crinkled row), 4- and 8-byte cells, whole
- * vectors: each pair of source vectors is read once and gives a vector of
- * each half (read as two strided rows, the row is read twice: crinkle:0:2 of
- * [4096,4096] float32 ran 0.7x so).  Returns `done`; only cells of the row
- * are read.  With `stream`, out0 and out1 are on lines, done is a whole
- * number of lines, written with non-temporal stores.  NULL below AVX-512. */
+ * ss 2 or -2 (a flip of the crinkled row), 4- and 8-byte cells: each pair
+ * of source vectors is read once and gives a vector of each half (read as
+ * two strided rows, the row is read twice: crinkle:0:2 of [4096,4096]
+ * float32 ran 0.7x so).  Returns `done` (n for these cells); only cells of
+ * the row are read.  With `stream`, out0 and out1 are on lines and their
+ * whole lines are written with non-temporal stores, the last partial line
+ * with plain ones.  NULL below AVX-512. */
 typedef int64_t hl_halves_fn(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
                              int64_t es, bool stream);
 #if defined(__x86_64__) || defined(__i386__)
