@@ -554,6 +554,11 @@ static void test_streamed(void **state)
         {"[130,256,256,float64]", "crinkle:all:2", "both halves of a crinkled row"},
         {"[256,256,256,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
         {"[16777216,float32]", "crinkle:0:2", "both halves of a crinkled row"}, /* cut rows */
+        /* a rotated row's halves, which lie differently against the lines
+         * (through a buffer), the lowering's two boxes joined as one: read
+         * downwards with the second half first, and upwards */
+        {"[16777216,float32]", "flip:0 shift:1 crinkle:0:2", "both halves of a crinkled row"},
+        {"[8388608,float64]", "shift:1 crinkle:0:2", "both halves of a crinkled row"},
         /* interleaved channels split from one read: on lines, and not */
         {"[4194304,4,float32]", "permute:1,0", "4 channels split"},
         {"[2796203,3,float64]", "permute:1,0", "3 channels split"},

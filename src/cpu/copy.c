@@ -585,11 +585,13 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
 }
 
 /* A row of stride 2 or -2 whose next digit is the other half beside it:
- * both halves are one plane of rows, from one read of the row (rows.h). */
+ * both halves are one plane of rows, from one read of the row (rows.h).
+ * The half written second may be either (its source a cell after the
+ * first's, or before it: a rotated flip's). */
 static bool halves(const kbox *k)
 {
     return k->can_halves && k->n > 1 && (k->ss[0] == 2 || k->ss[0] == -2) && k->ds[0] == 1 &&
-           k->ext[1] == 2 && k->ss[1] == k->ss[0] / 2;
+           k->ext[1] == 2 && (k->ss[1] == 1 || k->ss[1] == -1);
 }
 
 /* A row of stride k (3 or 4) whose next digit takes the k interleaved
@@ -1226,6 +1228,36 @@ void hl_copy_destroy(hl_copy *c)
     free(c);
 }
 
+/* Whether boxes a and b, groups of their own, are a crinkle's two halves
+ * (the same digits, one of them rows of stride 2 or -2 written forwards,
+ * the bases a cell apart in the source): if so, a becomes both, with a
+ * digit of 2 that takes a to b, whose rows are then copied from one read
+ * (the halves of a rotated 1-D flip, which the lowering cuts apart, had
+ * each read the whole row). */
+static bool join_halves(hl_box *a, const hl_box *b)
+{
+    const int64_t ds = b->dst_base - a->dst_base;
+    int row = -1;
+    if (a->ndigits != b->ndigits || a->ndigits >= HL_BOX_MAX_DIGITS || abs64(b->src_base - a->src_base) != 1)
+        return false;
+    for (int t = 0; t < a->ndigits; t++) {
+        if (a->extent[t] != b->extent[t] || a->src_stride[t] != b->src_stride[t] ||
+            a->dst_stride[t] != b->dst_stride[t])
+            return false;
+        if (a->dst_stride[t] == 1 && abs64(a->src_stride[t]) == 2)
+            row = t;
+        else if (abs64(a->dst_stride[t]) <= abs64(ds)) /* the new digit would not come next */
+            return false;
+    }
+    if (row < 0)
+        return false;
+    a->extent[a->ndigits] = 2;
+    a->src_stride[a->ndigits] = b->src_base - a->src_base;
+    a->dst_stride[a->ndigits] = ds;
+    a->ndigits++;
+    return true;
+}
+
 hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
 {
     const int64_t es = ir->elem_size;
@@ -1235,19 +1267,23 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
                          ir->threads > 0 ? ir->threads : omp_get_max_threads(), ir->effort,
                          hl_cpu_isa_current()};
     hl_copy *c = calloc(1, sizeof *c);
-    hl_box *b = malloc(sizeof *b);
+    hl_box *b = malloc(2 * sizeof *b);
     hl_status st = c && b ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK)
         st = hl_row_groups(ir, GROUP_STAGE_BYTES / es, GROUP_RUN_MAX_BYTES / es, &groups, &ngroups);
     if (st == HL_OK && !(c->box = calloc((size_t)(ngroups > 0 ? ngroups : 1), sizeof *c->box)))
         st = HL_ERR_NOMEM;
     for (int64_t i = 0; st == HL_OK && i < ngroups; i++) {
-        c->nboxes = i + 1;
+        kbox *k = &c->box[c->nboxes++];
         if (groups[i].count > 1) {
-            st = prepare_group(&c->box[i], ir, &groups[i], b, es, &pc);
+            st = prepare_group(k, ir, &groups[i], b, es, &pc);
         } else {
             hl_ir_box(ir, groups[i].first, b);
-            st = prepare(&c->box[i], b, es, &pc);
+            if (i + 1 < ngroups && groups[i + 1].count == 1) {
+                hl_ir_box(ir, groups[i + 1].first, b + 1);
+                i += join_halves(b, b + 1);
+            }
+            st = prepare(k, b, es, &pc);
         }
     }
     free(groups);
@@ -1321,7 +1357,10 @@ static void stream_halves(char *out, int64_t ostride, const char *in, int64_t n,
 {
     enum { HALF_BYTES = 4096 };
     _Alignas(64) char buf[2][HALF_BYTES];
-    const int64_t per = HALF_BYTES / es, next = ss / 2;
+    /* chunks of 2 KiB of a half read upwards (4 KiB: the 1-D shift:1
+     * crinkle:0:2 0.8x), of 4 KiB read downwards (2 KiB: the 2-D chain
+     * 0.55x, whichever way the kernel went through them) */
+    const int64_t per = (ss > 0 ? HALF_BYTES / 2 : HALF_BYTES) / es;
     int64_t head = (int64_t)(((uintptr_t)-(uintptr_t)out & 63) / (uintptr_t)es);
     head = head < n ? head : n;
     const int64_t chunks = 1 + (n - head + per - 1) / per; /* the head, then whole chunks */
@@ -1329,11 +1368,9 @@ static void stream_halves(char *out, int64_t ostride, const char *in, int64_t n,
         const int64_t k = ss > 0 ? c : chunks - 1 - c;
         const int64_t a = k ? head + (k - 1) * per : 0, b = k ? (a + per < n ? a + per : n) : head;
         const char *from = in + a * ss * es;
-        const int64_t done = isa->halves(buf[0], buf[1], from, b - a, ss, es, false);
-        for (int64_t j = 0; j < 2; j++) {
-            copy_row(buf[j] + done * es, from + (done * ss + j * next) * es, b - a - done, 1, ss, es, isa);
+        isa->halves(buf[0], buf[1], from, b - a, ss, es, false); /* whole (rows.h) */
+        for (int64_t j = 0; j < 2; j++)
             stream_row(out + (j * ostride + a) * es, buf[j], b - a, 1, es, true, isa);
-        }
     }
 }
 
@@ -1483,6 +1520,10 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         const int64_t span = n * abs64(k->ss[0]) * es;
         if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
             prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
+        if (k->ways == 2 && k->ss[1] != k->ss[0] / 2) { /* the second half first */
+            copy_split(out + k->ds[1] * es, -k->ds[1], in + k->ss[1] * es, n, 2, k->ss[0], es, stream, isa);
+            return;
+        }
         if (k->ways > 1) {
             copy_split(out, k->ds[1], in, n, k->ways, k->ss[0], es, stream, isa);
             return;
