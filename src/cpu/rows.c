@@ -22,7 +22,7 @@ void hl_lanes_free(hl_lanes *t)
  * starts at the lowest source lane not yet in one (fewest windows for
  * these lanes; the source vectors themselves would take more where the
  * lanes lie across their boundaries, as a shifted row's do); their count. */
-static int windows_of(const int64_t *src, int64_t n, int64_t v, int64_t *w)
+static int windows_of(const int64_t *src, int64_t n, int64_t span, int64_t v, int64_t *w)
 {
     int64_t x[16];
     int k = 0, nw = 0;
@@ -33,15 +33,9 @@ static int windows_of(const int64_t *src, int64_t n, int64_t v, int64_t *w)
         x[j] = src[l];
     }
     for (int j = 0; j < k; j++)
-        if (nw == 0 || x[j] >= w[nw - 1] + 16)
-            w[nw++] = x[j];
+        if (nw == 0 || x[j] >= w[nw - 1] + 16) /* ending at the span's end at most */
+            w[nw++] = x[j] + 16 > span && span >= 16 ? span - 16 : x[j];
     return nw;
-}
-
-/* The lanes of a window at `at` that lie in the span. */
-static uint16_t in_span(int64_t at, int64_t span)
-{
-    return span - at >= 16 ? 0xFFFF : (uint16_t)((1u << (span - at)) - 1u);
 }
 
 bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int64_t max_ops,
@@ -54,10 +48,11 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
     int64_t w[16], ops = 0;
     t->nvec = (n + 15) / 16;
     for (int64_t v = 0; v < t->nvec; v++)
-        ops += (windows_of(src, n, v, w) + 1) / 2;
+        ops += (windows_of(src, n, span, v, w) + 1) / 2;
     if (ops > max_ops * t->nvec)
         return false;
     t->tail = (int)(n - 16 * (t->nvec - 1));
+    t->part = span >= 16 ? 0xFFFF : (uint16_t)((1u << span) - 1u);
     t->first = malloc(sizeof *t->first * (size_t)(t->nvec + 1));
     t->idx = aligned_alloc(64, (size_t)ops * 64);
     t->op = malloc(sizeof *t->op * (size_t)ops);
@@ -69,15 +64,13 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
     int64_t op = 0;
     for (int64_t v = 0; v < t->nvec; v++) {
         t->first[v] = op;
-        const int k = windows_of(src, n, v, w);
+        const int k = windows_of(src, n, span, v, w);
         for (int j = 0; j < k; j += 2, op++) {
             /* one window alone loads it twice: an L1 hit, and no branch */
             const int64_t a = w[j], b = j + 1 < k ? w[j + 1] : w[j];
             hl_lane_op *o = &t->op[op];
             o->a = (int32_t)a;
             o->b = (int32_t)b;
-            o->la = in_span(a, span);
-            o->lb = in_span(b, span);
             o->out = 0;
             memset(t->idx[op], 0, sizeof t->idx[op]);
             for (int64_t l = 16 * v; l < n && l < 16 * v + 16; l++) {
@@ -543,33 +536,52 @@ AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, in
 }
 
 /* Masked loads: the span's last vector reads only its lanes. */
-AVX512 INLINE __m512i lane_op(const int32_t *s, const hl_lane_op *o, const int32_t *idx)
+AVX512 INLINE __m512i lane_op(const int32_t *s, const hl_lane_op *o, const int32_t *idx, uint16_t part)
 {
-    const __m512i x = _mm512_maskz_loadu_epi32(o->la, s + o->a);
-    const __m512i y = _mm512_maskz_loadu_epi32(o->lb, s + o->b);
-    return _mm512_permutex2var_epi32(x, _mm512_load_si512(idx), y);
+    if (part == 0xFFFF)
+        return _mm512_permutex2var_epi32(_mm512_loadu_si512(s + o->a), _mm512_load_si512(idx),
+                                         _mm512_loadu_si512(s + o->b));
+    return _mm512_permutex2var_epi32(_mm512_maskz_loadu_epi32(part, s + o->a), _mm512_load_si512(idx),
+                                     _mm512_maskz_loadu_epi32(part, s + o->b));
 }
 
-/* The first op of a vector is taken whole: the lanes it does not supply
- * are the later ops' (most vectors have one op, and then no blend). */
+/* The whole vectors, then the last partial one.  A table of one op a
+ * vector goes without the ops' bounds (1.5x in L1, where the kernel, not
+ * the memory, bounds 4-D and 6-D flips and crinkles); otherwise the first
+ * op of a vector is taken whole, the lanes it does not supply being the
+ * later ops'. */
+AVX512 INLINE void lanes_run(int32_t *o, const int32_t *s, const hl_lanes *t, bool stream, uint16_t part,
+                             bool single)
+{
+    const int64_t whole = t->tail == 16 ? t->nvec : t->nvec - 1;
+    for (int64_t v = 0; v <= whole && v < t->nvec; v++) {
+        int64_t op = single ? v : t->first[v];
+        __m512i r = lane_op(s, &t->op[op], t->idx[op], part);
+        if (!single)
+            for (op++; op < t->first[v + 1]; op++)
+                r = _mm512_mask_mov_epi32(r, t->op[op].out, lane_op(s, &t->op[op], t->idx[op], part));
+        if (v == whole)
+            _mm512_mask_storeu_epi32(o + 16 * v, lanes(0, t->tail), r);
+        else if (stream)
+            _mm512_stream_si512((void *)(o + 16 * v), r);
+        else
+            _mm512_storeu_si512(o + 16 * v, r);
+    }
+}
+
 AVX512 void hl_lanes_avx512(char *out, const char *span, const hl_lanes *t, bool stream)
 {
     const int32_t *s = (const int32_t *)(const void *)span;
     int32_t *o = (int32_t *)(void *)out;
-    for (int64_t v = 0; v < t->nvec; v++) {
-        int64_t op = t->first[v];
-        __m512i r = lane_op(s, &t->op[op], t->idx[op]);
-        for (op++; op < t->first[v + 1]; op++)
-            r = _mm512_mask_mov_epi32(r, t->op[op].out, lane_op(s, &t->op[op], t->idx[op]));
-        if (v < t->nvec - 1 || t->tail == 16) {
-            if (stream)
-                _mm512_stream_si512((void *)(o + 16 * v), r);
-            else
-                _mm512_storeu_si512(o + 16 * v, r);
-        } else {
-            _mm512_mask_storeu_epi32(o + 16 * v, lanes(0, t->tail), r);
-        }
-    }
+    const bool single = t->first[t->nvec] == t->nvec;
+    /* a loop for each case, its tests on constants (a short span, rare,
+     * goes through the general one) */
+    if (t->part != 0xFFFF)
+        lanes_run(o, s, t, stream, t->part, false);
+    else if (single)
+        stream ? lanes_run(o, s, t, true, 0xFFFF, true) : lanes_run(o, s, t, false, 0xFFFF, true);
+    else
+        stream ? lanes_run(o, s, t, true, 0xFFFF, false) : lanes_run(o, s, t, false, 0xFFFF, false);
 }
 
 /* The line of rows j .. j + 64 / bytes - 1, joined. */

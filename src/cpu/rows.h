@@ -75,17 +75,18 @@ hl_short_rows_fn hl_short_rows_sse2, hl_short_rows_avx512;
 /* A plane whose output is one contiguous run and whose source lies in a
  * short span, in any order: its cells as 32-bit lanes (a cell of 8 bytes is
  * two), each output vector of 16 lanes built by two-source lane permutes of
- * windows of 16 lanes of the span, at any lane (a window past the span's
- * end is loaded masked).  The table is made once, at planning. */
+ * windows of 16 lanes of the span, at any lane up to its end (a span
+ * shorter than a window is loaded masked).  The table is made once, at
+ * planning. */
 typedef struct hl_lane_op {
-    int32_t a, b;     /* the first lanes of its two windows */
-    uint16_t out;     /* the output lanes it supplies */
-    uint16_t la, lb;  /* the lanes of the windows inside the span */
+    int32_t a, b; /* the first lanes of its two windows */
+    uint16_t out; /* the output lanes it supplies */
 } hl_lane_op;
 
 typedef struct hl_lanes {
-    int64_t nvec;       /* output vectors; the last has `tail` lanes (1..16) */
+    int64_t nvec;  /* output vectors; the last has `tail` lanes (1..16) */
     int tail;
+    uint16_t part; /* the lanes of a window that are the span's: all, unless it is shorter */
     int64_t *first;     /* nvec + 1: the ops of vector v are [first[v], first[v + 1]) */
     int32_t (*idx)[16]; /* per op: lanes 0..15 of the first window, 16..31 of the second */
     hl_lane_op *op;
