@@ -584,6 +584,8 @@ static void test_streamed(void **state)
         /* a transpose whose output runs of 1 KiB start their row chunks at
          * a line of a buffer 16 bytes off one */
         {"[256,256,256,float32]", "permute:1,0,2", "register transpose"},
+        /* whole matrices of 16 KiB, through the stage when 16 bytes off */
+        {"[64,64,64,64,float32]", "permute:1,0,3,2", "register transpose"},
         /* output rows of 1028 bytes, which cannot start lines: staged */
         {"[255,257,256,float32]", "permute:1,0,2", "staged"},
     };

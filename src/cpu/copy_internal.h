@@ -54,6 +54,7 @@ typedef struct {
      * boundaries still gets whole lines: the row counter has one chunk more */
     bool shift;
     bool src_lines; /* every stab[a] starts a line when the plane's first row does */
+    bool one_run;   /* a whole plane writes one contiguous run (a whole matrix) */
     const char *chosen; /* the plane's shape by "measured" or "wisdom"; NULL: the cost model */
     /* GROUP: the members' parts of a run, at offsets from the plane's */
     int nmem;
