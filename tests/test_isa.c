@@ -170,6 +170,9 @@ static void test_streamed(void **state)
         {"[2050,4100,float32]", "permute:1,0", 0}, /* columns off line boundaries */
         {"[255,130,256,float32]", "permute:2,1,0", 1020}, /* ... taken whole, staged */
         {"[131,129,256,float64]", "flip:0 permute:2,0,1", 1048},
+        /* cells of 16 bytes: columns on lines, and (flipped) not */
+        {"[1024,2050,complex128]", "permute:1,0", 0},
+        {"[1030,2048,complex128]", "flip:0,1 permute:1,0", 0},
         /* no transpose: streamed rows and row groups, each level's lines */
         {"[1030,8200,float32]", "flip:1 shift:3,-5", -1},
         {"[130,251,258,float32]", "flip:0 shift:1,-1,1 crinkle:0:2", -1},

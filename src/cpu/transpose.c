@@ -64,6 +64,12 @@ static void cells_edge8(char *out, const int64_t *dtab, const char *const *row, 
     cells(out, dtab, row, a0, r, 0, cm, dir, 8);
 }
 
+static void cells_edge16(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
+                         int64_t cm, int64_t dir)
+{
+    cells(out, dtab, row, a0, r, 0, cm, dir, 16);
+}
+
 static void generic4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                      int64_t dir, bool lines)
 {
@@ -373,6 +379,29 @@ AVX512 INLINE void mk_avx512_8(char *out, const int64_t *dtab, const char *const
     }
 }
 
+/* Cells of 16 bytes (complex128, float32 x 4): a micro-block of 4 x 4, each
+ * row one vector of 4 cells, transposed as the 128-bit lanes of lanes4x4
+ * (cell by cell, [2048,2048] complex128 ran at 10 GB/s). */
+AVX512 INLINE void mk_avx512_16(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                                int64_t b0, int64_t dir, bool nt, int64_t pf)
+{
+    __m512 x[4];
+    for (int i = 0; i < 4; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 4, 16);
+        const __m512 v = _mm512_loadu_ps((const float *)(const void *)p);
+        x[i] = dir > 0 ? v : _mm512_shuffle_f32x4(v, v, 0x1B); /* the cells reversed */
+        ahead(p, dir, pf);
+    }
+    lanes4x4(&x[0], &x[1], &x[2], &x[3]);
+    for (int j = 0; j < 4; j++) {
+        float *o = (float *)(void *)(out + (dtab[b0 + j] + a0) * 16);
+        if (nt)
+            _mm512_stream_ps(o, x[j]);
+        else
+            _mm512_storeu_ps(o, x[j]);
+    }
+}
+
 /* Rows [a0, r), fewer than a micro-block's, of columns [0, cm): whole
  * micro-blocks whose missing rows repeat row a0 (loaded, never stored),
  * each column stored masked to the rows there are, with plain stores.
@@ -425,6 +454,12 @@ AVX512 static void avx512_8(char *out, const int64_t *dtab, const char *const *r
 {
     BLOCK_LOOP_EDGE(mk_avx512_8, 8, 8, 8, edge_avx512_8);
 }
+
+AVX512 static void avx512_16(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+                             int64_t c, int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_avx512_16, 4, 4, 16);
+}
 #endif
 
 static void lines_generic(char *dst, const char *src, int64_t n)
@@ -454,11 +489,11 @@ AVX512 static void lines_avx512(char *dst, const char *src, int64_t n)
 }
 #endif
 
-static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL};
+static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, NULL, lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL};
 #if defined(HL_X86)
-static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL};
-static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512};
+static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, NULL, lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL};
+static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, NULL, lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL};
+static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, avx512_16, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512};
 #endif
 
 static const hl_cpu_isa *best(void)
@@ -527,6 +562,8 @@ void hl_transpose_block(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
         isa->cells4(out, dtab, row, r, c, dir, lines);
     else if (es == 8)
         isa->cells8(out, dtab, row, r, c, dir, lines);
+    else if (es == 16 && isa->cells16)
+        isa->cells16(out, dtab, row, r, c, dir, lines);
     else
         cells(out, dtab, row, 0, r, 0, c, dir, es);
 }

@@ -10,7 +10,8 @@
  *
  * Cells move through registers only, in micro-blocks whose columns are one
  * 64-byte line of output each (16 x 16 float32 with AVX-512, two 8 x 8 with
- * AVX2, four 4 x 4 with SSE2); with `lines`, every column that starts a
+ * AVX2, four 4 x 4 with SSE2; 4 x 4 cells of 16 bytes with AVX-512, other
+ * levels cell by cell); with `lines`, every column that starts a
  * micro-block lies on a line boundary and is written with a non-temporal
  * store (no read of the line it replaces).  Rows and columns that do not
  * fill a micro-block go cell by cell (rows: by masked micro-blocks where the
@@ -34,6 +35,7 @@ typedef void hl_lines_fn(char *dst, const char *src, int64_t n);
 typedef struct hl_cpu_isa {
     const char *name;
     hl_transpose_fn *cells4, *cells8; /* 4- and 8-byte cells */
+    hl_transpose_fn *cells16;         /* 16-byte cells; NULL: cell by cell */
     hl_lines_fn *lines;
     hl_strided_fn *strided; /* rows read backwards or with a stride of 2 (rows.h) */
     hl_lanes_fn *lanes;     /* planes by lane permutes (rows.h); NULL: the level has none */
