@@ -27,6 +27,7 @@ typedef struct {
     int inner;
     int64_t *ext, *ss, *ds; /* n each, in one allocation at ext */
     int64_t src_base, dst_base;
+    int64_t es; /* bytes of the box's cells: the array's, or several of them (widen_cells) */
     int64_t planes, plane_cells; /* outer cells, nominal cells per plane */
     /* BLOCK: block cells in entries of row_len cells (along digit 0) at src
      * offsets stab[] and dst offsets dtab[] (dense: j * row_len) */
