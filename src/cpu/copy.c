@@ -1434,8 +1434,7 @@ static void copy_split(char *out, int64_t ostride, const char *in, int64_t n, in
     int64_t head = 0;
     if (stream) {
         const uintptr_t at = (uintptr_t)out & 63;
-        if (ways == 2 && (ostride * es) % 64 && at % (uintptr_t)es == 0 &&
-            ((uintptr_t)out + (uintptr_t)(ostride * es)) % (uintptr_t)es == 0) {
+        if (ways == 2 && (ostride * es) % 64 && at % (uintptr_t)es == 0) {
             stream_halves(out, ostride, in, n, ss, es, isa);
             return;
         }

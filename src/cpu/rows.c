@@ -416,7 +416,7 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
         T *o0 = (T *)(void *)out0, *o1 = (T *)(void *)out1;                                         \
         const int64_t m = n - n % (V);                                                             \
         for (int64_t j = 0; j < m; j += (V)) {                                                     \
-            i = ss > 0 || !up ? j : m - (V) - j;                                                            \
+            i = ss > 0 || !up ? j : m - (V) - j;                                                   \
             const __typeof__(LOAD(p)) a = LOAD(ss > 0 ? p + 2 * i : p - 2 * i - ((V) - 1));       \
             const __typeof__(a) b = LOAD(ss > 0 ? p + 2 * i + (V) : p - 2 * i - (2 * (V) - 1));    \
             const __typeof__(a) e = PERM(a, even, b), o = PERM(a, odd, b);                         \
@@ -535,7 +535,7 @@ AVX512 int64_t hl_channels_avx512(char *out, int64_t ostride, const char *in, in
     return i;
 }
 
-/* Masked loads: the span's last vector reads only its lanes. */
+/* One op: its two windows, loaded masked where the span is shorter. */
 AVX512 INLINE __m512i lane_op(const int32_t *s, const hl_lane_op *o, const int32_t *idx, uint16_t part)
 {
     if (part == 0xFFFF)
@@ -554,7 +554,7 @@ AVX512 INLINE void lanes_run(int32_t *o, const int32_t *s, const hl_lanes *t, bo
                              bool single)
 {
     const int64_t whole = t->tail == 16 ? t->nvec : t->nvec - 1;
-    for (int64_t v = 0; v <= whole && v < t->nvec; v++) {
+    for (int64_t v = 0; v < t->nvec; v++) {
         int64_t op = single ? v : t->first[v];
         __m512i r = lane_op(s, &t->op[op], t->idx[op], part);
         if (!single)
