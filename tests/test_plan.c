@@ -559,6 +559,8 @@ static void test_streamed(void **state)
          * downwards with the second half first, and upwards */
         {"[16777216,float32]", "flip:0 shift:1 crinkle:0:2", "both halves of a crinkled row"},
         {"[8388608,float64]", "shift:1 crinkle:0:2", "both halves of a crinkled row"},
+        /* an odd row's halves, one member of a group beside its last cell */
+        {"[4095,4097,float32]", "flip:0 crinkle:0:2", "both halves of a crinkled row"},
         /* interleaved channels split from one read: on lines, and not */
         {"[4194304,4,float32]", "permute:1,0", "4 channels split"},
         {"[2796203,3,float64]", "permute:1,0", "3 channels split"},

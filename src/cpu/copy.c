@@ -94,6 +94,8 @@ enum {
     PF_GROUP_SPAN_MAX = 4096, /* ... or a group's plane: longer runs are read upwards in chunks,
                                  which the prefetchers follow (the chain and shift:1,-1 flip:0 of
                                  [4096,4096] float32, 16 KiB runs: 1.45x without the requests) */
+    HALVES_CACHED_BYTES = 32768, /* a row read forwards at most this long is in the cache
+                                    when read a second time */
     PF_STREAMS = 16,          /* source runs of a block the hardware prefetchers follow */
     PF_TRAIN_BYTES = 1024,    /* ... when the next blocks continue them this far */
 };
@@ -108,6 +110,7 @@ typedef struct member {
     int n;
     int halves; /* > 0: this row and member `halves` are a crinkle's two halves (one read);
                    < 0: the other half of such a pair */
+    bool split; /* its two rows (digit 1, of 2) are a crinkle's halves (one read) */
     int64_t src_off, dst_off;
     int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
 } member;
@@ -1236,12 +1239,19 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
      * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
     for (int m = 0; m < k->nmem && k->solver == &group_solver && k->can_halves; m++) {
         member *x = &k->mem[m];
-        if (x->halves || x->n != 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
+        if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
+            continue;
+        /* a member that is both halves (an odd row's crinkle, its last
+         * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
+         * ran at 0.75 of [4096,4096]) */
+        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
+        if (x->n != 1)
             continue;
         for (int y = m + 1; y < k->nmem; y++) {
             member *z = &k->mem[y];
+            /* an odd row's halves differ by a cell */
             if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
-                z->ext[0] == x->ext[0] && z->src_off == x->src_off + x->ss[0] / 2) {
+                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
                 x->halves = y;
                 z->halves = -1;
                 break;
@@ -1434,7 +1444,11 @@ static void copy_split(char *out, int64_t ostride, const char *in, int64_t n, in
     int64_t head = 0;
     if (stream) {
         const uintptr_t at = (uintptr_t)out & 63;
-        if (ways == 2 && (ostride * es) % 64 && at % (uintptr_t)es == 0) {
+        /* (a short row read forwards is read twice as two strided rows,
+         * the second time from the cache: crinkle:0:2 of [4095,4097]
+         * float32, rows of 16 KiB, ran 0.87x through the buffer) */
+        if (ways == 2 && (ostride * es) % 64 && at % (uintptr_t)es == 0 &&
+            (ss < 0 || 2 * n * es > HALVES_CACHED_BYTES)) {
             stream_halves(out, ostride, in, n, ss, es, isa);
             return;
         }
@@ -1455,6 +1469,18 @@ static void copy_split(char *out, int64_t ostride, const char *in, int64_t n, in
     for (int64_t j = 0; j < ways; j++)
         copy_row(out + (j * ostride + done) * es, in + (done * ss + j * next) * es, n - done, 1, ss,
                  es, isa);
+}
+
+/* A crinkle's two halves, the second `ostride` cells after the first in the
+ * output and `next` (+-1) in the source: copy_split, whose second half is
+ * the one a cell along the row's stride. */
+static void copy_halves(char *out, int64_t ostride, const char *in, int64_t n, int64_t ss, int64_t next,
+                        int64_t es, bool stream, const hl_cpu_isa *isa)
+{
+    if (next == ss / 2)
+        copy_split(out, ostride, in, n, 2, ss, es, stream, isa);
+    else
+        copy_split(out + ostride * es, -ostride, in + next * es, n, 2, ss, es, stream, isa);
 }
 
 /* A member's rows; streamed (stream_row), where the group is not staged,
@@ -1532,11 +1558,20 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         char *to = staged ? stage : out;
         for (int m = 0; m < k->nmem; m++) {
             const member *x = &k->mem[m];
-            if (x->halves > 0)
-                copy_split(to + x->dst_off * es, k->mem[x->halves].dst_off - x->dst_off,
-                           in + x->src_off * es, x->ext[0], 2, x->ss[0], es, stream && !staged, isa);
-            else if (x->halves == 0)
+            if (x->halves > 0) {
+                const member *z = &k->mem[x->halves];
+                const int64_t n = x->ext[0] < z->ext[0] ? x->ext[0] : z->ext[0];
+                copy_split(to + x->dst_off * es, z->dst_off - x->dst_off, in + x->src_off * es, n, 2,
+                           x->ss[0], es, stream && !staged, isa);
+                const member *w = x->ext[0] > n ? x : z; /* the longer half's last cell */
+                if (w->ext[0] > n)
+                    memcpy(to + (w->dst_off + n) * es, in + (w->src_off + n * w->ss[0]) * es, (size_t)es);
+            } else if (x->split) {
+                copy_halves(to + x->dst_off * es, x->ds[1], in + x->src_off * es, x->ext[0], x->ss[0],
+                            x->ss[1], es, stream && !staged, isa);
+            } else if (x->halves == 0) {
                 copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
+            }
         }
         if (staged)
             stream_row(out, stage, k->run_cells, 1, es, true, isa);
@@ -1566,8 +1601,8 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         const int64_t span = n * abs64(k->ss[0]) * es;
         if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
             prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
-        if (k->ways == 2 && k->ss[1] != k->ss[0] / 2) { /* the second half first */
-            copy_split(out + k->ds[1] * es, -k->ds[1], in + k->ss[1] * es, n, 2, k->ss[0], es, stream, isa);
+        if (k->ways == 2) {
+            copy_halves(out, k->ds[1], in, n, k->ss[0], k->ss[1], es, stream, isa);
             return;
         }
         if (k->ways > 1) {
@@ -1805,7 +1840,7 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                k->chosen ? ")" : "", k->staged && c->stream ? ", staged" : "");
         bool halves = k->ways == 2;
         for (int m = 0; m < k->nmem; m++)
-            halves = halves || k->mem[m].halves > 0;
+            halves = halves || k->mem[m].halves > 0 || k->mem[m].split;
         if (halves)
             used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
         if (k->ways > 2)
