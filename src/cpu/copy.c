@@ -1042,9 +1042,10 @@ hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
  * at 28).  Returns the box's cell size. */
 static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
 {
+    if (k->n < 3 || k->ss[0] != 1 || k->ds[0] != 1 || k->ext[0] > 16)
+        return es;
     const int64_t f = k->ext[0], w = f * es;
-    if (k->n < 3 || k->ss[0] != 1 || k->ds[0] != 1 || (w != 8 && !(w == 16 && isa->cells16)) ||
-        k->src_base % f || k->dst_base % f)
+    if ((w != 8 && !(w == 16 && isa->cells16)) || k->src_base % f || k->dst_base % f)
         return es;
     int unit_src = 0, unit_dst = 0;
     for (int t = 1; t < k->n; t++) {
