@@ -521,12 +521,16 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     k->src_lines = true;
     for (int64_t a = 0; a < rows && k->src_lines; a++)
         k->src_lines = (k->stab[a] * es) % 64 == 0;
-    k->one_run = rows * cols * es <= STAGE_BYTES; /* (fits the stage) */
-    for (int64_t b = 0; b < cols && k->one_run; b++) /* columns a row apart, in some order */
-        k->one_run = k->dtab[b] % rows == 0 && k->dtab[b] >= 0 && k->dtab[b] / rows < cols;
-    for (int64_t b = 0; b < cols && k->one_run; b++)
-        for (int64_t e = b + 1; e < cols && k->one_run; e++)
-            k->one_run = k->dtab[e] != k->dtab[b];
+    /* columns a row apart, in some order, fitting the stage */
+    bool *taken = rows * cols * es <= STAGE_BYTES ? calloc((size_t)cols, 1) : NULL;
+    k->one_run = taken != NULL;
+    for (int64_t b = 0; b < cols && k->one_run; b++) {
+        const int64_t at = k->dtab[b] / rows;
+        k->one_run = k->dtab[b] % rows == 0 && at >= 0 && at < cols && !taken[at];
+        if (k->one_run)
+            taken[at] = true;
+    }
+    free(taken);
     k->ext[r] += k->shift;
     /* a batch of whole planes (each reads and writes whole runs, so they
      * may go in any order) is taken in source order: the rows of one plane
