@@ -66,13 +66,13 @@ static int load(lib *l, const char *path)
     return 0;
 }
 
-enum { FLIP0, FLIP_ALL, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, SWAP01, PAIRS, ROT_UP, ROT_DOWN, TILE, MORTON, CHAIN, NOPS };
+enum { FLIP0, FLIP_ALL, FLIP1, SHIFT, CRINKLE0, CRINKLE_ALL, PERMUTE, SWAP01, PAIRS, ROT_UP, ROT_DOWN, TILE, MORTON, CHAIN, NOPS };
 
 static const struct {
     const char *name;
     int in_place;
 } ops[NOPS] = {
-    {"flip:0", 1},      {"flip:all", 1}, {"shift:1,-1,..", 1}, {"crinkle:0:2", 1},
+    {"flip:0", 1},      {"flip:all", 1}, {"flip:1", 1}, {"shift:1,-1,..", 1}, {"crinkle:0:2", 1},
     {"crinkle:all:2", 1}, {"permute:reverse", 0}, {"permute:1,0,..", 0},
     {"permute:pairs", 0},   {"permute:rot+1", 0},    {"permute:rot-1", 0},
     {"tile:8,..", 0},       {"morton", 0},
@@ -87,6 +87,7 @@ static hl_status make(const lib *l, int op, const hl_shape *s, hl_plan **p)
     switch (op) {
     case FLIP0: return l->flip(p, s, 1, NULL);
     case FLIP_ALL: return l->flip(p, s, ((uint64_t)1 << d) - 1, NULL);
+    case FLIP1: return l->flip(p, s, d > 1 ? 2 : 1, NULL);
     case SHIFT:
         for (int i = 0; i < d; i++)
             v[i] = i % 2 ? -1 : 1;

@@ -24,6 +24,12 @@ static inline hl_status bench_flip_all(hl_plan **p, const hl_shape *s, const hl_
 {
     return hl_plan_flip(p, s, ((uint64_t)1 << s->rank) - 1, o);
 }
+/* dimension 1 (0 in 1-D): rows kept, taken in reverse (NumPy's flip along
+ * axis -2; flipud in 2-D) */
+static inline hl_status bench_flip1(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
+{
+    return hl_plan_flip(p, s, s->rank > 1 ? 2 : 1, o);
+}
 static inline hl_status bench_shift(hl_plan **p, const hl_shape *s, const hl_plan_options *o)
 {
     int64_t sh[HL_MAX_RANK];
@@ -85,6 +91,7 @@ static inline hl_status bench_chain(hl_plan **p, const hl_shape *s, const hl_pla
 static const bench_op bench_ops[] = {
     {"flip:0", bench_flip0, 0, 1},
     {"flip:all", bench_flip_all, 0, 1},
+    {"flip:1", bench_flip1, 0, 1},
     {"shift:1,-1,..", bench_shift, 0, 1},
     {"crinkle:0:2", bench_crinkle0, 0, 1},
     {"crinkle:all:2", bench_crinkle_all, 0, 1},

@@ -69,6 +69,7 @@ def numpy_ops(a):
     ops = {
         "flip:0": lambda: np.flip(a, axis=-1).copy(),
         "flip:all": lambda: np.flip(a).copy(),
+        "flip:1": lambda: np.flip(a, axis=-2 if d > 1 else -1).copy(),
         "shift:1,-1,..": lambda: np.roll(a, shifts, axes),
         "crinkle:0:2": lambda: crinkle(a, d - 1, 2),
         "crinkle:all:2": lambda: _all_crinkle(a),

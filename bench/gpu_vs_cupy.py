@@ -76,6 +76,7 @@ def cupy_ops(a, out):
     return {
         "flip:0": lambda: into(cp.flip(a, axis=-1)),
         "flip:all": lambda: into(cp.flip(a)),
+        "flip:1": lambda: into(cp.flip(a, axis=-2 if a.ndim > 1 else -1)),
         "shift:1,-1,..": lambda: cp.roll(a, shifts, axes),
         "crinkle:0:2": lambda: crinkle_into(out, a, (d - 1,)),
         "crinkle:all:2": lambda: crinkle_into(out, a, tuple(range(d))),
