@@ -588,10 +588,14 @@ static void test_streamed(void **state)
         {"[16,16,16,16,16,16,float32]", "flip:0 shift:1,-1,1,-1,1,-1 crinkle:0:2", "row groups by lane permutes"},
         {"[64,64,64,64,float32]", "shift:3,1,-1,2 crinkle:0:2", "row groups by lane permutes"},
         /* rows read forwards, taken in rising source order and written
-         * downwards: odd rows (partial lines at both ends), and a flip
-         * beside a rotation (two boxes) */
-        {"[4095,2049,float32]", "flip:1", "rows read upwards, written downwards"},
-        {"[255,257,130,float32]", "flip:1 shift:0,0,3", "rows read upwards, written downwards"},
+         * downwards: odd rows (partial lines at both ends), a flip beside a
+         * rotation (two boxes), and a group's rotated runs */
+        {"[4095,2049,float32]", "flip:1", "planes in rising source order, written downwards"},
+        {"[255,257,130,float32]", "flip:1 shift:0,0,3", "planes in rising source order, written downwards"},
+        {"[130,255,257,float32]", "flip:1 shift:1,1,1", "planes in rising source order, written downwards"},
+        /* blocks of rows of 128 bytes read downwards (their lines requested
+         * ahead) */
+        {"[64,64,64,16,float64]", "flip:1", "rows streamed straight"},
         /* a transpose whose output runs of 1 KiB start their row chunks at
          * a line of a buffer 16 bytes off one */
         {"[256,256,256,float32]", "permute:1,0,2", "register transpose"},

@@ -38,7 +38,7 @@ typedef struct {
     int64_t ways; /* ROW: rows taken from one read of the source (rows.h): 2, a crinkle's
                      halves (stride +-2), or 3 or 4 interleaved channels, along digit 1;
                      1: one row */
-    bool short_rows; /* rows of 8, 16, 32 or 64 bytes contiguous on both sides */
+    bool short_rows; /* rows of 8, 16, 32, 64 or 128 bytes contiguous on both sides */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
      * forwards at dst offset dtab[b].  The last src and dst digits of the

@@ -232,7 +232,8 @@ void hl_short_rows_sse2(char *out, const char *in, const int64_t *stab, int64_t 
         return;
     case 16: STREAM_BATCH(16); break;
     case 32: STREAM_BATCH(32); break;
-    default: STREAM_BATCH(64); break;
+    case 64: STREAM_BATCH(64); break;
+    default: STREAM_BATCH(128); break;
     }
     for (; j < n; j++) /* a last half batch */
         for (int64_t b = 0; b < bytes / 16; b++)
@@ -617,7 +618,7 @@ AVX512 INLINE __m512i short_line(const char *in, const int64_t *stab, int64_t j,
 AVX512 void hl_short_rows_avx512(char *out, const char *in, const int64_t *stab, int64_t n,
                                  int64_t bytes, int64_t es)
 {
-    if (bytes == 64) { /* one store a line measured 0.88x (tiles of [64,64,64,64] float64) */
+    if (bytes >= 64) { /* one store a line measured 0.88x (tiles of [64,64,64,64] float64) */
         hl_short_rows_sse2(out, in, stab, n, bytes, es);
         return;
     }

@@ -58,7 +58,7 @@ typedef int64_t hl_channels_fn(char *out, int64_t ostride, const char *in, int64
 hl_channels_fn hl_channels_avx512;
 #endif
 
-/* n rows of `bytes` bytes (8, 16, 32 or 64) at in + stab[j] * es, one
+/* n rows of `bytes` bytes (8, 16, 32, 64 or 128) at in + stab[j] * es, one
  * after another into out (on a line, n * bytes a multiple of 64), written
  * with non-temporal stores straight from the source (a tile's rows,
  * Morton's pairs): a dense block's output is then written once, where a
