@@ -367,6 +367,7 @@ void hl_copy_free_tables(kbox *k)
     free(k->ptab);
     k->stab = k->dtab = k->ptab = NULL;
     hl_lanes_free(&k->lanes);
+    hl_pairs_free(&k->pairs);
 }
 
 void hl_copy_free_kbox(kbox *k)
@@ -689,6 +690,12 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
     k->dense = !first || k->ds[0] == 1;
     for (int64_t j = 0; j < entries && k->dense; j++)
         k->dense = k->dtab[j] == j * k->row_len;
+    bool nomem = false;
+    if (k->can_pairs && k->dense && short_row && row_bytes <= 16 &&
+        !hl_pairs_make(&k->pairs, k->stab, entries, row_bytes, es, &nomem) && nomem) {
+        *st = HL_ERR_NOMEM;
+        return true;
+    }
 
     if (chunk) {
         cut_digit(k, nb - 1, chunk);
@@ -732,6 +739,7 @@ static void take_level(kbox *k, const hl_cpu_isa *isa, int64_t es)
     k->edges = isa->edges;
     k->can_halves = isa->halves && (es == 4 || es == 8);
     k->can_channels = isa->channels && (es == 4 || es == 8);
+    k->can_pairs = isa->pairs != NULL;
 }
 
 /* Appends the cells of a nest of m digits (first fastest) from offsets sb /
@@ -1674,6 +1682,13 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
+        if (k->pairs.steps && cells == k->block) {
+            char *to = stream && ((uintptr_t)out & 63) ? stage : out;
+            isa->pairs(to, in, &k->pairs, es, stream && to == out);
+            if (to == stage)
+                stream_row(out, stage, cells, 1, es, true, isa);
+            return;
+        }
         if (stream && k->dense && k->short_rows && isa->short_rows && ((uintptr_t)out & 63) == 0 &&
             (cells * es) % 64 == 0) {
             isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
@@ -1898,7 +1913,10 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
             down = down || k->ds[t] < 0;
         if (down)
             used += hl_appendf(buf, size, used, "; planes in rising source order, written downwards");
-        if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
+        if (k->pairs.steps)
+            used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes",
+                               k->pairs.g, k->pairs.g == 1 ? "" : "s");
+        else if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
                                "when the output starts a line");
         if (k->ahead)

@@ -39,6 +39,7 @@ typedef struct {
                      halves (stride +-2), or 3 or 4 interleaved channels, along digit 1;
                      1: one row */
     bool short_rows; /* rows of 8, 16, 32, 64 or 128 bytes contiguous on both sides */
+    hl_pairs pairs;  /* ... of 8 or 16 bytes taken in pairs (steps 0: not) */
     /* TRANSPOSE: the plane is a rows x cols matrix; row a is read at src
      * offset stab[a] with src stride sdir (+1 or -1), column b written
      * forwards at dst offset dtab[b].  The last src and dst digits of the
@@ -73,6 +74,7 @@ typedef struct {
     bool edges;     /* the level's transposes have masked row edges (transpose.h) */
     bool can_halves;   /* the level has a kernel for a crinkle's two halves, for these cells */
     bool can_channels; /* ... and for 3 or 4 interleaved channels */
+    bool can_pairs;    /* ... and for short rows loaded in pairs */
     hl_lanes lanes; /* LANES: the plane's table */
 } kbox;
 

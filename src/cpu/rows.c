@@ -89,6 +89,85 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
     return true;
 }
 
+void hl_pairs_free(hl_pairs *p)
+{
+    free(p->run);
+    memset(p, 0, sizeof *p);
+}
+
+/* The runs of lines `line` (g of them) of a block: each of the lines'
+ * rows paired with the one right after it or before it in the source,
+ * runs in the order their first row comes in the output; the lanes of the
+ * lines into idx.  False where a row has no partner among them. */
+static bool pair_lines(const int64_t *stab, const int64_t *line, int g, int64_t per, int64_t half,
+                       int64_t *run, uint64_t (*idx)[8])
+{
+    const int64_t rows = g * per, nruns = rows / 2, q = 8 / per; /* 64-bit lanes a row */
+    int64_t r = 0;
+    int64_t at[16]; /* the run of each row, and its place in it (2 * run + 1: second) */
+    for (int64_t i = 0; i < rows; i++)
+        at[i] = -1;
+    for (int64_t i = 0; i < rows; i++) {
+        if (at[i] >= 0)
+            continue;
+        const int64_t a = stab[line[i / per] * per + i % per];
+        int64_t j = i + 1;
+        for (; j < rows; j++) {
+            const int64_t b = stab[line[j / per] * per + j % per];
+            if (at[j] < 0 && (b == a + half || b == a - half))
+                break;
+        }
+        if (j == rows || r == nruns)
+            return false;
+        const int64_t b = stab[line[j / per] * per + j % per];
+        run[r] = a < b ? a : b;
+        at[i] = 2 * r + (a < b ? 0 : 1);
+        at[j] = 2 * r + (a < b ? 1 : 0);
+        r++;
+    }
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t k = 0; k < q; k++)
+            idx[i / per][(i % per) * q + k] = (uint64_t)(at[i] * q + k);
+    return true;
+}
+
+bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, int64_t es, bool *nomem)
+{
+    memset(p, 0, sizeof *p);
+    *nomem = false;
+    const int64_t per = 64 / bytes, lines = n * bytes / 64, half = bytes / es;
+    if ((bytes != 8 && bytes != 16) || bytes % es || lines < 2 || lines * 64 != n * bytes)
+        return false;
+    p->w = 2 * bytes;
+    for (p->g = 1; p->g <= 2; p->g++) {
+        for (p->d = 1; p->d <= (p->g == 1 ? 1 : lines / 2); p->d *= 2) {
+            if (lines % (p->g * p->d))
+                continue;
+            p->steps = lines / p->g;
+            const int64_t nr = p->g * 64 / p->w;
+            p->run = malloc(sizeof *p->run * (size_t)(p->steps * nr));
+            if (!p->run) {
+                *nomem = true;
+                return false;
+            }
+            bool ok = true;
+            for (int64_t s = 0; s < p->steps && ok; s++) {
+                const int64_t first = s / p->d * p->g * p->d + s % p->d;
+                const int64_t line[2] = {first, first + p->d};
+                uint64_t idx[2][8];
+                ok = pair_lines(stab, line, p->g, per, half, p->run + s * nr, s ? idx : p->idx) &&
+                     (s == 0 || memcmp(idx, p->idx, sizeof *idx * (size_t)p->g) == 0);
+            }
+            if (ok)
+                return true;
+            free(p->run);
+            p->run = NULL;
+        }
+    }
+    memset(p, 0, sizeof *p);
+    return false;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
@@ -615,6 +694,47 @@ AVX512 INLINE __m512i short_line(const char *in, const int64_t *stab, int64_t j,
 
 /* Two lines at a time, both loaded before either is stored (as copy.c's
  * SSE2 loop: stores between the loads were up to 1.4x slower there). */
+/* The runs run[0..64/w) of a step, one register. */
+AVX512 INLINE __m512i pair_runs(const char *in, const int64_t *run, int64_t w, int64_t es)
+{
+#define RUN_AT(r) (const void *)(in + run[r] * es)
+    if (w == 16)
+        return _mm512_inserti32x4(
+            _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)RUN_AT(0))),
+                                                  _mm_loadu_si128((const __m128i *)RUN_AT(1)), 1),
+                               _mm_loadu_si128((const __m128i *)RUN_AT(2)), 2),
+            _mm_loadu_si128((const __m128i *)RUN_AT(3)), 3);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)RUN_AT(0))),
+                              _mm256_loadu_si256((const __m256i *)RUN_AT(1)), 1);
+#undef RUN_AT
+}
+
+AVX512 INLINE void put_line(char *out, __m512i v, bool stream)
+{
+    if (stream)
+        _mm512_stream_si512((void *)out, v);
+    else
+        _mm512_storeu_si512((void *)out, v);
+}
+
+AVX512 void hl_pairs_avx512(char *out, const char *in, const hl_pairs *p, int64_t es, bool stream)
+{
+    const __m512i i0 = _mm512_loadu_si512(p->idx[0]), i1 = _mm512_loadu_si512(p->idx[1]);
+    const int64_t nr = 64 / p->w;
+    const int64_t *run = p->run;
+    if (p->g == 1) {
+        for (int64_t s = 0; s < p->steps; s++, run += nr, out += 64)
+            put_line(out, _mm512_permutexvar_epi64(i0, pair_runs(in, run, p->w, es)), stream);
+        return;
+    }
+    for (int64_t s = 0; s < p->steps; s++, run += 2 * nr) {
+        const __m512i a = pair_runs(in, run, p->w, es), b = pair_runs(in, run + nr, p->w, es);
+        char *o = out + (s / p->d * 2 * p->d + s % p->d) * 64;
+        put_line(o, _mm512_permutex2var_epi64(a, i0, b), stream);
+        put_line(o + p->d * 64, _mm512_permutex2var_epi64(a, i1, b), stream);
+    }
+}
+
 AVX512 void hl_short_rows_avx512(char *out, const char *in, const int64_t *stab, int64_t n,
                                  int64_t bytes, int64_t es)
 {

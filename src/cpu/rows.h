@@ -72,6 +72,38 @@ typedef void hl_short_rows_fn(char *out, const char *in, const int64_t *stab, in
 hl_short_rows_fn hl_short_rows_sse2, hl_short_rows_avx512;
 #endif
 
+/* Short rows of 8 or 16 bytes whose output lines, one or two at a time,
+ * take their rows in pairs that lie side by side in the source (Morton's
+ * pairs of float32: a line of 2-D or 3-D Morton order is 8 pairs from 4
+ * rows of 4 cells): each step loads those runs of 2 rows, 4 of 16 bytes or
+ * 2 of 32 to a register, and makes its lines by one permute of 64-bit lanes
+ * each (across two registers for two lines), the same permutes for every
+ * step of the block (row by row, a line took 8 loads and 7 shuffles: 0.5x
+ * in L1).  Made once, at planning, from a dense block's rows. */
+typedef struct hl_pairs {
+    int g;            /* lines a step: 1, or 2 (lines l and l + d) */
+    int64_t d;        /* g == 2: the second line's distance from the first, in lines */
+    int64_t w;        /* bytes of a run of 2 rows: 16 or 32 */
+    int64_t steps;    /* of a block */
+    int64_t *run;     /* steps x (g * 64 / w): the runs' offsets in the source, in cells */
+    uint64_t idx[2][8]; /* line j of a step: its 64-bit lanes from the step's registers
+                           (lanes 8..15: the second register) */
+} hl_pairs;
+
+/* The table of a block of n rows of `bytes` (8 or 16) at stab[j] (cells
+ * of es bytes), written one after another as whole lines: false (nothing
+ * allocated) where its lines do not pair up so, or memory runs out
+ * (*nomem set). */
+bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, int64_t es, bool *nomem);
+void hl_pairs_free(hl_pairs *p);
+
+/* Runs a table: out, the block's first line (on a line), from in.  With
+ * `stream` the lines are written with non-temporal stores. */
+typedef void hl_pairs_fn(char *out, const char *in, const hl_pairs *p, int64_t es, bool stream);
+#if defined(__x86_64__) || defined(__i386__)
+hl_pairs_fn hl_pairs_avx512;
+#endif
+
 /* A plane whose output is one contiguous run and whose source lies in a
  * short span, in any order: its cells as 32-bit lanes (a cell of 8 bytes is
  * two), each output vector of 16 lanes built by two-source lane permutes of

@@ -47,6 +47,8 @@ typedef struct hl_cpu_isa {
                              none */
     hl_channels_fn *channels; /* a row of 3 or 4 interleaved channels split from one read
                                  (rows.h); NULL: none */
+    hl_pairs_fn *pairs; /* short rows loaded in pairs, lines by lane permutes (rows.h);
+                           NULL: none */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
