@@ -692,8 +692,6 @@ AVX512 INLINE __m512i short_line(const char *in, const int64_t *stab, int64_t j,
 #undef ROW_AT
 }
 
-/* Two lines at a time, both loaded before either is stored (as copy.c's
- * SSE2 loop: stores between the loads were up to 1.4x slower there). */
 /* The runs run[0..64/w) of a step, one register. */
 AVX512 INLINE __m512i pair_runs(const char *in, const int64_t *run, int64_t w, int64_t es)
 {
@@ -735,6 +733,8 @@ AVX512 void hl_pairs_avx512(char *out, const char *in, const hl_pairs *p, int64_
     }
 }
 
+/* Two lines at a time, both loaded before either is stored (as copy.c's
+ * SSE2 loop: stores between the loads were up to 1.4x slower there). */
 AVX512 void hl_short_rows_avx512(char *out, const char *in, const int64_t *stab, int64_t n,
                                  int64_t bytes, int64_t es)
 {
