@@ -664,6 +664,57 @@ static void test_streamed(void **state)
     }
 }
 
+/* Short rows loaded in pairs (AVX-512) in arrays small enough not to be
+ * streamed: plain stores, into an output on a line and 16 bytes off one,
+ * against the reference cell by cell; one line a step and two, rows of 8
+ * and 16 bytes, and a flip before Morton (rows read downwards). */
+static void test_pairs_in_cache(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"[32,32,32,float32]", "morton"},     {"[64,64,float32]", "morton"},
+        {"[8,8,8,8,float64]", "morton"},      {"[16,16,16,16,float32]", "morton"},
+        {"[8,8,8,8,8,8,float32]", "morton"},  {"[64,64,float32]", "tile:4,4"},
+        {"[64,128,float64]", "tile:2,4"},     {"[4,4,4,4,4,4,float32]", "flip:2 morton"},
+    };
+#if defined(__x86_64__) || defined(__i386__)
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+#else
+    const bool avx512 = false;
+#endif
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        hl_shape s;
+        assert_int_equal(hl_shape_parse(&s, cases[c][0]), HL_OK);
+        const int64_t bytes = hl_shape_count(&s) * s.elem_size;
+        char *in = malloc((size_t)bytes), *want = malloc((size_t)bytes);
+        char *line = aligned_alloc(64, (size_t)((bytes + 127) / 64 * 64));
+        assert_non_null(in);
+        assert_non_null(want);
+        assert_non_null(line);
+        for (int64_t i = 0; i < bytes; i++)
+            in[i] = (char)(((uint64_t)i * 0x9E3779B97F4A7C15u) >> 56);
+        const hl_plan_options ref = {1, true}, opt = {1, false};
+        hl_plan *slow, *fast;
+        assert_int_equal(hl_plan_ops(&slow, &s, cases[c][1], 0, &ref, NULL, 0), HL_OK);
+        assert_int_equal(hl_plan_ops(&fast, &s, cases[c][1], 0, &opt, NULL, 0), HL_OK);
+        char text[8192];
+        assert_int_equal(hl_plan_describe(fast, text, sizeof text, NULL), HL_OK);
+        if (avx512 && !strstr(text, "rows loaded in pairs"))
+            fail_msg("%s %s: no pairs in\n%s", cases[c][0], cases[c][1], text);
+        assert_int_equal(hl_execute(slow, in, want), HL_OK);
+        for (int off = 0; off <= 16; off += 16) {
+            memset(line, 0x5a, (size_t)bytes + 16);
+            assert_int_equal(hl_execute(fast, in, line + off), HL_OK);
+            assert_memory_equal(line + off, want, (size_t)bytes);
+        }
+        hl_plan_destroy(fast);
+        hl_plan_destroy(slow);
+        free(in);
+        free(want);
+        free(line);
+    }
+}
+
 /* A composition of radices that share no factor: lowering gives up (the
  * plan runs cell by cell) instead of cutting without end (the stack
  * overflowed). */
@@ -773,7 +824,8 @@ int main(void)
         cmocka_unit_test(test_big_chains), cmocka_unit_test(test_long_rows),
         cmocka_unit_test(test_long_dimension),
         cmocka_unit_test(test_padded_tiles), cmocka_unit_test(test_boxes_against_cells),
-        cmocka_unit_test(test_streamed), cmocka_unit_test(test_deep_radix),
+        cmocka_unit_test(test_streamed), cmocka_unit_test(test_pairs_in_cache),
+        cmocka_unit_test(test_deep_radix),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
