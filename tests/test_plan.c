@@ -526,6 +526,16 @@ static void test_boxes_against_cells(void **state)
     assert_true(lowered * 10 >= cases * 9);
 }
 
+/* Whether this CPU has the AVX-512 kernels (the solvers only they have). */
+static bool has_avx512(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
 /* Outputs of 32 MiB and more are streamed: the row groups (runs staged
  * whole, or their members streamed one by one), the blocks with lookahead
  * and the short-row blocks, on 1 and 2 threads, against the reference
@@ -607,11 +617,7 @@ static void test_streamed(void **state)
         /* output rows of 1028 bytes, which cannot start lines: staged */
         {"[255,257,256,float32]", "permute:1,0,2", "staged"},
     };
-#if defined(__x86_64__) || defined(__i386__)
-    const bool avx512 = __builtin_cpu_supports("avx512f");
-#else
-    const bool avx512 = false;
-#endif
+    const bool avx512 = has_avx512();
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         hl_shape s;
         assert_int_equal(hl_shape_parse(&s, cases[c].shape), HL_OK);
@@ -677,11 +683,7 @@ static void test_pairs_in_cache(void **state)
         {"[8,8,8,8,8,8,float32]", "morton"},  {"[64,64,float32]", "tile:4,4"},
         {"[64,128,float64]", "tile:2,4"},     {"[4,4,4,4,4,4,float32]", "flip:2 morton"},
     };
-#if defined(__x86_64__) || defined(__i386__)
-    const bool avx512 = __builtin_cpu_supports("avx512f");
-#else
-    const bool avx512 = false;
-#endif
+    const bool avx512 = has_avx512();
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         hl_shape s;
         assert_int_equal(hl_shape_parse(&s, cases[c][0]), HL_OK);
