@@ -258,7 +258,7 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         return;
     }
     const int64_t per = CHUNK >> lg, body = (n - head) & -line, end = head + body;
-    int64_t chunks = (body + per - 1) >> (__builtin_ctz(CHUNK) - lg);
+    const int64_t chunks = ss == 1 ? 0 : (body + per - 1) >> (__builtin_ctz(CHUNK) - lg);
     /* the partial lines at the ends get plain stores, which wait for their
      * lines to be read: requested now, written after the whole lines, so
      * that the streamed stores behind them in the store buffer do not wait
@@ -267,10 +267,8 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         __builtin_prefetch(out, 1, 3);
     if (end < n)
         __builtin_prefetch(out + n * es - 1, 1, 3);
-    if (ss == 1) {
+    if (ss == 1) /* one call for the whole lines: no chunks through the buffer */
         isa->lines(out + head * es, in + head * es, body * es);
-        chunks = 0;
-    }
     /* a row read backwards (a flip) whose next row lies above (`upward`) is
      * taken from its last chunk to its first, each read upwards: the rows
      * then make one rising stream, which the hardware prefetchers follow,
@@ -1689,20 +1687,19 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
             for (int64_t j = 0; j < cells / k->row_len; j++)
                 prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
-        if (k->pairs.steps && cells == k->block) {
-            char *to = stream && ((uintptr_t)out & 63) ? stage : out;
-            isa->pairs(to, in, &k->pairs, es, stream && to == out);
-            if (to == stage)
-                stream_row(out, stage, cells, 1, es, true, isa);
-            return;
-        }
-        if (stream && k->dense && k->short_rows && isa->short_rows && ((uintptr_t)out & 63) == 0 &&
-            (cells * es) % 64 == 0) {
-            isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
+        const bool pairs = k->pairs.steps && cells == k->block; /* (whole blocks: dense) */
+        if (stream && k->dense && (pairs || (k->short_rows && isa->short_rows)) &&
+            ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
+            if (pairs)
+                isa->pairs(out, in, &k->pairs, es, true);
+            else
+                isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
             return;
         }
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
-        if (k->row_len == 1)
+        if (pairs)
+            isa->pairs(to, in, &k->pairs, es, false);
+        else if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
         else if (k->short_rows)
             copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
