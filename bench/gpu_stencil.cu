@@ -7,10 +7,13 @@
  * the same run.  Every variant's first step is checked against the CPU's
  * stencil_reference bit for bit (exit 2 on a difference).
  *
- *   bench_gpu_stencil [--quick] [--reps N] [--csv FILE]
+ *   bench_gpu_stencil [--quick] [--reps N] [--tile T] [--threads N] [--csv FILE]
  *
  * --quick: small arrays (a smoke run); --reps: timed batches (default 5,
- * each of 10 steps; the best batch counts).  Exit 77 without a device. */
+ * each of 10 steps; the best batch counts); --tile: tile extents written
+ * slowest first, e.g. 16,256, for the cases of that rank only (the others
+ * are left out); --threads: threads per block (default 256).  Exit 77
+ * without a device. */
 #include <cuda_runtime.h>
 
 #include <cinttypes>
@@ -76,6 +79,21 @@ double best_time(F f, int reps, int batch)
     return best;
 }
 
+struct text {
+    char c[64];
+};
+
+/* Tile extents (L0 first) as written on the command line, slowest first. */
+text argv_tile(const int64_t *t, int rank)
+{
+    text s;
+    int n = 0;
+    for (int i = rank - 1; i >= 0; i--)
+        n += snprintf(s.c + n, sizeof s.c - (size_t)n, "%s%" PRId64, i == rank - 1 ? "[" : ",", t[i]);
+    snprintf(s.c + n, sizeof s.c - (size_t)n, "]");
+    return s;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -83,6 +101,8 @@ int main(int argc, char **argv)
     bool quick = false;
     int reps = 5;
     const char *csv = NULL;
+    int tile_rank = 0, threads = 0;
+    int64_t tile[3] = {0, 0, 0}; /* L0 first, as stencil_gpu_opts */
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = true;
@@ -90,8 +110,26 @@ int main(int argc, char **argv)
             reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv = argv[++a];
-        else {
-            fprintf(stderr, "usage: bench_gpu_stencil [--quick] [--reps N] [--csv FILE]\n");
+        else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
+            threads = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--tile") && a + 1 < argc) {
+            int64_t t[3];
+            const char *p = argv[++a];
+            char *end = NULL;
+            for (tile_rank = 0; tile_rank < 3; p = end + 1) {
+                t[tile_rank++] = strtoll(p, &end, 10);
+                if (end == p || t[tile_rank - 1] < 1 || *end != ',')
+                    break;
+            }
+            if (end == p || *end || t[tile_rank - 1] < 1) {
+                fprintf(stderr, "bench_gpu_stencil: --tile wants 1 to 3 positive extents, e.g. 16,256\n");
+                return 2;
+            }
+            for (int i = 0; i < tile_rank; i++)
+                tile[i] = t[tile_rank - 1 - i];
+        } else {
+            fprintf(stderr,
+                    "usage: bench_gpu_stencil [--quick] [--reps N] [--tile T] [--threads N] [--csv FILE]\n");
             return 2;
         }
     }
@@ -110,8 +148,9 @@ int main(int argc, char **argv)
     }
     if (f)
         fprintf(f, "shape,dtype,points,variant,us_per_step,GBps,copy_GBps,of_copy\n");
-    printf("stencil of seed 004 on %s: thread blocks as workers, default tiles; best of %d batches of 10 steps\n",
-           prop.name, reps);
+    printf("stencil of seed 004 on %s: thread blocks as workers, %s tiles, %d threads a block; best of %d "
+           "batches of 10 steps\n",
+           prop.name, tile_rank ? argv_tile(tile, tile_rank).c : "default", threads ? threads : 256, reps);
     printf("%-16s %-7s %-4s %-6s | %10s %8s | %8s %7s\n", "shape", "dtype", "pts", "path", "us/step", "GB/s",
            "copy GB/s", "/copy");
     const bcase *cases = quick ? quick_cases : full_cases;
@@ -120,6 +159,8 @@ int main(int argc, char **argv)
     int rc = 0;
     for (int ci = 0; ci < ncases && !rc; ci++) {
         const bcase &bc = cases[ci];
+        if (tile_rank && bc.rank != tile_rank)
+            continue;
         int64_t N = 1;
         for (int i = 0; i < bc.rank; i++)
             N *= bc.L[i];
@@ -155,7 +196,14 @@ int main(int argc, char **argv)
                 [&] { CUDA_OK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, 0)); }, reps, 10);
             const double gb = 2.0 * (double)bytes * 1e-9;
             for (int cached = 0; cached < 2 && !rc; cached++) {
-                const stencil_gpu_opts o = {NULL, 0, 0, cached != 0, NULL};
+                const stencil_gpu_opts o = {tile_rank ? tile : NULL, 0, threads, cached != 0, NULL};
+                const char *dn = di ? "float64" : "float32", *pn = bc.points == STENCIL_BOX ? "box" : "star",
+                           *vn = cached ? "cached" : "direct";
+                if (stencil_gpu_shared_bytes(bc.rank, o.tile, arg.dtype, o.cached) > 48 * 1024) {
+                    printf("%-16s %-7s %-4s %-6s | the tile and its halo exceed a block's 48 KiB of shared memory\n",
+                           shape, dn, pn, vn);
+                    continue;
+                }
                 CUDA_OK(cudaMemset(d_out, 0xff, bytes));
                 hl_status st = stencil_gpu_step(bc.rank, bc.L, &arg, d_in, d_out, &o);
                 if (st != HL_OK) {
@@ -176,8 +224,6 @@ int main(int argc, char **argv)
                             exit(1);
                     },
                     reps, 10);
-                const char *dn = di ? "float64" : "float32", *pn = bc.points == STENCIL_BOX ? "box" : "star",
-                           *vn = cached ? "cached" : "direct";
                 printf("%-16s %-7s %-4s %-6s | %10.1f %8.1f | %8.1f %7.2f\n", shape, dn, pn, vn, t * 1e6, gb / t,
                        gb / tcopy, tcopy / t);
                 fflush(stdout);

@@ -195,6 +195,10 @@ static void argument_checks(void)
     const int64_t t3[3] = {64, 4, 4};
     CHECK(stencil_gpu_shared_bytes(3, t3, HL_DTYPE_FLOAT64, true) == 66 * 6 * 6 * 8, "shared bytes");
     CHECK(stencil_gpu_shared_bytes(3, t3, HL_DTYPE_FLOAT64, false) == 0, "shared bytes, direct");
+    /* the default tiles' float64 halos fit a block's 48 KiB */
+    CHECK(stencil_gpu_shared_bytes(1, NULL, HL_DTYPE_FLOAT64, true) == 4098 * 8, "default 1D tile");
+    CHECK(stencil_gpu_shared_bytes(2, NULL, HL_DTYPE_FLOAT64, true) == 514 * 10 * 8, "default 2D tile");
+    CHECK(stencil_gpu_shared_bytes(3, NULL, HL_DTYPE_FLOAT64, true) == 130 * 6 * 6 * 8, "default 3D tile");
 }
 
 int main(void)

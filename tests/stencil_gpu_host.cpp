@@ -3,18 +3,23 @@
 // against the CPU reference, so that its tiling (remainder tiles, tiles
 // larger than the array), halo loads, scratch indexing and order of
 // operations are checked on machines without a GPU.  CUDA's built-ins get
-// plain C++ meanings: each block runs with one thread (its strided loops
-// then visit every cell, and __syncthreads has nothing to wait for), the
-// blocks one after the other, a few blocks walking many tiles as on the
-// device; the shared scratch is a static buffer of the 48 KiB a block may
-// use.  What only a GPU can check — many threads per block, the launch —
-// is test_stencil_cuda's.
+// plain C++ meanings: a block's threads are host threads (threadIdx
+// thread-local, __syncthreads a barrier), or one thread whose strided
+// loops then visit every cell; the blocks run one after the other, a few
+// blocks walking many tiles as on the device; the shared scratch is a
+// static buffer of the 48 KiB a block may use.  So the threads' rows and
+// strides (idle threads, rows longer than the block) are checked here
+// too.  What only a GPU can check — warps, the launch, the speed — is
+// test_stencil_cuda's.
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 #include "stencil.h"
 #include "stencil_gpu.h"
@@ -24,14 +29,22 @@
 #define __shared__
 #define __forceinline__ inline
 #define __launch_bounds__(n)
-#define __syncthreads() ((void)0)
+#define __syncthreads() sync_block()
 
 namespace {
 
 struct uint3_ {
     unsigned x, y, z;
 };
-uint3_ blockIdx, threadIdx, blockDim, gridDim;
+uint3_ blockIdx, blockDim, gridDim;
+thread_local uint3_ threadIdx;
+pthread_barrier_t block_barrier;
+
+void sync_block()
+{
+    if (blockDim.x > 1)
+        pthread_barrier_wait(&block_barrier);
+}
 
 float __fadd_rn(float a, float b)
 {
@@ -57,36 +70,61 @@ double scratch_raw[48 * 1024 / sizeof(double)];
 int failures;
 
 template <typename T, int R, bool BOX, bool C>
-void replay(const geom &g, unsigned blocks, const void *in, void *out)
+void replay(const geom &g, unsigned blocks, unsigned threads, const void *in, void *out)
 {
     gridDim = {blocks, 1, 1};
-    blockDim = {1, 1, 1};
-    threadIdx = {0, 0, 0};
+    blockDim = {threads, 1, 1};
+    const T *src = static_cast<const T *>(in);
+    T *dst = static_cast<T *>(out);
     for (unsigned b = 0; b < blocks; b++) {
         blockIdx = {b, 0, 0};
-        tiles_kernel<T, R, BOX, C>(static_cast<const T *>(in), static_cast<T *>(out), g);
+        if (threads == 1) {
+            threadIdx = {0, 0, 0};
+            tiles_kernel<T, R, BOX, C>(src, dst, g);
+            continue;
+        }
+        pthread_barrier_init(&block_barrier, nullptr, threads);
+        std::vector<std::thread> team;
+        for (unsigned t = 0; t < threads; t++)
+            team.emplace_back([&, t] {
+                threadIdx = {t, 0, 0};
+                tiles_kernel<T, R, BOX, C>(src, dst, g);
+            });
+        for (std::thread &th : team)
+            th.join();
+        pthread_barrier_destroy(&block_barrier);
     }
 }
 
 template <typename T, int R>
-void replay_rank(const geom &g, unsigned blocks, bool box, bool cached, const void *in, void *out)
+void replay_rank(const geom &g, unsigned blocks, unsigned threads, bool box, bool cached, const void *in,
+                 void *out)
 {
     if (box)
-        cached ? replay<T, R, true, true>(g, blocks, in, out) : replay<T, R, true, false>(g, blocks, in, out);
+        cached ? replay<T, R, true, true>(g, blocks, threads, in, out)
+               : replay<T, R, true, false>(g, blocks, threads, in, out);
     else
-        cached ? replay<T, R, false, true>(g, blocks, in, out) : replay<T, R, false, false>(g, blocks, in, out);
+        cached ? replay<T, R, false, true>(g, blocks, threads, in, out)
+               : replay<T, R, false, false>(g, blocks, threads, in, out);
 }
 
 template <typename T>
-void replay_any(int rank, const geom &g, unsigned blocks, bool box, bool cached, const void *in, void *out)
+void replay_any(int rank, const geom &g, unsigned blocks, unsigned threads, bool box, bool cached, const void *in,
+                void *out)
 {
     if (rank == 1)
-        replay_rank<T, 1>(g, blocks, box, cached, in, out);
+        replay_rank<T, 1>(g, blocks, threads, box, cached, in, out);
     else if (rank == 2)
-        replay_rank<T, 2>(g, blocks, box, cached, in, out);
+        replay_rank<T, 2>(g, blocks, threads, box, cached, in, out);
     else
-        replay_rank<T, 3>(g, blocks, box, cached, in, out);
+        replay_rank<T, 3>(g, blocks, threads, box, cached, in, out);
 }
+
+/* blocks, threads: 70 threads make rows of short tiles and idle threads */
+struct launch {
+    unsigned blocks, threads;
+};
+const launch launches[] = {{1, 1}, {3, 1}, {1000, 1}, {1, 70}, {3, 5}};
 
 struct tcase {
     int rank;
@@ -131,7 +169,8 @@ int main()
                 }
                 for (int ti = 0; ti < 2; ti++)
                     for (int cached = 0; cached < 2; cached++)
-                        for (unsigned blocks : {1u, 3u, 1000u}) {
+                        for (const launch &l : launches) {
+                            const unsigned blocks = l.blocks;
                             const stencil_gpu_opts o = {ti ? c.tile : NULL, 0, 0, cached != 0, NULL};
                             geom g;
                             int64_t shmem = 0;
@@ -145,18 +184,18 @@ int main()
                             const unsigned nb = blocks < g.ntiles ? blocks : (unsigned)g.ntiles;
                             std::memset(got.data(), 0xff, got.size());
                             if (di)
-                                replay_any<double>(c.rank, g, nb, box, cached, in.data(), got.data());
+                                replay_any<double>(c.rank, g, nb, l.threads, box, cached, in.data(), got.data());
                             else
-                                replay_any<float>(c.rank, g, nb, box, cached, in.data(), got.data());
+                                replay_any<float>(c.rank, g, nb, l.threads, box, cached, in.data(), got.data());
                             runs++;
                             if (std::memcmp(got.data(), want.data(), got.size())) {
                                 int64_t k = 0;
                                 while (k < n && !std::memcmp(&got[k * es], &want[k * es], es))
                                     k++;
                                 std::printf("FAIL: rank %d L0 %" PRId64 " %s %s tiles %d %s %u blocks: first "
-                                            "difference at k = %" PRId64 "\n",
+                                            "difference at k = %" PRId64 " (%u threads)\n",
                                             c.rank, c.L[0], di ? "float64" : "float32", box ? "box" : "star", ti,
-                                            cached ? "cached" : "direct", nb, k);
+                                            cached ? "cached" : "direct", nb, k, l.threads);
                                 failures++;
                             }
                         }
