@@ -88,8 +88,9 @@ static void test_parts_match_execute(void **state)
     free(got);
 }
 
-/* In place: one pass is shared; several passes need the whole array between
- * them, so shares are refused before anything moves; parts == 1 runs all. */
+/* In place: one pass is shared (passes fused into one too); several passes
+ * need the whole array between them, so shares are refused before anything
+ * moves; parts == 1 runs all. */
 static void test_parts_in_place(void **state)
 {
     (void)state;
@@ -100,15 +101,19 @@ static void test_parts_in_place(void **state)
              *got = malloc(sizeof *in * (size_t)n);
     assert_non_null(in && want && got);
     fill(in, n);
-    hl_plan *one, *two, *walk;
+    hl_plan *one, *fused, *two, *walk;
     const int perm[3] = {1, 0, 2};
-    hl_shape cube;
+    hl_shape cube, narrow;
     assert_int_equal(hl_shape_parse(&cube, "[9,40,40,float32]"), HL_OK);
+    assert_int_equal(hl_shape_parse(&narrow, "[36,50,30,float32]"), HL_OK);
     assert_int_equal(hl_plan_crinkle(&one, &s, 1, 4, NULL), HL_OK);
-    assert_int_equal(hl_plan_flip(&two, &s, 7, NULL), HL_OK);
+    /* rows of 280 bytes: the three flips' passes fused into one; of 120
+     * bytes: three passes */
+    assert_int_equal(hl_plan_flip(&fused, &s, 7, NULL), HL_OK);
+    assert_int_equal(hl_plan_flip(&two, &narrow, 7, NULL), HL_OK);
     assert_int_equal(hl_plan_permute(&walk, &cube, perm, NULL), HL_OK);
-    const hl_plan *plans[3] = {one, two, walk};
-    for (int k = 0; k < 3; k++) {
+    const hl_plan *plans[4] = {one, fused, two, walk};
+    for (int k = 0; k < 4; k++) {
         const int64_t m = hl_plan_in_span(plans[k]);
         assert_int_equal(hl_execute(plans[k], in, want), HL_OK);
         for (int parts = 1; parts <= 4; parts++) {
@@ -116,7 +121,7 @@ static void test_parts_in_place(void **state)
             hl_status st = HL_OK;
             for (int part = 0; part < parts && st == HL_OK; part++)
                 st = hl_execute_part(plans[k], got, got, part, parts);
-            if (k == 1 && parts > 1) {
+            if (k == 2 && parts > 1) {
                 assert_int_equal(st, HL_ERR_IN_PLACE);
                 assert_memory_equal(got, in, sizeof *got * (size_t)m);
             } else {
@@ -131,6 +136,7 @@ static void test_parts_in_place(void **state)
     assert_int_equal(hl_execute_part(NULL, in, got, 0, 1), HL_ERR_NULL);
     assert_int_equal(hl_execute_part(one, NULL, got, 0, 1), HL_ERR_NULL);
     hl_plan_destroy(one);
+    hl_plan_destroy(fused);
     hl_plan_destroy(two);
     hl_plan_destroy(walk);
     free(in);
