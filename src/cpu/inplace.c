@@ -257,6 +257,57 @@ static void reflect_items(const moved_dim *m, const task_split *ts, int64_t lo, 
     }
 }
 
+/* A row the walk reaches `ahead` moves later, requested whole: into L2
+ * 8 KiB ahead for rows of 512 bytes and more, into L1 2 KiB ahead for
+ * shorter ones (measured on rows of 256 bytes to 4 KiB: 1.15-1.8x against
+ * L1 4 KiB ahead for the long rows; the short ones lost 5-10% so). */
+typedef struct {
+    int64_t ahead;
+    bool l2;
+} row_prefetch;
+
+static row_prefetch prefetch_of(int64_t step)
+{
+    if (step >= 512)
+        return (row_prefetch){8192 / step > 2 ? 8192 / step : 2, true};
+    return (row_prefetch){2048 / step < 8 ? 2048 / step : 8, false};
+}
+
+static void prefetch_slab(const char *p, int64_t bytes, bool l2)
+{
+#if defined(__SSE__)
+    /* the hint chosen inside the loop: with the test outside, GCC 12
+     * dropped the loop of T1 prefetches altogether */
+    for (int64_t b = 0; b < bytes; b += 64) {
+        if (l2)
+            _mm_prefetch(p + b, _MM_HINT_T1);
+        else
+            _mm_prefetch(p + b, _MM_HINT_T0);
+    }
+#else
+    (void)p;
+    (void)bytes;
+    (void)l2;
+#endif
+}
+
+/* A walk reads the slabs in the order of order[], position after position
+ * across its cycles: position i's piece is requested while position
+ * i - ahead is read, the first ones before the walk starts at `at`. */
+static void prefetch_at(const moved_dim *m, const char *base, int64_t step, int64_t bytes, row_prefetch pf,
+                        int64_t i)
+{
+    if (i < m->start[m->ncycles])
+        prefetch_slab(base + m->order[i] * step, bytes, pf.l2);
+}
+
+static void prefetch_walk(const moved_dim *m, const char *base, int64_t step, int64_t bytes, row_prefetch pf,
+                          int64_t at)
+{
+    for (int64_t i = at; i < at + pf.ahead; i++)
+        prefetch_at(m, base, step, bytes, pf, i);
+}
+
 /* The cycles whose first element falls in the item's run of order[], each
  * walked with the piece of every slab on the way. */
 static void cycle_items(const moved_dim *m, const task_split *ts, int64_t lo, int64_t hi, char *a,
@@ -268,11 +319,17 @@ static void cycle_items(const moved_dim *m, const task_split *ts, int64_t lo, in
         int64_t bytes;
         char *base = task_at(m, ts, t / ts->runs, a, es, &bytes);
         const int64_t from = m->len * run / ts->runs, to = m->len * (run + 1) / ts->runs;
-        for (int64_t c = first_cycle(m, from); c < m->ncycles && m->start[c] < to; c++) {
-            const int64_t *cyc = m->order + m->start[c], n = m->start[c + 1] - m->start[c];
+        const row_prefetch pf = prefetch_of(bytes);
+        const int64_t c0 = first_cycle(m, from);
+        prefetch_walk(m, base, step, bytes, pf, c0 < m->ncycles ? m->start[c0] : 0);
+        for (int64_t c = c0; c < m->ncycles && m->start[c] < to; c++) {
+            const int64_t at = m->start[c], *cyc = m->order + at, n = m->start[c + 1] - at;
+            prefetch_at(m, base, step, bytes, pf, at + pf.ahead);
             hl_elem_copy(tmp, base + cyc[0] * step, bytes);
-            for (int64_t j = 0; j + 1 < n; j++)
+            for (int64_t j = 0; j + 1 < n; j++) {
+                prefetch_at(m, base, step, bytes, pf, at + j + 1 + pf.ahead);
                 hl_elem_copy(base + cyc[j] * step, base + cyc[j + 1] * step, bytes);
+            }
             hl_elem_copy(base + cyc[n - 1] * step, tmp, bytes);
         }
     }
@@ -319,40 +376,6 @@ static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
 
 enum { FUSE_MAX = 1 << 20, FUSE_SLAB_MIN = 256 };
 
-/* A row the walk reaches `ahead` moves later, requested whole: into L2
- * 8 KiB ahead for rows of 512 bytes and more, into L1 2 KiB ahead for
- * shorter ones (measured on rows of 256 bytes to 4 KiB: 1.15-1.8x against
- * L1 4 KiB ahead for the long rows; the short ones lost 5-10% so). */
-typedef struct {
-    int64_t ahead;
-    bool l2;
-} row_prefetch;
-
-static row_prefetch prefetch_of(int64_t step)
-{
-    if (step >= 512)
-        return (row_prefetch){8192 / step > 2 ? 8192 / step : 2, true};
-    return (row_prefetch){2048 / step < 8 ? 2048 / step : 8, false};
-}
-
-static void prefetch_slab(const char *p, int64_t bytes, bool l2)
-{
-#if defined(__SSE__)
-    /* the hint chosen inside the loop: with the test outside, GCC 12
-     * dropped the loop of T1 prefetches altogether */
-    for (int64_t b = 0; b < bytes; b += 64) {
-        if (l2)
-            _mm_prefetch(p + b, _MM_HINT_T1);
-        else
-            _mm_prefetch(p + b, _MM_HINT_T0);
-    }
-#else
-    (void)p;
-    (void)bytes;
-    (void)l2;
-#endif
-}
-
 /* As cycle_items, with the slabs whole rows gathered by row_sigma on their
  * way. */
 static void fused_items(const moved_dim *m, const task_split *ts, int64_t lo, int64_t hi, char *a,
@@ -360,21 +383,19 @@ static void fused_items(const moved_dim *m, const task_split *ts, int64_t lo, in
 {
     const int64_t step = m->slab * es;
     const row_prefetch pf = prefetch_of(step);
-    const int64_t ahead = pf.ahead;
     for (int64_t t = lo; t < hi; t++) {
         const int64_t run = t % ts->runs;
         int64_t bytes;
         char *base = task_at(m, ts, t / ts->runs, a, es, &bytes);
         const int64_t from = m->len * run / ts->runs, to = m->len * (run + 1) / ts->runs;
-        for (int64_t c = first_cycle(m, from); c < m->ncycles && m->start[c] < to; c++) {
-            const int64_t *cyc = m->order + m->start[c], n = m->start[c + 1] - m->start[c];
-            for (int64_t j = 1; j < ahead && j < n; j++)
-                prefetch_slab(base + cyc[j] * step, step, pf.l2);
+        const int64_t c0 = first_cycle(m, from);
+        prefetch_walk(m, base, step, step, pf, c0 < m->ncycles ? m->start[c0] : 0);
+        for (int64_t c = c0; c < m->ncycles && m->start[c] < to; c++) {
+            const int64_t at = m->start[c], *cyc = m->order + at, n = m->start[c + 1] - at;
+            prefetch_at(m, base, step, step, pf, at + pf.ahead);
             hl_elem_copy(tmp, base + cyc[0] * step, step);
             for (int64_t j = 0; j + 1 < n; j++) {
-                /* the walk jumps: no prefetcher follows it */
-                if (j + ahead < n)
-                    prefetch_slab(base + cyc[j + ahead] * step, step, pf.l2);
+                prefetch_at(m, base, step, step, pf, at + j + 1 + pf.ahead);
                 gather_row(base + cyc[j] * step, base + cyc[j + 1] * step, m->row_sigma, m->slab, es);
             }
             gather_row(base + cyc[n - 1] * step, tmp, m->row_sigma, m->slab, es);
@@ -425,7 +446,6 @@ static void run_segmented(const moved_dim *m, char *a, int64_t es, int workers, 
     const int64_t items = m->groups * R;
     char *const saved = buf, *const tmps = buf + 2 * items * step;
     const row_prefetch pf = prefetch_of(step);
-    const int64_t ahead = pf.ahead;
 #pragma omp parallel num_threads(workers)
     {
 #pragma omp for schedule(static)
@@ -445,13 +465,12 @@ static void run_segmented(const moved_dim *m, char *a, int64_t es, int workers, 
             for (int64_t c = cycle_at(m, from); c < m->ncycles && m->start[c] < to; c++) {
                 const int64_t cs = m->start[c], ce = m->start[c + 1];
                 const int64_t lo = cs > from ? cs : from, hi = ce < to ? ce : to;
+                if (c == cycle_at(m, from))
+                    prefetch_walk(m, base, step, step, pf, lo);
                 if (cs >= from)
                     hl_elem_copy(tmp, base + m->order[cs] * step, step);
-                for (int64_t j = lo + 1; j < lo + ahead && j < hi; j++)
-                    prefetch_slab(base + m->order[j] * step, step, pf.l2);
                 for (int64_t j = lo; j < hi; j++) {
-                    if (j + ahead < hi)
-                        prefetch_slab(base + m->order[j + ahead] * step, step, pf.l2);
+                    prefetch_at(m, base, step, step, pf, j + 1 + pf.ahead);
                     const char *src;
                     if (j == ce - 1)
                         src = cs >= from ? tmp : saved + (2 * (t - r + segment_at(L, R, cs)) + 1) * step;

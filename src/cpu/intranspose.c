@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transpose.h"
+
 enum {
     IN_CACHE = 1 << 19,   /* a matrix this small goes through one buffer (half an L2) */
     TILE_BYTES = 256,     /* a square tile's rows: 4 lines (2 were measured 1.4x slower on 2 threads) */
@@ -50,6 +52,7 @@ struct hl_intranspose {
     int64_t band;             /* rows and columns: columns per band */
     int64_t row_item;         /* rows and columns: rows per task of the row pass */
     int32_t *inv0;            /* rows and columns: row 0's permutation, inverted (or NULL) */
+    const hl_cpu_isa *isa;    /* the transposes' kernels (transpose.h), as the plan's copies */
     int nphases;
     int phase[3];
 };
@@ -70,7 +73,8 @@ hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t ro
     hl_intranspose *t = calloc(1, sizeof *t);
     if (!t)
         return HL_ERR_NOMEM;
-    *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = gcd64(rows, cols)};
+    *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = gcd64(rows, cols),
+                          .isa = hl_cpu_isa_current()};
     t->b = cols / t->c;
     if (rows * cols * bytes <= IN_CACHE) {
         t->solver = SOLVER_IN_CACHE;
@@ -181,12 +185,32 @@ KERNEL void transpose_k(char *d, int64_t dld, const char *s, int64_t sld, int64_
     }
 }
 
-static void transpose(char *d, int64_t dld, const char *s, int64_t sld, int64_t rows, int64_t cols,
-                      int64_t es)
+/* Elements of 4, 8 and 16 bytes through the copy engine's register
+ * transposes (transpose.h), in blocks of up to 64 rows x 256 columns whose
+ * tables fit the stack; plain stores, since the data stays in cache. */
+static void transpose(const hl_intranspose *t, char *d, int64_t dld, const char *s, int64_t sld,
+                      int64_t rows, int64_t cols, int64_t es)
 {
+    if (es != 4 && es != 8 && (es != 16 || !t->isa->cells16)) {
 #define CALL(E) transpose_k(d, dld, s, sld, rows, cols, E)
-    DISPATCH(es, CALL)
+        DISPATCH(es, CALL)
 #undef CALL
+        return;
+    }
+    enum { ROWS = 64, COLS = 256 };
+    const char *row[ROWS];
+    int64_t dtab[COLS];
+    for (int64_t k0 = 0; k0 < cols; k0 += COLS) {
+        const int64_t kc = cols - k0 < COLS ? cols - k0 : COLS;
+        for (int64_t k = 0; k < kc; k++)
+            dtab[k] = k * dld;
+        for (int64_t i0 = 0; i0 < rows; i0 += ROWS) {
+            const int64_t ic = rows - i0 < ROWS ? rows - i0 : ROWS;
+            for (int64_t i = 0; i < ic; i++)
+                row[i] = s + ((i0 + i) * sld + k0) * es;
+            hl_transpose_block(t->isa, d + (k0 * dld + i0) * es, dtab, row, ic, kc, 1, false, es);
+        }
+    }
 }
 
 /* rows x w elements at s (row stride sld) into the contiguous d.  Rows far
@@ -211,7 +235,7 @@ static void in_cache(const hl_intranspose *t, char *a, int64_t g, char *buf)
     const int64_t bytes = t->m * t->n * t->es;
     char *mat = a + g * bytes;
     memcpy(buf, mat, (size_t)bytes);
-    transpose(mat, t->m, buf, t->n, t->m, t->n, t->es);
+    transpose(t, mat, t->m, buf, t->n, t->m, t->n, t->es);
 }
 
 /* ---- square tiles ------------------------------------------------------------ */
@@ -228,12 +252,12 @@ static void square_row(const hl_intranspose *t, char *a, int64_t g, int64_t I, c
         char *ij = mat + (I * T * n + J * T) * es, *ji = mat + (J * T * n + I * T) * es;
         gather_band(ba, ij, n, ti, tj, es);
         if (J == I) {
-            transpose(ij, n, ba, tj, ti, tj, es);
+            transpose(t, ij, n, ba, tj, ti, tj, es);
             continue;
         }
         gather_band(bb, ji, n, tj, ti, es);
-        transpose(ji, n, ba, tj, ti, tj, es);
-        transpose(ij, n, bb, ti, tj, ti, es);
+        transpose(t, ji, n, ba, tj, ti, tj, es);
+        transpose(t, ij, n, bb, ti, tj, ti, es);
     }
 }
 
