@@ -2,7 +2,8 @@
  * src/cpu/intranspose.c and the slab cycles of src/cpu/inplace.c): on random
  * shapes of rank 2-5 with odd and non-power-of-two extents, element sizes 1
  * to 24 and 1-3 threads, the array permuted in place equals the plan run
- * out of place, byte for byte; each in-place solver is reached on purpose;
+ * out of place, byte for byte; each in-place solver is reached on purpose,
+ * at every instruction-set level the CPU has;
  * chains of permutes (and of permutes with flips) run in place equal their
  * out-of-place result; shares of hl_execute_part agree too. */
 #include <setjmp.h>
@@ -180,6 +181,47 @@ static void test_solvers(void **state)
         }
 }
 
+/* Every instruction-set level this CPU has (hl_isa_force): the transposes
+ * in cache and by square tiles (the copy engine's register transposes) and
+ * the row pass of rows and columns (the level's gathers, where no column
+ * wraps, gcd 1, and the table walk where some do), 4- and 8-byte elements
+ * and others, against out of place. */
+static void test_isa_levels(void **state)
+{
+    (void)state;
+    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512"};
+    struct {
+        int64_t ext[2], es;
+        const char *solver;
+    } cases[] = {
+        {{53, 37}, 4, "transpose in cache"},
+        {{53, 37}, 8, "transpose in cache"},
+        {{67, 41}, 16, "transpose in cache"},
+        {{513, 513}, 4, "square tiles"},
+        {{257, 257}, 8, "square tiles"},
+        {{601, 509}, 4, "rows and columns (2 passes)"},
+        {{509, 601}, 8, "rows and columns (2 passes)"},
+        {{60, 30000}, 4, "rows and columns (3 passes)"},
+        {{6, 60000}, 8, "rows and columns (3 passes)"},
+        {{601, 509}, 2, "rows and columns (2 passes)"},
+    };
+    const int perm[2] = {1, 0};
+    int ran = 0;
+    for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
+        if (hl_isa_force(levels[l]) != HL_OK)
+            continue;
+        ran++;
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            hl_plan *p = permute_plan(2, cases[c].ext, cases[c].es, perm, 1 + (int)(c % 2));
+            if (!check_plan(p, cases[c].solver))
+                fail_msg("%s: case %zu does not use %s", levels[l], c, cases[c].solver);
+            hl_plan_destroy(p);
+        }
+    }
+    assert_int_equal(hl_isa_force(NULL), HL_OK);
+    assert_true(ran >= 2);
+}
+
 /* Chains: permutes composed (one permutation, by passes) and permutes with
  * flips and shifts (in place by the walk of cells), against out of place. */
 static void test_chains(void **state)
@@ -253,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_solvers),
+        cmocka_unit_test(test_isa_levels),
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_parts),
     };

@@ -323,6 +323,12 @@ KERNEL void rows_table_k(const hl_intranspose *t, char *mat, int64_t r0, int64_t
         const int64_t lim = (m - i) * t->b;
         memcpy(buf, row, (size_t)(n * es));
         int64_t y = (n - i % n) % n, y2 = y + mn >= n ? y + mn - n : y + mn;
+        if ((es == 4 || es == 8) && t->isa->gather && lim >= n) {
+            /* no column wrapped: the table rotated by y, in two runs */
+            t->isa->gather(row, buf, inv + y, n - y, es);
+            t->isa->gather(row + (n - y) * es, buf, inv, y, es);
+            continue;
+        }
         for (int64_t x = 0; x < n; x++) {
             int64_t j = inv[y];
             j = j < lim ? j : inv[y2];

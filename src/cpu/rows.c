@@ -752,4 +752,40 @@ AVX512 void hl_short_rows_avx512(char *out, const char *in, const int64_t *stab,
     if (j + per <= n)
         _mm512_stream_si512((void *)out, short_line(in, stab, j, bytes, es));
 }
+
+AVX2 void hl_gather_avx2(char *out, const char *in, const int32_t *idx, int64_t n, int64_t es)
+{
+    int64_t x = 0;
+    if (es == 4)
+        for (; x + 8 <= n; x += 8) {
+            const __m256i j = _mm256_loadu_si256((const __m256i *)(const void *)(idx + x));
+            _mm256_storeu_si256((__m256i *)(void *)(out + 4 * x),
+                                _mm256_i32gather_epi32((const int *)(const void *)in, j, 4));
+        }
+    else
+        for (; x + 4 <= n; x += 4) {
+            const __m128i j = _mm_loadu_si128((const __m128i *)(const void *)(idx + x));
+            _mm256_storeu_si256((__m256i *)(void *)(out + 8 * x),
+                                _mm256_i32gather_epi64((const long long *)(const void *)in, j, 8));
+        }
+    for (; x < n; x++)
+        memcpy(out + es * x, in + es * (int64_t)idx[x], (size_t)es);
+}
+
+AVX512 void hl_gather_avx512(char *out, const char *in, const int32_t *idx, int64_t n, int64_t es)
+{
+    int64_t x = 0;
+    if (es == 4)
+        for (; x + 16 <= n; x += 16) {
+            const __m512i j = _mm512_loadu_si512((const void *)(idx + x));
+            _mm512_storeu_si512((void *)(out + 4 * x), _mm512_i32gather_epi32(j, (const void *)in, 4));
+        }
+    else
+        for (; x + 8 <= n; x += 8) {
+            const __m256i j = _mm256_loadu_si256((const __m256i *)(const void *)(idx + x));
+            _mm512_storeu_si512((void *)(out + 8 * x), _mm512_i32gather_epi64(j, (const void *)in, 8));
+        }
+    for (; x < n; x++)
+        memcpy(out + es * x, in + es * (int64_t)idx[x], (size_t)es);
+}
 #endif

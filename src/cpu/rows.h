@@ -140,4 +140,12 @@ typedef void hl_lanes_fn(char *out, const char *span, const hl_lanes *t, bool st
 hl_lanes_fn hl_lanes_avx512;
 #endif
 
+/* out[x] = in[idx[x]] for x < n, cells of es = 4 or 8 bytes, 32-bit
+ * indices: a row permuted in cache through a table (intranspose.c's row
+ * pass), by the level's gathers.  NULL at the generic and SSE2 levels. */
+typedef void hl_gather_fn(char *out, const char *in, const int32_t *idx, int64_t n, int64_t es);
+#if defined(__x86_64__) || defined(__i386__)
+hl_gather_fn hl_gather_avx2, hl_gather_avx512;
+#endif
+
 #endif

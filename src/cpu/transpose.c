@@ -489,11 +489,11 @@ AVX512 static void lines_avx512(char *dst, const char *src, int64_t n)
 }
 #endif
 
-static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, NULL, lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL};
+static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, NULL, lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
 #if defined(HL_X86)
-static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, NULL, lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, NULL, lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL};
-static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, avx512_16, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512};
+static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, NULL, lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, NULL};
+static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, NULL, lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, hl_gather_avx2};
+static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, avx512_16, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512, hl_gather_avx512};
 #endif
 
 static const hl_cpu_isa *best(void)

@@ -49,6 +49,8 @@ typedef struct hl_cpu_isa {
                                  (rows.h); NULL: none */
     hl_pairs_fn *pairs; /* short rows loaded in pairs, lines by lane permutes (rows.h);
                            NULL: none */
+    hl_gather_fn *gather; /* a row of 4- or 8-byte cells permuted through a table (rows.h);
+                             NULL: cell by cell */
 } hl_cpu_isa;
 
 /* The kernels plans made now use: the forced level, else the best this CPU
