@@ -44,7 +44,10 @@ typedef struct hl_box {
  *
  * Or (transpose, dim -1, sigma NULL) a transpose of matrices: every group of
  * len = rows * cols slabs is a row-major rows x cols matrix of slabs and
- * becomes its cols x rows transpose.
+ * becomes its cols x rows transpose.  With mid > 1 (rows == cols) the group
+ * is [rows][mid][cols] slabs, len = rows * mid * cols, and each of its mid
+ * square matrices (rows mid * cols slabs apart) is transposed: two groups of
+ * dimensions of equal extent exchanged over the dimensions between them.
  *
  * A pass along a dimension also says, where its maps allow (flips, shifts,
  * crinkles, uncrinkles), the same permutation as a sequence of moves
@@ -73,6 +76,7 @@ typedef struct hl_ir_pass {
     int64_t rows, cols;
     int nmoves;
     hl_ir_move move[HL_IR_MAX_MOVES];
+    int64_t mid; /* a transpose's matrices interleaved in a group (0 or 1: one) */
 } hl_ir_pass;
 
 /* A step of a chain: out[dst(x)] = in[src(x)]. */

@@ -389,9 +389,10 @@ static bool dim_order(const hl_layout *lay, int *order, int *r)
     return true;
 }
 
-/* One transpose: [outer][M][K][inner] -> [outer][K][M][inner]. */
+/* One transpose: [outer][M][K][inner] -> [outer][K][M][inner]; with mid > 1
+ * (M = K), [outer][M][mid][K][inner] -> [outer][K][mid][M][inner]. */
 typedef struct {
-    int64_t outer, m, k, inner;
+    int64_t outer, m, k, inner, mid;
 } swap_t;
 
 static int64_t product(const int64_t *ext, const int *dims, int from, int to)
@@ -479,6 +480,8 @@ static double swap_cost(swap_t w, int64_t es)
     const int64_t bytes = w.inner * es, g = gcd64(w.m, w.k);
     if (w.m == 1 || w.k == 1)
         return 0;
+    if (w.mid > 1) /* square tiles whose rows are mid rows apart */
+        return 1.25;
     if (bytes >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)
         return slab_cost(bytes);
     if (w.m * w.k * bytes <= (1 << 19))
@@ -505,20 +508,23 @@ typedef struct {
     int64_t inner;
 } step_t;
 
-/* The exchange of cur[pos..k) and cur[k..end), and the order after it. */
-static swap_t exchange(const int *cur, int r, const int64_t *ext, int pos, int k, int end, int *next)
+/* The exchange of cur[pos..k) and cur[k2..end) over cur[k..k2) (k == k2:
+ * adjacent), and the order after it. */
+static swap_t exchange(const int *cur, int r, const int64_t *ext, int pos, int k, int k2, int end, int *next)
 {
     int t = 0;
     for (int a = 0; a < pos; a++)
         next[t++] = cur[a];
-    for (int a = k; a < end; a++)
+    for (int a = k2; a < end; a++)
+        next[t++] = cur[a];
+    for (int a = k; a < k2; a++)
         next[t++] = cur[a];
     for (int a = pos; a < k; a++)
         next[t++] = cur[a];
     for (int a = end; a < r; a++)
         next[t++] = cur[a];
-    return (swap_t){product(ext, cur, 0, pos), product(ext, cur, pos, k), product(ext, cur, k, end),
-                    product(ext, cur, end, r)};
+    return (swap_t){product(ext, cur, 0, pos), product(ext, cur, pos, k), product(ext, cur, k2, end),
+                    product(ext, cur, end, r), product(ext, cur, k, k2)};
 }
 
 /* Whether cur can finish in one pass of slabs: the longest common suffix
@@ -588,8 +594,12 @@ static int search(const int *so, const int *tgt, int r, const int64_t *ext, int6
         int next[HL_MAX_RANK];
         for (int pos = 0; pos < r; pos++)
             for (int k = pos + 1; k < r; k++)
-                for (int end = k + 1; end <= r; end++) {
-                    const swap_t w = exchange(cur, r, ext, pos, k, end, next);
+                for (int k2 = k; k2 < r; k2++)
+                    for (int end = k2 + 1; end <= r; end++) {
+                    /* groups apart only of equal extent (square matrices) */
+                    if (k2 > k && product(ext, cur, pos, k) != product(ext, cur, k2, end))
+                        continue;
+                    const swap_t w = exchange(cur, r, ext, pos, k, k2, end, next);
                     const double c = node[u].cost + swap_cost(w, es);
                     const int v = state_index(next, pos_of, r);
                     if (!node[v].done && (node[v].cost < 0 || c < node[v].cost)) {
@@ -691,7 +701,7 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
         }
         const swap_t w = chosen[j].sw;
         const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
-        if (g == 1 || w.m == w.k || g * w.inner * es < LONG_SLAB_BYTES ||
+        if (g == 1 || w.m == w.k || w.mid > 1 || g * w.inner * es < LONG_SLAB_BYTES ||
             w.m * w.k * w.inner * es <= (1 << 19) ||
             (w.inner * es >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)) {
             sw[n++] = chosen[j];
@@ -713,6 +723,10 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
             const int64_t len = product(ext, sw[j].from, 0, sw[j].np);
             pass[j] = (hl_ir_pass){-1, len, sw[j].inner, 1, NULL, -1, false, 0, 0};
             sigma = slab_sigma(&sw[j], ext);
+        } else if (w->mid > 1) {
+            pass[j] = (hl_ir_pass){-1, w->m * w->mid * w->k, w->inner, w->outer, NULL, -1, true, w->m, w->k};
+            pass[j].mid = w->mid;
+            continue;
         } else if (w->inner * es >= LONG_SLAB_BYTES && w->m * w->k <= MAX_LEN) {
             /* a permutation of long slabs: dst slab q * M + p is src slab p * K + q */
             const int64_t len = w->m * w->k;

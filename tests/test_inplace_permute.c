@@ -166,6 +166,10 @@ static void test_solvers(void **state)
         {{900, 600}, 2, 2, {1, 0}, "transpose in cache"},               /* g = 300 */
         {{100, 30, 40}, 3, 4, {0, 2, 1}, "in-place cycles"},            /* long slabs */
         {{65, 33, 31}, 3, 8, {0, 2, 1}, "in-place cycles"},
+        /* equal extents apart: square transposes whose rows interleave */
+        {{60, 70, 60}, 3, 4, {2, 1, 0}, "(70 interleaved: rows 4200 slabs apart): square tiles"},
+        {{37, 5, 37}, 3, 8, {2, 1, 0}, "(5 interleaved"},
+        {{33, 3, 33}, 3, 12, {2, 1, 0}, "(3 interleaved"},
         {{60, 70, 80}, 3, 4, {2, 1, 0}, NULL},
         {{61, 67, 71}, 3, 2, {1, 2, 0}, NULL},
     };

@@ -841,7 +841,7 @@ static hl_status add_crinkle(moved_dim *md, int64_t n, bool inverse, int64_t es)
         if (L % n != 0)
             return HL_ERR_UNSUPPORTED;
         stream_step st = {.kind = ST_TRANSPOSE};
-        if (hl_intranspose_create(&st.tr, md->groups, inverse ? n : q, inverse ? q : n, B) != HL_OK)
+        if (hl_intranspose_create(&st.tr, md->groups, inverse ? n : q, inverse ? q : n, B, 1) != HL_OK)
             return HL_ERR_NOMEM;
         const hl_status s = add_step(md, st);
         if (s != HL_OK)
@@ -1018,7 +1018,7 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
         *m = (moved_dim){p->dim, p->len, p->slab, p->groups, 0, NULL, NULL, p->sigma, p->reflect, NULL,
                          NULL};
         if (p->transpose) {
-            if (hl_intranspose_create(&m->tr, p->groups, p->rows, p->cols, p->slab * es) != HL_OK) {
+            if (hl_intranspose_create(&m->tr, p->groups, p->rows, p->cols, p->slab * es, p->mid) != HL_OK) {
                 hl_inplace_destroy(ip);
                 return HL_ERR_NOMEM;
             }
@@ -1135,13 +1135,16 @@ size_t hl_inplace_describe(const hl_inplace *ip, char *buf, size_t size, size_t 
     for (int j = 0; j < ip->n; j++) {
         const moved_dim *m = &ip->dim[j];
         if (m->tr) {
-            int64_t rows, cols;
-            hl_intranspose_shape(m->tr, &rows, &cols);
+            int64_t rows, cols, mid;
+            hl_intranspose_shape(m->tr, &rows, &cols, &mid);
             used += hl_appendf(buf, size, used, "    pass %d: transpose of %" PRId64 " matrices of %" PRId64
-                               " x %" PRId64 " slabs of %" PRId64 " elements: %s (%d pass%s)\n",
-                               j, m->groups, rows, cols, m->slab, hl_intranspose_name(m->tr),
-                               hl_intranspose_phases(m->tr),
-                               hl_intranspose_phases(m->tr) == 1 ? "" : "es");
+                               " x %" PRId64 " slabs of %" PRId64 " elements", j, m->groups * mid, rows, cols,
+                               m->slab);
+            if (mid > 1)
+                used += hl_appendf(buf, size, used, " (%" PRId64 " interleaved: rows %" PRId64 " slabs apart)",
+                                   mid, mid * cols);
+            used += hl_appendf(buf, size, used, ": %s (%d pass%s)\n", hl_intranspose_name(m->tr),
+                               hl_intranspose_phases(m->tr), hl_intranspose_phases(m->tr) == 1 ? "" : "es");
             continue;
         }
         if (m->nsteps) {

@@ -49,6 +49,7 @@ struct hl_intranspose {
     int64_t groups, m, n, es; /* es: bytes of one super-element */
     int64_t c, b;             /* gcd(m, n), n / c */
     int64_t tile;             /* square: tile side in elements */
+    int64_t mid;              /* square: matrices interleaved in a group (rows mid * n apart) */
     int64_t band;             /* rows and columns: columns per band */
     int64_t row_item;         /* rows and columns: rows per task of the row pass */
     int32_t *inv0;            /* rows and columns: row 0's permutation, inverted (or NULL) */
@@ -68,15 +69,19 @@ static int64_t gcd64(int64_t a, int64_t b)
 }
 
 hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t rows, int64_t cols,
-                                int64_t bytes)
+                                int64_t bytes, int64_t mid)
 {
     hl_intranspose *t = calloc(1, sizeof *t);
     if (!t)
         return HL_ERR_NOMEM;
     *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = gcd64(rows, cols),
-                          .isa = hl_cpu_isa_current()};
+                          .isa = hl_cpu_isa_current(), .mid = mid > 1 ? mid : 1};
     t->b = cols / t->c;
-    if (rows * cols * bytes <= IN_CACHE) {
+    if (t->mid > 1 && rows != cols) {
+        free(t);
+        return HL_ERR_ARG;
+    }
+    if (t->mid == 1 && rows * cols * bytes <= IN_CACHE) {
         t->solver = SOLVER_IN_CACHE;
     } else if (rows == cols) {
         t->solver = SOLVER_SQUARE;
@@ -129,10 +134,11 @@ int hl_intranspose_phases(const hl_intranspose *t) { return t->nphases; }
 
 const char *hl_intranspose_name(const hl_intranspose *t) { return names[t->solver]; }
 
-void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols)
+void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols, int64_t *mid)
 {
     *rows = t->m;
     *cols = t->n;
+    *mid = t->mid;
 }
 
 /* Where the column pass's two tables start in a worker's buffer: after the
@@ -240,24 +246,24 @@ static void in_cache(const hl_intranspose *t, char *a, int64_t g, char *buf)
 
 /* ---- square tiles ------------------------------------------------------------ */
 
-/* Tile row I of group g: tile (I, J) and tile (J, I) exchange, transposed,
- * for every J >= I. */
+/* Tile row I of matrix g (mid of them a group, interleaved): tile (I, J)
+ * and tile (J, I) exchange, transposed, for every J >= I. */
 static void square_row(const hl_intranspose *t, char *a, int64_t g, int64_t I, char *buf)
 {
-    const int64_t n = t->n, T = t->tile, es = t->es;
-    char *mat = a + g * n * n * es, *ba = buf, *bb = buf + T * T * es;
+    const int64_t n = t->n, T = t->tile, es = t->es, ld = t->mid * n;
+    char *mat = a + (g / t->mid * n * ld + g % t->mid * n) * es, *ba = buf, *bb = buf + T * T * es;
     const int64_t ti = n - I * T < T ? n - I * T : T;
     for (int64_t J = I; J * T < n; J++) {
         const int64_t tj = n - J * T < T ? n - J * T : T;
-        char *ij = mat + (I * T * n + J * T) * es, *ji = mat + (J * T * n + I * T) * es;
-        gather_band(ba, ij, n, ti, tj, es);
+        char *ij = mat + (I * T * ld + J * T) * es, *ji = mat + (J * T * ld + I * T) * es;
+        gather_band(ba, ij, ld, ti, tj, es);
         if (J == I) {
-            transpose(t, ij, n, ba, tj, ti, tj, es);
+            transpose(t, ij, ld, ba, tj, ti, tj, es);
             continue;
         }
-        gather_band(bb, ji, n, tj, ti, es);
-        transpose(t, ji, n, ba, tj, ti, tj, es);
-        transpose(t, ij, n, bb, ti, tj, ti, es);
+        gather_band(bb, ji, ld, tj, ti, es);
+        transpose(t, ji, ld, ba, tj, ti, tj, es);
+        transpose(t, ij, ld, bb, ti, tj, ti, es);
     }
 }
 
@@ -465,7 +471,7 @@ static int64_t phase_items(const hl_intranspose *t, int ph)
 {
     switch (t->phase[ph]) {
     case PHASE_ONE:
-        return t->solver == SOLVER_IN_CACHE ? t->groups : t->groups * ((t->n + t->tile - 1) / t->tile);
+        return t->solver == SOLVER_IN_CACHE ? t->groups : t->groups * t->mid * ((t->n + t->tile - 1) / t->tile);
     case PHASE_ROWS: return t->groups * ((t->m + t->row_item - 1) / t->row_item);
     default: return t->groups * bands(t);
     }
@@ -517,7 +523,7 @@ void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx
         }
         return;
     }
-    const bool small = t->groups * t->m * t->n * t->es < SMALL_BYTES;
+    const bool small = t->groups * t->mid * t->m * t->n * t->es < SMALL_BYTES;
     const int use = small ? 1 : ctx->threads;
 #pragma omp parallel num_threads(use)
     {

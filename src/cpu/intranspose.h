@@ -23,8 +23,11 @@
 
 typedef struct hl_intranspose hl_intranspose;
 
+/* mid > 1 (rows == cols): each group is [rows][mid][cols] super-elements,
+ * mid square matrices whose rows lie mid * cols apart, each transposed (by
+ * square tiles). */
 hl_status hl_intranspose_create(hl_intranspose **t, int64_t groups, int64_t rows, int64_t cols,
-                                int64_t bytes);
+                                int64_t bytes, int64_t mid);
 
 /* Passes over the array, each of which must finish before the next. */
 int hl_intranspose_phases(const hl_intranspose *t);
@@ -41,7 +44,7 @@ void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx
 
 const char *hl_intranspose_name(const hl_intranspose *t);
 
-void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols);
+void hl_intranspose_shape(const hl_intranspose *t, int64_t *rows, int64_t *cols, int64_t *mid);
 
 void hl_intranspose_destroy(hl_intranspose *t);
 
