@@ -257,10 +257,10 @@ static void reflect_items(const moved_dim *m, const task_split *ts, int64_t lo, 
     }
 }
 
-/* A row the walk reaches `ahead` moves later, requested whole: into L2
- * 8 KiB ahead for rows of 512 bytes and more, into L1 2 KiB ahead for
- * shorter ones (measured on rows of 256 bytes to 4 KiB: 1.15-1.8x against
- * L1 4 KiB ahead for the long rows; the short ones lost 5-10% so). */
+/* A slab's piece the walk reaches `ahead` moves later, requested whole:
+ * into L2 8 KiB ahead for pieces of 512 bytes and more, into L1 2 KiB ahead
+ * for shorter ones (measured on rows of 256 bytes to 4 KiB: 1.15-1.8x
+ * against L1 4 KiB ahead for the long ones; the short ones lost 5-10% so). */
 typedef struct {
     int64_t ahead;
     bool l2;
@@ -308,8 +308,18 @@ static void prefetch_walk(const moved_dim *m, const char *base, int64_t step, in
         prefetch_at(m, base, step, bytes, pf, i);
 }
 
+/* A slab's piece moved: copied, or (a fused walk's rows, whole) gathered. */
+static void move_slab(const moved_dim *m, char *to, const char *from, int64_t bytes, int64_t es)
+{
+    if (m->row_sigma)
+        gather_row(to, from, m->row_sigma, m->slab, es);
+    else
+        hl_elem_copy(to, from, bytes);
+}
+
 /* The cycles whose first element falls in the item's run of order[], each
- * walked with the piece of every slab on the way. */
+ * walked with the piece of every slab on the way (a fused walk's rows
+ * gathered as they move). */
 static void cycle_items(const moved_dim *m, const task_split *ts, int64_t lo, int64_t hi, char *a,
                         int64_t es, char *tmp)
 {
@@ -328,9 +338,9 @@ static void cycle_items(const moved_dim *m, const task_split *ts, int64_t lo, in
             hl_elem_copy(tmp, base + cyc[0] * step, bytes);
             for (int64_t j = 0; j + 1 < n; j++) {
                 prefetch_at(m, base, step, bytes, pf, at + j + 1 + pf.ahead);
-                hl_elem_copy(base + cyc[j] * step, base + cyc[j + 1] * step, bytes);
+                move_slab(m, base + cyc[j] * step, base + cyc[j + 1] * step, bytes, es);
             }
-            hl_elem_copy(base + cyc[n - 1] * step, tmp, bytes);
+            move_slab(m, base + cyc[n - 1] * step, tmp, bytes, es);
         }
     }
 }
@@ -376,34 +386,7 @@ static bool is_gather(const moved_dim *m) { return m->solver == &solvers[0]; }
 
 enum { FUSE_MAX = 1 << 20, FUSE_SLAB_MIN = 256 };
 
-/* As cycle_items, with the slabs whole rows gathered by row_sigma on their
- * way. */
-static void fused_items(const moved_dim *m, const task_split *ts, int64_t lo, int64_t hi, char *a,
-                        int64_t es, char *tmp)
-{
-    const int64_t step = m->slab * es;
-    const row_prefetch pf = prefetch_of(step);
-    for (int64_t t = lo; t < hi; t++) {
-        const int64_t run = t % ts->runs;
-        int64_t bytes;
-        char *base = task_at(m, ts, t / ts->runs, a, es, &bytes);
-        const int64_t from = m->len * run / ts->runs, to = m->len * (run + 1) / ts->runs;
-        const int64_t c0 = first_cycle(m, from);
-        prefetch_walk(m, base, step, step, pf, c0 < m->ncycles ? m->start[c0] : 0);
-        for (int64_t c = c0; c < m->ncycles && m->start[c] < to; c++) {
-            const int64_t at = m->start[c], *cyc = m->order + at, n = m->start[c + 1] - at;
-            prefetch_at(m, base, step, step, pf, at + pf.ahead);
-            hl_elem_copy(tmp, base + cyc[0] * step, step);
-            for (int64_t j = 0; j + 1 < n; j++) {
-                prefetch_at(m, base, step, step, pf, at + j + 1 + pf.ahead);
-                gather_row(base + cyc[j] * step, base + cyc[j + 1] * step, m->row_sigma, m->slab, es);
-            }
-            gather_row(base + cyc[n - 1] * step, tmp, m->row_sigma, m->slab, es);
-        }
-    }
-}
-
-static const pass_solver fused_solver = {"in-place cycles, rows gathered", NULL, fused_items};
+static const pass_solver fused_solver = {"in-place cycles, rows gathered", NULL, cycle_items};
 
 /* Whether a fused walk is shared by segments of its cycles rather than by
  * whole cycles: too few cycles for the workers (a shift of two dimensions
@@ -462,11 +445,10 @@ static void run_segmented(const moved_dim *m, char *a, int64_t es, int workers, 
         for (int64_t t = 0; t < items; t++) {
             char *base = a + t / R * L * step;
             const int64_t r = t % R, from = L * r / R, to = L * (r + 1) / R;
+            prefetch_walk(m, base, step, step, pf, from);
             for (int64_t c = cycle_at(m, from); c < m->ncycles && m->start[c] < to; c++) {
                 const int64_t cs = m->start[c], ce = m->start[c + 1];
                 const int64_t lo = cs > from ? cs : from, hi = ce < to ? ce : to;
-                if (c == cycle_at(m, from))
-                    prefetch_walk(m, base, step, step, pf, lo);
                 if (cs >= from)
                     hl_elem_copy(tmp, base + m->order[cs] * step, step);
                 for (int64_t j = lo; j < hi; j++) {
