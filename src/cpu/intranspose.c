@@ -221,7 +221,9 @@ static void transpose(const hl_intranspose *t, char *d, int64_t dld, const char 
 
 /* rows x w elements at s (row stride sld) into the contiguous d.  Rows far
  * apart are a new page each, where no hardware prefetcher follows: the rows
- * PREFETCH_ROWS ahead are asked for explicitly. */
+ * PREFETCH_ROWS ahead are asked for explicitly, into L2 (1.13-1.2x against
+ * non-temporal requests for square tiles of 512 x 512 float32; 8, 32 and
+ * 64 rows ahead were slower than 16). */
 enum { PREFETCH_ROWS = 16 };
 static void gather_band(char *d, const char *s, int64_t sld, int64_t rows, int64_t w, int64_t es)
 {
@@ -229,7 +231,7 @@ static void gather_band(char *d, const char *s, int64_t sld, int64_t rows, int64
     for (int64_t r = 0; r < rows; r++) {
         if (r + PREFETCH_ROWS < rows)
             for (int64_t o = 0; o < bytes; o += 64)
-                __builtin_prefetch(s + ((r + PREFETCH_ROWS) * sld) * es + o, 0, 0);
+                __builtin_prefetch(s + ((r + PREFETCH_ROWS) * sld) * es + o, 0, 2);
         memcpy(d + r * bytes, s + r * sld * es, (size_t)bytes);
     }
 }
