@@ -599,19 +599,19 @@ static int search(const int *so, const int *tgt, int r, const int64_t *ext, int6
             for (int k = pos + 1; k < r; k++)
                 for (int k2 = k; k2 < r; k2++)
                     for (int end = k2 + 1; end <= r; end++) {
-                    /* groups apart only of equal extent (square matrices) */
-                    if (k2 > k && product(ext, cur, pos, k) != product(ext, cur, k2, end))
-                        continue;
-                    const swap_t w = exchange(cur, r, ext, pos, k, k2, end, next);
-                    const double c = node[u].cost + swap_cost(w, es);
-                    const int v = state_index(next, pos_of, r);
-                    if (!node[v].done && (node[v].cost < 0 || c < node[v].cost)) {
-                        node[v].cost = c;
-                        node[v].prev = u;
-                        memcpy(node[v].order, next, sizeof *next * (size_t)r);
-                        node[v].how = (step_t){.slabs = false, .sw = w};
+                        /* groups apart only of equal extent (square matrices) */
+                        if (k2 > k && product(ext, cur, pos, k) != product(ext, cur, k2, end))
+                            continue;
+                        const swap_t w = exchange(cur, r, ext, pos, k, k2, end, next);
+                        const double c = node[u].cost + swap_cost(w, es);
+                        const int v = state_index(next, pos_of, r);
+                        if (!node[v].done && (node[v].cost < 0 || c < node[v].cost)) {
+                            node[v].cost = c;
+                            node[v].prev = u;
+                            memcpy(node[v].order, next, sizeof *next * (size_t)r);
+                            node[v].how = (step_t){.slabs = false, .sw = w};
+                        }
                     }
-                }
         int t;
         if (can_finish(cur, tgt, r, ext, es, &t)) {
             const double c = node[u].cost + slab_cost(product(ext, cur, r - t, r) * es);
