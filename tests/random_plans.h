@@ -1,7 +1,8 @@
 /* Random plans for the CUDA tests (test_cuda_index.c as C, test_cuda_exec.cu
  * as CUDA C++): random shapes of rank 1..4, element sizes 1..24, every
  * transform (flip, shift, crinkle, uncrinkle, permute, tile, untile, morton,
- * unmorton) and fused chains of up to three of them. */
+ * unmorton) and fused chains of up to three of them.  Its generator
+ * (rp_rng) serves other tests too (test_inplace_fused.c). */
 #ifndef HL_TESTS_RANDOM_PLANS_H
 #define HL_TESTS_RANDOM_PLANS_H
 

@@ -18,18 +18,9 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "random_plans.h"
 
-static uint64_t rng = 0x2545f4914f6cdd1du;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
+static rp_rng rng = {0x2545f4914f6cdd1du};
 
 static hl_plan *plan_of(int rank, const int64_t *ext, int64_t es, const char *ops, int threads)
 {
@@ -51,7 +42,7 @@ static void check(const hl_plan *p, int parts, char *text, size_t cap)
     unsigned char *in = malloc((size_t)bytes), *want = malloc((size_t)bytes), *got = malloc((size_t)bytes);
     assert_non_null(in && want && got);
     for (int64_t j = 0; j < bytes; j++)
-        in[j] = (unsigned char)(next() >> 24);
+        in[j] = (unsigned char)(rp_next(&rng) >> 24);
     hl_plan_describe(p, text, cap, NULL);
     assert_int_equal(hl_execute(p, in, want), HL_OK);
     memcpy(got, in, (size_t)bytes);
@@ -115,33 +106,33 @@ static void test_random(void **state)
     static const int64_t sizes[] = {1, 2, 4, 8, 12, 16};
     int fused = 0, gathered = 0;
     for (int trial = 0; trial < 300; trial++) {
-        const int rank = 2 + (int)below(4);
-        const int64_t es = sizes[below(6)];
+        const int rank = 2 + (int)rp_below(&rng, 4);
+        const int64_t es = sizes[rp_below(&rng, 6)];
         int64_t ext[HL_MAX_RANK], n = 1;
-        ext[0] = (32 + below(4064)) / es + 1;
+        ext[0] = (32 + rp_below(&rng, 4064)) / es + 1;
         for (int i = 1; i < rank; i++)
-            ext[i] = 1 + below(rank == 2 ? 200 : rank == 3 ? 40 : 12);
+            ext[i] = 1 + rp_below(&rng, rank == 2 ? 200 : rank == 3 ? 40 : 12);
         for (int i = 0; i < rank; i++)
             n *= ext[i];
         if (n * es > (8 << 20))
             continue;
         char ops[256];
         int len = 0;
-        for (int k = 1 + (int)below(3); k > 0; k--) {
-            const int d = (int)below(rank);
-            switch (below(4)) {
+        for (int k = 1 + (int)rp_below(&rng, 3); k > 0; k--) {
+            const int d = (int)rp_below(&rng, rank);
+            switch (rp_below(&rng, 4)) {
             case 0: len += snprintf(ops + len, sizeof ops - (size_t)len, "flip:%d ", d); break;
             case 1:
                 len += snprintf(ops + len, sizeof ops - (size_t)len, "shift:");
                 for (int i = 0; i < rank; i++)
                     len += snprintf(ops + len, sizeof ops - (size_t)len, "%s%d", i ? "," : "",
-                                    (int)below(7) - 3);
+                                    (int)rp_below(&rng, 7) - 3);
                 len += snprintf(ops + len, sizeof ops - (size_t)len, " ");
                 break;
             case 2:
                 if (ext[d] >= 2)
                     len += snprintf(ops + len, sizeof ops - (size_t)len, "crinkle:%d:%d ", d,
-                                    2 + (int)below(ext[d] < 4 ? ext[d] - 1 : 3));
+                                    2 + (int)rp_below(&rng, ext[d] < 4 ? ext[d] - 1 : 3));
                 break;
             default:
                 if (ext[d] >= 2)
@@ -151,9 +142,9 @@ static void test_random(void **state)
         }
         if (!len)
             continue;
-        hl_plan *p = plan_of(rank, ext, es, ops, 1 + (int)below(4));
+        hl_plan *p = plan_of(rank, ext, es, ops, 1 + (int)rp_below(&rng, 4));
         char text[8192];
-        check(p, 1 + (int)below(3), text, sizeof text);
+        check(p, 1 + (int)rp_below(&rng, 3), text, sizeof text);
         fused += strstr(text, "fused") != NULL;
         gathered += strstr(text, "rows gathered") != NULL;
         hl_plan_destroy(p);

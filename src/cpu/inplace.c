@@ -1000,9 +1000,10 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
         *m = (moved_dim){p->dim, p->len, p->slab, p->groups, 0, NULL, NULL, p->sigma, p->reflect, NULL,
                          NULL};
         if (p->transpose) {
-            if (hl_intranspose_create(&m->tr, p->groups, p->rows, p->cols, p->slab * es, p->mid) != HL_OK) {
+            const hl_status s = hl_intranspose_create(&m->tr, p->groups, p->rows, p->cols, p->slab * es, p->mid);
+            if (s != HL_OK) {
                 hl_inplace_destroy(ip);
-                return HL_ERR_NOMEM;
+                return s;
             }
             continue;
         }
