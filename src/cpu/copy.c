@@ -70,6 +70,7 @@ enum {
     TR_STAGE_BYTES = 16384, /* a transpose plane's columns staged at a time (half an L1) */
     TR_STAGED_ROW_BYTES = 4096, /* ... and output rows up to this long that do not start lines */
     L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
+    L2_WAYS = 8,
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
     FAR_ROW_BYTES = 65536, /* ... and rows this far apart, at most FAR_ROWS_MAX of them */
     FAR_ROWS_MAX = 32,
@@ -577,6 +578,20 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The most of the n cells at offsets off whose lines fall in one set of
+ * the L2. */
+static int64_t most_per_set(const int64_t *off, int64_t n, int64_t es)
+{
+    uint16_t count[L2_SETS] = {0};
+    int64_t most = 0;
+    for (int64_t a = 0; a < n; a++) {
+        const int64_t set = (off[a] * es / 64) & (L2_SETS - 1);
+        if (++count[set] > most)
+            most = count[set];
+    }
+    return most;
+}
+
 /* The lookahead of a block: a block reads its cells from short runs far
  * apart (a tile's rows, Morton's bits), more than the hardware prefetchers
  * follow, so one cell of every source line of a block a few blocks on is
@@ -619,6 +634,13 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
         k->ahead = PF_BLOCK_DISTANCE / (n * es) + 1;
     else if (down)
         k->ahead = PF_DISTANCE / (n * es) + 1;
+    /* the lines go to the L2 alone where no set of it gets more of a
+     * block's lines than it has ways (Morton of [64,64,64,64] and tile:8,..
+     * of [16,...] 1.2-1.6x: requests into the L1 fill its miss buffers);
+     * rows a power of two apart that crowd one set (tile:8,8,8 of
+     * [256,256,256] float32, 16 lines a set) come to the L1 as well, since
+     * the L2 evicts them before they are read (0.89x) */
+    k->pf_l2 = most_per_set(k->ptab, k->npf, es) <= L2_WAYS;
     return HL_OK;
 }
 
@@ -888,14 +910,7 @@ static bool plan_one(kbox *k, int64_t es, hl_status *st)
  * all share one; the lines requested ahead of them then evict each other. */
 static int64_t rows_per_set(const kbox *k, int64_t es)
 {
-    uint16_t count[L2_SETS] = {0};
-    int64_t most = 0;
-    for (int64_t a = 0; a < k->rows_in * k->row_chunk; a++) {
-        const int64_t set = (k->stab[a] * es / 64) & (L2_SETS - 1);
-        if (++count[set] > most)
-            most = count[set];
-    }
-    return most;
+    return most_per_set(k->stab, k->rows_in * k->row_chunk, es);
 }
 
 /* Whether a plane of columns of `bytes` has more than FAR_ROWS_MAX rows at
@@ -1454,13 +1469,21 @@ static PREFETCH_FN void prefetch_l2(const char *at, int64_t n)
 #endif
 }
 
-static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es)
+/* A block's lines (block_lines), into the L2 or into both caches: each
+ * loop has its hint as a constant (GCC 12 dropped a loop of T1 requests
+ * whose hint was a variable chosen outside it). */
+static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es,
+                                       bool l2)
 {
 #if defined(__SSE2__)
-    for (int64_t j = 0; j < n; j++)
-        _mm_prefetch(at + tab[j] * es, _MM_HINT_T0);
+    if (l2)
+        for (int64_t j = 0; j < n; j++)
+            _mm_prefetch(at + tab[j] * es, _MM_HINT_T1);
+    else
+        for (int64_t j = 0; j < n; j++)
+            _mm_prefetch(at + tab[j] * es, _MM_HINT_T0);
 #else
-    (void)at, (void)tab, (void)n, (void)es;
+    (void)at, (void)tab, (void)n, (void)es, (void)l2;
 #endif
 }
 
@@ -1815,7 +1838,7 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
             else if (k->mode == GROUP)
                 prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
             else
-                prefetch_cells(in + soa * es, k->ptab, k->npf, es);
+                prefetch_cells(in + soa * es, k->ptab, k->npf, es, k->pf_l2);
             next_plane(k, da, &soa, &unused);
         }
         run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, 0, isa);

@@ -70,6 +70,7 @@ typedef struct {
     bool staged; /* GROUP: runs assembled in the stage when streaming; TRANSPOSE: whole
                     columns that do not start lines, staged a strip at a time */
     int64_t *ptab, npf;
+    bool pf_l2; /* BLOCK: the lines requested into the L2 only (their sets have room) */
     bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
     bool edges;     /* the level's transposes have masked row edges (transpose.h) */
     bool can_halves;   /* the level has a kernel for a crinkle's two halves, for these cells */
