@@ -369,7 +369,7 @@ void hl_copy_free_tables(kbox *k)
     free(k->stab);
     free(k->dtab);
     free(k->ptab);
-    k->stab = k->dtab = k->ptab = NULL;
+    k->stab = k->dtab = k->ptab = k->ptab_lined = NULL;
     hl_lanes_free(&k->lanes);
     hl_pairs_free(&k->pairs);
 }
@@ -572,6 +572,12 @@ static void cut_digit(kbox *k, int t, int64_t chunk)
     k->cut = chunk;
 }
 
+/* a / b rounded down (b > 0): the line of a byte offset below the base */
+static int64_t floor_div64(int64_t a, int64_t b)
+{
+    return a / b - (a % b < 0);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -596,16 +602,18 @@ static int64_t most_per_set(const int64_t *off, int64_t n, int64_t es)
  * apart (a tile's rows, Morton's bits), more than the hardware prefetchers
  * follow, so one cell of every source line of a block a few blocks on is
  * requested: the sorted offsets cut into contiguous runs, each run's cells a
- * line apart and its last. */
+ * line apart and its last (ptab, for any alignment), or each line of a run
+ * once where the block starts on a line (ptab_lined). */
 static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
 {
     const int64_t n = entries * k->row_len, line = 64 / es > 0 ? 64 / es : 1;
     int64_t *off = malloc(sizeof *off * (size_t)n);
-    k->ptab = malloc(sizeof *k->ptab * (size_t)(2 * n));
+    k->ptab = malloc(sizeof *k->ptab * (size_t)(4 * n));
     if (!off || !k->ptab) {
         free(off);
         return HL_ERR_NOMEM;
     }
+    k->ptab_lined = k->ptab + 2 * n;
     for (int64_t j = 0; j < entries; j++)
         for (int64_t i = 0; i < k->row_len; i++)
             off[j * k->row_len + i] = k->stab[j] + i * k->ss[0];
@@ -614,11 +622,20 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
     for (int64_t a = 0, z; a < n; a = z + 1, runs++) {
         for (z = a; z + 1 < n && off[z + 1] - off[z] <= 1; z++)
             ;
-        for (int64_t c = off[a]; c < off[z]; c += line)
+        int64_t last = INT64_MIN;
+        for (int64_t c = off[a];; c = c + line < off[z] ? c + line : off[z]) {
             k->ptab[k->npf++] = c;
-        k->ptab[k->npf++] = off[z];
+            if (floor_div64(c * es, 64) != last)
+                k->ptab_lined[k->npf_lined++] = c;
+            last = floor_div64(c * es, 64);
+            if (c == off[z])
+                break;
+        }
     }
     free(off);
+    k->lined = true;
+    for (int t = k->inner; t < k->n; t++)
+        k->lined &= k->ext[t] == 1 || (k->ss[t] * es) % 64 == 0;
     /* a few runs, or runs that the next blocks continue for long, are
      * streams the hardware follows from block to block, unless the block
      * reads a run downwards, each row below the one before (flip:1 of
@@ -635,12 +652,13 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
     else if (down)
         k->ahead = PF_DISTANCE / (n * es) + 1;
     /* the lines go to the L2 alone where no set of it gets more of a
-     * block's lines than it has ways (Morton of [64,64,64,64] and tile:8,..
-     * of [16,...] 1.2-1.6x: requests into the L1 fill its miss buffers);
-     * rows a power of two apart that crowd one set (tile:8,8,8 of
-     * [256,256,256] float32, 16 lines a set) come to the L1 as well, since
-     * the L2 evicts them before they are read (0.89x) */
-    k->pf_l2 = most_per_set(k->ptab, k->npf, es) <= L2_WAYS;
+     * block's lines than half its ways, the other half for the blocks
+     * ahead (Morton of [64,64,64,64] and tile:8,.. of [16,...] 1.2-1.6x:
+     * requests into the L1 fill its miss buffers); rows a power of two
+     * apart that crowd a set (tile:8,8,8 of [256,256,256] float32, 8 lines
+     * a set) come to the L1 as well, since the L2 evicts them before they
+     * are read (0.89x) */
+    k->pf_l2 = most_per_set(k->ptab_lined, k->npf_lined, es) <= L2_WAYS / 2;
     return HL_OK;
 }
 
@@ -1714,14 +1732,14 @@ static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in
         if (stream && k->dense && (pairs || (k->short_rows && isa->short_rows)) &&
             ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
             if (pairs)
-                isa->pairs(out, in, &k->pairs, es, true);
+                isa->pairs(out, in, &k->pairs, true);
             else
                 isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
             return;
         }
         char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
         if (pairs)
-            isa->pairs(to, in, &k->pairs, es, false);
+            isa->pairs(to, in, &k->pairs, false);
         else if (k->row_len == 1)
             copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
         else if (k->short_rows)
@@ -1828,6 +1846,7 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         return;
     }
     /* lookahead: a second odometer k->ahead planes in front */
+    const bool lined = k->lined && (((uintptr_t)in + (uintptr_t)(k->src_base * es)) & 63) == 0;
     int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
     if (lo + k->ahead < hi)
         plane_at(k, lo + k->ahead, da, &soa, &unused);
@@ -1837,6 +1856,8 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
                 prefetch_l2(in + (soa + k->span_lo) * es, k->span_bytes);
             else if (k->mode == GROUP)
                 prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
+            else if (lined)
+                prefetch_cells(in + soa * es, k->ptab_lined, k->npf_lined, es, k->pf_l2);
             else
                 prefetch_cells(in + soa * es, k->ptab, k->npf, es, k->pf_l2);
             next_plane(k, da, &soa, &unused);

@@ -158,8 +158,11 @@ bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, i
                 ok = pair_lines(stab, line, p->g, per, half, p->run + s * nr, s ? idx : p->idx) &&
                      (s == 0 || memcmp(idx, p->idx, sizeof *idx * (size_t)p->g) == 0);
             }
-            if (ok)
+            if (ok) {
+                for (int64_t r = 0; r < p->steps * nr; r++)
+                    p->run[r] *= es;
                 return true;
+            }
             free(p->run);
             p->run = NULL;
         }
@@ -693,9 +696,9 @@ AVX512 INLINE __m512i short_line(const char *in, const int64_t *stab, int64_t j,
 }
 
 /* The runs run[0..64/w) of a step, one register. */
-AVX512 INLINE __m512i pair_runs(const char *in, const int64_t *run, int64_t w, int64_t es)
+AVX512 INLINE __m512i pair_runs(const char *in, const int64_t *run, int64_t w)
 {
-#define RUN_AT(r) (const void *)(in + run[r] * es)
+#define RUN_AT(r) (const void *)(in + run[r])
     if (w == 16)
         return _mm512_inserti32x4(
             _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)RUN_AT(0))),
@@ -715,22 +718,24 @@ AVX512 INLINE void put_line(char *out, __m512i v, bool stream)
         _mm512_storeu_si512((void *)out, v);
 }
 
-AVX512 void hl_pairs_avx512(char *out, const char *in, const hl_pairs *p, int64_t es, bool stream)
+AVX512 void hl_pairs_avx512(char *out, const char *in, const hl_pairs *p, bool stream)
 {
     const __m512i i0 = _mm512_loadu_si512(p->idx[0]), i1 = _mm512_loadu_si512(p->idx[1]);
     const int64_t nr = 64 / p->w;
     const int64_t *run = p->run;
     if (p->g == 1) {
         for (int64_t s = 0; s < p->steps; s++, run += nr, out += 64)
-            put_line(out, _mm512_permutexvar_epi64(i0, pair_runs(in, run, p->w, es)), stream);
+            put_line(out, _mm512_permutexvar_epi64(i0, pair_runs(in, run, p->w)), stream);
         return;
     }
-    for (int64_t s = 0; s < p->steps; s++, run += 2 * nr) {
-        const __m512i a = pair_runs(in, run, p->w, es), b = pair_runs(in, run + nr, p->w, es);
-        char *o = out + (s / p->d * 2 * p->d + s % p->d) * 64;
-        put_line(o, _mm512_permutex2var_epi64(a, i0, b), stream);
-        put_line(o + p->d * 64, _mm512_permutex2var_epi64(a, i1, b), stream);
-    }
+    /* steps go by d (a divisor of their count): lines l and l + d of each
+     * group of 2d lines */
+    for (int64_t s = 0; s < p->steps; s += p->d, out += 2 * p->d * 64)
+        for (int64_t i = 0; i < p->d; i++, run += 2 * nr) {
+            const __m512i a = pair_runs(in, run, p->w), b = pair_runs(in, run + nr, p->w);
+            put_line(out + i * 64, _mm512_permutex2var_epi64(a, i0, b), stream);
+            put_line(out + (i + p->d) * 64, _mm512_permutex2var_epi64(a, i1, b), stream);
+        }
 }
 
 /* Two lines at a time, both loaded before either is stored (as copy.c's

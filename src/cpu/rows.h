@@ -85,7 +85,7 @@ typedef struct hl_pairs {
     int64_t d;        /* g == 2: the second line's distance from the first, in lines */
     int64_t w;        /* bytes of a run of 2 rows: 16 or 32 */
     int64_t steps;    /* of a block */
-    int64_t *run;     /* steps x (g * 64 / w): the runs' offsets in the source, in cells */
+    int64_t *run;     /* steps x (g * 64 / w): the runs' offsets in the source, in bytes */
     uint64_t idx[2][8]; /* line j of a step: its 64-bit lanes from the step's registers
                            (lanes 8..15: the second register) */
 } hl_pairs;
@@ -99,7 +99,7 @@ void hl_pairs_free(hl_pairs *p);
 
 /* Runs a table: out, the block's first line (on a line), from in.  With
  * `stream` the lines are written with non-temporal stores. */
-typedef void hl_pairs_fn(char *out, const char *in, const hl_pairs *p, int64_t es, bool stream);
+typedef void hl_pairs_fn(char *out, const char *in, const hl_pairs *p, bool stream);
 #if defined(__x86_64__) || defined(__i386__)
 hl_pairs_fn hl_pairs_avx512;
 #endif
