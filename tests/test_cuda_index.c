@@ -107,9 +107,11 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
      * one element is larger, at offsets the access width divides */
     const int width = hl_cuda_copy_width((int64_t)g.align, 0, 0);
     int64_t generic_elems = 0;
-    for (int64_t c = 0; c < g.start[g.n]; c++) {
+    for (int64_t c = 0; c < g.start[g.n] * HL_CUDA_BATCH; c++) {
         int64_t s, d, n;
-        hl_cuda_cell(g.at, g.data, g.start, g.n, c, &s, &d, &n);
+        if (!hl_cuda_batch_cell(g.at, g.data, g.start, g.n, c / HL_CUDA_BATCH, c % HL_CUDA_BATCH,
+                                &s, &d, &n))
+            continue;
         assert_true(n % E == 0 && (n <= 16 || n == E));
         assert_true(s % width == 0 && d % width == 0 && n % width == 0);
         if (s < 0 || s + n > in_span * E || d < 0 || d + n > out_span * E || s % E || d % E)
@@ -309,6 +311,66 @@ static void test_box_find(void **state)
         assert_int_equal(hl_cuda_box_find(one, 1, c), 0);
 }
 
+/* The 32-bit divider: every divisor up to 4096 against every numerator up
+ * to 2^16 and numerators near 2^31, then random divisors up to 2^31 - 1
+ * around their multiples. */
+static void test_div32(void **state)
+{
+    (void)state;
+    const uint32_t top = 0x7fffffffu;
+    for (int64_t d = 1; d <= 4096; d++) {
+        const uint64_t div = hl_cuda_div32_make(d);
+        assert_true((div & 0xffffffffu) != 0);
+        for (uint32_t n = 0; n < 65536; n++)
+            if (hl_cuda_div32(div, n) != n / (uint32_t)d)
+                fail_msg("%u / %lld", n, (long long)d);
+        for (uint32_t n = top - 4096; n < top; n++)
+            assert_int_equal(hl_cuda_div32(div, n), n / (uint32_t)d);
+        assert_int_equal(hl_cuda_div32(div, top), top / (uint32_t)d);
+    }
+    rp_rng r = {11};
+    for (int k = 0; k < 20000; k++) {
+        const uint32_t d = (uint32_t)(rp_next(&r) % top) + 1;
+        const uint64_t div = hl_cuda_div32_make(d);
+        const uint32_t q = (uint32_t)(rp_next(&r) % (top / d + 1));
+        for (int64_t e = -2; e <= 2; e++) {
+            const int64_t n = (int64_t)q * d + e;
+            if (n >= 0 && n <= top)
+                assert_int_equal(hl_cuda_div32(div, (uint32_t)n), (uint32_t)n / d);
+        }
+    }
+}
+
+/* A box's offsets in 32 bits (fewer than 2^31 cells) and in 64 (a box of
+ * 2^34 cells), against the digits multiplied out. */
+static void test_box_offsets(void **state)
+{
+    (void)state;
+    const int64_t ext[3] = {1000, 3, 1 << 24}, ss[3] = {-8, 80000, 12}, ds[3] = {4, 4000, 12000};
+    int64_t box[HL_CUDA_BOX_HEAD + 3 * HL_CUDA_DIGIT_WORDS] = {1 << 20, 64, 4, 0};
+    int64_t cells = 1;
+    for (int t = 0; t < 3; t++) {
+        int64_t *x = box + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * t;
+        const hl_divider by = hl_divider_make(ext[t]);
+        x[0] = ext[t], x[1] = ss[t], x[2] = ds[t];
+        x[3] = (int64_t)by.magic, x[4] = by.shift;
+        x[5] = (int64_t)hl_cuda_div32_make(ext[t]);
+        cells *= ext[t];
+    }
+    rp_rng r = {5};
+    for (int wide = 0; wide < 2; wide++) {
+        box[3] = wide ? cells : HL_CUDA_CELLS32 - 1;
+        for (int k = 0; k < 100000; k++) {
+            const int64_t i = k < 10 ? box[3] - 1 - k : (int64_t)(rp_next(&r) % (uint64_t)box[3]);
+            const int64_t d0 = i % ext[0], d1 = i / ext[0] % ext[1], d2 = i / ext[0] / ext[1];
+            int64_t s, d;
+            hl_cuda_box_offsets(box, 3, i, &s, &d);
+            assert_int_equal(s, box[0] + d0 * ss[0] + d1 * ss[1] + d2 * ss[2]);
+            assert_int_equal(d, box[1] + d0 * ds[0] + d1 * ds[1] + d2 * ds[2]);
+        }
+    }
+}
+
 static void test_copy_width(void **state)
 {
     (void)state;
@@ -345,17 +407,20 @@ static void test_stage(void **state)
     hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
     assert_int_equal(g.n, 1);
     assert_int_equal(t.n, 1);
-    assert_int_equal(g.start[1], 24);
-    assert_int_equal(g.at[1], 3 + 3 * HL_CUDA_DIGIT_WORDS);
+    assert_int_equal(g.start[1], 1); /* 24 cells: one batch */
+    assert_int_equal(g.cells, 24);
+    assert_int_equal(g.at[1], HL_CUDA_BOX_HEAD + 3 * HL_CUDA_DIGIT_WORDS);
     /* in bytes: bases, the cell (one element: no digit is contiguous on
-     * both sides), then extent, strides and the divider by the extent */
+     * both sides), the cells, then extent, strides and the dividers by the
+     * extent */
     const int64_t want_g[3][3] = {{3, 8, -4}, {4, 24, 12}, {2, 4, 48}};
-    assert_true(g.data[0] == 400 && g.data[1] == 200 && g.data[2] == 4);
+    assert_true(g.data[0] == 400 && g.data[1] == 200 && g.data[2] == 4 && g.data[3] == 24);
     for (int k = 0; k < 3; k++) {
-        const int64_t *x = g.data + 3 + HL_CUDA_DIGIT_WORDS * k;
+        const int64_t *x = g.data + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * k;
         assert_memory_equal(x, want_g[k], sizeof want_g[k]);
         const hl_divider by = hl_divider_make(want_g[k][0]);
         assert_true((uint64_t)x[3] == by.magic && x[4] == by.shift);
+        assert_true((uint64_t)x[5] == hl_cuda_div32_make(want_g[k][0]));
     }
     /* tiles: a (src stride 1) = the 40, b (dst stride 1) = the 50, then 3 */
     const int64_t want_t[11] = {0, 0, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
@@ -384,12 +449,12 @@ static void test_stage(void **state)
     const int64_t at1[2] = {0, 8};
     const int64_t rows[8] = {0, 0, 8, 1, 1, 5, 8, 8};
     hl_cuda_stage(at1, rows, 1, 4, 16, &g, &t);
-    assert_true(g.n == 1 && g.data[2] == 16 && g.data[3] == 2 && g.data[4] == 16);
-    assert_int_equal(g.start[1], 10);
+    assert_true(g.n == 1 && g.data[2] == 16 && g.data[4] == 2 && g.data[5] == 16);
+    assert_true(g.data[3] == 10 && g.start[1] == 1);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 16);
     const int64_t rows6[8] = {0, 0, 6, 1, 1, 5, 6, 6};
     hl_cuda_stage(at1, rows6, 1, 6, 16, &g, &t);
-    assert_true(g.data[2] == 12 && g.data[3] == 3 && g.start[1] == 15);
+    assert_true(g.data[2] == 12 && g.data[4] == 3 && g.data[3] == 15);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 4);
 }
 
@@ -491,6 +556,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_find),
+        cmocka_unit_test(test_div32),
+        cmocka_unit_test(test_box_offsets),
         cmocka_unit_test(test_copy_width),
         cmocka_unit_test(test_stage),
         cmocka_unit_test(test_reflect_pairs),

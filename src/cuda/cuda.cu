@@ -42,8 +42,9 @@ constexpr int64_t TILE_MIN = 16;
 constexpr int THREADS = 256;
 
 struct device_list {
-    int64_t n, total; // boxes; cells (generic) or thread blocks (tiles)
+    int64_t n, total; // boxes; batches (generic) or thread blocks (tiles)
     const int64_t *at, *data, *start;
+    int64_t cells; // generic: of all its boxes
 };
 
 struct device_pass {
@@ -82,7 +83,7 @@ template <typename W>
 void launch_generic(const cuda_state *s, const void *in, void *out, cudaStream_t stream)
 {
     const device_list &g = s->generic;
-    hl_cuda::box_copy<W><<<grid(s, g.total, THREADS), THREADS, 0, stream>>>(
+    hl_cuda::box_copy<W><<<grid(s, g.total, 1), HL_CUDA_BATCH_THREADS, 0, stream>>>(
         g.at, g.data, g.start, g.n, g.total, static_cast<const char *>(in),
         static_cast<char *>(out));
 }
@@ -285,7 +286,7 @@ hl_status cuda_prepare(const hl_ir *ir, void **out)
     if (status == HL_OK && e == cudaSuccess) {
         auto dev = [&](const hl_cuda_list &l) {
             return device_list{l.n, l.start[l.n], s->mem + (l.at - st.h),
-                               s->mem + (l.data - st.h), s->mem + (l.start - st.h)};
+                               s->mem + (l.data - st.h), s->mem + (l.start - st.h), l.cells};
         };
         if (ir->lowered) {
             s->generic = dev(g);
@@ -339,10 +340,11 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
     const cuda_state *s = static_cast<const cuda_state *>(state);
     size_t n = hl_appendf(buf, size, 0, "executor cuda: device %d\n", s->device);
     n += hl_appendf(buf, size, n,
-                    "  out of place: %lld cells of %lld box%s cell by cell, %lld tile%s of "
-                    "%lld transpose box%s through shared memory\n",
-                    (long long)s->generic.total, (long long)s->generic.n,
-                    s->generic.n == 1 ? "" : "es", (long long)s->tiles.total,
+                    "  out of place: %lld cells of %lld box%s cell by cell (%lld batch%s), "
+                    "%lld tile%s of %lld transpose box%s through shared memory\n",
+                    (long long)s->generic.cells, (long long)s->generic.n,
+                    s->generic.n == 1 ? "" : "es", (long long)s->generic.total,
+                    s->generic.total == 1 ? "" : "es", (long long)s->tiles.total,
                     s->tiles.total == 1 ? "" : "s", (long long)s->tiles.n,
                     s->tiles.n == 1 ? "" : "es");
     if (!s->in_place)

@@ -9,6 +9,9 @@
 
 #include <cstdint>
 
+extern "C" {
+#include "../ir.h" // HL_BOX_MAX_DIGITS
+}
 #include "box_index.h"
 #include "pass_index.h"
 #include "tile_index.h"
@@ -22,19 +25,55 @@ __device__ __forceinline__ void move(W *__restrict__ to, const W *__restrict__ f
         to[w] = from[w];
 }
 
-// Any box, one cell (up to 16 bytes when the box allows) per thread and
-// iteration; offsets in bytes, all multiples of sizeof(W).
+// Any box, a batch of HL_CUDA_BATCH cells per block and iteration
+// (box_index.h): the box's words read once into shared memory, then
+// HL_CUDA_BATCH_CELLS cells (up to 16 bytes each when the box allows) per
+// thread, a block's width apart so that a warp's accesses are neighbours,
+// all loaded before any is stored; offsets in bytes, multiples of
+// sizeof(W).
 template <typename W>
-__global__ void box_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
-                         const int64_t *__restrict__ start, int64_t nboxes, int64_t cells,
-                         const char *__restrict__ in, char *__restrict__ out)
+__global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
+    box_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
+             const int64_t *__restrict__ start, int64_t nboxes, int64_t batches,
+             const char *__restrict__ in, char *__restrict__ out)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < cells; c += stride) {
-        int64_t s, d, n;
-        hl_cuda_cell(at, data, start, nboxes, c, &s, &d, &n);
-        move(reinterpret_cast<W *>(out + d), reinterpret_cast<const W *>(in + s),
-             n / (int64_t)sizeof(W));
+    __shared__ int64_t box[HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * HL_BOX_MAX_DIGITS];
+    for (int64_t ch = blockIdx.x; ch < batches; ch += gridDim.x) {
+        const int64_t b = hl_cuda_box_find(start, nboxes, ch), words = at[b + 1] - at[b];
+        for (int64_t w = threadIdx.x; w < words; w += blockDim.x)
+            box[w] = data[at[b] + w];
+        __syncthreads();
+        const int nd = (int)((words - HL_CUDA_BOX_HEAD) / HL_CUDA_DIGIT_WORDS);
+        const int64_t first = (ch - start[b]) * HL_CUDA_BATCH + threadIdx.x;
+        if (box[2] == (int64_t)sizeof(W)) {
+            W v[HL_CUDA_BATCH_CELLS];
+            int64_t to[HL_CUDA_BATCH_CELLS];
+#pragma unroll
+            for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++) {
+                const int64_t i = first + u * HL_CUDA_BATCH_THREADS;
+                to[u] = -1;
+                if (i < box[3]) {
+                    int64_t s;
+                    hl_cuda_box_offsets(box, nd, i, &s, &to[u]);
+                    v[u] = *reinterpret_cast<const W *>(in + s);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++)
+                if (to[u] >= 0)
+                    *reinterpret_cast<W *>(out + to[u]) = v[u];
+        } else {
+            for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++) {
+                const int64_t i = first + u * HL_CUDA_BATCH_THREADS;
+                if (i < box[3]) {
+                    int64_t s, d;
+                    hl_cuda_box_offsets(box, nd, i, &s, &d);
+                    move(reinterpret_cast<W *>(out + d), reinterpret_cast<const W *>(in + s),
+                         box[2] / (int64_t)sizeof(W));
+                }
+            }
+        }
+        __syncthreads(); // the box is overwritten by the next iteration
     }
 }
 

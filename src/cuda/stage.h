@@ -14,8 +14,8 @@
 #include "box_index.h"
 #include "tile_index.h"
 
-/* Boxes of one kernel.  start[b] is the first cell (generic) or thread
- * block (tiles) of box b, start[n] the total. */
+/* Boxes of one kernel.  start[b] is the first batch (generic: box_index.h)
+ * or thread block (tiles) of box b, start[n] the total. */
 typedef struct hl_cuda_list {
     int64_t n;
     int64_t *at;    /* n + 1 offsets into data */
@@ -25,6 +25,7 @@ typedef struct hl_cuda_list {
      * that hl_cuda_copy_width(align, in, out) is an access width that
      * divides them all */
     uint64_t align;
+    int64_t cells; /* generic: of all its boxes */
 } hl_cuda_list;
 
 /* Appends an IR box to the tile list, digit order[t] as digit t. */
@@ -63,7 +64,7 @@ static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int
     int64_t cells = 1;
     for (int t = 0; t < ndigits; t++) {
         const int64_t *x = box + 2 + 3 * order[t];
-        int64_t *z = y + 3 + HL_CUDA_DIGIT_WORDS * t;
+        int64_t *z = y + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * t;
         const int64_t unit = t == 0 ? k : 1;
         z[0] = x[0] / unit;
         z[1] = x[1] * es * unit;
@@ -71,12 +72,15 @@ static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int
         const hl_divider by = hl_divider_make(z[0]);
         z[3] = (int64_t)by.magic;
         z[4] = by.shift;
+        z[5] = z[0] < HL_CUDA_CELLS32 ? (int64_t)hl_cuda_div32_make(z[0]) : 0;
         align |= (uint64_t)z[1] | (uint64_t)z[2];
         cells *= z[0];
     }
+    y[3] = cells;
     l->align |= align;
-    l->at[l->n + 1] = l->at[l->n] + 3 + HL_CUDA_DIGIT_WORDS * (int64_t)ndigits;
-    l->start[l->n + 1] = l->start[l->n] + cells;
+    l->cells += cells;
+    l->at[l->n + 1] = l->at[l->n] + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * (int64_t)ndigits;
+    l->start[l->n + 1] = l->start[l->n] + (cells + HL_CUDA_BATCH - 1) / HL_CUDA_BATCH;
     l->n++;
 }
 
@@ -84,7 +88,7 @@ static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int
  * (box_at[nboxes]). */
 static inline int64_t hl_cuda_staged_words(int64_t nboxes, int64_t words)
 {
-    return 3 * nboxes + (words - 2 * nboxes) / 3 * HL_CUDA_DIGIT_WORDS;
+    return HL_CUDA_BOX_HEAD * nboxes + (words - 2 * nboxes) / 3 * HL_CUDA_DIGIT_WORDS;
 }
 
 /* Splits the IR's boxes into `generic` and `tiles` (each with room for
@@ -100,6 +104,7 @@ static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data,
 {
     generic->n = tiles->n = 0;
     generic->align = tiles->align = 0;
+    generic->cells = tiles->cells = 0;
     generic->at[0] = tiles->at[0] = 0;
     generic->start[0] = tiles->start[0] = 0;
     for (int64_t b = 0; b < nboxes; b++) {
