@@ -38,7 +38,9 @@
 
 /* Threads of a block of the generic kernel, cells each, cells a batch. */
 #define HL_CUDA_BATCH_THREADS 256
+#ifndef HL_CUDA_BATCH_CELLS /* (a compile definition may try others) */
 #define HL_CUDA_BATCH_CELLS 4
+#endif
 #define HL_CUDA_BATCH (HL_CUDA_BATCH_THREADS * HL_CUDA_BATCH_CELLS)
 
 /* Boxes of fewer cells index them in 32 bits (hl_cuda_div32). */

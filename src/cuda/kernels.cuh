@@ -26,7 +26,8 @@ __device__ __forceinline__ void move(W *__restrict__ to, const W *__restrict__ f
 }
 
 // Any box, a batch of HL_CUDA_BATCH cells per block and iteration
-// (box_index.h): the box's words read once into shared memory, then
+// (box_index.h): the box's words read into shared memory when the block
+// comes to a batch of another box, then
 // HL_CUDA_BATCH_CELLS cells (up to 16 bytes each when the box allows) per
 // thread, a block's width apart so that a warp's accesses are neighbours,
 // all loaded before any is stored; offsets in bytes, multiples of
@@ -38,11 +39,16 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
              const char *__restrict__ in, char *__restrict__ out)
 {
     __shared__ int64_t box[HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * HL_BOX_MAX_DIGITS];
+    int64_t held = -1; // the box in shared memory (the same for the whole block)
     for (int64_t ch = blockIdx.x; ch < batches; ch += gridDim.x) {
         const int64_t b = hl_cuda_box_find(start, nboxes, ch), words = at[b + 1] - at[b];
-        for (int64_t w = threadIdx.x; w < words; w += blockDim.x)
-            box[w] = data[at[b] + w];
-        __syncthreads();
+        if (b != held) {
+            __syncthreads(); // every thread is done with the box held
+            for (int64_t w = threadIdx.x; w < words; w += blockDim.x)
+                box[w] = data[at[b] + w];
+            __syncthreads();
+            held = b;
+        }
         const int nd = (int)((words - HL_CUDA_BOX_HEAD) / HL_CUDA_DIGIT_WORDS);
         const int64_t first = (ch - start[b]) * HL_CUDA_BATCH + threadIdx.x;
         if (box[2] == (int64_t)sizeof(W)) {
@@ -73,7 +79,6 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
                 }
             }
         }
-        __syncthreads(); // the box is overwritten by the next iteration
     }
 }
 
