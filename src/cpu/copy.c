@@ -62,6 +62,10 @@ enum {
                               8x8 tile, 64 cells, cost a plane's bookkeeping each 256 bytes
                               (tile:8,8 of [4096,4096] float32 1.27x, float64 1.13x at 256) */
     STAGE_BYTES = 1 << 16, /* one staging buffer (x2 per thread) */
+    STAGE_ALIGN = 4096,    /* ... starting a page: a run assembled at its start by unaligned
+                              stores never splits a page (at 384 bytes before a page's end,
+                              the chain of [256,256,256] float32, rows of 1 KiB, ran 2.2x
+                              slower; where malloc put the stage depended on the process) */
     MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
     MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
                                twice, where rows read a line per cell */
@@ -1901,7 +1905,7 @@ hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec
         work += c->box[i].planes * c->box[i].plane_cells * c->box[i].es;
     const bool stage_needed = c->stream;
     if (ctx->threads == 0) {
-        char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
+        char *stage = stage_needed ? aligned_alloc(STAGE_ALIGN, 2 * STAGE_BYTES) : NULL;
         if (stage_needed && !stage)
             return HL_ERR_NOMEM;
         run_share(c, work, ctx->part, ctx->parts, in, out, stage);
@@ -1912,7 +1916,7 @@ hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec
     int failed = 0;
 #pragma omp parallel num_threads(use) reduction(| : failed)
     {
-        char *stage = stage_needed ? aligned_alloc(64, 2 * STAGE_BYTES) : NULL;
+        char *stage = stage_needed ? aligned_alloc(STAGE_ALIGN, 2 * STAGE_BYTES) : NULL;
         if (stage_needed && !stage)
             failed = 1;
         else
