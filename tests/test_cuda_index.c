@@ -60,6 +60,8 @@ static void run_tile_block(const int64_t *box, int nd, int64_t l, int64_t E,
  * (box_index.h) and every block of the tile list (tile_index.h), applied as
  * a copy, reproduce hl_execute; each destination is written once.  Returns
  * the tile blocks. */
+static int64_t reversed_cells; /* cells of flips staged as reversed cells, all checks */
+
 static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
 {
     const hl_ir *ir = &p->ir;
@@ -108,10 +110,12 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     const int width = hl_cuda_copy_width((int64_t)g.align, 0, 0);
     int64_t generic_elems = 0;
     for (int64_t c = 0; c < g.start[g.n] * HL_CUDA_BATCH; c++) {
-        int64_t s, d, n;
+        int64_t s, d, n, rev;
         if (!hl_cuda_batch_cell(g.at, g.data, g.start, g.n, c / HL_CUDA_BATCH, c % HL_CUDA_BATCH,
-                                &s, &d, &n))
+                                &s, &d, &n, &rev))
             continue;
+        reversed_cells += rev != 0;
+        assert_true(rev == 0 || (rev == E && n > E));
         assert_true(n % E == 0 && (n <= 16 || n == E));
         assert_true(s % width == 0 && d % width == 0 && n % width == 0);
         if (s < 0 || s + n > in_span * E || d < 0 || d + n > out_span * E || s % E || d % E)
@@ -121,7 +125,11 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
         for (int64_t k = d / E; k < (d + n) / E; k++)
             if (seen[k]++)
                 fail_msg("cell %lld: dst %lld written twice", (long long)c, (long long)k);
-        memcpy(got + d, in + s, (size_t)n);
+        if (rev) /* the cell's elements, read backwards */
+            for (int64_t q = 0; q < n / E; q++)
+                memcpy(got + d + q * E, in + s + (n / E - 1 - q) * E, (size_t)E);
+        else
+            memcpy(got + d, in + s, (size_t)n);
         generic_elems += n / E;
     }
     assert_int_equal(generic_elems + tile_cells, ir->cells);
@@ -260,6 +268,8 @@ static void test_random_plans(void **state)
                   "blocks, %d in-place passes)\n",
                   lowered, total, (long long)cells, (long long)blocks, passes);
     assert_true(blocks > 1000 && passes > 500);
+    print_message("%lld generic cells read backwards and reversed\n", (long long)reversed_cells);
+    assert_true(reversed_cells > 1000);
     /* most plans lower; those that do not run cell by cell on the CPU only */
     assert_true(lowered > total / 2);
     assert_true(chains > 0);
@@ -448,14 +458,41 @@ static void test_stage(void **state)
      * 6 bytes (12 of the 16 bytes) when its extent is 6 */
     const int64_t at1[2] = {0, 8};
     const int64_t rows[8] = {0, 0, 8, 1, 1, 5, 8, 8};
+    const int64_t *d0 = g.data + HL_CUDA_BOX_HEAD; /* digit 0 */
     hl_cuda_stage(at1, rows, 1, 4, 16, &g, &t);
-    assert_true(g.n == 1 && g.data[2] == 16 && g.data[4] == 2 && g.data[5] == 16);
+    assert_true(g.n == 1 && g.data[2] == 16 && g.data[4] == 0 && d0[0] == 2 && d0[1] == 16);
     assert_true(g.data[3] == 10 && g.start[1] == 1);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 16);
     const int64_t rows6[8] = {0, 0, 6, 1, 1, 5, 6, 6};
     hl_cuda_stage(at1, rows6, 1, 6, 16, &g, &t);
-    assert_true(g.data[2] == 12 && g.data[4] == 3 && g.data[3] == 15);
+    assert_true(g.data[2] == 12 && d0[0] == 3 && g.data[3] == 15);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 4);
+    /* read backwards (a flip of dimension 0): 4 float32 a cell, starting at
+     * the cell's last element in the source and reversed; 2 of float64 */
+    const int64_t flipped[8] = {107, 0, 8, -1, 1, 5, 8, 8};
+    hl_cuda_stage(at1, flipped, 1, 4, 16, &g, &t);
+    assert_true(g.data[0] == 4 * 104 && g.data[2] == 16 && g.data[4] == 4);
+    assert_true(d0[0] == 2 && d0[1] == -16 && d0[2] == 16);
+    hl_cuda_stage(at1, flipped, 1, 8, 16, &g, &t);
+    assert_true(g.data[0] == 8 * 106 && g.data[2] == 16 && g.data[4] == 8 && d0[1] == -16);
+    int64_t src = 0, dst = 0, bytes = 0, rev = 0;
+    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
+    assert_true(src == 8 * 104 && dst == 16 && bytes == 16 && rev == 8); /* elements 105, 104 */
+    /* read forwards and written backwards (a flip as the IR writes it):
+     * the cell starts at the destination's lowest address */
+    const int64_t written_back[8] = {0, 107, 8, 1, -1, 5, 8, 8};
+    hl_cuda_stage(at1, written_back, 1, 4, 16, &g, &t);
+    assert_true(g.data[0] == 0 && g.data[1] == 4 * 104 && g.data[4] == 4 && d0[2] == -16);
+    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
+    assert_true(src == 16 && dst == 4 * 100 && bytes == 16 && rev == 4);
+    /* backwards on both sides: cells in order, not reversed */
+    const int64_t both[8] = {107, 107, 8, -1, -1, 5, 8, 8};
+    hl_cuda_stage(at1, both, 1, 4, 16, &g, &t);
+    assert_true(g.data[0] == 4 * 104 && g.data[1] == 4 * 104 && g.data[4] == 0);
+    /* a stride of -2 is not a row read backwards: one element a cell */
+    const int64_t strided[8] = {107, 0, 8, -2, 1, 5, 8, 8};
+    hl_cuda_stage(at1, strided, 1, 4, 16, &g, &t);
+    assert_true(g.data[0] == 4 * 107 && g.data[2] == 4 && g.data[4] == 0 && d0[0] == 8);
 }
 
 /* The pairs of a reflection, every length and offset: each p with

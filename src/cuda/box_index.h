@@ -7,7 +7,9 @@
  *   box_at[b], b in [0, nboxes]    offsets into box_data
  *   box_data                       per box HL_CUDA_BOX_HEAD words:
  *                                  src_base, dst_base (bytes), the bytes of
- *                                  one cell, the box's cells; then per digit
+ *                                  one cell, the box's cells, and the bytes
+ *                                  of the elements a cell holds reversed (0:
+ *                                  a cell is copied as it is); then per digit
  *                                  HL_CUDA_DIGIT_WORDS words: extent,
  *                                  src_stride, dst_stride (bytes), the
  *                                  64-bit divider by the extent (magic,
@@ -17,12 +19,14 @@
  *                                  the kernel's batch count
  *
  * A batch is HL_CUDA_BATCH consecutive cells of one box (its last batch
- * may be partial): a thread block copies one batch at a time, its box's
- * words read once into shared memory, each thread HL_CUDA_BATCH_CELLS
- * cells a block's width apart, all loaded before any is stored.  Within a
- * box the first digit varies fastest.  A cell is one element, or several
- * elements contiguous on both sides (up to 16 bytes, so that one thread
- * moves them with one access). */
+ * may be partial): a thread block copies one batch at a time, reading its
+ * box's words into shared memory when it comes to another box, each thread
+ * HL_CUDA_BATCH_CELLS cells a block's width apart, all loaded before any is
+ * stored.  Within a box the first digit varies fastest.  A cell is one
+ * element, or several elements contiguous on both sides (up to 16 bytes,
+ * so that one thread moves them with one access), or several elements read
+ * backwards and written forwards (a flip of dimension 0): one access each
+ * way, the elements reversed in the register between. */
 #ifndef HYPERLAYOUT_CUDA_BOX_INDEX_H
 #define HYPERLAYOUT_CUDA_BOX_INDEX_H
 
@@ -31,7 +35,7 @@
 #include "hyperlayout/base.h"
 #include "hyperlayout/kindex.h"
 
-#define HL_CUDA_BOX_HEAD 4
+#define HL_CUDA_BOX_HEAD 5
 /* Words per digit of a generic box: the dividers save a division (tens of
  * instructions on a GPU) per digit and cell. */
 #define HL_CUDA_DIGIT_WORDS 6
@@ -126,12 +130,13 @@ HL_HOSTDEV static inline void hl_cuda_box_offsets(const int64_t *box, int ndigit
 
 /* Cell k in [0, HL_CUDA_BATCH) of batch `batch` of the kernel's boxes —
  * for thread `tid` of the block, k = u HL_CUDA_BATCH_THREADS + tid, u <
- * HL_CUDA_BATCH_CELLS: its byte offsets and size; false where the batch
- * (its box's last) has no cell k. */
+ * HL_CUDA_BATCH_CELLS: its byte offsets and size, and the bytes of its
+ * elements reversed (0: none); false where the batch (its box's last) has
+ * no cell k. */
 HL_HOSTDEV static inline int hl_cuda_batch_cell(const int64_t *box_at, const int64_t *box_data,
                                                 const int64_t *start, int64_t nboxes,
                                                 int64_t batch, int64_t k, int64_t *src,
-                                                int64_t *dst, int64_t *bytes)
+                                                int64_t *dst, int64_t *bytes, int64_t *reversed)
 {
     const int64_t b = hl_cuda_box_find(start, nboxes, batch);
     const int64_t *box = box_data + box_at[b];
@@ -140,6 +145,7 @@ HL_HOSTDEV static inline int hl_cuda_batch_cell(const int64_t *box_at, const int
         return 0;
     hl_cuda_box_offsets(box, hl_cuda_box_digits(box_at, b), i, src, dst);
     *bytes = box[2];
+    *reversed = box[4];
     return 1;
 }
 

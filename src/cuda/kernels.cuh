@@ -25,6 +25,52 @@ __device__ __forceinline__ void move(W *__restrict__ to, const W *__restrict__ f
         to[w] = from[w];
 }
 
+// A cell's elements of E bytes in reverse order (a flip's cell: box_index.h).
+template <int E, typename W>
+__device__ __forceinline__ W reversed(W v)
+{
+    constexpr int n = (int)sizeof(W) / E;
+    if constexpr (n < 2) {
+        return v;
+    } else if constexpr (E % 4 == 0) { // whole 32-bit words: only their order changes
+        union {
+            W w;
+            uint32_t u[sizeof(W) / 4];
+        } a, r;
+        a.w = v;
+#pragma unroll
+        for (int j = 0; j < n; j++)
+#pragma unroll
+            for (int q = 0; q < E / 4; q++)
+                r.u[(n - 1 - j) * (E / 4) + q] = a.u[j * (E / 4) + q];
+        return r.w;
+    } else {
+        union {
+            W w;
+            uint8_t b[sizeof(W)];
+        } a, r;
+        a.w = v;
+#pragma unroll
+        for (int j = 0; j < n; j++)
+#pragma unroll
+            for (int q = 0; q < E; q++)
+                r.b[(n - 1 - j) * E + q] = a.b[j * E + q];
+        return r.w;
+    }
+}
+
+template <typename W>
+__device__ __forceinline__ W reversed_by(W v, int64_t e)
+{
+    switch (e) {
+    case 1: return reversed<1>(v);
+    case 2: return reversed<2>(v);
+    case 4: return reversed<4>(v);
+    case 8: return reversed<8>(v);
+    default: return v; // e == 0: not reversed (a reversed cell's e divides sizeof(W) <= 16)
+    }
+}
+
 // Any box, a batch of HL_CUDA_BATCH cells per block and iteration
 // (box_index.h): the box's words read into shared memory when the block
 // comes to a batch of another box, then
@@ -67,16 +113,25 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
 #pragma unroll
             for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++)
                 if (to[u] >= 0)
-                    *reinterpret_cast<W *>(out + to[u]) = v[u];
+                    *reinterpret_cast<W *>(out + to[u]) = box[4] ? reversed_by(v[u], box[4]) : v[u];
         } else {
             for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++) {
                 const int64_t i = first + u * HL_CUDA_BATCH_THREADS;
-                if (i < box[3]) {
-                    int64_t s, d;
-                    hl_cuda_box_offsets(box, nd, i, &s, &d);
+                if (i >= box[3])
+                    continue;
+                int64_t s, d;
+                hl_cuda_box_offsets(box, nd, i, &s, &d);
+                if (box[4] == 0) {
                     move(reinterpret_cast<W *>(out + d), reinterpret_cast<const W *>(in + s),
                          box[2] / (int64_t)sizeof(W));
+                    continue;
                 }
+                // a reversed cell wider than the access (pointers off its alignment):
+                // element by element, byte by byte
+                const int64_t e = box[4], k = box[2] / e;
+                for (int64_t q = 0; q < k; q++)
+                    for (int64_t c = 0; c < e; c++)
+                        out[d + q * e + c] = in[s + (k - 1 - q) * e + c];
             }
         }
     }

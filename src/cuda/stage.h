@@ -45,21 +45,29 @@ static inline void hl_cuda_push_tile(hl_cuda_list *l, const int64_t *box, int nd
 
 /* Appends an IR box of elements of es bytes to the generic list, digit
  * order[t] as digit t, in bytes.  When digit 0 is contiguous on both sides,
- * k of its elements make one cell — the largest power of two dividing its
- * extent with k es <= 16 — so that a thread moves up to 16 bytes with one
- * access instead of one element. */
+ * forwards or backwards (a flip), k of its elements make one cell — the
+ * largest power of two dividing its extent with k es <= 16 — so that a
+ * thread moves up to 16 bytes with one access instead of one element.  A
+ * cell starts at its lowest address on either side; read in one direction
+ * and written in the other, its elements are reversed on the way. */
 static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int ndigits,
                                         const int *order, int64_t es)
 {
     int64_t *y = l->data + l->at[l->n];
-    const int64_t *x0 = box + 2 + 3 * order[0];
-    int64_t k = 1;
-    if (ndigits > 0 && x0[1] == 1 && x0[2] == 1)
-        while (2 * k * es <= 16 && x0[0] % (2 * k) == 0)
-            k *= 2;
-    y[0] = box[0] * es;
-    y[1] = box[1] * es;
+    int64_t k = 1, sdir = 1, ddir = 1; /* digit 0's directions when it is contiguous */
+    if (ndigits > 0) {
+        const int64_t *x0 = box + 2 + 3 * order[0];
+        if ((x0[1] == 1 || x0[1] == -1) && (x0[2] == 1 || x0[2] == -1)) {
+            while (2 * k * es <= 16 && x0[0] % (2 * k) == 0)
+                k *= 2;
+            sdir = x0[1];
+            ddir = x0[2];
+        }
+    }
+    y[0] = (box[0] - (sdir < 0 ? k - 1 : 0)) * es;
+    y[1] = (box[1] - (ddir < 0 ? k - 1 : 0)) * es;
     y[2] = k * es;
+    y[4] = k > 1 && sdir != ddir ? es : 0;
     uint64_t align = (uint64_t)y[0] | (uint64_t)y[1] | (uint64_t)y[2];
     int64_t cells = 1;
     for (int t = 0; t < ndigits; t++) {
