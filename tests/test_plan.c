@@ -581,7 +581,7 @@ static void test_streamed(void **state)
         /* Morton's pairs of rows loaded together, a line a step (2-D and
          * 3-D) or two lines (4-D, and float64) */
         {"[2048,4096,float32]", "morton", "rows loaded in pairs, 1 line a step"},
-        {"[64,64,64,64,float32]", "morton", "rows loaded in pairs, 2 lines a step"},
+        {"[64,64,64,64,float32]", "morton", "source lines whole in a block, output lines by a table"},
         {"[64,64,64,64,float64]", "morton", "rows loaded in pairs, 2 lines a step"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},
@@ -673,14 +673,17 @@ static void test_streamed(void **state)
 /* Short rows loaded in pairs (AVX-512) in arrays small enough not to be
  * streamed: plain stores, into an output on a line and 16 bytes off one,
  * against the reference cell by cell; one line a step and two, rows of 8
- * and 16 bytes, and a flip before Morton (rows read downwards). */
+ * and 16 bytes, lines written one after another and by a table, and a flip
+ * before Morton (rows read downwards). */
 static void test_pairs_in_cache(void **state)
 {
     (void)state;
+    int tabled = 0;
     static const char *const cases[][2] = {
         {"[32,32,32,float32]", "morton"},     {"[64,64,float32]", "morton"},
         {"[8,8,8,8,float64]", "morton"},      {"[16,16,16,16,float32]", "morton"},
         {"[8,8,8,8,8,8,float32]", "morton"},  {"[64,64,float32]", "tile:4,4"},
+        {"[4,4,4,64,float32]", "morton"}, {"[8,8,4,64,float32]", "morton"}, /* lines by a table */
         {"[64,128,float64]", "tile:2,4"},     {"[4,4,4,4,4,4,float32]", "flip:2 morton"},
     };
     const bool avx512 = has_avx512();
@@ -703,6 +706,7 @@ static void test_pairs_in_cache(void **state)
         assert_int_equal(hl_plan_describe(fast, text, sizeof text, NULL), HL_OK);
         if (avx512 && !strstr(text, "rows loaded in pairs"))
             fail_msg("%s %s: no pairs in\n%s", cases[c][0], cases[c][1], text);
+        tabled += strstr(text, "output lines by a table") != NULL;
         assert_int_equal(hl_execute(slow, in, want), HL_OK);
         for (int off = 0; off <= 16; off += 16) {
             memset(line, 0x5a, (size_t)bytes + 16);
@@ -715,6 +719,7 @@ static void test_pairs_in_cache(void **state)
         free(want);
         free(line);
     }
+    assert_true(avx512 ? tabled >= 2 : tabled == 0);
 }
 
 /* A composition of radices that share no factor: lowering gives up (the

@@ -92,6 +92,7 @@ bool hl_lanes_make(hl_lanes *t, const int64_t *src, int64_t n, int64_t span, int
 void hl_pairs_free(hl_pairs *p)
 {
     free(p->run);
+    free(p->dst);
     memset(p, 0, sizeof *p);
 }
 
@@ -131,13 +132,39 @@ static bool pair_lines(const int64_t *stab, const int64_t *line, int g, int64_t 
     return true;
 }
 
-bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, int64_t es, bool *nomem)
+/* The lines' offsets of a block written at dtab (hl_pairs_make): false
+ * where a line's rows are not together, or a line does not start one. */
+static bool line_offsets(hl_pairs *p, const int64_t *dtab, int64_t lines, int64_t per, int64_t half,
+                         int64_t es, bool *nomem)
+{
+    for (int64_t l = 0; l < lines; l++) {
+        if ((dtab[l * per] * es) % 64)
+            return false;
+        for (int64_t i = 1; i < per; i++)
+            if (dtab[l * per + i] != dtab[l * per] + i * half)
+                return false;
+    }
+    if (!(p->dst = malloc(sizeof *p->dst * (size_t)lines))) {
+        *nomem = true;
+        return false;
+    }
+    for (int64_t l = 0; l < lines; l++)
+        p->dst[l] = dtab[l * per] * es;
+    return true;
+}
+
+bool hl_pairs_make(hl_pairs *p, const int64_t *stab, const int64_t *dtab, int64_t n, int64_t bytes,
+                   int64_t es, bool *nomem)
 {
     memset(p, 0, sizeof *p);
     *nomem = false;
     const int64_t per = 64 / bytes, lines = n * bytes / 64, half = bytes / es;
     if ((bytes != 8 && bytes != 16) || bytes % es || lines < 2 || lines * 64 != n * bytes)
         return false;
+    if (dtab && !line_offsets(p, dtab, lines, per, half, es, nomem)) {
+        hl_pairs_free(p);
+        return false;
+    }
     p->w = 2 * bytes;
     for (p->g = 1; p->g <= 2; p->g++) {
         for (p->d = 1; p->d <= (p->g == 1 ? 1 : lines / 2); p->d *= 2) {
@@ -148,6 +175,7 @@ bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, i
             p->run = malloc(sizeof *p->run * (size_t)(p->steps * nr));
             if (!p->run) {
                 *nomem = true;
+                hl_pairs_free(p);
                 return false;
             }
             bool ok = true;
@@ -167,7 +195,7 @@ bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, i
             p->run = NULL;
         }
     }
-    memset(p, 0, sizeof *p);
+    hl_pairs_free(p);
     return false;
 }
 
@@ -723,18 +751,21 @@ AVX512 void hl_pairs_avx512(char *out, const char *in, const hl_pairs *p, bool s
     const __m512i i0 = _mm512_loadu_si512(p->idx[0]), i1 = _mm512_loadu_si512(p->idx[1]);
     const int64_t nr = 64 / p->w;
     const int64_t *run = p->run;
+    const int64_t *dst = p->dst;
     if (p->g == 1) {
-        for (int64_t s = 0; s < p->steps; s++, run += nr, out += 64)
-            put_line(out, _mm512_permutexvar_epi64(i0, pair_runs(in, run, p->w)), stream);
+        for (int64_t s = 0; s < p->steps; s++, run += nr)
+            put_line(out + (dst ? dst[s] : s * 64), _mm512_permutexvar_epi64(i0, pair_runs(in, run, p->w)),
+                     stream);
         return;
     }
     /* steps go by d (a divisor of their count): lines l and l + d of each
      * group of 2d lines */
-    for (int64_t s = 0; s < p->steps; s += p->d, out += 2 * p->d * 64)
+    for (int64_t s = 0, l = 0; s < p->steps; s += p->d, l += 2 * p->d)
         for (int64_t i = 0; i < p->d; i++, run += 2 * nr) {
             const __m512i a = pair_runs(in, run, p->w), b = pair_runs(in, run + nr, p->w);
-            put_line(out + i * 64, _mm512_permutex2var_epi64(a, i0, b), stream);
-            put_line(out + (i + p->d) * 64, _mm512_permutex2var_epi64(a, i1, b), stream);
+            const int64_t l0 = l + i, l1 = l0 + p->d;
+            put_line(out + (dst ? dst[l0] : l0 * 64), _mm512_permutex2var_epi64(a, i0, b), stream);
+            put_line(out + (dst ? dst[l1] : l1 * 64), _mm512_permutex2var_epi64(a, i1, b), stream);
         }
 }
 

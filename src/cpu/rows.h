@@ -86,15 +86,19 @@ typedef struct hl_pairs {
     int64_t w;        /* bytes of a run of 2 rows: 16 or 32 */
     int64_t steps;    /* of a block */
     int64_t *run;     /* steps x (g * 64 / w): the runs' offsets in the source, in bytes */
+    int64_t *dst;     /* each line's offset in the block's output, in bytes; NULL: the
+                         lines one after another */
     uint64_t idx[2][8]; /* line j of a step: its 64-bit lanes from the step's registers
                            (lanes 8..15: the second register) */
 } hl_pairs;
 
 /* The table of a block of n rows of `bytes` (8 or 16) at stab[j] (cells
- * of es bytes), written one after another as whole lines: false (nothing
+ * of es bytes), written one after another as whole lines (dtab NULL), or
+ * at dtab[j], each line's rows together and the line whole: false (nothing
  * allocated) where its lines do not pair up so, or memory runs out
  * (*nomem set). */
-bool hl_pairs_make(hl_pairs *p, const int64_t *stab, int64_t n, int64_t bytes, int64_t es, bool *nomem);
+bool hl_pairs_make(hl_pairs *p, const int64_t *stab, const int64_t *dtab, int64_t n, int64_t bytes,
+                   int64_t es, bool *nomem);
 void hl_pairs_free(hl_pairs *p);
 
 /* Runs a table: out, the block's first line (on a line), from in.  With
