@@ -581,7 +581,7 @@ static void test_streamed(void **state)
         /* Morton's pairs of rows loaded together, a line a step (2-D and
          * 3-D) or two lines (4-D, and float64) */
         {"[2048,4096,float32]", "morton", "rows loaded in pairs, 1 line a step"},
-        {"[64,64,64,64,float32]", "morton", "source lines whole in a block, output lines by a table"},
+        {"[64,64,64,64,float32]", "morton", "rows loaded in pairs, 2 lines a step by lane permutes, output lines by a table"},
         {"[64,64,64,64,float64]", "morton", "rows loaded in pairs, 2 lines a step"},
         {"[128,256,264,float32]", "tile:8,8,8", "rows streamed straight"},
         {"[130,130,130,4,float64]", "tile:4,2,2,2", "short-row blocks"},

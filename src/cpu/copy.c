@@ -2030,7 +2030,7 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
         if (k->pairs.steps)
             used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes%s",
                                k->pairs.g, k->pairs.g == 1 ? "" : "s",
-                               k->pairs.dst ? ", source lines whole in a block, output lines by a table" : "");
+                               k->pairs.dst ? ", output lines by a table" : "");
         else if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
             used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
                                "when the output starts a line");
