@@ -130,6 +130,25 @@ struct box_solver {
     bool (*plan)(kbox *k, int64_t es, hl_status *st);
 };
 
+/* A box's digits kept aside while a plane shape is tried, and put back. */
+static void save_digits(const kbox *k, int64_t (*to)[WORK_DIGITS])
+{
+    for (int t = 0; t < k->n; t++) {
+        to[0][t] = k->ext[t];
+        to[1][t] = k->ss[t];
+        to[2][t] = k->ds[t];
+    }
+}
+
+static void restore_digits(kbox *k, int64_t (*from)[WORK_DIGITS])
+{
+    for (int t = 0; t < k->n; t++) {
+        k->ext[t] = from[0][t];
+        k->ss[t] = from[1][t];
+        k->ds[t] = from[2][t];
+    }
+}
+
 static void swap_digits(kbox *k, int a, int b)
 {
     int64_t t;
@@ -725,11 +744,7 @@ static void whole_rows(kbox *k, int64_t es, int64_t most)
     if (line * es != 64 || m == k->n)
         return;
     int64_t keep[3][WORK_DIGITS];
-    for (int t = 0; t < k->n; t++) {
-        keep[0][t] = k->ext[t];
-        keep[1][t] = k->ss[t];
-        keep[2][t] = k->ds[t];
-    }
+    save_digits(k, keep);
     order_by_source(k, m);
     int nb = m;
     int64_t cells = line, run = 1;
@@ -746,11 +761,8 @@ static void whole_rows(kbox *k, int64_t es, int64_t most)
     bool nearest = nb < k->n && cells == most && (run * es) % 64 == 0;
     for (int t = nb + 1; t < k->n && nearest; t++)
         nearest = abs64(k->ds[t]) > abs64(k->ds[nb]);
-    for (int t = 0; t < k->n && !nearest; t++) {
-        k->ext[t] = keep[0][t];
-        k->ss[t] = keep[1][t];
-        k->ds[t] = keep[2][t];
-    }
+    if (!nearest)
+        restore_digits(k, keep);
 }
 
 /* Short rows (tiles, Morton bits, small extents): the innermost digits up
@@ -1049,9 +1061,7 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
         return false;
     int64_t work[3][WORK_DIGITS], sizes[TR_SIZES_MAX];
     const kbox saved = *k;
-    memcpy(work[0], k->ext, sizeof *work[0] * (size_t)k->n);
-    memcpy(work[1], k->ss, sizeof *work[1] * (size_t)k->n);
-    memcpy(work[2], k->ds, sizeof *work[2] * (size_t)k->n);
+    save_digits(k, work);
     const int nsizes = hl_copy_transpose_sizes(k, es, sizes);
     for (int j = 0;; j++) {
         if (!hl_copy_plan_transpose_columns(k, es, sizes[j], st))
@@ -1060,11 +1070,8 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
             (rows_per_set(k, es) <= L2_ROWS_PER_SET && !far_rows(k, es, sizes[j])))
             return true;
         hl_copy_free_tables(k);
-        int64_t *ext = k->ext, *ss = k->ss, *ds = k->ds;
-        *k = saved;
-        memcpy(ext, work[0], sizeof *work[0] * (size_t)k->n);
-        memcpy(ss, work[1], sizeof *work[1] * (size_t)k->n);
-        memcpy(ds, work[2], sizeof *work[2] * (size_t)k->n);
+        *k = saved; /* the same digit arrays, their contents as they were before */
+        restore_digits(k, work);
     }
 }
 
