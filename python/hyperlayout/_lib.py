@@ -12,6 +12,7 @@ import os
 HL_MAX_RANK = 32
 HL_OPS_NUMPY_AXES = 1
 # hl_status codes the module acts on (base.h)
+HL_ERR_DIM = 10
 HL_ERR_UNSUPPORTED = 19
 HL_ERR_IN_PLACE = 21
 
@@ -73,6 +74,8 @@ for name, res, args in [
     ("hl_strerror", _c.c_char_p, [_c.c_int]),
     ("hl_shape_init", _c.c_int, [_c.POINTER(Shape), _c.c_int, _c.POINTER(_c.c_int64), _c.c_int,
                                  _c.c_int64]),
+    ("hl_plan_op", _c.c_int, [_c.POINTER(_plan_p), _c.POINTER(Shape), _c.c_char_p, _c.c_uint,
+                              _c.POINTER(PlanOptions), _c.c_char_p, _c.c_size_t]),
     ("hl_plan_ops", _c.c_int, [_c.POINTER(_plan_p), _c.POINTER(Shape), _c.c_char_p, _c.c_uint,
                                _c.POINTER(PlanOptions), _c.c_char_p, _c.c_size_t]),
     ("hl_dtype_parse", _c.c_int, [_c.c_char_p, _c.POINTER(_c.c_int), _c.POINTER(_c.c_int64)]),

@@ -1,12 +1,16 @@
 """The transforms as functions of NumPy arrays, with NumPy's axis numbering
 and semantics: each builds the op of the CLI's grammar and runs it as a
-hl.Plan (cached: planning an op again for the same shape and dtype is free)."""
+hl.Plan (cached: planning an op again for the same shape and dtype is free).
+
+Every function checks its arguments as NumPy does (integers through
+operator.index), threads (0 to 4096) and out; masked arrays (np.ma) come
+out masked, the mask transformed as the data."""
 import functools
 import operator
 
 import numpy as np
 
-from .plan import Plan
+from .plan import Plan, check_axes, check_ops, check_out, check_threads, is_masked, masked
 
 
 @functools.lru_cache(maxsize=64)
@@ -18,12 +22,32 @@ def _run(a, ops, out, threads):
     return _plan(ops, a.shape, a.dtype, threads)(a, out=out)
 
 
+def _keeps_masks(fn):
+    """fn(a, ..., out=None, threads=0) with its threads checked first and,
+    for a masked a or out, run on the data and on the mask (plan.masked)."""
+    @functools.wraps(fn)
+    def wrapper(a, *args, out=None, threads=0, **kw):
+        threads = check_threads(threads)
+        if is_masked(a, out):
+            return masked(a, out, lambda x, o: fn(x, *args, out=o, threads=threads, **kw))
+        return fn(a, *args, out=out, threads=threads, **kw)
+    return wrapper
+
+
+def _array(a):
+    a = np.asarray(a)
+    if a.dtype.hasobject:
+        raise TypeError("hyperlayout: arrays of Python objects cannot be moved as bytes")
+    return a
+
+
 def _trivial(a, expected, out):
     """Arrays the library has no shape for (no dimension, or an extent 0):
     NumPy's own result, through out when given."""
     r = np.array(expected, copy=True)
     if out is None:
         return r
+    check_out(out, r.shape, a.dtype)
     out[...] = r
     return out
 
@@ -44,14 +68,25 @@ def _axes(axes, ndim):
     return tuple(norm)
 
 
+def _integers(values, what):
+    """The integers of a scalar or sequence (operator.index: as NumPy takes
+    them, so 1.5 is a TypeError, not 1)."""
+    values = np.asarray(values)
+    try:
+        return [operator.index(v) for v in values.reshape(-1).tolist()]
+    except TypeError:
+        raise TypeError("%s must be integers, not %r" % (what, values.tolist())) from None
+
+
 def _list(values):
-    return ",".join(str(int(v)) for v in values)
+    return ",".join(str(v) for v in values)
 
 
+@_keeps_masks
 def flip(a, axes=None, *, axis=None, out=None, threads=0):
     """np.flip(a, axes) as a new array (or into out).  `axis` is NumPy's name
     for `axes`."""
-    a = np.asarray(a)
+    a = _array(a)
     axes = axis if axes is None else axes
     if a.ndim == 0 or a.size == 0:
         return _trivial(a, np.flip(a, axes), out)
@@ -61,11 +96,15 @@ def flip(a, axes=None, *, axis=None, out=None, threads=0):
     return _run(a, "flip:" + _list(ax), out, threads)
 
 
+@_keeps_masks
 def roll(a, shift, axes=None, *, axis=None, out=None, threads=0):
     """np.roll(a, shift, axes): with axes None the flattened array is rolled;
     shift and axes broadcast against each other and repeated axes add up."""
-    a = np.asarray(a)
+    a = _array(a)
     axes = axis if axes is None else axes
+    _integers(shift, "shift")
+    if axes is not None:
+        _integers(axes, "axes")
     if a.ndim == 0 or a.size == 0:
         return _trivial(a, np.roll(a, shift, axes), out)
     if axes is None:
@@ -76,36 +115,40 @@ def roll(a, shift, axes=None, *, axis=None, out=None, threads=0):
     if sh.ndim > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
     amount = [0] * a.ndim
-    for s, x in zip(sh.reshape(-1).tolist(), ax.reshape(-1).tolist()):
-        (x,) = _axes(int(x), a.ndim)
-        amount[x] += int(s)
+    for s, x in zip(_integers(sh, "shift"), _integers(ax, "axes")):
+        (x,) = _axes(x, a.ndim)
+        amount[x] += s
     amount = [s % n for s, n in zip(amount, a.shape)]
     return _run(a, "shift:" + _list(amount), out, threads)
 
 
 def _crinkle(name, a, axis, step, out, threads):
-    a = np.asarray(a)
-    if a.ndim == 0 or a.size == 0:
-        return _trivial(a, a, out)
-    dim = "all" if axis is None else str(_axes(axis, max(a.ndim, 1))[0])
-    return _run(a, "%s:%s:%d" % (name, dim, operator.index(step)), out, threads)
+    a = _array(a)
+    step = operator.index(step)
+    dim = "all" if axis is None else str(_axes(axis, a.ndim)[0])
+    return _run(a, "%s:%s:%d" % (name, dim, step), out, threads)
 
 
+@_keeps_masks
 def crinkle(a, axis, step, *, out=None, threads=0):
     """Crinkle along axis with step n: np.concatenate([a[r::n] for r in
     range(n)]) along that axis (every axis with the same step for None)."""
     return _crinkle("crinkle", a, axis, step, out, threads)
 
 
+@_keeps_masks
 def uncrinkle(a, axis, step, *, out=None, threads=0):
     """The inverse of crinkle(a, axis, step)."""
     return _crinkle("uncrinkle", a, axis, step, out, threads)
 
 
+@_keeps_masks
 def transpose(a, axes=None, *, out=None, threads=0):
     """np.transpose(a, axes).copy(): output axis i is input axis axes[i]
     (reversed for None)."""
-    a = np.asarray(a)
+    a = _array(a)
+    if axes is not None:
+        axes = _integers(axes, "axes")
     if a.ndim == 0 or a.size == 0:
         return _trivial(a, np.transpose(a, axes), out)
     if axes is None:
@@ -114,13 +157,17 @@ def transpose(a, axes=None, *, out=None, threads=0):
 
 
 def _tiles(name, a, tile, out, threads):
-    a = np.asarray(a)
-    if a.ndim == 0 or a.size == 0:
+    a = _array(a)
+    scalar = np.ndim(tile) == 0
+    tile = _integers(tile, "tile")
+    if scalar:
+        tile = tile * a.ndim
+    if a.ndim == 0 and not tile:  # no axis, no tile extent: the identity
         return _trivial(a, a, out)
-    tile = (tile,) * a.ndim if np.ndim(tile) == 0 else tuple(tile)
     return _run(a, "%s:%s" % (name, _list(tile)), out, threads)
 
 
+@_keeps_masks
 def tile(a, tile, *, out=None, threads=0):
     """Tiles of extents `tile` (one per axis, or one for all; each must divide
     its axis) stored one after another, tiles and their cells in C order; the
@@ -129,29 +176,35 @@ def tile(a, tile, *, out=None, threads=0):
     return _tiles("tile", a, tile, out, threads)
 
 
+@_keeps_masks
 def untile(a, tile, *, out=None, threads=0):
     """The inverse of tile(a, tile)."""
     return _tiles("untile", a, tile, out, threads)
 
 
+@_keeps_masks
 def morton(a, *, out=None, threads=0):
     """Cells in Morton (Z) order: the cell of C-order index x goes to the
     position that interleaves the bits of its coordinates (last axis least
     significant).  Every extent a power of two; the result has a's shape."""
-    return _run(np.asarray(a), "morton", out, threads)
+    return _run(_array(a), "morton", out, threads)
 
 
+@_keeps_masks
 def unmorton(a, *, out=None, threads=0):
     """The inverse of morton(a)."""
-    return _run(np.asarray(a), "unmorton", out, threads)
+    return _run(_array(a), "unmorton", out, threads)
 
 
+@_keeps_masks
 def transform(a, ops, *, axes="numpy", out=None, threads=0):
     """A chain of ops in the CLI's grammar ("flip:0 shift:1,-1 crinkle:0:2"),
     fused into one pass.  axes="numpy" (default): NumPy's axes, like
     `hyperlayout transform --axes numpy`; axes="hyperlayout": the library's
     dimensions (0 fastest), like the CLI's default."""
-    a = np.asarray(a)
+    check_ops(ops)
+    check_axes(axes)
+    a = _array(a)
     if axes == "numpy":
         return _run(a, ops, out, threads)
     return Plan(ops, a.shape, a.dtype, axes=axes, threads=threads)(a, out=out)
