@@ -5,6 +5,8 @@ set -u
 HL=$1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=npz_lib.sh
+. "$(dirname "$0")/npz_lib.sh"
 
 expect_ok --help
 expect_out "demo"
@@ -92,6 +94,34 @@ expect_fail info
 expect_fail info "$dir/a.npy" "$dir/a.npy"
 expect_fail info -- "$dir/a.npy" "$dir/a.npy"
 expect_fail info --frobnicate "$dir/a.npy"
+# `-` is standard input (issue 31): redirected (a regular file: its size is
+# shown) and piped (no file bytes); truncated data through a pipe is found;
+# an archive on standard input is listed
+"$HL" info "$dir/a.npy" >"$dir/info_a.txt"
+expect_ok info - <"$dir/a.npy"
+expect_out "^file          standard input$"
+grep -v "^file " "$dir/info_a.txt" >"$dir/info_a_rest.txt"
+grep -v "^file " "$out" | cmp -s - "$dir/info_a_rest.txt" && ok || bad "info - <a.npy differs from info a.npy"
+cat "$dir/a.npy" | "$HL" info - >"$out" 2>"$err" && ok || bad "cat a.npy | info - failed: $(cat "$err")"
+expect_out "^notation      \[2,3,int32\]$"
+expect_out "^data bytes    24$"
+if grep -q "^file bytes" "$out"; then bad "info - from a pipe printed file bytes"; else ok; fi
+cat "$dir/short.npy" | "$HL" info - >"$out" 2>"$err"
+refused $? "cat short.npy | hyperlayout info -"
+expect_err "hyperlayout info: standard input: malformed or truncated file"
+cat "$dir/text.npy" | "$HL" info - >"$out" 2>"$err"
+refused $? "cat text.npy | hyperlayout info -"
+"$HL" info - <"$dir" >"$out" 2>"$err"
+refused $? "hyperlayout info - <DIR"
+expect_err "standard input: file could not be opened, read or written (Is a directory)"
+npz_stored "$dir/two.npz" a "$dir/a.npy" b "$dir/fortran.npy"
+"$HL" info "$dir/two.npz" >"$dir/info_two.txt" 2>"$err" && ok || bad "info two.npz: $(cat "$err")"
+grep -q "^member        b (2, 3) '<f8' stored, 176 bytes$" "$dir/info_two.txt" && ok ||
+    bad "info two.npz: $(cat "$dir/info_two.txt")"
+cat "$dir/two.npz" | "$HL" info - >"$out" 2>"$err" && ok || bad "cat two.npz | info -: $(cat "$err")"
+expect_out "^file          standard input$"
+grep -v "^file " "$dir/info_two.txt" >"$dir/info_two_rest.txt"
+grep -v "^file " "$out" | cmp -s - "$dir/info_two_rest.txt" && ok || bad "cat two.npz | info - lists otherwise"
 
 # demo --pictures: the paper's pictures as PNG files (Figures 8 and 10)
 expect_ok demo --help

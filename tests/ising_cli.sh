@@ -128,6 +128,27 @@ cmp -s "$dir/want.csv" "$dir/r2/results.csv" && ok || bad "resumed results diffe
 expect_fail --L 16 --T 1.5,3.0 --sweeps 200 --therm 50 --seed 4 --out "$dir/r2" --resume
 expect_err "another run"
 
+# ---- a damaged checkpoint (issue 31): refused before the run starts, one
+# line naming the file and saying what is wrong; a changed byte among the
+# spins, a truncated file
+dmg="--L 16 --T 1.5,3.0 --sweeps 50 --therm 5 --seed 3 --no-plot"
+# shellcheck disable=SC2086
+expect_ok $dmg --out "$dir/dmg" --quiet
+cp "$dir/dmg/checkpoint.bin" "$dir/ck.good"
+size=$(wc -c <"$dir/ck.good" | tr -d ' ')
+printf '\007' | dd of="$dir/dmg/checkpoint.bin" bs=1 seek=$((size - 20)) conv=notrunc 2>/dev/null
+# shellcheck disable=SC2086
+expect_fail $dmg --out "$dir/dmg" --resume
+expect_err "--resume: $dir/dmg/checkpoint.bin: not a checkpoint, or damaged"
+expect_err "checksum"
+head -c $((size - 100)) "$dir/ck.good" >"$dir/dmg/checkpoint.bin"
+# shellcheck disable=SC2086
+expect_fail $dmg --out "$dir/dmg" --resume
+expect_err "--resume: $dir/dmg/checkpoint.bin: not a checkpoint, or damaged"
+cp "$dir/ck.good" "$dir/dmg/checkpoint.bin"
+# shellcheck disable=SC2086
+expect_ok $dmg --out "$dir/dmg" --resume --quiet
+
 # ---- an earlier run in --out: refused without --resume or --force; --force
 # replaces it, leaving none of its files (and all of the user's) behind
 sum_r2=$(cat "$dir/r2/checkpoint.bin" "$dir/r2/results.csv" | cksum)
@@ -266,6 +287,12 @@ PY
     if grep -q "observables.png" "$out"; then bad "announced a plot it did not draw"; cat "$out"; else ok; fi
     expect_out "no plot drawn"
     expect_err "no plot"
+    # what was drawn and what was not, named (issue 31): magnetisation.png
+    # needs no Python, and is there
+    expect_file "$dir/rn/magnetisation.png"
+    expect_out "magnetisation.png, no plot drawn for the observables (see stderr)$"
+    expect_err "no plot drawn for observables.png"
+    expect_err "magnetisation.png was drawn"
     if "$PYTHON" -c "import numpy" 2>/dev/null; then
         PYTHONPATH="$dir/fakempl"
         expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rf" --plot
@@ -281,6 +308,13 @@ PY
         expect_out "observables.png"
         head -c 4 "$dir/rp/observables.png" | od -c | grep -q "P   N   G" && ok || bad "observables.png is not a PNG"
     fi
+else
+    # no Python at build time: the plot is not drawn, and the line says which
+    expect_ok --L 16 --T 2.0,2.5 --sweeps 100 --therm 10 --out "$dir/rn" --plot
+    expect_file "$dir/rn/magnetisation.png"
+    expect_out "no plot drawn for the observables (see stderr)$"
+    expect_err "no plot drawn for observables.png"
+    expect_err "magnetisation.png was drawn"
 fi
 
 finish ising_cli

@@ -8,6 +8,8 @@ set -u
 HL=$1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=npz_lib.sh
+. "$(dirname "$0")/npz_lib.sh"
 
 same() {
     if cmp -s "$1" "$2"; then ok; else bad "$1 and $2 differ"; fi
@@ -26,6 +28,12 @@ f64() {
     fi
     i=0
     while [ $i -lt 8 ]; do byte $(( (bits >> (8 * i)) & 255 )); i=$((i + 1)); done
+}
+# the same bytes in reverse order: the big-endian float64
+f64be() {
+    r=
+    for b in $(f64 "$1" | od -An -v -tu1); do r="$b $r"; done
+    for b in $r; do byte "$b"; done
 }
 # npy FILE DESCR SHAPE-TUPLE COUNT: a version 1.0 header, then COUNT cells
 # holding their index (float64), or nothing for other descrs
@@ -105,5 +113,68 @@ if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
 "$HL" stencil "$dir/cube.npy" "$dir/file.npy" 2>"$dir/err" && ok || bad "stencil to a file: $(cat "$dir/err")"
 same "$dir/stdout.npy" "$dir/file.npy"
 if ls "$dir" | grep -q '\.tmp\|XXXXXX\|~'; then bad "a temporary left in $dir: $(ls "$dir")"; else ok; fi
+
+# IN as transform reads it (issue 31): `-` (piped and redirected),
+# ARCHIVE.npz:NAME, an archive of one array without NAME; Fortran order and
+# big-endian data converted (the same array, so the same output); errors name
+# IN and say why
+"$HL" stencil "$dir/seed.npy" "$dir/want.npy" 2>"$dir/err" || bad "stencil seed.npy: $(cat "$dir/err")"
+rm -f "$dir/o.npy"
+cat "$dir/seed.npy" | "$HL" stencil - "$dir/o.npy" 2>"$dir/err" && ok || bad "stencil from a pipe: $(cat "$dir/err")"
+same "$dir/want.npy" "$dir/o.npy"
+rm -f "$dir/o.npy"
+expect_ok stencil - "$dir/o.npy" --cached --tiles 2,2 <"$dir/seed.npy"
+same "$dir/want.npy" "$dir/o.npy"
+npz_stored "$dir/two.npz" cube "$dir/cube.npy" seed "$dir/seed.npy"
+npz_stored "$dir/one.npz" arr_0 "$dir/seed.npy"
+rm -f "$dir/o.npy"
+expect_ok stencil "$dir/two.npz:seed" "$dir/o.npy"
+same "$dir/want.npy" "$dir/o.npy"
+rm -f "$dir/o.npy"
+expect_ok stencil "$dir/one.npz" "$dir/o.npy"
+same "$dir/want.npy" "$dir/o.npy"
+rm -f "$dir/o.npy"
+cat "$dir/one.npz" | "$HL" stencil - "$dir/o.npy" 2>"$dir/err" && ok || bad "stencil from a piped .npz: $(cat "$dir/err")"
+same "$dir/want.npy" "$dir/o.npy"
+# (6, 7) in Fortran order: cell (i, j) at i + 6 j holds its C index 7 i + j
+{
+    npy_header '\223NUMPY\001\000' "{'descr': '<f8', 'fortran_order': True, 'shape': (6, 7), }"
+    col=0
+    while [ $col -lt 7 ]; do
+        row=0
+        while [ $row -lt 6 ]; do f64 $((7 * row + col)); row=$((row + 1)); done
+        col=$((col + 1))
+    done
+} >"$dir/fortran.npy"
+rm -f "$dir/o.npy"
+expect_ok stencil "$dir/fortran.npy" "$dir/o.npy" --tiles 2,2
+same "$dir/want.npy" "$dir/o.npy"
+# (11,) big-endian: each float64's bytes reversed
+{
+    npy_header '\223NUMPY\001\000' "{'descr': '>f8', 'fortran_order': False, 'shape': (11,), }"
+    k=0
+    while [ $k -lt 11 ]; do f64be $k; k=$((k + 1)); done
+} >"$dir/big.npy"
+"$HL" stencil "$dir/line.npy" "$dir/want1.npy" 2>"$dir/err" || bad "stencil line.npy: $(cat "$dir/err")"
+rm -f "$dir/o1.npy"
+expect_ok stencil "$dir/big.npy" "$dir/o1.npy"
+same "$dir/want1.npy" "$dir/o1.npy"
+# errors: the file and the reason, one line
+rm -f "$dir/x.npy"
+expect_fail stencil "$dir/missing.npy" "$dir/x.npy"
+expect_err "$dir/missing.npy: No such file or directory"
+expect_fail stencil "$dir/two.npz:nothere" "$dir/x.npy"
+expect_err "nothere"
+expect_fail stencil "$dir/two.npz" "$dir/x.npy"
+expect_err "several arrays"
+head -c 400 "$dir/seed.npy" >"$dir/short.npy"
+expect_fail stencil "$dir/short.npy" "$dir/x.npy"
+expect_err "$dir/short.npy: truncated"
+expect_fail stencil - "$dir/x.npy" </dev/null
+expect_err "standard input: empty file"
+cat "$dir/int.npy" | "$HL" stencil - "$dir/x.npy" >"$out" 2>"$err"
+refused $? "cat int.npy | hyperlayout stencil - x.npy"
+expect_err "standard input: the stencil needs float32 or float64, not int32"
+if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
 
 finish stencil_cli

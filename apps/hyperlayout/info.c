@@ -20,6 +20,8 @@ static const char info_usage[] =
     "usage: hyperlayout info FILE.npy\n"
     "       hyperlayout info FILE.npz           (lists the members)\n"
     "       hyperlayout info FILE.npz:NAME      (one member, as for a .npy file)\n"
+    "       hyperlayout info -                  (standard input: a .npy file or a\n"
+    "                                           .npz archive)\n"
     "\n"
     "Reads the header of a NumPy .npy file (format version 1.0, 2.0 or 3.0) and\n"
     "prints, one per line:\n"
@@ -193,6 +195,98 @@ static int show_member(const char *arg, const char *name, const mapped *z)
     return print_info("info", arg, &info, m.method == 0 ? " (a stored .npz member)" : " (a deflated .npz member)");
 }
 
+/* `-`: standard input, read as it comes (a pipe cannot be mapped or read
+ * twice).  An archive is kept whole to be listed; of a .npy only the header
+ * is kept and the data counted, so that a large array needs no memory.
+ * file bytes is shown where standard input is a regular file. */
+static const char stdin_name[] = "standard input";
+
+static int read_more(unsigned char **buf, size_t *len, size_t *room, size_t want)
+{
+    while (*len < want) {
+        if (*len == *room) {
+            size_t grown = *room ? 2 * *room : 1 << 16;
+            unsigned char *p = realloc(*buf, grown);
+            if (!p) {
+                errno = ENOMEM;
+                return -1;
+            }
+            *buf = p;
+            *room = grown;
+        }
+        size_t ask = (want < *room ? want : *room) - *len;
+        ssize_t r = read(STDIN_FILENO, *buf + *len, ask);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        *len += (size_t)r;
+    }
+    return 0;
+}
+
+static int info_stdin(void)
+{
+    struct stat sb;
+    if (fstat(STDIN_FILENO, &sb) != 0)
+        return cli_error("info", "%s: %s (%s)", stdin_name, hl_strerror(HL_ERR_IO), strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return cli_error("info", "%s: %s (%s)", stdin_name, hl_strerror(HL_ERR_IO), strerror(EISDIR));
+    unsigned char *buf = NULL;
+    size_t len = 0, room = 0;
+    int rc = 0;
+    /* the preamble: "\x93NUMPY", version, header length (2 or 4 bytes) */
+    if (read_more(&buf, &len, &room, 12) != 0) {
+        rc = cli_error("info", "%s: %s (%s)", stdin_name, hl_strerror(HL_ERR_IO), strerror(errno));
+    } else if (len >= 4 && buf[0] == 'P' && buf[1] == 'K') {
+        if (read_more(&buf, &len, &room, SIZE_MAX) != 0) {
+            rc = cli_error("info", "%s: %s (%s)", stdin_name, hl_strerror(HL_ERR_IO), strerror(errno));
+        } else {
+            const mapped z = {buf, len};
+            rc = list_npz(stdin_name, &z);
+        }
+    } else {
+        size_t need = len; /* not a .npy: the parser says so */
+        if (len >= 10 && !memcmp(buf, "\x93NUMPY", 6) && buf[6] == 1)
+            need = 10 + (size_t)buf[8] + ((size_t)buf[9] << 8);
+        else if (len >= 12 && !memcmp(buf, "\x93NUMPY", 6) && (buf[6] == 2 || buf[6] == 3))
+            need = 12 + ((size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
+                         (size_t)buf[11] << 24);
+        hl_npy_info info;
+        hl_status st = HL_OK;
+        if (need > 12 + (size_t)HL_NPY_MAX_HEADER)
+            st = HL_ERR_UNSUPPORTED; /* as the file readers */
+        else if (read_more(&buf, &len, &room, need) != 0)
+            st = HL_ERR_IO;
+        if (st == HL_OK)
+            st = hl_npy_parse_header(buf, len, &info);
+        /* the rest of the stream: its length */
+        int64_t total = (int64_t)len;
+        while (st == HL_OK) {
+            len = 0;
+            if (read_more(&buf, &len, &room, room) != 0)
+                st = HL_ERR_IO;
+            total += (int64_t)len;
+            if (len < room)
+                break;
+        }
+        if (st == HL_OK && info.data_bytes >= 0 && total - info.data_offset < info.data_bytes)
+            st = HL_ERR_FORMAT; /* data truncated */
+        if (st == HL_ERR_IO)
+            rc = cli_error("info", "%s: %s (%s)", stdin_name, hl_strerror(st), strerror(errno));
+        else if (st != HL_OK)
+            rc = cli_error("info", "%s: %s", stdin_name, hl_strerror(st));
+        else {
+            info.file_bytes = S_ISREG(sb.st_mode) ? total : -1;
+            rc = print_info("info", stdin_name, &info, "");
+        }
+    }
+    free(buf);
+    return rc;
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *file = NULL;
@@ -220,6 +314,14 @@ int cmd_info(int argc, char **argv)
 
     int rc;
     mapped z = {NULL, 0};
+    if (!strcmp(file, "-")) {
+        rc = info_stdin();
+        if (rc != 0)
+            return rc;
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return 2;
+        return 0;
+    }
     errno = 0;
     int zip = map_if_zip(file, &z);
     const char *colon = strrchr(file, ':');

@@ -847,7 +847,9 @@ prepared:
         }
         if (st != HL_OK) {
             rc = cli_error(cmd, "--resume: %s: %s", ckpath,
-                           st == HL_ERR_IO ? strerror(errno) : "not a checkpoint, or damaged");
+                           st == HL_ERR_IO ? strerror(errno)
+                                           : "not a checkpoint, or damaged (truncated, or changed "
+                                             "since it was written: its length or checksum is wrong)");
             goto checked;
         }
     }
@@ -921,6 +923,13 @@ checked:
                        ckpath);
         goto done;
     }
+    if (st == HL_ERR_FORMAT && resume) {
+        /* the check above read the whole checkpoint; what is left is the
+         * spin file of a run across processes, or a file changed since */
+        rc = cli_error(cmd, "--resume: %s%s: damaged (truncated, or changed since it was written)",
+                       ckpath, procs_arg ? " or its spin file" : "");
+        goto done;
+    }
     if (st != HL_OK) {
         rc = cli_error(cmd, "%s", hl_strerror(st));
         if (rc == 2)
@@ -970,6 +979,8 @@ checked:
     if (plot < 0)
         plot = nt >= 2;
     int plotted = 0; /* announced only when drawn */
+    /* what was drawn all the same, for the lines that say what was not */
+    const char *drawn = figure ? "; magnetisation.png was drawn" : "";
     if (plot) {
 #if defined(ISING_PYTHON) && defined(ISING_PLOT_SCRIPT)
         /* numpy and matplotlib are looked for now, by plot.py: they may have
@@ -977,16 +988,18 @@ checked:
         const int prc = run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, out);
         plotted = prc == 0;
         if (prc == 3) /* plot.py said which module is missing */
-            fprintf(stderr, "hyperlayout ising: no plot drawn (%s needs numpy and matplotlib); "
-                            "results.csv has the data\n",
-                    ISING_PYTHON);
+            fprintf(stderr, "hyperlayout ising: no plot drawn for observables.png (%s needs numpy and "
+                            "matplotlib); results.csv has the data%s\n",
+                    ISING_PYTHON, drawn);
         else if (prc != 0)
-            fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s); results.csv has the data\n",
-                    ISING_PYTHON, ISING_PLOT_SCRIPT, out);
+            fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s): no plot drawn for "
+                            "observables.png; results.csv has the data%s\n",
+                    ISING_PYTHON, ISING_PLOT_SCRIPT, out, drawn);
 #else
         (void)run_plot;
-        fprintf(stderr, "hyperlayout ising: no Python 3 was found at build time: no plot "
-                        "(results.csv has the data)\n");
+        fprintf(stderr, "hyperlayout ising: no Python 3 was found at build time: no plot drawn for "
+                        "observables.png; results.csv has the data%s\n",
+                drawn);
 #endif
     }
     if (!quiet) {
@@ -996,7 +1009,7 @@ checked:
         if (plotted)
             printf(", plot in %s/observables.png", out);
         else if (plot)
-            printf(", no plot drawn (see stderr)");
+            printf(", no plot drawn for the observables (see stderr)");
         printf("\n");
     }
 done:

@@ -10,12 +10,18 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npy_native.h"
 #include "npy_sink.h"
+#include "npy_source.h"
 #include "parse.h"
 #include "stencil.h"
 
 static const char stencil_usage[] =
     "usage: hyperlayout stencil IN.npy OUT.npy [options]\n"
+    "\n"
+    "IN and OUT as for transform: a .npy file, ARCHIVE.npz:NAME (IN; NAME may\n"
+    "be left out when the archive holds one array), - for standard input or\n"
+    "output.  A Fortran-order or big-endian IN is read as what it is.\n"
     "\n"
     "The stencil of seed 004 (logical tensor indexing): every point strictly\n"
     "inside the array becomes the mean of itself and its neighbours, every\n"
@@ -127,6 +133,40 @@ static int parse_opts(int argc, char **argv, opts *o)
     return 0;
 }
 
+/* IN as transform reads it (npy_source: a .npy file, `-` for standard
+ * input, ARCHIVE.npz:NAME), converted to what the kernel computes on: C
+ * order and native bytes (a Fortran-order array transposed, a big-endian
+ * one swapped), in a new 64-byte aligned buffer, as hl_npy_load gives it.
+ * On error *why names IN and the reason. */
+static hl_status read_input(const char *in, hl_shape *s, void **data, char *why, size_t cap)
+{
+    npy_source src;
+    *data = NULL;
+    hl_status st = npy_source_open(&src, in, false, why, cap);
+    if (st != HL_OK)
+        return st;
+    const char *name = strcmp(in, "-") ? in : "standard input";
+    const hl_shape *shape = &src.info.shape;
+    if (shape->dtype != HL_DTYPE_FLOAT32 && shape->dtype != HL_DTYPE_FLOAT64) {
+        snprintf(why, cap, "%s: the stencil needs float32 or float64, not %s", name,
+                 hl_dtype_name(shape->dtype) ? hl_dtype_name(shape->dtype) : "this type");
+        npy_source_close(&src);
+        return HL_ERR_UNSUPPORTED;
+    }
+    st = hl_npy_alloc(src.info.data_bytes, data);
+    if (st == HL_OK)
+        st = hl_npy_to_native(&src.info, src.data, *data);
+    if (st == HL_OK) {
+        *s = *shape;
+    } else {
+        snprintf(why, cap, "%s: %s", name, hl_strerror(st));
+        free(*data);
+        *data = NULL;
+    }
+    npy_source_close(&src);
+    return st;
+}
+
 /* The output as transform writes its own (npy_sink): the space claimed
  * first, a temporary renamed over OUT, removed on an error or a signal;
  * `-`, a FIFO or a device written through.  The header is the one
@@ -146,7 +186,9 @@ static hl_status write_output(const char *out, const hl_shape *s, const void *da
         return st;
     }
     npy_sink k;
-    st = npy_sink_open(&k, out, info, why, cap);
+    st = npy_sink_open(&k, out, why, cap);
+    if (st == HL_OK)
+        st = npy_sink_start(&k, info, NULL, why, cap);
     free(info);
     if (st != HL_OK)
         return st;
@@ -162,17 +204,14 @@ int cmd_stencil(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     hl_shape s;
     void *a = NULL;
-    hl_status st = hl_npy_load(o.in, &s, &a);
+    char why[1024];
+    hl_status st = read_input(o.in, &s, &a, why, sizeof why);
     if (st != HL_OK)
-        return cli_error("stencil", "%s: %s", o.in, hl_strerror(st));
-    if (s.dtype != HL_DTYPE_FLOAT32 && s.dtype != HL_DTYPE_FLOAT64) {
-        free(a);
-        return cli_error("stencil", "%s: the stencil needs float32 or float64, not %s", o.in,
-                         hl_dtype_name(s.dtype) ? hl_dtype_name(s.dtype) : "this type");
-    }
+        return cli_error("stencil", "%s", why);
     if (o.points == STENCIL_BOX && s.rank > 6) {
         free(a);
-        return cli_error("stencil", "%s: --points box goes up to rank 6, not %d", o.in, s.rank);
+        return cli_error("stencil", "%s: --points box goes up to rank 6, not %d",
+                         strcmp(o.in, "-") ? o.in : "standard input", s.rank);
     }
     if (o.grid_rank && o.grid_rank != s.rank) {
         free(a);
@@ -206,7 +245,6 @@ int cmd_stencil(int argc, char **argv)
         st = stencil_run(&t[0], &t[1], &sa, &so, &result);
     }
     if (st == HL_OK) {
-        char why[1024];
         if (write_output(o.out, &s, result->data, why, sizeof why) != HL_OK)
             rc = cli_error("stencil", "%s", why);
     } else {

@@ -245,6 +245,45 @@ static hl_status head_check(ck_io *io, const ising_params *p, uint32_t want)
     return params_check(io, p);
 }
 
+/* Reads the state's counters and checks them against p (HL_ERR_FORMAT when
+ * they cannot belong to it). */
+static hl_status state_head(ck_io *io, const ising_params *p, int32_t *temp, int64_t *done,
+                            int64_t *sweep, int64_t *measured)
+{
+    GET(io, *temp);
+    GET(io, *done);
+    GET(io, *sweep);
+    GET(io, *measured);
+    if (io->bad || *temp < 0 || *temp > p->ntemps || *done < 0 || *done > p->therm + p->sweeps ||
+        *sweep < 0 || *measured < 0 || *measured > p->sweeps ||
+        *measured != (*done > p->therm ? *done - p->therm : 0))
+        return HL_ERR_FORMAT;
+    return HL_OK;
+}
+
+/* Reads n bytes into the hash, keeping none of them. */
+static void skip(ck_io *io, int64_t n)
+{
+    unsigned char chunk[1 << 16];
+    while (n > 0 && !io->bad) {
+        const size_t len = n < (int64_t)sizeof chunk ? (size_t)n : sizeof chunk;
+        get(io, chunk, len);
+        n -= (int64_t)len;
+    }
+}
+
+/* The stored hash against the one computed, and nothing after it. */
+static hl_status tail_check(ck_io *io)
+{
+    const uint64_t hash = io->hash;
+    uint64_t stored;
+    get(io, &stored, sizeof stored);
+    return io->bad || stored != hash || fgetc(io->f) != EOF ? HL_ERR_FORMAT : HL_OK;
+}
+
+/* The whole file: the header and parameters, then the state read through
+ * and the hash compared, so that a damaged checkpoint is found before a run
+ * starts from it. */
 static hl_status check(const char *path, const ising_params *p, uint32_t want)
 {
     if (!path || !p)
@@ -254,7 +293,22 @@ static hl_status check(const char *path, const ising_params *p, uint32_t want)
         return HL_ERR_IO;
     ck_io io = {f, 0xcbf29ce484222325ull, 0};
     hl_status st = head_check(&io, p, want);
+    int32_t temp = 0;
+    int64_t done = 0, sweep = 0, measured = 0;
+    if (st == HL_OK)
+        st = state_head(&io, p, &temp, &done, &sweep, &measured);
+    if (st == HL_OK) {
+        int64_t spins = 1;
+        for (int i = 0; i < p->rank; i++)
+            spins *= p->extent[i];
+        skip(&io, measured * 2 * (int64_t)sizeof(int64_t) +
+                      temp * RESULT_DOUBLES * (int64_t)sizeof(double) +
+                      (want == CK_VERSION ? spins : (int64_t)(sizeof(int32_t) + sizeof(uint64_t))));
+        st = tail_check(&io);
+    }
+    int e = errno;
     fclose(f);
+    errno = e;
     return st;
 }
 
@@ -280,15 +334,8 @@ static hl_status load(const char *path, const ising_params *p, ising_state *s, i
     hl_status st = head_check(&io, p, lattice ? CK_VERSION : CK_VERSION_DIST);
     int32_t temp = 0;
     int64_t done = 0, sweep = 0, measured = 0;
-    if (st == HL_OK) {
-        GET(&io, temp);
-        GET(&io, done);
-        GET(&io, sweep);
-        GET(&io, measured);
-        if (io.bad || temp < 0 || temp > p->ntemps || done < 0 || done > p->therm + p->sweeps || sweep < 0 ||
-            measured < 0 || measured > p->sweeps || measured != (done > p->therm ? done - p->therm : 0))
-            st = HL_ERR_FORMAT;
-    }
+    if (st == HL_OK)
+        st = state_head(&io, p, &temp, &done, &sweep, &measured);
     const int64_t N = lattice ? ising_count(lattice) : 0;
     int8_t *spins = st == HL_OK && lattice ? malloc((size_t)N) : NULL;
     if (st == HL_OK && lattice && !spins)
@@ -309,10 +356,8 @@ static hl_status load(const char *path, const ising_params *p, ising_state *s, i
             GET(&io, gen);
             GET(&io, sum);
         }
-        const uint64_t hash = io.hash;
-        uint64_t stored;
-        get(&io, &stored, sizeof stored);
-        if (io.bad || stored != hash || fgetc(f) != EOF || (gen != 0 && gen != 1))
+        st = tail_check(&io);
+        if (st == HL_OK && gen != 0 && gen != 1)
             st = HL_ERR_FORMAT;
     }
     if (st == HL_OK && lattice)
