@@ -220,7 +220,7 @@ int main(int argc, char **argv)
                ising_cuda_built() ? "" : " (built without CUDA)");
         return 77;
     }
-    atomic_file_cleanup_on_signals();
+    atomic_file_install_cleanup();
 
     double cpu[5] = {0};
     for (int rank = 2; rank <= 4; rank++)

@@ -59,7 +59,7 @@ static const ising_variant variants[NV] = {ISING_A, ISING_B, ISING_C};
 int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = omp_get_max_threads();
-    atomic_file_cleanup_on_signals(); /* an interrupted run leaves no temporary CSV */
+    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     const char *csv_path = NULL;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))

@@ -602,7 +602,7 @@ static int parse_sizes(const char *s, int64_t *sizes, int cap)
 int main(int argc, char **argv)
 {
     int threads = omp_get_max_threads(), reps = 5, quick = 0;
-    atomic_file_cleanup_on_signals(); /* an interrupted run leaves no temporary CSV */
+    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     int64_t sizes[32] = {256, 512, 1024, 2048, 4096, 8192};
     int nsizes = 6, sizes_given = 0, reps_given = 0;
     const char *csv = NULL;

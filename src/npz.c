@@ -55,6 +55,7 @@ static bool has(size_t len, uint64_t off, uint64_t n) { return off <= len && n <
 
 typedef struct cd_iter {
     const unsigned char *z;
+    const unsigned char *end_rec; /* the end of central directory record */
     size_t len;
     uint64_t p, end, left;
 } cd_iter;
@@ -99,6 +100,7 @@ static hl_status cd_open(const void *zip, size_t len, cd_iter *it)
     if (!has(len, cd_off, cd_size) || entries > cd_size / CENTRAL_FIXED)
         return HL_ERR_FORMAT;
     it->z = z;
+    it->end_rec = e;
     it->len = len;
     it->p = cd_off;
     it->end = cd_off + cd_size;
@@ -136,47 +138,79 @@ static hl_status zip64_extra(const unsigned char *x, size_t n, uint64_t *usize, 
     return HL_OK;
 }
 
-static hl_status cd_next(cd_iter *it, hl_npz_member *m)
+/* One central directory entry as it stands, its ZIP64 fields resolved. */
+typedef struct cd_raw {
+    const unsigned char *entry; /* the entry: fixed part, name, extra field, comment */
+    size_t entry_len;
+    const char *name;
+    size_t nlen;
+    uint16_t flags, method;
+    uint32_t crc;
+    uint64_t usize, csize, local; /* local: where its local header starts */
+} cd_raw;
+
+static hl_status cd_next_raw(cd_iter *it, cd_raw *r)
 {
     const unsigned char *z = it->z;
     if (!has(it->end, it->p, CENTRAL_FIXED) || rd32(z + it->p) != SIG_CENTRAL)
         return HL_ERR_FORMAT;
     const unsigned char *c = z + it->p;
-    uint16_t flags = rd16(c + 8), method = rd16(c + 10);
-    uint32_t crc = rd32(c + 16);
-    uint64_t csize = rd32(c + 20), usize = rd32(c + 24), offset = rd32(c + 42);
     size_t nlen = rd16(c + 28), xlen = rd16(c + 30), clen = rd16(c + 32);
     if (!has(it->end, it->p + CENTRAL_FIXED, (uint64_t)nlen + xlen + clen))
         return HL_ERR_FORMAT;
-    const char *name = (const char *)c + CENTRAL_FIXED;
-    hl_status st = zip64_extra(c + CENTRAL_FIXED + nlen, xlen, &usize, &csize, &offset);
+    r->entry = c;
+    r->entry_len = CENTRAL_FIXED + nlen + xlen + clen;
+    r->name = (const char *)c + CENTRAL_FIXED;
+    r->nlen = nlen;
+    r->flags = rd16(c + 8);
+    r->method = rd16(c + 10);
+    r->crc = rd32(c + 16);
+    r->csize = rd32(c + 20);
+    r->usize = rd32(c + 24);
+    r->local = rd32(c + 42);
+    hl_status st = zip64_extra(c + CENTRAL_FIXED + nlen, xlen, &r->usize, &r->csize, &r->local);
     if (st != HL_OK)
         return st;
-    it->p += CENTRAL_FIXED + nlen + xlen + clen;
+    it->p += r->entry_len;
     it->left--;
-    if (memchr(name, '\0', nlen))
+    if (memchr(r->name, '\0', nlen) || r->csize > INT64_MAX || r->usize > INT64_MAX)
         return HL_ERR_FORMAT;
-    if (flags & FLAG_ENCRYPTED)
+    /* the local header must be inside the archive */
+    if (!has(it->len, r->local, LOCAL_FIXED) || rd32(z + r->local) != SIG_LOCAL)
+        return HL_ERR_FORMAT;
+    return HL_OK;
+}
+
+/* Where entry r's data starts: after its local header, whose name and extra
+ * field may differ in length from the central directory's. */
+static uint64_t data_start(const unsigned char *z, const cd_raw *r)
+{
+    return r->local + LOCAL_FIXED + rd16(z + r->local + 26) + rd16(z + r->local + 28);
+}
+
+static hl_status cd_next(cd_iter *it, hl_npz_member *m)
+{
+    cd_raw r;
+    hl_status st = cd_next_raw(it, &r);
+    if (st != HL_OK)
+        return st;
+    if (r.flags & FLAG_ENCRYPTED)
         return HL_ERR_UNSUPPORTED;
-    if (csize > INT64_MAX || usize > INT64_MAX || (method == 0 && csize != usize))
+    if (r.method == 0 && r.csize != r.usize)
         return HL_ERR_FORMAT;
-    /* The data follows the local header, whose name and extra field may differ
-     * in length from the central directory's. */
-    if (!has(it->len, offset, LOCAL_FIXED) || rd32(z + offset) != SIG_LOCAL)
+    uint64_t data = data_start(it->z, &r);
+    if (!has(it->len, data, r.csize))
         return HL_ERR_FORMAT;
-    uint64_t data = offset + LOCAL_FIXED + rd16(z + offset + 26) + rd16(z + offset + 28);
-    if (!has(it->len, data, csize))
-        return HL_ERR_FORMAT;
-    size_t keep = nlen >= 4 && !memcmp(name + nlen - 4, ".npy", 4) ? nlen - 4 : nlen;
+    size_t keep = r.nlen >= 4 && !memcmp(r.name + r.nlen - 4, ".npy", 4) ? r.nlen - 4 : r.nlen;
     if (keep >= HL_NPZ_NAME_MAX)
         return HL_ERR_UNSUPPORTED;
     memset(m, 0, sizeof *m);
-    memcpy(m->name, name, keep);
+    memcpy(m->name, r.name, keep);
     m->offset = (int64_t)data;
-    m->size = (int64_t)usize;
-    m->stored = (int64_t)csize;
-    m->method = method;
-    m->crc32 = crc;
+    m->size = (int64_t)r.usize;
+    m->stored = (int64_t)r.csize;
+    m->method = r.method;
+    m->crc32 = r.crc;
     return HL_OK;
 }
 
@@ -523,28 +557,277 @@ hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *l
     return HL_OK;
 }
 
-hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void *buf, size_t cap,
-                             size_t *len)
-{
-    char zn[HL_NPZ_NAME_MAX + 4];
+/* ---- rewriting an archive: one member replaced or added, the others kept ---- */
+
+typedef struct edit_entry {
+    const unsigned char *entry; /* the old central entry (in edit->blob); NULL: the new member */
+    uint64_t usize, csize;
+    uint64_t local;             /* its local header's offset in the new archive */
+} edit_entry;
+
+typedef struct edit_range {
+    uint64_t from, len, to; /* a kept record: old offset, length, new offset */
+} edit_range;
+
+struct hl_npz_edit {
+    char zn[HL_NPZ_NAME_MAX + 4]; /* the new member's zip name */
     size_t nlen;
-    if (!len || (!buf && cap > 0))
+    edit_entry *entries;          /* in the new directory's order */
+    int64_t n, at;                /* how many; the new member's index */
+    edit_range *ranges;
+    int64_t nranges;
+    uint64_t member;              /* the new member's local header offset */
+    unsigned char *blob;          /* the old central directory and archive comment */
+    const unsigned char *comment; /* the archive comment: the blob's last bytes */
+    size_t comment_len;
+};
+
+void hl_npz_edit_destroy(hl_npz_edit *e)
+{
+    if (!e)
+        return;
+    free(e->entries);
+    free(e->ranges);
+    free(e->blob);
+    free(e);
+}
+
+typedef struct record_start {
+    uint64_t off;
+    bool removed; /* the replaced member's record */
+} record_start;
+
+static int by_offset(const void *a, const void *b)
+{
+    const record_start *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The kept records, compacted in their old order: which byte ranges to
+ * copy, and each kept entry's new local header offset. */
+static hl_status plan_ranges(hl_npz_edit *e, const unsigned char *z, record_start *starts,
+                             int64_t ns, uint64_t cd_off)
+{
+    qsort(starts, (size_t)ns, sizeof *starts, by_offset);
+    e->ranges = malloc(((size_t)ns + 1) * sizeof *e->ranges);
+    if (!e->ranges)
+        return HL_ERR_NOMEM;
+    uint64_t to = 0;
+    for (int64_t i = 0; i < ns;) {
+        int64_t j = i;
+        bool removed = false, kept = false;
+        for (; j < ns && starts[j].off == starts[i].off; j++)
+            *(starts[j].removed ? &removed : &kept) = true;
+        if (removed && kept)
+            return HL_ERR_FORMAT; /* the replaced member's record is another's too */
+        const uint64_t end = j < ns ? starts[j].off : cd_off;
+        if (starts[i].off >= cd_off)
+            return HL_ERR_UNSUPPORTED; /* a record after the central directory */
+        if (kept) {
+            e->ranges[e->nranges++] = (edit_range){starts[i].off, end - starts[i].off, to};
+            to += end - starts[i].off;
+        }
+        i = j;
+    }
+    e->member = to;
+    for (int64_t k = 0; k < e->n; k++) {
+        edit_entry *en = &e->entries[k];
+        if (!en->entry) {
+            en->local = e->member;
+            continue;
+        }
+        const uint64_t old = en->local;
+        int64_t lo = 0, hi = e->nranges - 1;
+        while (lo < hi) { /* the range that starts at `old` */
+            int64_t mid = (lo + hi) / 2;
+            if (e->ranges[mid].from < old)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const edit_range *r = &e->ranges[lo];
+        const uint64_t data = old + LOCAL_FIXED + rd16(z + old + 26) + rd16(z + old + 28);
+        if (!has(r->from + r->len, data, en->csize))
+            return HL_ERR_FORMAT; /* its data runs into the next record */
+        en->local = r->to;
+    }
+    return HL_OK;
+}
+
+hl_status hl_npz_edit_open(hl_npz_edit **out, const void *zip, size_t len, const char *name)
+{
+    if (!out)
         return HL_ERR_NULL;
-    hl_status st = zip_name(name, zn, &nlen);
-    if (st != HL_OK)
+    *out = NULL;
+    if (!zip && len > 0)
+        return HL_ERR_NULL;
+    hl_npz_edit *e = calloc(1, sizeof *e);
+    if (!e)
+        return HL_ERR_NOMEM;
+    hl_status st = zip_name(name, e->zn, &e->nlen);
+    cd_iter it = {0};
+    if (st == HL_OK && len > 0)
+        st = cd_open(zip, len, &it);
+    const uint64_t cd_off = it.p, cd_len = it.end - it.p;
+    const unsigned char *z = zip;
+    if (st == HL_OK && len > 0) {
+        e->comment_len = rd16(it.end_rec + 20); /* the archive comment follows the end record */
+        e->blob = malloc(cd_len + e->comment_len + 1);
+        e->entries = malloc((it.left + 1) * sizeof *e->entries);
+        if (!e->blob || !e->entries)
+            st = HL_ERR_NOMEM;
+    } else if (st == HL_OK) {
+        e->entries = malloc(sizeof *e->entries);
+        st = e->entries ? HL_OK : HL_ERR_NOMEM;
+    }
+    record_start *starts = st == HL_OK ? malloc((it.left + 1) * sizeof *starts) : NULL;
+    if (st == HL_OK && !starts)
+        st = HL_ERR_NOMEM;
+    int64_t ns = 0;
+    e->at = -1;
+    if (st == HL_OK && len > 0) {
+        memcpy(e->blob, z + cd_off, cd_len);
+        memcpy(e->blob + cd_len, it.end_rec + END_FIXED, e->comment_len);
+        e->comment = e->blob + cd_len;
+    }
+    while (st == HL_OK && it.left > 0) {
+        cd_raw r;
+        if ((st = cd_next_raw(&it, &r)) != HL_OK)
+            break;
+        const bool replaced = r.nlen == e->nlen && !memcmp(r.name, e->zn, e->nlen);
+        starts[ns++] = (record_start){r.local, replaced};
+        if (replaced && e->at >= 0)
+            continue; /* a second entry of that name goes too */
+        if (replaced)
+            e->at = e->n;
+        e->entries[e->n++] = (edit_entry){replaced ? NULL : e->blob + (r.entry - (z + cd_off)),
+                                          r.usize, r.csize, r.local};
+    }
+    if (st == HL_OK && e->at < 0) {
+        e->at = e->n;
+        e->entries[e->n++] = (edit_entry){NULL, 0, 0, 0};
+    }
+    if (st == HL_OK)
+        st = plan_ranges(e, z, starts, ns, cd_off);
+    free(starts);
+    if (st != HL_OK) {
+        hl_npz_edit_destroy(e);
         return st;
+    }
+    *out = e;
+    return HL_OK;
+}
+
+bool hl_npz_edit_copy(const hl_npz_edit *e, int64_t i, int64_t *offset, int64_t *len)
+{
+    if (!e || i < 0 || i >= e->nranges || !offset || !len)
+        return false;
+    *offset = (int64_t)e->ranges[i].from;
+    *len = (int64_t)e->ranges[i].len;
+    return true;
+}
+
+/* Writes (p not NULL) and measures entry en of the new directory: an old
+ * entry as it was but for its offset and ZIP64 field, or the new member's.
+ * 0 when the entry's extra field would overflow. */
+static size_t central_entry(unsigned char *p, const hl_npz_edit *e, const edit_entry *en,
+                            uint32_t crc, uint64_t size)
+{
+    const uint64_t usize = en->entry ? en->usize : size, csize = en->entry ? en->csize : size;
+    const int nu = usize >= MAX32, nc = csize >= MAX32, no = en->local >= MAX32;
+    const size_t z64 = nu + nc + no ? 4 + 8 * (size_t)(nu + nc + no) : 0;
+    const unsigned char *c = en->entry;
+    size_t nlen = e->nlen, xlen = 0, clen = 0, other = 0;
+    if (c) {
+        nlen = rd16(c + 28);
+        xlen = rd16(c + 30);
+        clen = rd16(c + 32);
+        const unsigned char *x = c + CENTRAL_FIXED + nlen;
+        for (size_t at = 0; at + 4 <= xlen && at + 4 + rd16(x + at + 2) <= xlen; at += 4 + rd16(x + at + 2))
+            if (rd16(x + at) != ZIP64_EXTRA_ID)
+                other += 4 + rd16(x + at + 2);
+    }
+    if (other + z64 > 0xFFFF)
+        return 0;
+    const size_t total = CENTRAL_FIXED + nlen + other + z64 + clen;
+    if (!p)
+        return total;
+    if (c) {
+        memcpy(p, c, CENTRAL_FIXED);
+        if (z64 && rd16(c + 6) < VERSION_ZIP64)
+            wr16(p + 6, VERSION_ZIP64);
+    } else {
+        unsigned char *q = p;
+        q = wr32(q, SIG_CENTRAL);
+        q = wr16(q, 3u << 8 | VERSION_ZIP64); /* made by: Unix, so the mode bits below count */
+        q = wr16(q, VERSION_ZIP64);
+        q = wr16(q, FLAG_DESCRIPTOR);
+        q = wr16(q, 0); /* stored */
+        q = wr16(q, 0);
+        q = wr16(q, DOS_DATE_1980);
+        q = wr32(q, crc);
+        wr16(p + 28, (uint32_t)nlen);
+        wr16(p + 32, 0);               /* comment */
+        wr16(p + 36, 0);               /* internal attributes */
+        wr32(p + 38, 0100644u << 16);  /* a regular file, rw-r--r-- */
+    }
+    wr32(p + 20, nc ? MAX32 : (uint32_t)csize);
+    wr32(p + 24, nu ? MAX32 : (uint32_t)usize);
+    wr16(p + 30, (uint32_t)(other + z64));
+    wr16(p + 34, 0); /* disk */
+    wr32(p + 42, no ? MAX32 : (uint32_t)en->local);
+    unsigned char *q = p + CENTRAL_FIXED;
+    memcpy(q, c ? (const char *)c + CENTRAL_FIXED : e->zn, nlen);
+    q += nlen;
+    if (c) {
+        const unsigned char *x = c + CENTRAL_FIXED + nlen;
+        for (size_t at = 0; at + 4 <= xlen && at + 4 + rd16(x + at + 2) <= xlen; at += 4 + rd16(x + at + 2))
+            if (rd16(x + at) != ZIP64_EXTRA_ID) {
+                memcpy(q, x + at, 4 + (size_t)rd16(x + at + 2));
+                q += 4 + rd16(x + at + 2);
+            }
+    }
+    if (z64) {
+        q = wr16(q, ZIP64_EXTRA_ID);
+        q = wr16(q, (uint32_t)(z64 - 4));
+        if (nu)
+            q = wr64(q, usize);
+        if (nc)
+            q = wr64(q, csize);
+        if (no)
+            q = wr64(q, en->local);
+    }
+    if (c)
+        memcpy(q, c + CENTRAL_FIXED + nlen + xlen, clen);
+    return total;
+}
+
+hl_status hl_npz_edit_tail(const hl_npz_edit *e, uint32_t crc, int64_t size, void *buf, size_t cap,
+                           size_t *len)
+{
+    if (!e || !len || (!buf && cap > 0))
+        return HL_ERR_NULL;
     if (size < 0)
         return HL_ERR_RANGE;
-    uint64_t usize = (uint64_t)size;
-    uint64_t desc_off = local_len(nlen) + usize;
+    const uint64_t usize = (uint64_t)size;
+    const uint64_t desc_off = e->member + local_len(e->nlen) + usize;
     if (desc_off < usize || desc_off > (uint64_t)INT64_MAX - 4096)
         return HL_ERR_RANGE;
-    uint64_t cd_off = desc_off + DESCRIPTOR64;
-    bool big = usize >= MAX32;       /* the sizes need the ZIP64 field */
-    bool far = cd_off >= MAX32;      /* the end records need the ZIP64 ones */
-    size_t xlen = big ? 20 : 0;
-    uint64_t cd_size = CENTRAL_FIXED + nlen + xlen;
-    *len = DESCRIPTOR64 + (size_t)cd_size + (far ? END64_FIXED + LOCATOR64_FIXED : 0) + END_FIXED;
+    const uint64_t cd_off = desc_off + DESCRIPTOR64;
+    uint64_t cd_size = 0;
+    for (int64_t k = 0; k < e->n; k++) {
+        size_t one = central_entry(NULL, e, &e->entries[k], crc, usize);
+        if (one == 0)
+            return HL_ERR_UNSUPPORTED;
+        cd_size += one;
+    }
+    const uint64_t n = (uint64_t)e->n;
+    const bool far = cd_off >= MAX32 || cd_size >= MAX32 || n >= 0xFFFF; /* ZIP64 end records */
+    const uint64_t total = DESCRIPTOR64 + cd_size + (far ? END64_FIXED + LOCATOR64_FIXED : 0) +
+                           END_FIXED + e->comment_len;
+    if (total > SIZE_MAX)
+        return HL_ERR_RANGE;
+    *len = (size_t)total;
     if (cap < *len)
         return HL_ERR_BUFFER;
     unsigned char *p = buf;
@@ -552,33 +835,8 @@ hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void 
     p = wr32(p, crc);
     p = wr64(p, usize); /* 8-byte sizes: the local header has a ZIP64 field */
     p = wr64(p, usize);
-
-    p = wr32(p, SIG_CENTRAL);
-    p = wr16(p, 3u << 8 | VERSION_ZIP64); /* made by: Unix, so the mode bits below count */
-    p = wr16(p, VERSION_ZIP64);
-    p = wr16(p, FLAG_DESCRIPTOR);
-    p = wr16(p, 0);
-    p = wr16(p, 0);
-    p = wr16(p, DOS_DATE_1980);
-    p = wr32(p, crc);
-    p = wr32(p, big ? MAX32 : (uint32_t)usize);
-    p = wr32(p, big ? MAX32 : (uint32_t)usize);
-    p = wr16(p, (uint32_t)nlen);
-    p = wr16(p, (uint32_t)xlen);
-    p = wr16(p, 0);               /* comment */
-    p = wr16(p, 0);               /* disk */
-    p = wr16(p, 0);               /* internal attributes */
-    p = wr32(p, 0100644u << 16);  /* a regular file, rw-r--r-- */
-    p = wr32(p, 0);               /* local header offset */
-    memcpy(p, zn, nlen);
-    p += nlen;
-    if (big) {
-        p = wr16(p, ZIP64_EXTRA_ID);
-        p = wr16(p, 16);
-        p = wr64(p, usize);
-        p = wr64(p, usize);
-    }
-    uint64_t end64_off = cd_off + cd_size;
+    for (int64_t k = 0; k < e->n; k++)
+        p += central_entry(p, e, &e->entries[k], crc, usize);
     if (far) {
         p = wr32(p, SIG_END64);
         p = wr64(p, END64_FIXED - 12); /* the record's size after this field */
@@ -586,24 +844,39 @@ hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void 
         p = wr16(p, VERSION_ZIP64);
         p = wr32(p, 0);
         p = wr32(p, 0);
-        p = wr64(p, 1);
-        p = wr64(p, 1);
+        p = wr64(p, n);
+        p = wr64(p, n);
         p = wr64(p, cd_size);
         p = wr64(p, cd_off);
         p = wr32(p, SIG_LOCATOR64);
         p = wr32(p, 0);
-        p = wr64(p, end64_off);
+        p = wr64(p, cd_off + cd_size);
         p = wr32(p, 1);
     }
     p = wr32(p, SIG_END);
     p = wr16(p, 0);
     p = wr16(p, 0);
-    p = wr16(p, 1);
-    p = wr16(p, 1);
-    p = wr32(p, (uint32_t)cd_size);
+    p = wr16(p, n >= 0xFFFF ? 0xFFFF : (uint32_t)n);
+    p = wr16(p, n >= 0xFFFF ? 0xFFFF : (uint32_t)n);
+    p = wr32(p, cd_size >= MAX32 ? MAX32 : (uint32_t)cd_size);
     p = wr32(p, far ? MAX32 : (uint32_t)cd_off);
-    wr16(p, 0);
+    p = wr16(p, (uint32_t)e->comment_len);
+    if (e->comment_len)
+        memcpy(p, e->comment, e->comment_len);
     return HL_OK;
+}
+
+hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void *buf, size_t cap,
+                             size_t *len)
+{
+    if (!len || (!buf && cap > 0))
+        return HL_ERR_NULL;
+    hl_npz_edit *e;
+    hl_status st = hl_npz_edit_open(&e, NULL, 0, name);
+    if (st == HL_OK)
+        st = hl_npz_edit_tail(e, crc, size, buf, cap, len);
+    hl_npz_edit_destroy(e);
+    return st;
 }
 
 hl_status hl_npz_save(const char *path, const char *name, const hl_shape *s, const void *data)

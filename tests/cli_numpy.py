@@ -107,7 +107,10 @@ with tempfile.TemporaryDirectory() as d:
         check("npz out: member arr_0", list(z.keys()) == ["arr_0"] and same(z["arr_0"], np.ascontiguousarray(arrays["c_f32"].T)))
     run("--axes", "numpy", zs + ":y", zo + ":flipped", "flip:0")
     with np.load(zo) as z:
-        check("npz out: a named member", list(z.keys()) == ["flipped"] and same(z["flipped"], np.flip(arrays["big_i4"], 0)))
+        # the archive's other member is kept (issue 31: it used to be dropped)
+        check("npz out: a named member", list(z.keys()) == ["arr_0", "flipped"] and
+              same(z["flipped"], np.flip(arrays["big_i4"], 0)) and
+              same(z["arr_0"], np.ascontiguousarray(arrays["c_f32"].T)))
 
     # what cannot be moved is named
     obj = os.path.join(d, "obj.npy")

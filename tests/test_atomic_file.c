@@ -132,7 +132,7 @@ static void test_failures(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        atomic_file_cleanup_on_signals(); /* SIGXFSZ ignored */
+        atomic_file_install_cleanup(); /* SIGXFSZ ignored */
         struct rlimit rl = {.rlim_cur = 65536, .rlim_max = 65536};
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(3);

@@ -1,7 +1,7 @@
 /* hyperlayout applications — output files: atomic replacement of regular
  * files (temporary file, fsync, rename), write-through to everything else,
  * and temporaries removed on error and on the usual terminating signals. */
-#define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, strndup, posix_fallocate */
+#define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, strndup, posix_fallocate, renameat2 */
 
 #include "atomic_file.h"
 
@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
@@ -54,17 +56,25 @@ static void live_release(int slot)
         atomic_store(&live[slot].used, 0);
 }
 
-static void on_signal(int sig)
+static void remove_live(void)
 {
     for (int i = 0; i < LIVE_SLOTS; i++)
         if (atomic_load(&live[i].used) == 1)
             (void)unlink(live[i].path);
+}
+
+static void on_signal(int sig)
+{
+    remove_live();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void atomic_file_cleanup_on_signals(void)
+void atomic_file_install_cleanup(void)
 {
+    static atomic_flag once = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&once))
+        atexit(remove_live);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction old, sa;
@@ -84,8 +94,10 @@ void atomic_file_cleanup_on_signals(void)
 
 struct atomic_file {
     FILE *fp;
-    char *path; /* the target, links resolved */
-    int slot;   /* the temporary's live slot; -1 for direct targets */
+    char *path;   /* the target, links resolved */
+    int slot;     /* the temporary's live slot; -1 for direct targets */
+    int lock;     /* the existing target, open and flock()ed until commit or abort; or -1 */
+    bool created; /* there was no target: commit must not replace one that appeared */
 };
 
 /* The process's umask, without changing it (umask() would, and is not
@@ -143,6 +155,8 @@ static char *follow_links(const char *path)
 
 static void release(atomic_file *f)
 {
+    if (f->lock >= 0)
+        close(f->lock); /* and with it the lock */
     live_release(f->slot);
     free(f->path);
     free(f);
@@ -153,6 +167,62 @@ static hl_status fail_errno(atomic_file *f, int e)
     release(f);
     errno = e;
     return HL_ERR_IO;
+}
+
+/* An existing regular target: refused unless this process could write it
+ * in place (the check open(O_WRONLY) makes: permissions, a read-only file
+ * system), then locked (flock, exclusive), so that runs replacing one file
+ * take turns: each reads what the one before it wrote.  The lock is on the
+ * file, which a rename replaces; a run that waited for it finds the path
+ * naming a new file and locks that instead.  *exists is false when the
+ * target went away meanwhile.  0, or -1 with errno set. */
+static int lock_target(atomic_file *f, struct stat *sb, bool *exists)
+{
+    for (;;) {
+        int fd = open(f->path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        int rc;
+        while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+            ;
+        struct stat held;
+        if (rc != 0 || fstat(fd, &held) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        if (stat(f->path, sb) != 0) { /* removed while we waited */
+            close(fd);
+            *exists = false;
+            return 0;
+        }
+        if (sb->st_dev == held.st_dev && sb->st_ino == held.st_ino && S_ISREG(sb->st_mode)) {
+            f->lock = fd;
+            return 0;
+        }
+        close(fd); /* replaced while we waited: lock the new file */
+        if (!S_ISREG(sb->st_mode))
+            return 0;
+    }
+}
+
+/* Puts the temporary at the target: over an existing one (held locked), or
+ * at a new name that nobody else created meanwhile (EEXIST then). */
+static int put_in_place(atomic_file *f)
+{
+    const char *tmp = live[f->slot].path;
+    if (!f->created)
+        return rename(tmp, f->path);
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    /* a file system without RENAME_NOREPLACE: link() refuses an existing name too */
+    if (link(tmp, f->path) != 0)
+        return -1;
+    (void)unlink(tmp);
+    return 0;
 }
 
 /* Standard output or an existing FIFO or device: written in place. */
@@ -181,7 +251,7 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
     atomic_file *f = calloc(1, sizeof *f);
     if (!f)
         return HL_ERR_NOMEM;
-    f->slot = -1;
+    f->slot = f->lock = -1;
     if (!strcmp(path, "-")) {
         f->path = strdup("-");
         if (!f->path)
@@ -194,9 +264,12 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
     if (!(f->path = follow_links(path)))
         return fail_errno(f, errno);
     struct stat sb;
-    const bool exists = stat(f->path, &sb) == 0;
+    bool exists = stat(f->path, &sb) == 0;
     if (exists && S_ISDIR(sb.st_mode))
         return fail_errno(f, EISDIR);
+    if (exists && S_ISREG(sb.st_mode) && lock_target(f, &sb, &exists) != 0)
+        return fail_errno(f, errno);
+    f->created = !exists;
     if (exists && !S_ISREG(sb.st_mode)) {
         hl_status st = open_direct(f, open(f->path, O_WRONLY | O_CLOEXEC));
         if (st == HL_OK)
@@ -237,6 +310,11 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
 }
 
 bool atomic_file_is_direct(const atomic_file *f) { return f && f->slot < 0; }
+
+const char *atomic_file_existing(const atomic_file *f)
+{
+    return f && f->lock >= 0 ? f->path : NULL;
+}
 
 FILE *atomic_file_stream(atomic_file *f) { return f ? f->fp : NULL; }
 
@@ -336,7 +414,7 @@ hl_status atomic_file_commit(atomic_file *f)
         fail = 1;
         e = errno;
     }
-    if (!fail && !direct && rename(live[f->slot].path, f->path) != 0) {
+    if (!fail && !direct && put_in_place(f) != 0) {
         fail = 1;
         e = errno;
     }

@@ -88,7 +88,7 @@ static int (*find_command(const char *name))(int, char **)
 
 int main(int argc, char **argv)
 {
-    atomic_file_cleanup_on_signals();
+    atomic_file_install_cleanup();
     if (argc < 2) {
         fputs("hyperlayout: no command given (see hyperlayout --help)\n", stderr);
         return 2;

@@ -1,10 +1,17 @@
 /* hyperlayout transform — writing the output array. */
+#define _GNU_SOURCE /* O_CLOEXEC */
+
 #include "npy_sink.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static hl_status io_error(npy_sink *k, char *why, size_t cap)
 {
@@ -14,24 +21,27 @@ static hl_status io_error(npy_sink *k, char *why, size_t cap)
 
 static bool ends_npz(const char *s, size_t n) { return n >= 4 && !strncmp(s + n - 4, ".npz", 4); }
 
-/* "X.npz" or "X.npz:NAME": an archive, and its member's name. */
-static bool archive_name(const char *path, char *file, size_t file_cap, char *member)
+/* "X.npz" or "X.npz:NAME": an archive, the file's name and the member's
+ * (empty when not named).  -1 when NAME is too long, -2 when the file's is. */
+static int archive_name(const char *path, char *file, size_t file_cap, char *member)
 {
     const char *colon = strrchr(path, ':');
     size_t n = strlen(path);
-    const char *name = "arr_0"; /* np.savez's name for an unnamed array */
+    const char *name = "";
     if (!ends_npz(path, n)) {
         if (!colon || strchr(colon, '/') || !ends_npz(path, (size_t)(colon - path)))
-            return false;
+            return 0;
         n = (size_t)(colon - path);
-        name = colon[1] ? colon + 1 : name;
+        name = colon + 1;
     }
+    if (strlen(name) >= HL_NPZ_NAME_MAX)
+        return -1;
     if (n >= file_cap)
-        return false;
+        return -2;
     memcpy(file, path, n);
     file[n] = '\0';
-    snprintf(member, HL_NPZ_NAME_MAX, "%s", name);
-    return true;
+    strcpy(member, name);
+    return 1;
 }
 
 static hl_status put(npy_sink *k, const void *p, size_t len, bool member, char *why, size_t cap)
@@ -45,35 +55,118 @@ static hl_status put(npy_sink *k, const void *p, size_t len, bool member, char *
     return HL_OK;
 }
 
-hl_status npy_sink_open(npy_sink *k, const char *path, const hl_npy_info *info, char *why,
-                        size_t cap)
+/* The archive being replaced, mapped, and the edit that keeps its other
+ * members. */
+static hl_status open_edit(npy_sink *k, const char *file, char *why, size_t cap)
+{
+    const char *existing = atomic_file_existing(k->file);
+    struct stat sb;
+    int fd = existing ? open(existing, O_RDONLY | O_CLOEXEC) : -1;
+    if (existing && (fd < 0 || fstat(fd, &sb) != 0)) {
+        hl_status st = io_error(k, why, cap);
+        if (fd >= 0)
+            close(fd);
+        return st;
+    }
+    if (fd >= 0 && sb.st_size > 0) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            hl_status st = io_error(k, why, cap);
+            close(fd);
+            return st;
+        }
+        k->old = p;
+        k->old_len = (size_t)sb.st_size;
+    }
+    if (fd >= 0)
+        close(fd);
+    hl_status st = hl_npz_edit_open(&k->edit, k->old, k->old_len, k->member);
+    if (st == HL_ERR_FORMAT || st == HL_ERR_UNSUPPORTED)
+        snprintf(why, cap, "%s: %s: member '%s' cannot be written into it (write %s to replace the "
+                 "whole file)", file, st == HL_ERR_FORMAT ? "not an .npz archive, or a damaged one"
+                 : "an archive laid out in a way hyperlayout does not rewrite", k->member, file);
+    else if (st != HL_OK)
+        snprintf(why, cap, "%s: %s", file, hl_strerror(st));
+    return st;
+}
+
+hl_status npy_sink_open(npy_sink *k, const char *path, char *why, size_t cap)
 {
     memset(k, 0, sizeof *k);
     k->path = path;
     char file[4096];
-    k->archive = archive_name(path, file, sizeof file, k->member);
-    unsigned char header[NPY_HEADER_CAP], local[1024], tail[1024];
-    size_t hlen, llen = 0, tlen = 0;
-    hl_status st = hl_npy_format_header_info(info, 0, header, sizeof header, &hlen);
-    if (st == HL_OK && k->archive) {
-        st = hl_npz_format_local(k->member, local, sizeof local, &llen);
-        if (st == HL_OK) /* the tail's size does not depend on the CRC */
-            st = hl_npz_format_tail(k->member, 0, (int64_t)hlen + info->data_bytes, tail,
-                                    sizeof tail, &tlen);
+    const int arch = archive_name(path, file, sizeof file, k->member);
+    if (arch == -2) {
+        errno = ENAMETOOLONG;
+        return io_error(k, why, cap);
     }
-    if (st != HL_OK) {
-        snprintf(why, cap, "%s: cannot write this header: %s", path, hl_strerror(st));
-        return st;
+    if (arch < 0) {
+        const char *colon = strrchr(path, ':');
+        snprintf(why, cap, "%.*s: a member name of %zu bytes is too long (at most %d)",
+                 (int)(colon - path), path, strlen(colon + 1), HL_NPZ_NAME_MAX - 1);
+        return HL_ERR_ARG;
     }
+    k->archive = arch > 0;
+    k->named = k->archive && k->member[0];
     if (atomic_file_open(&k->file, k->archive ? file : path) != HL_OK)
         return io_error(k, why, cap);
-    const int64_t total = (int64_t)(llen + hlen + tlen) + info->data_bytes;
+    if (k->named) {
+        hl_status st = open_edit(k, file, why, cap);
+        if (st != HL_OK) {
+            npy_sink_abort(k);
+            return st;
+        }
+    }
+    return HL_OK;
+}
+
+/* Copies the records of the archive's other members into the new one. */
+static hl_status copy_kept(npy_sink *k, char *why, size_t cap)
+{
+    int64_t off, len;
+    for (int64_t i = 0; hl_npz_edit_copy(k->edit, i, &off, &len); i++) {
+        hl_status st = put(k, k->old + off, (size_t)len, false, why, cap);
+        if (st != HL_OK)
+            return st;
+    }
+    if (k->old)
+        munmap(k->old, k->old_len);
+    k->old = NULL;
+    return HL_OK;
+}
+
+hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *member, char *why,
+                         size_t cap)
+{
+    if (k->archive && !k->named)
+        snprintf(k->member, sizeof k->member, "%s", member ? member : "arr_0");
+    unsigned char header[NPY_HEADER_CAP], local[1024];
+    size_t hlen, llen = 0, tlen = 0;
+    int64_t kept = 0, off, len;
+    hl_status st = hl_npy_format_header_info(info, 0, header, sizeof header, &hlen);
+    if (st == HL_OK && k->archive && !k->edit)
+        st = hl_npz_edit_open(&k->edit, NULL, 0, k->member);
+    if (st == HL_OK && k->archive)
+        st = hl_npz_format_local(k->member, local, sizeof local, &llen);
+    if (st == HL_OK && k->archive) { /* the tail's size does not depend on the CRC */
+        st = hl_npz_edit_tail(k->edit, 0, (int64_t)hlen + info->data_bytes, NULL, 0, &tlen);
+        st = st == HL_ERR_BUFFER ? HL_OK : st;
+        for (int64_t i = 0; hl_npz_edit_copy(k->edit, i, &off, &len); i++)
+            kept += len;
+    }
+    if (st != HL_OK) {
+        snprintf(why, cap, "%s: cannot write this header: %s", k->path, hl_strerror(st));
+        npy_sink_abort(k);
+        return st;
+    }
+    const int64_t total = kept + (int64_t)(llen + hlen + tlen) + info->data_bytes;
     if (atomic_file_reserve(k->file, total) != HL_OK) {
         st = io_error(k, why, cap);
         npy_sink_abort(k);
         return st;
     }
-    if ((k->archive && (st = put(k, local, llen, false, why, cap)) != HL_OK) ||
+    if ((k->archive && ((st = copy_kept(k, why, cap)) != HL_OK ||
+                        (st = put(k, local, llen, false, why, cap)) != HL_OK)) ||
         (st = put(k, header, hlen, true, why, cap)) != HL_OK) {
         npy_sink_abort(k);
         return st;
@@ -90,13 +183,16 @@ hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
 {
     hl_status st = HL_OK;
     if (k->archive) {
-        unsigned char tail[1024];
-        size_t tlen;
-        st = hl_npz_format_tail(k->member, k->crc, k->member_bytes, tail, sizeof tail, &tlen);
+        size_t tlen = 0;
+        (void)hl_npz_edit_tail(k->edit, k->crc, k->member_bytes, NULL, 0, &tlen);
+        unsigned char *tail = malloc(tlen ? tlen : 1);
+        st = tail ? hl_npz_edit_tail(k->edit, k->crc, k->member_bytes, tail, tlen, &tlen)
+                  : HL_ERR_NOMEM;
         if (st == HL_OK)
             st = put(k, tail, tlen, false, why, cap);
         else
             snprintf(why, cap, "%s: %s", k->path, hl_strerror(st));
+        free(tail);
     }
     if (st != HL_OK) {
         npy_sink_abort(k);
@@ -104,11 +200,22 @@ hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
     }
     st = atomic_file_commit(k->file);
     k->file = NULL;
-    return st == HL_OK ? HL_OK : io_error(k, why, cap);
+    if (st != HL_OK && errno == EEXIST)
+        snprintf(why, cap, "%s: another process created this file while this run wrote it; "
+                 "it is left as that process wrote it", k->path);
+    else if (st != HL_OK)
+        st = io_error(k, why, cap);
+    npy_sink_abort(k); /* what is left: the edit */
+    return st;
 }
 
 void npy_sink_abort(npy_sink *k)
 {
     atomic_file_abort(k->file);
     k->file = NULL;
+    if (k->old)
+        munmap(k->old, k->old_len);
+    k->old = NULL;
+    hl_npz_edit_destroy(k->edit);
+    k->edit = NULL;
 }

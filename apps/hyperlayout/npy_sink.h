@@ -1,5 +1,5 @@
 /* hyperlayout transform — the output array: a .npy file written atomically,
- * standard output / a FIFO / a device written through, or a one-member
+ * standard output / a FIFO / a device written through, or a member of an
  * .npz archive (stored, as np.savez writes), filled piece by piece. */
 #ifndef CLI_NPY_SINK_H
 #define CLI_NPY_SINK_H
@@ -18,19 +18,31 @@ typedef struct npy_sink {
     atomic_file *file;
     const char *path;              /* for messages */
     bool archive;
-    char member[HL_NPZ_NAME_MAX];  /* the archive's one member */
+    bool named;                    /* "X.npz:NAME": NAME replaces or joins the archive's members */
+    char member[HL_NPZ_NAME_MAX];  /* the member written */
+    hl_npz_edit *edit;             /* the archive around it */
+    unsigned char *old;            /* the archive it rewrites, mapped until its records are copied */
+    size_t old_len;
     uint32_t crc;                  /* of the member's bytes so far */
     int64_t member_bytes;          /* written so far: .npy header and data */
 } npy_sink;
 
-/* Opens PATH ("-": standard output; "X.npz" or "X.npz:NAME": an archive
- * whose one member is NAME, default arr_0, as np.savez names it) for the
- * array that `info` describes (shape, descr, fortran_order), claims the
- * space the whole file needs — a full disk fails here, before any work —
- * and writes the header.  On error *why (cap bytes) names the file and the
- * system's reason, and nothing is left behind. */
-hl_status npy_sink_open(npy_sink *k, const char *path, const hl_npy_info *info, char *why,
-                        size_t cap);
+/* Opens PATH for writing: "-" is standard output; "X.npz" an archive of one
+ * member (arr_0, as np.savez names it, unless npy_sink_start names it);
+ * "X.npz:NAME" member NAME of archive X.npz: when X.npz exists, every other
+ * member is kept byte for byte and NAME replaced or added (a file there that
+ * is not an archive is refused).  An existing file is locked from here to
+ * commit or abort (atomic_file.h): open the output before reading an input
+ * that is the same file.  On error *why (cap bytes) names the file and the
+ * reason, and nothing is left behind. */
+hl_status npy_sink_open(npy_sink *k, const char *path, char *why, size_t cap);
+
+/* Starts the array that `info` describes (shape, descr, fortran_order):
+ * claims the space the whole file needs — a full disk fails here, before
+ * any work — copies the archive's other members and writes the header.
+ * member: the member's name when PATH named none (NULL: arr_0). */
+hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *member, char *why,
+                         size_t cap);
 
 /* Appends len bytes of the array's data. */
 hl_status npy_sink_write(npy_sink *k, const void *data, size_t len, char *why, size_t cap);

@@ -21,38 +21,16 @@ static hl_status sys_error(const char *path, char *why, size_t cap)
     return HL_ERR_IO;
 }
 
-/* All of a pipe or terminal, into a growing huge-page buffer. */
-static hl_status read_stream(npy_source *s, int fd, const char *path, char *why, size_t cap)
-{
-    size_t len = 0, room = 0;
-    for (;;) {
-        if (len == room) {
-            size_t want = room ? 2 * room : (size_t)64 << 20;
-            unsigned char *grown = bigbuf_grow(s->buf, room, want);
-            if (!grown)
-                return sys_error(path, why, cap);
-            s->buf = grown;
-            room = s->buf_len = want;
-        }
-        ssize_t r = read(fd, s->buf + len, room - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return sys_error(path, why, cap);
-        if (r == 0)
-            break;
-        len += (size_t)r;
-    }
-    s->map = s->buf; /* the bytes to parse; not a mapping of a file */
-    s->map_len = len;
-    return HL_OK;
-}
-
-/* "A.npz:NAME" names a member when no file of that whole name exists. */
+/* "A.npz:NAME" names a member when no file of that whole name exists;
+ * "-:NAME" a member of the archive on standard input. */
 static const char *split_member(const char *path, char *file, size_t cap)
 {
     const char *colon = strrchr(path, ':');
     struct stat sb;
+    if (!strncmp(path, "-:", 2) && stat(path, &sb) != 0) {
+        strcpy(file, "-");
+        return path + 2;
+    }
     if (!colon || colon == path || (size_t)(colon - path) >= cap || stat(path, &sb) == 0)
         return NULL;
     memcpy(file, path, (size_t)(colon - path));
@@ -60,7 +38,7 @@ static const char *split_member(const char *path, char *file, size_t cap)
     return stat(file, &sb) == 0 ? colon + 1 : NULL;
 }
 
-static hl_status parse_npy(npy_source *s, unsigned char *bytes, size_t len, const char *path,
+hl_status npy_source_parse(npy_source *s, unsigned char *bytes, size_t len, const char *path,
                            char *why, size_t cap)
 {
     hl_status st = hl_npy_parse_header(bytes, len, &s->info);
@@ -84,43 +62,96 @@ static hl_status parse_npy(npy_source *s, unsigned char *bytes, size_t len, cons
     return HL_OK;
 }
 
-static hl_status open_member(npy_source *s, const char *name, const char *path, char *why, size_t cap)
+void npy_source_member_error(const char *path, const char *name, const char *reason, char *why,
+                             size_t cap)
+{
+    snprintf(why, cap, "%s: %s%s%s%s", path, name ? "member '" : "", name ? name : "",
+             name ? "': " : "", reason);
+}
+
+static hl_status open_member(npy_source *s, const char *name, unsigned flags, const char *path,
+                             char *why, size_t cap)
 {
     hl_npz_member m;
     hl_status st = hl_npz_find(s->map, s->map_len, name, &m);
     if (st != HL_OK) {
-        snprintf(why, cap, "%s: %s%s%s", path, name ? "member '" : "", name ? name : "",
-                 name ? "': " : "");
-        snprintf(why + strlen(why), cap - strlen(why), "%s",
-                 st == HL_ERR_ARG ? "the archive holds several arrays: name one as ARCHIVE.npz:NAME"
-                                  : hl_strerror(st));
+        npy_source_member_error(path, name, st == HL_ERR_ARG ? "the archive holds several arrays: "
+                                "name one as ARCHIVE.npz:NAME" : hl_strerror(st), why, cap);
         return st;
     }
-    if (m.method == 0)
-        return parse_npy(s, s->map + m.offset, (size_t)m.size, path, why, cap);
+    snprintf(s->member, sizeof s->member, "%s", m.name);
+    if (m.method == 0) {
+        if (!(flags & NPY_SOURCE_NO_VERIFY) &&
+            hl_crc32(0, s->map + m.offset, (size_t)m.size) != m.crc32) {
+            npy_source_member_error(path, m.name, "its CRC-32 does not match its bytes (the "
+                                    "archive is damaged; --no-verify reads it as it is)", why, cap);
+            return HL_ERR_FORMAT;
+        }
+        return npy_source_parse(s, s->map + m.offset, (size_t)m.size, path, why, cap);
+    }
     if (!(s->buf = bigbuf_alloc((size_t)m.size)))
         return sys_error(path, why, cap);
     s->buf_len = (size_t)m.size;
     if ((st = hl_npz_extract(s->map, s->map_len, &m, s->buf)) != HL_OK) {
-        snprintf(why, cap, "%s: member '%s': %s", path, m.name, hl_strerror(st));
+        npy_source_member_error(path, m.name, st == HL_ERR_FORMAT ? "damaged: it does not inflate "
+                                "to its size or its CRC-32 does not match" : hl_strerror(st), why, cap);
         return st;
     }
-    return parse_npy(s, s->buf, s->buf_len, path, why, cap);
+    return npy_source_parse(s, s->buf, s->buf_len, path, why, cap);
 }
 
-hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *why, size_t cap)
+static bool is_zip(const unsigned char *p, size_t len)
+{
+    return len >= 4 && p[0] == 'P' && p[1] == 'K' && (p[2] == 3 || p[2] == 5);
+}
+
+/* The archive or .npy file in s->map. */
+static hl_status parse_map(npy_source *s, const char *member, unsigned flags, const char *label,
+                           char *why, size_t cap)
+{
+    if (s->map_len == 0) {
+        snprintf(why, cap, "%s: empty file", label);
+        return HL_ERR_FORMAT;
+    }
+    const bool zip = is_zip(s->map, s->map_len);
+    if (zip && (flags & NPY_SOURCE_SHARED)) {
+        snprintf(why, cap, "%s: an .npz archive cannot be rewritten in place by --in-place=unsafe "
+                 "(--in-place can)", label);
+        return HL_ERR_ARG;
+    }
+    if (zip || member)
+        return open_member(s, member, flags, label, why, cap);
+    return npy_source_parse(s, s->map, s->map_len, label, why, cap);
+}
+
+hl_status npy_source_from_memory(npy_source *s, unsigned char *bytes, size_t len,
+                                 const char *member, unsigned flags, const char *label, char *why,
+                                 size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->map = bytes;
+    s->map_len = len;
+    hl_status st = parse_map(s, member, flags, label, why, cap);
+    if (st != HL_OK)
+        npy_source_close(s);
+    return st;
+}
+
+hl_status npy_source_open(npy_source *s, const char *path, unsigned flags, char *why, size_t cap)
 {
     memset(s, 0, sizeof *s);
     char file[4096];
     const char *member = split_member(path, file, sizeof file);
     const char *name = member ? file : path;
-    const bool stdin_ = !strcmp(path, "-");
+    const bool stdin_ = !strcmp(name, "-");
+    const bool shared = flags & NPY_SOURCE_SHARED;
+    const char *label = stdin_ ? "standard input" : name;
     int fd = stdin_ ? STDIN_FILENO : open(name, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC);
     struct stat sb;
     hl_status st = HL_OK;
-    if (fd < 0 || fstat(fd, &sb) != 0)
+    if (fd < 0 || fstat(fd, &sb) != 0) {
         st = sys_error(name, why, cap);
-    else if (S_ISDIR(sb.st_mode)) {
+    } else if (S_ISDIR(sb.st_mode)) {
         errno = EISDIR;
         st = sys_error(name, why, cap);
     } else if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
@@ -135,6 +166,9 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
         if (s->map == MAP_FAILED) {
             s->map = NULL;
             st = sys_error(name, why, cap);
+        } else {
+            s->mapped = true;
+            st = parse_map(s, member, flags, label, why, cap);
         }
     } else if (S_ISREG(sb.st_mode)) {
         snprintf(why, cap, "%s: empty file", name);
@@ -143,26 +177,10 @@ hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *wh
         snprintf(why, cap, "%s: in place needs a regular file", name);
         st = HL_ERR_ARG;
     } else {
-        st = read_stream(s, fd, stdin_ ? "standard input" : name, why, cap);
+        st = npy_source_from_stream(s, fd, member, flags, label, why, cap);
     }
     if (fd >= 0 && !stdin_)
         close(fd); /* a mapping outlives its descriptor */
-    if (st == HL_OK && s->map_len == 0) {
-        snprintf(why, cap, "%s: empty file", stdin_ ? "standard input" : name);
-        st = HL_ERR_FORMAT;
-    }
-    if (st == HL_OK) {
-        const bool zip = s->map_len >= 4 && s->map[0] == 'P' && s->map[1] == 'K' &&
-                         (s->map[2] == 3 || s->map[2] == 5);
-        if (zip && shared) {
-            snprintf(why, cap, "%s: an .npz archive cannot be rewritten in place", name);
-            st = HL_ERR_ARG;
-        } else if (zip || member) {
-            st = open_member(s, member, name, why, cap);
-        } else {
-            st = parse_npy(s, s->map, s->map_len, stdin_ ? "standard input" : name, why, cap);
-        }
-    }
     if (st != HL_OK)
         npy_source_close(s);
     return st;
@@ -182,16 +200,17 @@ hl_status npy_source_to_memory(npy_source *s)
     for (size_t at = 0; at < n; at += piece) {
         const size_t len = n - at < piece ? n - at : piece;
         memcpy(to + at, s->data + at, len);
-        if (s->map && s->map != s->buf) { /* the file's pages copied: let them go */
+        if (s->mapped) { /* the file's pages copied: let them go */
             uintptr_t lo = ((uintptr_t)(s->data + at) + page - 1) / page * page;
             uintptr_t hi = ((uintptr_t)(s->data + at + len)) / page * page;
             if (hi > lo)
                 (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
         }
     }
-    if (s->map && s->map != s->buf)
+    if (s->mapped)
         munmap(s->map, s->map_len);
     bigbuf_free(s->buf, s->buf_len);
+    s->mapped = false;
     s->map = NULL;
     s->map_len = 0;
     s->buf = s->data = to;
@@ -201,7 +220,7 @@ hl_status npy_source_to_memory(npy_source *s)
 
 void npy_source_close(npy_source *s)
 {
-    if (s->map && s->map != s->buf)
+    if (s->mapped)
         munmap(s->map, s->map_len);
     bigbuf_free(s->buf, s->buf_len);
     memset(s, 0, sizeof *s);

@@ -11,20 +11,50 @@
 typedef struct npy_source {
     hl_npy_info info;    /* the array's header (the member's, in an archive) */
     unsigned char *data; /* its info.data_bytes bytes */
-    unsigned char *map;  /* the file, mapped (private and read-only; shared with
-                            --in-place=unsafe), or buf */
+    char member[HL_NPZ_NAME_MAX]; /* the archive member read (np.load's key); "" for a .npy */
+    unsigned char *map;  /* the file's bytes: mapped (private and read-only; shared
+                            with --in-place=unsafe), the caller's, or buf */
     size_t map_len;
+    bool mapped;         /* map is a mapping of the file, to unmap */
     unsigned char *buf;  /* read from a pipe, or a member uncompressed */
     size_t buf_len;
 } npy_source;
 
-/* Opens PATH — "-" for standard input; "ARCHIVE.npz:NAME" for one member of
- * an archive (an archive of one member needs no NAME) — and reads its
- * header.  A regular file is mapped, not read: its pages are the page
- * cache's.  shared: map it writable and shared (--in-place=unsafe: what the
- * plan writes goes to the file).  On error *why (cap bytes) says what is
- * wrong, with the system's reason, and the source holds nothing. */
-hl_status npy_source_open(npy_source *s, const char *path, bool shared, char *why, size_t cap);
+enum {
+    NPY_SOURCE_SHARED = 1,    /* map the file writable and shared (--in-place=unsafe:
+                                 what the plan writes goes to the file) */
+    NPY_SOURCE_NO_VERIFY = 2, /* do not check a stored archive member against its
+                                 CRC-32 (deflated ones are checked as they inflate) */
+};
+
+/* Opens PATH — "-" for standard input; "ARCHIVE.npz:NAME" (or "-:NAME") for
+ * one member of an archive (an archive of one member needs no NAME) — and
+ * reads its header.  A regular file is mapped, not read: its pages are the
+ * page cache's.  A stream (a pipe, a terminal, a device) is read as far as
+ * its headers announce and no further: the .npy header first, then exactly
+ * the data it announces (an archive: member by member, by their local
+ * headers); a stream longer or shorter than announced is an error, and the
+ * memory used is the announced data plus a constant.  flags: NPY_SOURCE_*.
+ * On error *why (cap bytes) says what is wrong, with the system's reason,
+ * and the source holds nothing. */
+hl_status npy_source_open(npy_source *s, const char *path, unsigned flags, char *why, size_t cap);
+
+/* The rest of npy_source_open once PATH is open, for callers that hold the
+ * bytes (len bytes at bytes, which must outlive s) or a stream (fd): label
+ * names it in messages, member as NAME above (NULL: the only one). */
+hl_status npy_source_from_memory(npy_source *s, unsigned char *bytes, size_t len,
+                                 const char *member, unsigned flags, const char *label, char *why,
+                                 size_t cap);
+hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsigned flags,
+                                 const char *label, char *why, size_t cap);
+
+/* Shared by npy_source.c and npy_stream.c: the .npy file at bytes (len
+ * bytes: its header and at least the data it announces) as s's array; and
+ * the message about member `name` (NULL: the only one) of archive `path`. */
+hl_status npy_source_parse(npy_source *s, unsigned char *bytes, size_t len, const char *path,
+                           char *why, size_t cap);
+void npy_source_member_error(const char *path, const char *name, const char *reason, char *why,
+                             size_t cap);
 
 /* Moves the data into process memory on huge pages (2 MiB aligned), piece
  * by piece, dropping the file's pages as it goes, so the memory used stays

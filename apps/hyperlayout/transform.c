@@ -31,11 +31,15 @@ static const char transform_usage[] =
     "OUT is written atomically (a temporary beside it, renamed over it when\n"
     "complete; removed on any error or on SIGINT, SIGTERM, SIGHUP).  IN and OUT\n"
     "may be '-' (standard input / output); OUT may be a FIFO or a device, written\n"
-    "through; a symbolic link is followed and its target replaced.  Files are\n"
+    "through; a symbolic link is followed and its target replaced.  An existing OUT\n"
+    "must be writable by you, and is locked while it is replaced: runs writing one\n"
+    "file take turns (two --in-place runs on a file both take effect).  Files are\n"
     ".npy of any version, C or Fortran order and any dtype (big-endian and\n"
     "structured ones are moved as whole elements, bytes unchanged); ARCHIVE.npz:NAME\n"
-    "reads one array of an .npz (NAME may be left out when it holds one) and an\n"
-    "OUT ending in .npz (or .npz:NAME) writes a one-array archive (member arr_0).\n"
+    "reads one array of an .npz (NAME may be left out when it holds one; '-:NAME'\n"
+    "for an archive on standard input), checked against its CRC-32.  OUT ending in\n"
+    ".npz writes a one-array archive (member arr_0); OUT ARCHIVE.npz:NAME writes\n"
+    "member NAME, every other member of an existing ARCHIVE kept as it was.\n"
     "\n"
     "Dimensions use the library's numbering: 0 is the fastest, which is NumPy's\n"
     "LAST axis; lists give dimension 0 first.  With --axes numpy they are NumPy's\n"
@@ -50,14 +54,20 @@ static const char transform_usage[] =
     "  tile:T0,...,T(d-1)      whole tiles one after another (tile extents divide extents)\n"
     "  untile:T0,...,T(d-1)    the inverse\n"
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
-    "\n"
+    "\n";
+/* (two strings: C99 compilers need take no longer literal than 4095 bytes) */
+static const char transform_options[] =
     "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
     "  --order C|F             OUT in C order (default) or Fortran order\n"
-    "  --in-place              rewrite FILE: through a temporary renamed over it\n"
+    "  --in-place              rewrite FILE (or FILE.npz:NAME): through a temporary\n"
+    "                          renamed over it\n"
     "  --in-place=unsafe       transform FILE in its own pages (no second copy on\n"
     "                          disk or in memory); NOT atomic: an interruption leaves\n"
     "                          it half done.  Only ops that can run in place\n"
     "  --threads N             OpenMP threads (default, and 0: all cores)\n"
+    "  --no-verify             read stored .npz members without checking their\n"
+    "                          CRC-32 (a pass over the data; deflated ones are\n"
+    "                          always checked as they inflate)\n"
     "  --effort estimate|measure  planning effort: the cost model (default), or time\n"
     "                          the candidates of each transpose box and keep the\n"
     "                          fastest (tens of ms per box; the output is the same)\n"
@@ -84,7 +94,7 @@ typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
 
 typedef struct {
     hl_plan_options opt;
-    bool explain, numpy_axes, fortran_out, timing;
+    bool explain, numpy_axes, fortran_out, timing, no_verify;
     progress_mode progress;
     in_place_mode in_place;
     const char *in, *out;
@@ -112,7 +122,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (options_end || arg[0] != '-' || !strcmp(arg, "-")) {
+        if (options_end || arg[0] != '-' || !strcmp(arg, "-") || !strncmp(arg, "-:", 2)) {
             if (nfiles < (a->in_place ? 1 : 2))
                 files[nfiles++] = arg;
             else
@@ -121,6 +131,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
             options_end = true;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(transform_usage, stdout);
+            fputs(transform_options, stdout);
             return 0;
         } else if (!strcmp(arg, "--threads")) {
             int64_t t;
@@ -154,6 +165,8 @@ static int parse_args(int argc, char **argv, transform_args *a)
             a->in_place = IN_PLACE_SAFE;
         } else if (!strcmp(arg, "--in-place=unsafe")) {
             a->in_place = IN_PLACE_UNSAFE;
+        } else if (!strcmp(arg, "--no-verify")) {
+            a->no_verify = true;
         } else if (!strcmp(arg, "--explain")) {
             a->explain = true;
         } else if (!strcmp(arg, "--progress")) {
@@ -553,10 +566,14 @@ static int transform_procs(const transform_args *a)
 }
 #endif
 
-/* --wisdom FILE before planning: read when it exists.  -1: go on; otherwise
- * the exit code. */
+/* --wisdom FILE before planning: refused now if it could not be written at
+ * the end, and read when it exists.  -1: go on; otherwise the exit code. */
 static int wisdom_in(const char *path)
 {
+    atomic_file *f;
+    if (atomic_file_open(&f, path) != HL_OK)
+        return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
+    atomic_file_abort(f);
     const hl_status st = hl_wisdom_import_file(path);
     if (st == HL_OK || (st == HL_ERR_IO && errno == ENOENT))
         return -1;
@@ -570,10 +587,26 @@ static int wisdom_in(const char *path)
     return cli_error("transform", "--wisdom %s: %s", path, hl_strerror(st));
 }
 
-/* --wisdom FILE after a successful run: written atomically. */
+/* --wisdom FILE after a successful run: written atomically, with what other
+ * runs added to it meanwhile (read again under the file's lock). */
 static int wisdom_out(const char *path)
 {
-    const hl_status st = hl_wisdom_export_file(path);
+    atomic_file *f;
+    char *text = NULL;
+    if (atomic_file_open(&f, path) != HL_OK)
+        return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
+    (void)hl_wisdom_import_file(path); /* a file damaged meanwhile is replaced */
+    hl_status st = hl_wisdom_export(&text);
+    if (st == HL_OK && atomic_file_write(f, text, strlen(text)) != HL_OK)
+        st = HL_ERR_IO;
+    free(text);
+    if (st != HL_OK) {
+        const int e = errno;
+        atomic_file_abort(f);
+        errno = e;
+    } else {
+        st = atomic_file_commit(f);
+    }
     if (st == HL_OK)
         return 0;
     if (st == HL_ERR_IO)
@@ -609,16 +642,27 @@ int cmd_transform(int argc, char **argv)
 
     char why[1024] = "";
     phases ph = {0};
-    npy_source src;
+    npy_source src = {0};
+    npy_sink sink = {0};
     hl_plan *chain = NULL;
-    hl_status st = npy_source_open(&src, a.in, a.in_place == IN_PLACE_UNSAFE, why, sizeof why);
-    ph.read = now_seconds() - start;
+    hl_status st = HL_OK;
+    /* the output first: when it is the input too, its lock keeps other runs
+     * from replacing it between our read and our write */
+    if (a.in_place != IN_PLACE_UNSAFE && (st = npy_sink_open(&sink, a.out, why, sizeof why)) != HL_OK) {
+        rc = cli_error("transform", "%s", why);
+        goto done;
+    }
+    ph.write = now_seconds() - start;
+    double t0 = now_seconds();
+    st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
+                                         (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
+    ph.read = now_seconds() - t0;
     if (st != HL_OK) {
         rc = cli_error("transform", "%s", why);
         goto done;
     }
     hl_shape logical;
-    double t0 = now_seconds();
+    t0 = now_seconds();
     st = chain_plan(&a, &src.info, &chain, &logical, why, sizeof why);
     ph.plan = now_seconds() - t0;
     if (st != HL_OK) {
@@ -639,9 +683,9 @@ int cmd_transform(int argc, char **argv)
             rc = cli_error("transform", "%s: %s", a.in, why);
         goto done;
     }
-    npy_sink sink;
     t0 = now_seconds();
-    st = npy_sink_open(&sink, a.out, &oi, why, sizeof why);
+    /* in place, an archive's member keeps its name */
+    st = npy_sink_start(&sink, &oi, a.in_place && src.member[0] ? src.member : NULL, why, sizeof why);
     ph.write += now_seconds() - t0;
     if (st != HL_OK) {
         rc = cli_error("transform", "%s", why);
@@ -657,6 +701,7 @@ int cmd_transform(int argc, char **argv)
     if (st != HL_OK)
         rc = cli_error("transform", "%s", why);
 done:
+    npy_sink_abort(&sink); /* after a commit: nothing left to do */
     hl_plan_destroy(chain);
     npy_source_close(&src);
     if (rc == 0 && a.wisdom)

@@ -14,6 +14,7 @@
 #ifndef HYPERLAYOUT_NPZ_H
 #define HYPERLAYOUT_NPZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,29 @@ hl_status hl_npz_member_header(const void *zip, size_t len, const hl_npz_member 
 hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *len);
 hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void *buf, size_t cap,
                              size_t *len);
+
+/* Rewriting one member of an archive, the others kept: the new archive is
+ * the records of every other member (local header, data and descriptor)
+ * copied byte for byte, in their order, from the byte ranges that
+ * hl_npz_edit_copy gives; then the new member as a stream, as above:
+ * hl_npz_format_local's bytes and the member's `size` bytes; then
+ * hl_npz_edit_tail's bytes: the member's data descriptor, the central
+ * directory (every other entry as it was, its offset re-encoded; the new
+ * member where the one it replaces stood, or last) and the end records,
+ * the archive comment kept.  Every entry named NAME (".npy" appended unless
+ * it ends so) is replaced.  zip NULL with len 0: a new archive of one
+ * member.  The edit keeps its own copy of what it needs: the archive may
+ * be unmapped once the ranges are copied.  HL_ERR_FORMAT for a malformed
+ * archive (as the reader; also records that overlap), HL_ERR_UNSUPPORTED
+ * for one whose records do not all precede its central directory. */
+typedef struct hl_npz_edit hl_npz_edit;
+hl_status hl_npz_edit_open(hl_npz_edit **e, const void *zip, size_t len, const char *name);
+/* The i-th range to copy (i from 0); false past the last. */
+bool hl_npz_edit_copy(const hl_npz_edit *e, int64_t i, int64_t *offset, int64_t *len);
+/* *len gets the size even on HL_ERR_BUFFER; it does not depend on crc. */
+hl_status hl_npz_edit_tail(const hl_npz_edit *e, uint32_t crc, int64_t size, void *buf, size_t cap,
+                           size_t *len);
+void hl_npz_edit_destroy(hl_npz_edit *e);
 
 /* Loads member NAME (NULL: the only member) of the archive at path as
  * hl_npy_load does: a new 64-byte-aligned buffer in C order, native byte

@@ -1,0 +1,469 @@
+/* hyperlayout transform — an input read from a stream (a pipe, a terminal,
+ * a device): headers first, then exactly the bytes they announce.  A stream
+ * cannot be mapped or searched from its end, so an archive on it is read
+ * member by member through the local headers, as it arrives; the member
+ * wanted is kept, the others are read past without being kept. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bigbuf.h"
+#include "npy_source.h"
+
+enum {
+    SIG_LOCAL = 0x04034b50,
+    SIG_CENTRAL = 0x02014b50,
+    SIG_END = 0x06054b50,
+    SIG_DESCRIPTOR = 0x08074b50,
+    SIG_END64 = 0x06064b50,
+    SIG_LOCATOR64 = 0x07064b50,
+    FLAG_ENCRYPTED = 1,
+    FLAG_DESCRIPTOR = 8,
+    NPY_PREAMBLE = 12, /* magic, version, header length (4 bytes from version 2) */
+};
+
+static const uint32_t MAX32 = 0xFFFFFFFFu;
+
+static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+typedef struct stream {
+    int fd;
+    const char *label;
+    char *why;
+    size_t cap;
+} stream;
+
+/* Up to n bytes: fewer only at the end of the stream. -1 on a read error. */
+static int64_t take(stream *r, void *p, uint64_t n)
+{
+    uint64_t got = 0;
+    while (got < n) {
+        size_t want = n - got < ((size_t)1 << 30) ? (size_t)(n - got) : (size_t)1 << 30;
+        ssize_t k = read(r->fd, (unsigned char *)p + got, want);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            snprintf(r->why, r->cap, "%s: %s", r->label, strerror(errno));
+            return -1;
+        }
+        if (k == 0)
+            break;
+        got += (uint64_t)k;
+    }
+    return (int64_t)got;
+}
+
+static hl_status truncated(stream *r, const char *what)
+{
+    snprintf(r->why, r->cap, "%s: truncated: the stream ends inside %s", r->label, what);
+    return HL_ERR_FORMAT;
+}
+
+/* Exactly n bytes. */
+static hl_status need(stream *r, void *p, uint64_t n, const char *what)
+{
+    int64_t got = take(r, p, n);
+    if (got < 0)
+        return HL_ERR_IO;
+    return (uint64_t)got == n ? HL_OK : truncated(r, what);
+}
+
+/* n bytes read past (kept = NULL) or kept. */
+static hl_status pass(stream *r, unsigned char *kept, uint64_t n, const char *what)
+{
+    if (kept)
+        return need(r, kept, n, what);
+    unsigned char sink[1 << 16];
+    for (uint64_t left = n; left > 0;) {
+        uint64_t k = left < sizeof sink ? left : sizeof sink;
+        hl_status st = need(r, sink, k, what);
+        if (st != HL_OK)
+            return st;
+        left -= k;
+    }
+    return HL_OK;
+}
+
+/* A .npy file's header from the stream, `have` bytes of it (< 12) already
+ * in head: *len gets the file's size (header and data), *header_len the
+ * header's, and *bytes (unless NULL) a new buffer of *len bytes holding the
+ * header, the data not yet read. */
+static hl_status npy_head(stream *r, unsigned char *head, size_t have, const char *what,
+                          unsigned char **bytes, size_t *len, size_t *header_len)
+{
+    hl_status st = need(r, head + have, 10 - have, what);
+    if (st == HL_OK && memcmp(head, "\x93NUMPY", 6) != 0) {
+        snprintf(r->why, r->cap, "%s: not a .npy file, nor an .npz archive", r->label);
+        st = HL_ERR_FORMAT;
+    }
+    if (st == HL_OK && head[6] != 1)
+        st = need(r, head + 10, 2, what);
+    if (st != HL_OK)
+        return st;
+    const size_t pre = head[6] == 1 ? 10 : 12;
+    const uint64_t hlen = head[6] == 1 ? rd16(head + 8) : rd32(head + 8);
+    if (hlen > HL_NPY_MAX_HEADER) {
+        snprintf(r->why, r->cap, "%s: a .npy header of %" PRIu64 " bytes (hyperlayout reads up to %d)",
+                 r->label, hlen, HL_NPY_MAX_HEADER);
+        return HL_ERR_UNSUPPORTED;
+    }
+    unsigned char *h = malloc(pre + hlen);
+    if (!h)
+        return HL_ERR_NOMEM;
+    memcpy(h, head, pre);
+    hl_npy_info info;
+    st = need(r, h + pre, hlen, what);
+    if (st == HL_OK && (st = hl_npy_parse_header(h, pre + hlen, &info)) != HL_OK)
+        snprintf(r->why, r->cap, "%s: %s", r->label,
+                 st == HL_ERR_FORMAT ? "not a .npy file, or a malformed one" : hl_strerror(st));
+    if (st == HL_OK && (info.unsupported || info.data_bytes < 0)) {
+        snprintf(r->why, r->cap, "%s: hyperlayout cannot hold its array: %s", r->label,
+                 info.unsupported ? info.unsupported : "elements of unknown size");
+        st = HL_ERR_UNSUPPORTED;
+    }
+    const uint64_t total = pre + hlen + (uint64_t)(st == HL_OK ? info.data_bytes : 0);
+    unsigned char *b = st == HL_OK && bytes ? bigbuf_alloc(total) : NULL;
+    if (st == HL_OK && bytes && !b) {
+        snprintf(r->why, r->cap, "%s: %" PRIu64 " bytes announced: %s", r->label, total,
+                 strerror(errno));
+        st = HL_ERR_NOMEM;
+    }
+    if (st == HL_OK) {
+        if (b)
+            memcpy(b, h, pre + hlen);
+        if (bytes)
+            *bytes = b;
+        *len = (size_t)total;
+        *header_len = pre + hlen;
+    }
+    free(h);
+    return st;
+}
+
+/* Nothing after what was announced: waits for the end of the stream. */
+static hl_status at_end(stream *r, const char *what)
+{
+    unsigned char extra;
+    const int64_t k = take(r, &extra, 1);
+    if (k == 1) {
+        snprintf(r->why, r->cap, "%s: longer than %s", r->label, what);
+        return HL_ERR_FORMAT;
+    }
+    return k < 0 ? HL_ERR_IO : HL_OK;
+}
+
+/* A .npy file: header, exactly its data, then the end. */
+static hl_status stream_npy(npy_source *s, stream *r, unsigned char head[NPY_PREAMBLE])
+{
+    size_t hl;
+    hl_status st = npy_head(r, head, 4, "the .npy header", &s->buf, &s->buf_len, &hl);
+    if (st != HL_OK)
+        return st;
+    const int64_t got = take(r, s->buf + hl, s->buf_len - hl);
+    if (got < 0)
+        return HL_ERR_IO;
+    if ((uint64_t)got < s->buf_len - hl) {
+        snprintf(r->why, r->cap, "%s: truncated: the header announces %zu bytes of data, the "
+                 "stream held %" PRId64, r->label, s->buf_len - hl, got);
+        return HL_ERR_FORMAT;
+    }
+    if ((st = at_end(r, "its header announces")) != HL_OK)
+        return st;
+    s->map = s->buf;
+    s->map_len = s->buf_len;
+    return npy_source_parse(s, s->buf, s->buf_len, r->label, r->why, r->cap);
+}
+
+/* A local header's ZIP64 field: the sizes its fixed fields left at 0xFFFFFFFF. */
+static bool zip64_sizes(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize)
+{
+    while (n >= 4) {
+        const uint16_t id = rd16(x), sz = rd16(x + 2);
+        if ((size_t)sz > n - 4)
+            return false;
+        if (id == 1) {
+            size_t at = 4;
+            if (*usize == MAX32) {
+                if (sz < at + 4)
+                    return true;
+                *usize = rd64(x + at);
+                at += 8;
+            }
+            if (*csize == MAX32 && (size_t)sz + 4 >= at + 8)
+                *csize = rd64(x + at);
+            return true;
+        }
+        x += 4 + sz;
+        n -= 4 + (size_t)sz;
+    }
+    return false;
+}
+
+/* The member entry named `name` matches `want` as hl_npz_find matches:
+ * "a" or "a.npy" for the entry "a.npy". */
+static bool matches(const char *name, size_t nlen, const char *want)
+{
+    size_t w = strlen(want), keep = nlen >= 4 && !memcmp(name + nlen - 4, ".npy", 4) ? nlen - 4 : nlen;
+    if (nlen == w && !memcmp(name, want, w))
+        return true;
+    if (w >= 4 && !strcmp(want + w - 4, ".npy"))
+        w -= 4;
+    return keep == w && !memcmp(name, want, w);
+}
+
+typedef struct record {
+    char name[HL_NPZ_NAME_MAX]; /* as the archive lists it */
+    char key[HL_NPZ_NAME_MAX];  /* without ".npy": np.load's key */
+    uint16_t flags, method;
+    uint32_t crc;
+    uint64_t usize, csize;
+    bool zip64;
+} record;
+
+/* The data descriptor after a member written as a stream. */
+static hl_status descriptor(stream *r, record *m)
+{
+    unsigned char d[24];
+    hl_status st = need(r, d, 4, "a data descriptor");
+    const bool sig = st == HL_OK && rd32(d) == SIG_DESCRIPTOR;
+    const size_t rest = (sig ? 4 : 0) + (m->zip64 ? 16 : 8);
+    if (st == HL_OK)
+        st = need(r, d + 4, rest, "a data descriptor");
+    if (st != HL_OK)
+        return st;
+    const unsigned char *p = d + (sig ? 4 : 0);
+    m->crc = rd32(p);
+    const uint64_t c = m->zip64 ? rd64(p + 4) : rd32(p + 4), u = m->zip64 ? rd64(p + 12) : rd32(p + 8);
+    if (c != m->csize || u != m->usize) {
+        snprintf(r->why, r->cap, "%s: member '%s': its data descriptor gives other sizes than its "
+                 "contents", r->label, m->name);
+        return HL_ERR_FORMAT;
+    }
+    return HL_OK;
+}
+
+/* One member's contents: kept in *out (its .npy bytes, verified) when
+ * `keep`, else read past. */
+static hl_status member_data(stream *r, record *m, bool keep, unsigned flags, unsigned char **out,
+                             size_t *out_len)
+{
+    const bool streamed = m->flags & FLAG_DESCRIPTOR;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    hl_status st = HL_OK;
+    if (streamed && m->method != 0) {
+        npy_source_member_error(r->label, m->key, "compressed and written as a stream (its size "
+                                "follows its data): save the archive to a file and read the file",
+                                r->why, r->cap);
+        return HL_ERR_UNSUPPORTED;
+    }
+    if (streamed) { /* stored: the .npy header inside announces the size */
+        unsigned char head[NPY_PREAMBLE];
+        size_t hl;
+        st = npy_head(r, head, 0, "an archive member", keep ? &data : NULL, &len, &hl);
+        if (st == HL_OK)
+            st = pass(r, data ? data + hl : NULL, len - hl, "an archive member");
+        m->usize = m->csize = len;
+        if (st == HL_OK)
+            st = descriptor(r, m);
+    } else if (keep) {
+        if (m->csize > SIZE_MAX || !(data = bigbuf_alloc(len = (size_t)m->csize))) {
+            snprintf(r->why, r->cap, "%s: member '%s' of %" PRIu64 " bytes: %s", r->label, m->key,
+                     m->csize, strerror(errno ? errno : ENOMEM));
+            return HL_ERR_NOMEM;
+        }
+        st = need(r, data, m->csize, "an archive member");
+    } else {
+        st = pass(r, NULL, m->csize, "an archive member");
+    }
+    if (st == HL_OK && keep) {
+        const hl_npz_member z = {.offset = 0, .size = (int64_t)m->usize, .stored = (int64_t)m->csize,
+                                 .method = m->method, .crc32 = m->crc};
+        unsigned char *npy = data;
+        if (m->method == 0 && !(flags & NPY_SOURCE_NO_VERIFY) && hl_crc32(0, data, len) != m->crc) {
+            npy_source_member_error(r->label, m->key, "its CRC-32 does not match its bytes (the "
+                                    "archive is damaged; --no-verify reads it as it is)", r->why, r->cap);
+            st = HL_ERR_FORMAT;
+        } else if (m->method != 0) {
+            npy = m->usize <= SIZE_MAX ? bigbuf_alloc((size_t)m->usize) : NULL;
+            st = !npy ? HL_ERR_NOMEM : hl_npz_extract(data, len, &z, npy);
+            if (st != HL_OK)
+                npy_source_member_error(r->label, m->key, st == HL_ERR_NOMEM ? strerror(ENOMEM) :
+                                        st == HL_ERR_FORMAT ? "damaged: it does not inflate to its "
+                                        "size or its CRC-32 does not match" : hl_strerror(st),
+                                        r->why, r->cap);
+            bigbuf_free(data, len);
+            data = npy;
+            len = (size_t)m->usize;
+            if (st != HL_OK && npy) {
+                bigbuf_free(npy, len);
+                data = NULL;
+            }
+        }
+    }
+    if (st != HL_OK) {
+        bigbuf_free(data, len);
+        return st;
+    }
+    *out = data;
+    *out_len = len;
+    return HL_OK;
+}
+
+/* A local header, its signature read. */
+static hl_status local_header(stream *r, record *m)
+{
+    unsigned char h[26], var[2 * 0xFFFF];
+    hl_status st = need(r, h, sizeof h, "a member's header");
+    if (st != HL_OK)
+        return st;
+    memset(m, 0, sizeof *m);
+    m->flags = rd16(h + 2);
+    m->method = rd16(h + 4);
+    m->crc = rd32(h + 10);
+    m->csize = rd32(h + 14);
+    m->usize = rd32(h + 18);
+    const size_t nlen = rd16(h + 22), xlen = rd16(h + 24);
+    if ((st = need(r, var, nlen + xlen, "a member's header")) != HL_OK)
+        return st;
+    if (memchr(var, '\0', nlen) || nlen >= sizeof m->name) {
+        snprintf(r->why, r->cap, "%s: an archive member's name is %s", r->label,
+                 nlen >= sizeof m->name ? "too long" : "malformed");
+        return nlen >= sizeof m->name ? HL_ERR_UNSUPPORTED : HL_ERR_FORMAT;
+    }
+    memcpy(m->name, var, nlen);
+    memcpy(m->key, var, nlen >= 4 && !memcmp(var + nlen - 4, ".npy", 4) ? nlen - 4 : nlen);
+    m->zip64 = zip64_sizes(var + nlen, xlen, &m->usize, &m->csize);
+    if (m->flags & FLAG_ENCRYPTED) {
+        npy_source_member_error(r->label, m->key, "encrypted", r->why, r->cap);
+        return HL_ERR_UNSUPPORTED;
+    }
+    if (m->method != 0 && m->method != 8) {
+        npy_source_member_error(r->label, m->key, "compressed by a method other than deflate",
+                                r->why, r->cap);
+        return HL_ERR_UNSUPPORTED;
+    }
+    if (!(m->flags & FLAG_DESCRIPTOR) && m->method == 0 && m->csize != m->usize) {
+        npy_source_member_error(r->label, m->key, "stored with two different sizes", r->why, r->cap);
+        return HL_ERR_FORMAT;
+    }
+    return HL_OK;
+}
+
+/* The central directory and end records, read past; each says how long it
+ * is, and nothing may follow the last. */
+static hl_status directory(stream *r, uint32_t sig)
+{
+    const char *what = "the archive's directory";
+    unsigned char f[44];
+    hl_status st = HL_OK;
+    while (st == HL_OK && sig == SIG_CENTRAL) { /* 46 bytes, then name, extra field, comment */
+        if ((st = need(r, f, 42, what)) == HL_OK)
+            st = pass(r, NULL, (uint64_t)rd16(f + 24) + rd16(f + 26) + rd16(f + 28), what);
+        if (st == HL_OK && (st = need(r, f, 4, what)) == HL_OK)
+            sig = rd32(f);
+    }
+    if (st == HL_OK && sig == SIG_END64) { /* its size after the size field */
+        if ((st = need(r, f, 8, what)) == HL_OK)
+            st = rd64(f) > 1 << 20 ? HL_ERR_FORMAT : pass(r, NULL, rd64(f), what);
+        if (st == HL_OK && (st = need(r, f, 4, what)) == HL_OK)
+            sig = rd32(f);
+    }
+    if (st == HL_OK && sig == SIG_LOCATOR64) {
+        if ((st = need(r, f, 16, what)) == HL_OK && (st = need(r, f, 4, what)) == HL_OK)
+            sig = rd32(f);
+    }
+    if (st == HL_OK && sig == SIG_END) { /* 22 bytes, then the comment */
+        if ((st = need(r, f, 18, what)) == HL_OK)
+            st = pass(r, NULL, rd16(f + 16), what);
+        if (st == HL_OK)
+            return at_end(r, "the archive it holds");
+    }
+    if (st == HL_OK || st == HL_ERR_FORMAT) {
+        if (st == HL_OK || !r->why[0])
+            snprintf(r->why, r->cap, "%s: not an .npz archive, or a damaged one (a record of "
+                     "unknown kind)", r->label);
+        st = HL_ERR_FORMAT;
+    }
+    return st;
+}
+
+/* An archive: its members in order, the one wanted kept; then the central
+ * directory and end records, which are read past. */
+static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], const char *want,
+                            unsigned flags)
+{
+    uint64_t records = 0;
+    bool found = false;
+    hl_status st = HL_OK;
+    uint32_t sig = rd32(head);
+    while (st == HL_OK && sig == SIG_LOCAL) {
+        record m;
+        if ((st = local_header(r, &m)) != HL_OK)
+            break;
+        records++;
+        const bool keep = !found && (!want || matches(m.name, strlen(m.name), want));
+        if (!want && records > 1) {
+            snprintf(r->why, r->cap, "%s: the archive holds several arrays: name one as -:NAME", r->label);
+            return HL_ERR_ARG;
+        }
+        unsigned char *npy = NULL;
+        size_t len = 0;
+        if ((st = member_data(r, &m, keep, flags, &npy, &len)) != HL_OK)
+            break;
+        if (keep) {
+            found = true;
+            s->buf = s->map = npy;
+            s->buf_len = s->map_len = len;
+            memcpy(s->member, m.key, sizeof s->member);
+            if ((st = npy_source_parse(s, npy, len, r->label, r->why, r->cap)) != HL_OK)
+                break;
+        }
+        unsigned char next[4];
+        if ((st = need(r, next, 4, "the archive")) == HL_OK)
+            sig = rd32(next);
+    }
+    if (st != HL_OK)
+        return st;
+    if (!found && (sig == SIG_CENTRAL || sig == SIG_END)) {
+        npy_source_member_error(r->label, want, want ? hl_strerror(HL_ERR_NOT_FOUND)
+                                : "the archive holds no array", r->why, r->cap);
+        return HL_ERR_NOT_FOUND;
+    }
+    return directory(r, sig);
+}
+
+hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsigned flags,
+                                 const char *label, char *why, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    stream r = {fd, label, why, cap};
+    unsigned char head[NPY_PREAMBLE];
+    int64_t got = take(&r, head, 4);
+    hl_status st = HL_OK;
+    if (got < 0) {
+        st = HL_ERR_IO;
+    } else if (got == 0) {
+        snprintf(why, cap, "%s: empty file", label);
+        st = HL_ERR_FORMAT;
+    } else if (got < 4) {
+        snprintf(why, cap, "%s: not a .npy file, nor an .npz archive (%" PRId64 " bytes)", label, got);
+        st = HL_ERR_FORMAT;
+    } else if (head[0] == 'P' && head[1] == 'K') {
+        st = stream_zip(s, &r, head, member, flags);
+    } else if (member) {
+        snprintf(why, cap, "%s: not an .npz archive: no member '%s' to read", label, member);
+        st = HL_ERR_ARG;
+    } else {
+        st = stream_npy(s, &r, head);
+    }
+    if (st != HL_OK)
+        npy_source_close(s);
+    return st;
+}
