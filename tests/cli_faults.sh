@@ -117,6 +117,88 @@ done
 no_temps "$dir" "in place"
 "$HL" transform --in-place=unsafe - flip:0 <"$dir/a.npy" 2>/dev/null && bad "--in-place on '-' accepted" || ok
 
+# ---- streams: read as far as the header announces, never further -----------
+# (a memory limit, so that reading all of an endless stream fails where it
+# used to be read whole before its header was looked at)
+( ulimit -v 1000000; timeout 30 "$HL" transform /dev/zero "$dir/z.npy" flip:0 2>"$dir/zero.err" )
+rc=$?
+[ $rc -eq 2 ] && grep -q "/dev/zero: not a .npy file" "$dir/zero.err" && ok || { bad "/dev/zero: exit $rc"; cat "$dir/zero.err"; }
+( ulimit -v 1000000; yes | timeout 30 "$HL" transform - "$dir/z.npy" flip:0 2>"$dir/yes.err" )
+rc=$?
+[ $rc -eq 2 ] && grep -q "standard input: not a .npy file" "$dir/yes.err" && ok || { bad "yes |: exit $rc"; cat "$dir/yes.err"; }
+( ulimit -v 1000000; { cat "$dir/a.npy"; cat /dev/zero; } | timeout 30 "$HL" transform - "$dir/z.npy" flip:0 2>"$dir/endless.err" )
+rc=$?
+[ $rc -eq 2 ] && grep -q "longer than its header announces" "$dir/endless.err" && ok ||
+    { bad "a header, then endless data: exit $rc"; cat "$dir/endless.err"; }
+[ ! -e "$dir/z.npy" ] && ok || bad "endless input: an output appeared"
+
+# ---- outputs: names, files the user may not write, runs that overlap --------
+long=$(printf '%70000s' '' | tr ' ' a)
+"$HL" transform "$dir/a.npy" "$dir/n.npz:$long" flip:0 2>"$dir/long.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$dir/long.err")" -eq 1 ] && grep -q "member name of 70000 bytes is too long" "$dir/long.err" &&
+    ok || { bad "a member name of 70000 bytes: exit $rc"; head -c 300 "$dir/long.err"; }
+[ ! -e "$dir/n.npz" ] && ok || bad "a too long member name: an archive appeared"
+"$HL" transform --wisdom "$dir/no-such-dir/w" "$dir/a.npy" "$dir/w.npy" flip:0 2>"$dir/wisdom.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no-such-dir/w: cannot write" "$dir/wisdom.err" && ok || { bad "unwritable --wisdom: exit $rc"; cat "$dir/wisdom.err"; }
+[ ! -e "$dir/w.npy" ] && ok || bad "unwritable --wisdom: the output was written anyway"
+
+# As an ordinary user (CI runs as root, who may write anything): a file
+# without write permission is not replaced, in place or not.
+as_user=
+if [ "$(id -u)" -eq 0 ]; then as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"; fi
+mkdir "$dir/user"
+chmod 777 "$dir/user"
+chmod 711 "$dir"
+cp "$dir/a.npy" "$dir/user/in.npy"
+chmod 644 "$dir/user/in.npy"
+if $as_user "$HL" transform "$dir/user/in.npy" "$dir/user/ro.npy" flip:0 2>"$dir/user.err"; then
+    chmod 444 "$dir/user/ro.npy"
+    cp "$dir/user/ro.npy" "$dir/ro.before"
+    $as_user "$HL" transform "$dir/user/in.npy" "$dir/user/ro.npy" flip:1 2>"$dir/ro.err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "ro.npy: Permission denied" "$dir/ro.err" && ok || { bad "a read-only OUT: exit $rc"; cat "$dir/ro.err"; }
+    $as_user "$HL" transform --in-place "$dir/user/ro.npy" flip:1 2>"$dir/ro.err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "ro.npy: Permission denied" "$dir/ro.err" && ok || { bad "--in-place on a read-only file: exit $rc"; cat "$dir/ro.err"; }
+    cmp -s "$dir/ro.before" "$dir/user/ro.npy" && ok || bad "a read-only file was replaced"
+    no_temps "$dir/user" "read-only outputs"
+else
+    skipped "runs as an ordinary user ($(cat "$dir/user.err"))"
+fi
+
+# An output being replaced is locked (flock): a run waits for another's
+# lock, then reads what that run left.  Two --in-place runs both take effect.
+if command -v flock >/dev/null; then
+    cp "$dir/a.npy" "$dir/locked.npy"
+    flock "$dir/locked.npy" sleep 2 &
+    holder=$!
+    sleep 0.3
+    t0=$(date +%s)
+    "$HL" transform --in-place "$dir/locked.npy" flip:0 || bad "--in-place on a locked file"
+    t1=$(date +%s)
+    wait "$holder"
+    [ $((t1 - t0)) -ge 1 ] && ok || bad "--in-place did not wait for the file's lock"
+    cmp -s "$dir/want.npy" "$dir/locked.npy" && ok || bad "--in-place after waiting"
+else
+    skipped "flock (util-linux) not installed"
+fi
+cp "$dir/a.npy" "$dir/twice.npy"
+i=0
+while [ $i -lt 10 ]; do
+    "$HL" transform --in-place "$dir/twice.npy" shift:0,1 &
+    p1=$!
+    "$HL" transform --in-place "$dir/twice.npy" shift:0,1 &
+    p2=$!
+    wait "$p1" || bad "concurrent --in-place run failed"
+    wait "$p2" || bad "concurrent --in-place run failed"
+    i=$((i + 1))
+done
+# 20 shifts by one of 2 rows: back where it started
+cmp -s "$dir/a.npy" "$dir/twice.npy" && ok || bad "concurrent --in-place runs lost an update"
+no_temps "$dir" "concurrent runs"
+
 # ---- progress and --time ---------------------------------------------------
 "$HL" transform --progress "$dir/big.npy" "$dir/p.npy" flip:0 2>"$dir/progress.err" || bad "--progress run"
 grep -q "100% of 0.54 GB" "$dir/progress.err" && ok || { bad "--progress: no line at 100%"; cat "$dir/progress.err"; }
