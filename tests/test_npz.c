@@ -5,7 +5,7 @@
  * CRC); the one-member writer read back by the reader, including a member
  * above 4 GiB laid out in a sparse mapping.  (Archives NumPy writes are read
  * in the CTest test npy_numpy.) */
-#define _DEFAULT_SOURCE /* mkdtemp, MAP_ANONYMOUS, MAP_NORESERVE */
+#define _GNU_SOURCE /* mkdtemp, MAP_ANONYMOUS, MAP_NORESERVE, memmem */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -483,6 +483,98 @@ static void test_zip64_writer(void **state)
     assert_memory_equal(out, "hello", 5);
 }
 
+/* The archive z with member `name` replaced by (or added as) npy's bytes,
+ * as a streaming writer makes it through hl_npz_edit: into out. */
+static size_t edit_into(const zbuild *z, const char *name, const unsigned char *npy, size_t n,
+                        unsigned char *out, size_t cap)
+{
+    hl_npz_edit *e;
+    assert_int_equal(hl_npz_edit_open(&e, z->b, z->n, name), HL_OK);
+    size_t at = 0, len;
+    int64_t off, rlen;
+    for (int64_t i = 0; hl_npz_edit_copy(e, i, &off, &rlen); i++) {
+        memcpy(out + at, z->b + off, (size_t)rlen);
+        at += (size_t)rlen;
+    }
+    assert_int_equal(hl_npz_format_local(name, out + at, cap - at, &len), HL_OK);
+    at += len;
+    memcpy(out + at, npy, n);
+    at += n;
+    size_t want;
+    assert_int_equal(hl_npz_edit_tail(e, hl_crc32(0, npy, n), (int64_t)n, NULL, 0, &want), HL_ERR_BUFFER);
+    assert_int_equal(hl_npz_edit_tail(e, hl_crc32(0, npy, n), (int64_t)n, out + at, cap - at, &len), HL_OK);
+    assert_int_equal(len, want);
+    hl_npz_edit_destroy(e);
+    return at + len;
+}
+
+/* One member rewritten: the others' records and bytes as they were, the
+ * directory in its order with the new member in the old one's place (or
+ * last), other extra fields and the archive comment kept. */
+static void test_edit(void **state)
+{
+    (void)state;
+    static unsigned char out[16384];
+    unsigned char npy[256];
+    const size_t n = npy_image(npy, 300);
+    for (int zip64 = 0; zip64 < 2; zip64++) {
+        zbuild z;
+        build_three(&z, zip64, "kept comment");
+        hl_npz_member old[3], m[4];
+        int64_t count;
+        assert_int_equal(hl_npz_list(z.b, z.n, old, 3, &count), HL_OK);
+        size_t len = edit_into(&z, "b", npy, n, out, sizeof out);
+        assert_int_equal(hl_npz_list(out, len, m, 4, &count), HL_OK);
+        assert_int_equal(count, 3);
+        const char *names[] = {"a", "b", "notes.txt"};
+        for (int i = 0; i < 3; i++)
+            assert_string_equal(m[i].name, names[i]);
+        for (int i = 0; i < 3; i += 2) { /* a and notes.txt: their bytes, CRC and method */
+            assert_int_equal(m[i].stored, old[i].stored);
+            assert_int_equal(m[i].crc32, old[i].crc32);
+            assert_int_equal(m[i].method, old[i].method);
+            assert_memory_equal(out + m[i].offset, z.b + old[i].offset, (size_t)old[i].stored);
+        }
+        unsigned char got[512];
+        assert_int_equal(m[1].method, 0);
+        assert_int_equal(hl_npz_extract(out, len, &m[1], got), HL_OK);
+        assert_memory_equal(got, npy, n);
+        assert_memory_equal(out + len - strlen("kept comment"), "kept comment", strlen("kept comment"));
+        if (zip64) { /* the unknown extra block before ZIP64's survives */
+            const unsigned char block[] = {0x55, 0x54, 4, 0, 0x39, 0x30, 0, 0};
+            assert_non_null(memmem(out + m[2].offset, len - (size_t)m[2].offset, block, sizeof block));
+        }
+        /* a name not in the archive is added last */
+        len = edit_into(&z, "c.npy", npy, n, out, sizeof out);
+        assert_int_equal(hl_npz_list(out, len, m, 4, &count), HL_OK);
+        assert_int_equal(count, 4);
+        assert_string_equal(m[3].name, "c");
+        assert_int_equal(hl_npz_extract(out, len, &m[1], got), HL_OK); /* b: inflated as before */
+        assert_int_equal(m[1].method, 8);
+    }
+    /* a new archive: nothing to copy */
+    hl_npz_edit *e;
+    assert_int_equal(hl_npz_edit_open(&e, NULL, 0, "x"), HL_OK);
+    int64_t off, rlen;
+    assert_false(hl_npz_edit_copy(e, 0, &off, &rlen));
+    hl_npz_edit_destroy(e);
+    /* what is not an archive, and a record two entries share */
+    assert_int_equal(hl_npz_edit_open(&e, "not a zip archive at all, just text", 35, "x"), HL_ERR_FORMAT);
+    assert_null(e);
+    zbuild z;
+    memset(&z, 0, sizeof z);
+    unsigned char a[256];
+    size_t na = npy_image(a, 100);
+    add(&z, "a.npy", 0, a, na, na, hl_crc32(0, a, na));
+    z.e[1] = z.e[0];
+    snprintf(z.e[1].name, sizeof z.e[1].name, "alias.npy");
+    z.count = 2;
+    finish(&z, false, "");
+    assert_int_equal(hl_npz_edit_open(&e, z.b, z.n, "a"), HL_ERR_FORMAT);
+    assert_int_equal(hl_npz_edit_open(&e, z.b, z.n, ""), HL_ERR_ARG);
+    assert_int_equal(hl_npz_edit_open(NULL, z.b, z.n, "a"), HL_ERR_NULL);
+}
+
 int main(void)
 {
     (void)count_entries; /* scratch.h's helpers this program does not need */
@@ -494,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_damaged_archives),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_zip64_writer),
+        cmocka_unit_test(test_edit),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
