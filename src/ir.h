@@ -112,7 +112,8 @@ typedef struct hl_ir {
     int ncpu_passes;
     hl_ir_pass *cpu_passes;
     /* What the executors plan for: the plan's threads (hl_plan_options:
-     * 0 = OpenMP's default) and planning effort (HL_EFFORT_*). */
+     * 0 = OpenMP's default; a count capped by hl_threads_bound, threads.h)
+     * and planning effort (HL_EFFORT_*). */
     int threads, effort;
 } hl_ir;
 

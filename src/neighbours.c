@@ -1,6 +1,8 @@
 /* hyperlayout — neighbourhood offsets and neighbour tables. */
 #include "hyperlayout/neighbours.h"
 
+#include "threads.h"
+
 #include <stddef.h>
 
 static int valid_kind(hl_neighbourhood kind)
@@ -148,7 +150,9 @@ hl_status hl_neighbour_table(const hl_kindex *ki, const int64_t *offsets, int64_
     const int64_t n = ki->count, chunk = 4096;
     const int64_t nchunks = (n + chunk - 1) / chunk;
     char *base = dst;
-#pragma omp parallel for schedule(static)
+    /* OpenMP's default team, if the process can start it (threads.h) */
+    const int team = nchunks > 1 ? hl_threads_usable(0) : 1;
+#pragma omp parallel for schedule(static) num_threads(team)
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t k = c * chunk, end = k + chunk < n ? k + chunk : n;
         int64_t x[HL_MAX_RANK];

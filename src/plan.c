@@ -8,7 +8,6 @@
  * knows how a box is copied. */
 #include "hyperlayout/plan.h"
 
-#include <omp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "executor.h"
 #include "lower.h"
 #include "plan_internal.h"
+#include "threads.h"
 
 /* ---- construction ---------------------------------------------------------- */
 
@@ -34,6 +34,9 @@ static hl_status plan_alloc(hl_plan **plan, int nsteps)
     return HL_OK;
 }
 
+/* The plan keeps the threads asked for (0: OpenMP's default, read when the
+ * plan runs); each run starts the team the process can have of them
+ * (threads.h), and describing the plan says which that is. */
 static hl_status check_options(const hl_plan_options *opt, int *threads, bool *reference)
 {
     *threads = opt ? opt->threads : 0;
@@ -43,10 +46,12 @@ static hl_status check_options(const hl_plan_options *opt, int *threads, bool *r
     return *threads < 0 ? HL_ERR_ARG : HL_OK;
 }
 
-/* The options the executors plan with (ir.h). */
+/* The options the executors plan with (ir.h): a count of threads no team
+ * exceeds (threads.h: hl_threads_bound), so that an absurd one plans as the
+ * most a team may have. */
 static void ir_options(hl_ir *ir, const hl_plan_options *opt)
 {
-    ir->threads = opt ? opt->threads : 0;
+    ir->threads = opt && opt->threads > 0 ? hl_threads_bound(opt->threads) : 0;
     ir->effort = opt ? opt->effort : HL_EFFORT_ESTIMATE;
 }
 
@@ -532,7 +537,8 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
 {
     if (!p)
         return HL_ERR_NULL;
-    const hl_exec_ctx ctx = {p->threads > 0 ? p->threads : omp_get_max_threads(), 0, 1, NULL};
+    /* never a team the process cannot start: libgomp would end it */
+    const hl_exec_ctx ctx = {hl_threads_usable(p->threads), 0, 1, NULL};
     return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }
 

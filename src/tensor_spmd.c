@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tensor_internal.h"
+#include "threads.h"
 
 typedef struct spmd_in {
     hl_tensor tile; /* the tile of the input: parent of its cache */
@@ -176,7 +177,9 @@ hl_status hl_spmd_create_multi(hl_spmd **rp, const hl_spmd_io *in, int nin, cons
         return HL_ERR_ARG;
     const int rank = ref->rank;
     int64_t grid[HL_MAX_RANK];
-    const int workers = opt->workers ? opt->workers : omp_get_max_threads();
+    /* OpenMP's default or the count asked for, if the process can start
+     * that many (threads.h): the scratch and the default grid follow it */
+    const int workers = hl_threads_usable(opt->workers);
     int64_t ntiles = 1;
     for (int i = 0; i < rank; i++) {
         if (opt->grid)

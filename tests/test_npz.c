@@ -45,7 +45,7 @@ static void test_crc32(void **state)
     unsigned char buf[1000];
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (unsigned char)(i * 131 + 7);
-    for (size_t n = 0; n < 70; n++) /* every tail length and misalignment */
+    for (size_t n = 0; n < 300; n++) /* every tail length and misalignment, past 4 blocks of 64 */
         for (size_t off = 0; off < 9; off++)
             assert_int_equal(hl_crc32(0, buf + off, n), crc_bitwise(buf + off, n));
     /* continued over pieces = at once */
@@ -53,6 +53,11 @@ static void test_crc32(void **state)
     for (size_t at = 0; at < sizeof buf; at += 37)
         c = hl_crc32(c, buf + at, at + 37 <= sizeof buf ? 37 : sizeof buf - at);
     assert_int_equal(c, crc_bitwise(buf, sizeof buf));
+    c = 0; /* pieces long enough to fold, and whole */
+    for (size_t at = 0; at < sizeof buf; at += 101)
+        c = hl_crc32(c, buf + at, at + 101 <= sizeof buf ? 101 : sizeof buf - at);
+    assert_int_equal(c, crc_bitwise(buf, sizeof buf));
+    assert_int_equal(hl_crc32(0, buf, sizeof buf), crc_bitwise(buf, sizeof buf));
 }
 
 /* ---- a zip built by hand -------------------------------------------------------- */

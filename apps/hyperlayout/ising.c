@@ -946,7 +946,7 @@ checked:
         goto done;
     }
     ising_run_info info = {variant_name, isa, ising_device_name(device),
-                           procs_arg ? 1 : threads ? (int)threads : omp_get_max_threads(), seconds,
+                           procs_arg ? 1 : hl_threads_usable((int)threads), seconds,
                            complete, procs_arg ? grid_text : NULL};
     snprintf(path, sizeof path, "%s/results.csv", out);
     st = ising_write_csv(path, &p, results, finished);

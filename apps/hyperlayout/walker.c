@@ -176,8 +176,9 @@ static int parse_opts(int argc, char **argv, opts *o)
                 return cli_error("walker", "%s needs comma-separated numbers, not '%s'", arg, v);
         }
     }
-    if (o->threads == 0) /* all cores: the count itself is what the output reports */
-        o->threads = omp_get_max_threads();
+    /* 0: all cores; and never more than the process can start: the count
+     * itself is what the output reports */
+    o->threads = hl_threads_usable((int)o->threads);
     if (o->nsteps < 0) {
         const double steps = floor(o->end / o->dt + 0.5);
         if (!(steps <= (double)(INT64_C(1) << 40)))

@@ -304,7 +304,7 @@ int ising_colour_of(const ising *is, int64_t k)
 void ising_randomize(ising *is)
 {
     const uint64_t t[2] = {ising_phase(-1, 0), ising_phase(-1, 1)};
-    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+    const int nt = hl_threads_usable(is->threads); /* what the process can start */
     ising_host_rewritten(is);
 #pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {
@@ -359,7 +359,7 @@ const int8_t *ising_data(const ising *is)
 void ising_measure(const ising *is, int64_t *magnetisation, int64_t *bonds)
 {
     int64_t m = 0, b = 0;
-    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+    const int nt = hl_threads_usable(is->threads); /* what the process can start */
     ising_sync_host(is); /* returns nothing: if the copy fails, the host's last spins are measured */
 #pragma omp parallel for schedule(static) reduction(+ : m, b) num_threads(nt) if (is->count >= 65536)
     for (int64_t k = 0; k < is->count; k++) {

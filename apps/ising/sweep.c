@@ -10,6 +10,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "hyperlayout/plan.h"
 #include "lattice.h"
 
 /* Listing 7 literally, site by site, each with its own Philox call: the
@@ -79,7 +80,9 @@ hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t 
         return HL_ERR_ARG;
     if (is->mirror)
         return ising_sweep_gpu(is, count, magnetisation, bonds);
-    const int nt = is->threads > 0 ? is->threads : omp_get_max_threads();
+    /* the team the process can start (hl_threads_usable): libgomp ends the
+     * process on a team it cannot create; results do not depend on it */
+    const int nt = hl_threads_usable(is->threads);
     /* a unit's words (32 KiB) per thread, on the heap: OpenMP stacks may be small */
     uint32_t *words = aligned_alloc(64, (size_t)nt * ISING_CHUNK * sizeof *words);
     if (!words)

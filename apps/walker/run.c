@@ -11,6 +11,7 @@
 #endif
 
 #include "hyperlayout/fields.h"
+#include "hyperlayout/plan.h"
 
 #include "advance.h"
 #include "walker.h"
@@ -51,8 +52,9 @@ hl_status walker_advance(const walker_sde *s, walker_variant v, double *data, in
     const size_t scratch = ((size_t)s->ncomp * sizeof(double) + 63) / 64 * 64;
     int failed = 0;
 #ifdef _OPENMP
-    if (threads == 0)
-        threads = omp_get_max_threads();
+    /* OpenMP's default for 0, and never more than the process can start:
+     * libgomp ends the process on a team it cannot create */
+    threads = hl_threads_usable(threads);
 #else
     threads = 1;
 #endif

@@ -57,7 +57,9 @@ typedef struct hl_plan hl_plan;
 enum { HL_EFFORT_ESTIMATE = 0, HL_EFFORT_MEASURE = 1 };
 
 typedef struct hl_plan_options {
-    int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default */
+    int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default;
+                       more than the process can have: fewer
+                       (hl_threads_usable) */
     bool reference; /* evaluate cell by cell, never through the box engine:
                        slow, for checking the engine */
     int effort;     /* HL_EFFORT_ESTIMATE (0, the default) or HL_EFFORT_MEASURE */
@@ -73,6 +75,19 @@ hl_status hl_isa_force(const char *name);
 
 /* The level plans created now get ("avx512", ...). */
 const char *hl_isa_name(void);
+
+/* The OpenMP team the library starts when `requested` threads are asked
+ * for (0 or less: OpenMP's default, omp_get_max_threads()): at most
+ * omp_get_thread_limit(), at most 16 per processor (omp_get_num_procs()),
+ * and at most the largest team the process can start.  libgomp ends the
+ * process when it cannot create a team's threads, so the first time a team
+ * larger than any before is asked for, that many threads are created
+ * together, then joined; the counts that could and could not be created are
+ * kept for the process.  At least 1.  Thread-safe; cheap after the first
+ * call for a count.  Every team the library starts (plans, SPMD runners) is
+ * of this size, and every plan gives the same output for any number of
+ * threads, so the cap changes only the time. */
+int hl_threads_usable(int requested);
 
 /* A plan between two layouts of the same extents; elements of elem_size
  * bytes (any size >= 1).  opt may be NULL. */

@@ -41,6 +41,7 @@
  * this kernel (copy_internal.h holds what the two files share). */
 #include "copy_internal.h"
 #include "rowgroup.h"
+#include "../threads.h"
 
 #include <inttypes.h>
 #include <omp.h>
@@ -1488,7 +1489,7 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
     hl_row_group *groups = NULL;
     int64_t ngroups = 0;
     const plan_ctx pc = {es, ir->cells, ir->cells * es >= STREAM_BYTES,
-                         ir->threads > 0 ? ir->threads : omp_get_max_threads(), ir->effort,
+                         hl_threads_bound(ir->threads), ir->effort,
                          hl_cpu_isa_current()};
     hl_copy *c = calloc(1, sizeof *c);
     hl_box *b = malloc(2 * sizeof *b);

@@ -1,11 +1,13 @@
 /* hyperlayout — the CPU executor: boxes through the copy kernel's solvers,
  * in-place passes, and the cell-by-cell solvers where neither exists. */
 #include <inttypes.h>
+#include <omp.h>
 #include <stdlib.h>
 
 #include "cells.h"
 #include "copy.h"
 #include "inplace.h"
+#include "../threads.h"
 
 typedef struct {
     hl_copy *copy;       /* NULL: out of place cell by cell */
@@ -67,11 +69,18 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
 {
     const cpu_state *s = state;
     size_t used = 0;
-    if (threads > 0)
-        used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP thread%s\n", threads,
-                           threads == 1 ? "" : "s");
+    /* the team hl_execute starts (threads.h) */
+    const int team = hl_threads_usable(threads);
+    const int asked = threads > 0 ? threads : omp_get_max_threads();
+    used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP thread%s", team,
+                       team == 1 ? "" : "s");
+    if (team < asked)
+        used += hl_appendf(buf, size, used,
+                           " (%d asked: capped at %d per processor and at what this process can "
+                           "start)\n",
+                           asked, HL_THREADS_PER_PROC);
     else
-        used += hl_appendf(buf, size, used, "executor cpu: OpenMP's default number of threads\n");
+        used += hl_appendf(buf, size, used, "%s\n", threads == 0 ? " (OpenMP's default)" : "");
     used += hl_appendf(buf, size, used, "  out of place:");
     if (s->copy) {
         used += hl_appendf(buf, size, used, " boxes\n");

@@ -2,6 +2,7 @@
  * the column length of a box the register transpose took, timed on a
  * sample of the box (HL_EFFORT_MEASURE) or taken from wisdom. */
 #include "copy_internal.h"
+#include "../threads.h"
 #include "../wisdom_internal.h"
 
 #include <math.h>
@@ -220,7 +221,7 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
         const bool cold = pc->cells * es * 2 > MEASURE_CACHE_BYTES;
         hl_copy one = {.nboxes = 1, .es = es, .cells = pc->cells, .stream = pc->stream,
                        .isa = pc->isa};
-        const hl_exec_ctx ctx = {pc->threads, 0, 1, NULL};
+        const hl_exec_ctx ctx = {hl_threads_usable(pc->threads), 0, 1, NULL};
         double fastest[NCAND];
         int rounds = MEASURE_ROUNDS;
         for (int round = 0; round <= rounds && st == HL_OK; round++) {
