@@ -76,6 +76,85 @@ static void test_abort_and_commit(void **state)
     assert_int_equal(count_entries(dir), 1);
 }
 
+/* An existing target is locked from open to commit or abort: a second
+ * opener in this process is refused at once (waiting would be for ever),
+ * one in another process waits and then writes over the first's file; a new
+ * target that appears meanwhile is not replaced; a file this process could
+ * not write is refused (root may write anything: that case is skipped). */
+static void test_locks(void **state)
+{
+    (void)state;
+    char dir[768], path[1024], fresh[1024];
+    make_dir(dir, sizeof dir, "locks");
+    snprintf(path, sizeof path, "%s/shared.csv", dir);
+    snprintf(fresh, sizeof fresh, "%s/fresh.csv", dir);
+    write_file(path, original, sizeof original);
+
+    /* another process holds the lock (a fork made before any file was
+     * open: a child inherits its parent's locks) */
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* holds it for a second, then writes "first" */
+        close(ready[0]);
+        atomic_file *h;
+        if (atomic_file_open(&h, path) != HL_OK)
+            _exit(1);
+        (void)!write(ready[1], "x", 1);
+        sleep(1);
+        fputs("first", atomic_file_stream(h));
+        _exit(atomic_file_commit(h) == HL_OK ? 0 : 1);
+    }
+    close(ready[1]);
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    atomic_file *f = NULL, *g = (atomic_file *)1;
+    assert_int_equal(atomic_file_open(&f, path), HL_OK); /* waits for the child's commit */
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, WNOHANG), pid);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    size_t n;
+    unsigned char *got = read_file(path, &n); /* what this opener now replaces */
+    assert_int_equal(n, 5);
+    assert_memory_equal(got, "first", 5);
+    free(got);
+    assert_string_equal(atomic_file_existing(f), path);
+    /* a second opener in this process: refused at once */
+    errno = 0;
+    assert_int_equal(atomic_file_open(&g, path), HL_ERR_IO);
+    assert_int_equal(errno, EDEADLK);
+    assert_null(g);
+    fputs("second", atomic_file_stream(f));
+    assert_int_equal(atomic_file_commit(f), HL_OK);
+    got = read_file(path, &n);
+    assert_int_equal(n, 6);
+    assert_memory_equal(got, "second", 6);
+    free(got);
+
+    /* a new file: not put over one that appeared meanwhile */
+    assert_int_equal(atomic_file_open(&f, fresh), HL_OK);
+    assert_null(atomic_file_existing(f));
+    write_file(fresh, original, sizeof original);
+    errno = 0;
+    assert_int_equal(atomic_file_commit(f), HL_ERR_IO);
+    assert_int_equal(errno, EEXIST);
+    assert_original(fresh);
+    assert_int_equal(count_entries(dir), 2);
+
+    if (geteuid() != 0) {
+        assert_int_equal(chmod(fresh, 0444), 0);
+        errno = 0;
+        assert_int_equal(atomic_file_open(&f, fresh), HL_ERR_IO);
+        assert_int_equal(errno, EACCES);
+        assert_original(fresh);
+        assert_int_equal(count_entries(dir), 2);
+    } else {
+        print_message("running as root: the read-only target case is skipped (cli_faults runs it as nobody)\n");
+    }
+}
+
 static void test_arguments(void **state)
 {
     (void)state;
@@ -293,6 +372,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_abort_and_commit),
+        cmocka_unit_test(test_locks),
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_permissions),

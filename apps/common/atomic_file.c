@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -97,8 +98,26 @@ struct atomic_file {
     char *path;   /* the target, links resolved */
     int slot;     /* the temporary's live slot; -1 for direct targets */
     int lock;     /* the existing target, open and flock()ed until commit or abort; or -1 */
+    dev_t dev;    /* the locked file */
+    ino_t ino;
     bool created; /* there was no target: commit must not replace one that appeared */
+    atomic_file *next; /* the process's open files (held_here) */
 };
+
+/* Whether this process holds the lock of that file (another atomic_file of
+ * it is open): under the list's lock, as several threads may open files. */
+static pthread_mutex_t open_list = PTHREAD_MUTEX_INITIALIZER;
+static atomic_file *open_files;
+
+static bool held_here(const struct stat *sb)
+{
+    bool held = false;
+    pthread_mutex_lock(&open_list);
+    for (const atomic_file *g = open_files; g && !held; g = g->next)
+        held = g->lock >= 0 && g->dev == sb->st_dev && g->ino == sb->st_ino;
+    pthread_mutex_unlock(&open_list);
+    return held;
+}
 
 /* The process's umask, without changing it (umask() would, and is not
  * thread-safe); 022 when /proc does not tell. */
@@ -155,6 +174,13 @@ static char *follow_links(const char *path)
 
 static void release(atomic_file *f)
 {
+    pthread_mutex_lock(&open_list);
+    for (atomic_file **g = &open_files; *g; g = &(*g)->next)
+        if (*g == f) {
+            *g = f->next;
+            break;
+        }
+    pthread_mutex_unlock(&open_list);
     if (f->lock >= 0)
         close(f->lock); /* and with it the lock */
     live_release(f->slot);
@@ -182,9 +208,17 @@ static int lock_target(atomic_file *f, struct stat *sb, bool *exists)
         int fd = open(f->path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             return -1;
-        int rc;
-        while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
-            ;
+        int rc = flock(fd, LOCK_EX | LOCK_NB);
+        if (rc != 0 && errno == EWOULDBLOCK) {
+            if (held_here(sb)) { /* waiting for ourselves would be for ever */
+                close(fd);
+                errno = EDEADLK;
+                return -1;
+            }
+            fprintf(stderr, "%s: waiting for another process that is writing it\n", f->path);
+            while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+                ;
+        }
         struct stat held;
         if (rc != 0 || fstat(fd, &held) != 0) {
             int e = errno;
@@ -199,6 +233,8 @@ static int lock_target(atomic_file *f, struct stat *sb, bool *exists)
         }
         if (sb->st_dev == held.st_dev && sb->st_ino == held.st_ino && S_ISREG(sb->st_mode)) {
             f->lock = fd;
+            f->dev = held.st_dev;
+            f->ino = held.st_ino;
             return 0;
         }
         close(fd); /* replaced while we waited: lock the new file */
@@ -252,6 +288,10 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
     if (!f)
         return HL_ERR_NOMEM;
     f->slot = f->lock = -1;
+    pthread_mutex_lock(&open_list);
+    f->next = open_files;
+    open_files = f;
+    pthread_mutex_unlock(&open_list);
     if (!strcmp(path, "-")) {
         f->path = strdup("-");
         if (!f->path)
