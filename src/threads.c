@@ -1,4 +1,5 @@
 /* hyperlayout — the size of the OpenMP teams the library starts (threads.h). */
+#define _POSIX_C_SOURCE 200809L /* sigset_t, pthread_sigmask: clang's -fopenmp does not imply them as gcc's does */
 #include "threads.h"
 
 #include <ctype.h>
