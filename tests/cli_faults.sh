@@ -116,6 +116,8 @@ for mode in --in-place --in-place=unsafe; do
 done
 no_temps "$dir" "in place"
 "$HL" transform --in-place=unsafe - flip:0 <"$dir/a.npy" 2>/dev/null && bad "--in-place on '-' accepted" || ok
+(cd "$dir" && "$HL" transform --in-place -:a flip:0 <"$dir/a.npy" 2>/dev/null) && bad "--in-place on '-:a' accepted" || ok
+[ ! -e "$dir/-:a" ] && ok || bad "--in-place on '-:a' made a file of that name"
 
 # ---- streams: read as far as the header announces, never further -----------
 # (a memory limit, so that reading all of an endless stream fails where it

@@ -191,7 +191,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
     if (!a->out || a->nops == 0)
         return cli_error("transform", "need %s and at least one OP (see --help)",
                          a->in_place ? "FILE" : "IN OUT");
-    if (a->in_place && !strcmp(a->in, "-"))
+    if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
         return cli_error("transform", "--in-place needs a file, not '-'");
     if (a->wisdom && a->procs)
         return cli_error("transform", "--wisdom is not supported with --procs");
