@@ -2,19 +2,15 @@
 # hyperlayout transform under faults and with special files: outputs that are
 # FIFOs, devices, standard output and symbolic links; standard input; signals
 # during a run (no temporary may survive); a file size limit and a full file
-# system (fail before the work, leave nothing); in place; progress and --time.
+# system (fail before the work, leave nothing); in place; streams that never
+# end or run past their header; outputs the user may not write (as an
+# ordinary user), locked outputs and concurrent in-place runs, an unwritable
+# --wisdom, an overlong member name; progress and --time.
 # Usage: cli_faults.sh path/to/hyperlayout
 set -u
 HL=$1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-skip=0
-
-skipped() { skip=$((skip + 1)); echo "skipped: $*"; }
-# no hidden temporary (".NAME.XXXXXX") left in a directory
-no_temps() {
-    if ls -A "$1" | grep -q '^\..*\.......$'; then bad "$2: temporaries left: $(ls -A "$1" | grep '^\.' | tr '\n' ' ')"; else ok; fi
-}
 
 # npy FILE DICT BYTES: a version 1.0 .npy file whose data is BYTES zero bytes
 # (sparse: big inputs cost no disk)

@@ -12,12 +12,6 @@ set -u
 HL=$1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-skip=0
-
-skipped() { skip=$((skip + 1)); echo "skipped: $*"; }
-no_temps() {
-    if ls -A "$1" | grep -q '^\..*\.......$'; then bad "$2: temporaries left: $(ls -A "$1" | grep '^\.' | tr '\n' ' ')"; else ok; fi
-}
 
 # [256,256,int32] of random bytes (256 KiB: big enough for a team)
 { npy_header '\223NUMPY\001\000' "{'descr': '<i4', 'fortran_order': False, 'shape': (256, 256), }"

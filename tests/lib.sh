@@ -63,6 +63,15 @@ npy_header() {
     printf '%-117s\n' "$2"
 }
 
+# skipped WHAT: a check that cannot run here (counted in $skip)
+skip=0
+skipped() { skip=$((skip + 1)); echo "skipped: $*"; }
+
+# no_temps DIR WHAT: no hidden temporary (".NAME.XXXXXX") left in DIR
+no_temps() {
+    if ls -A "$1" | grep -q '^\..*\.......$'; then bad "$2: temporaries left: $(ls -A "$1" | grep '^\.' | tr '\n' ' ')"; else ok; fi
+}
+
 # finish LABEL [MORE]: the counts (and MORE), and the script's exit status:
 # a script ends with it
 finish() {
