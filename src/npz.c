@@ -181,11 +181,12 @@ static hl_status cd_next_raw(cd_iter *it, cd_raw *r)
     return HL_OK;
 }
 
-/* Where entry r's data starts: after its local header, whose name and extra
- * field may differ in length from the central directory's. */
-static uint64_t data_start(const unsigned char *z, const cd_raw *r)
+/* Where the data of the record at `local` starts: after its local header,
+ * whose name and extra field may differ in length from the central
+ * directory's. */
+static uint64_t data_start(const unsigned char *z, uint64_t local)
 {
-    return r->local + LOCAL_FIXED + rd16(z + r->local + 26) + rd16(z + r->local + 28);
+    return local + LOCAL_FIXED + rd16(z + local + 26) + rd16(z + local + 28);
 }
 
 static hl_status cd_next(cd_iter *it, hl_npz_member *m)
@@ -198,7 +199,7 @@ static hl_status cd_next(cd_iter *it, hl_npz_member *m)
         return HL_ERR_UNSUPPORTED;
     if (r.method == 0 && r.csize != r.usize)
         return HL_ERR_FORMAT;
-    uint64_t data = data_start(it->z, &r);
+    uint64_t data = data_start(it->z, r.local);
     if (!has(it->len, data, r.csize))
         return HL_ERR_FORMAT;
     size_t keep = r.nlen >= 4 && !memcmp(r.name + r.nlen - 4, ".npy", 4) ? r.nlen - 4 : r.nlen;
@@ -573,7 +574,7 @@ struct hl_npz_edit {
     char zn[HL_NPZ_NAME_MAX + 4]; /* the new member's zip name */
     size_t nlen;
     edit_entry *entries;          /* in the new directory's order */
-    int64_t n, at;                /* how many; the new member's index */
+    int64_t n;
     edit_range *ranges;
     int64_t nranges;
     uint64_t member;              /* the new member's local header offset */
@@ -646,8 +647,7 @@ static hl_status plan_ranges(hl_npz_edit *e, const unsigned char *z, record_star
                 hi = mid;
         }
         const edit_range *r = &e->ranges[lo];
-        const uint64_t data = old + LOCAL_FIXED + rd16(z + old + 26) + rd16(z + old + 28);
-        if (!has(r->from + r->len, data, en->csize))
+        if (!has(r->from + r->len, data_start(z, old), en->csize))
             return HL_ERR_FORMAT; /* its data runs into the next record */
         en->local = r->to;
     }
@@ -684,7 +684,7 @@ hl_status hl_npz_edit_open(hl_npz_edit **out, const void *zip, size_t len, const
     if (st == HL_OK && !starts)
         st = HL_ERR_NOMEM;
     int64_t ns = 0;
-    e->at = -1;
+    bool placed = false; /* the new member has its entry */
     if (st == HL_OK && len > 0) {
         memcpy(e->blob, z + cd_off, cd_len);
         memcpy(e->blob + cd_len, it.end_rec + END_FIXED, e->comment_len);
@@ -696,17 +696,14 @@ hl_status hl_npz_edit_open(hl_npz_edit **out, const void *zip, size_t len, const
             break;
         const bool replaced = r.nlen == e->nlen && !memcmp(r.name, e->zn, e->nlen);
         starts[ns++] = (record_start){r.local, replaced};
-        if (replaced && e->at >= 0)
+        if (replaced && placed)
             continue; /* a second entry of that name goes too */
-        if (replaced)
-            e->at = e->n;
+        placed |= replaced;
         e->entries[e->n++] = (edit_entry){replaced ? NULL : e->blob + (r.entry - (z + cd_off)),
                                           r.usize, r.csize, r.local};
     }
-    if (st == HL_OK && e->at < 0) {
-        e->at = e->n;
+    if (st == HL_OK && !placed)
         e->entries[e->n++] = (edit_entry){NULL, 0, 0, 0};
-    }
     if (st == HL_OK)
         st = plan_ranges(e, z, starts, ns, cd_off);
     free(starts);
