@@ -242,7 +242,7 @@ static hl_status descriptor(stream *r, record *m)
     const uint64_t c = m->zip64 ? rd64(p + 4) : rd32(p + 4), u = m->zip64 ? rd64(p + 12) : rd32(p + 8);
     if (c != m->csize || u != m->usize) {
         snprintf(r->why, r->cap, "%s: member '%s': its data descriptor gives other sizes than its "
-                 "contents", r->label, m->name);
+                 "contents", r->label, m->key);
         return HL_ERR_FORMAT;
     }
     return HL_OK;
