@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "bigbuf.h"
 #include "cli.h"
@@ -495,6 +496,14 @@ static int transform_procs(const transform_args *a)
     int64_t grid[HL_MAX_RANK], ogrid[HL_MAX_RANK];
     if (st == HL_OK && !parse_grid(a->procs, info->shape.rank, procs, grid, why, sizeof why))
         st = HL_ERR_ARG;
+    /* process 0 refuses an existing OUT it could not write and holds its
+     * lock while the collective write replaces it, as without --procs */
+    atomic_file *guard = NULL;
+    struct stat sb;
+    if (st == HL_OK && me == 0 && stat(a->out, &sb) == 0 && atomic_file_open(&guard, a->out) != HL_OK) {
+        snprintf(why, sizeof why, "%s: %s", a->out, strerror(errno));
+        st = HL_ERR_IO;
+    }
     hl_plan *chain = NULL;
     hl_shape logical;
     const double t_read = now_seconds();
@@ -555,6 +564,7 @@ static int transform_procs(const transform_args *a)
             fprintf(stderr, "total    %8.3f s\n", now_seconds() - start);
         }
     }
+    atomic_file_abort(guard); /* its temporary; the lock goes with it */
     hl_redist_destroy(r);
     hl_darray_destroy(in);
     hl_darray_destroy(out);

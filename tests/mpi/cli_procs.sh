@@ -99,4 +99,41 @@ fails 2 "Fortran order" --procs 2 "$dir/fortran.npy" "$dir/got.npy" flip:0
 fails 2 "--procs reads and writes .npy files" --procs 2 "$dir/f8.npy" - flip:0
 fails 2 "got.npy: file could not be" --procs 2 "$dir/f8.npy" "$dir/no/such/dir/got.npy" flip:0
 
+# an existing OUT: locked while it is replaced (a run waits for another's
+# lock), and refused when the user could not write it (as an ordinary user)
+"$HL" transform "$dir/f8.npy" "$dir/want.npy" flip:0 || bad "one-process transform"
+if command -v flock >/dev/null; then
+    cp "$dir/f8.npy" "$dir/locked.npy"
+    flock "$dir/locked.npy" sleep 5 & # longer than mpirun takes to start
+    holder=$!
+    sleep 0.3
+    t0=$(date +%s)
+    timeout 60 "$MPIEXEC" -n 2 --oversubscribe "$HL" transform --procs 2 "$dir/f8.npy" "$dir/locked.npy" flip:0 ||
+        bad "--procs onto a locked OUT failed"
+    t1=$(date +%s)
+    wait "$holder"
+    [ $((t1 - t0)) -ge 4 ] && ok || bad "--procs did not wait for OUT's lock"
+    cmp -s "$dir/want.npy" "$dir/locked.npy" && ok || bad "--procs onto a locked OUT: bytes differ"
+fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    mkdir "$dir/user"
+    chmod 777 "$dir/user"
+    chmod 711 "$dir"
+    cp "$dir/f8.npy" "$dir/user/in.npy"
+    cp "$dir/f8.npy" "$dir/user/ro.npy"
+    chmod 644 "$dir/user/in.npy"
+    chmod 444 "$dir/user/ro.npy"
+    chown nobody "$dir/user/ro.npy"
+    if timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups "$MPIEXEC" -n 2 --oversubscribe \
+        "$HL" transform --procs 2 "$dir/user/in.npy" "$dir/user/ro.npy" flip:0 2>"$dir/err"; then
+        bad "--procs replaced a read-only OUT"
+    elif grep -q "ro.npy: Permission denied" "$dir/err"; then
+        ok
+    else
+        echo "skipped: mpirun as nobody ($(head -c 300 "$dir/err"))"
+    fi
+    cmp -s "$dir/f8.npy" "$dir/user/ro.npy" && ok || bad "--procs: the read-only OUT changed"
+    [ -z "$(ls -A "$dir/user" | grep '^\.')" ] && ok || bad "--procs: temporaries left: $(ls -A "$dir/user")"
+fi
+
 finish "transform --procs"
