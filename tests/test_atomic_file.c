@@ -113,7 +113,7 @@ static void test_locks(void **state)
     atomic_file *f = NULL, *g = (atomic_file *)1;
     assert_int_equal(atomic_file_open(&f, path), HL_OK); /* waits for the child's commit */
     int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, WNOHANG), pid);
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid); /* it committed; it may not have exited yet */
     assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
     size_t n;
     unsigned char *got = read_file(path, &n); /* what this opener now replaces */
