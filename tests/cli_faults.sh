@@ -175,7 +175,8 @@ if command -v flock >/dev/null; then
     cp "$dir/a.npy" "$dir/locked.npy"
     flock "$dir/locked.npy" sleep 2 &
     holder=$!
-    sleep 0.3
+    n=0 # until the holder has the lock
+    while flock -n "$dir/locked.npy" true && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
     t0=$(date +%s)
     "$HL" transform --in-place "$dir/locked.npy" flip:0 || bad "--in-place on a locked file"
     t1=$(date +%s)

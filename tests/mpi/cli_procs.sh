@@ -106,7 +106,8 @@ if command -v flock >/dev/null; then
     cp "$dir/f8.npy" "$dir/locked.npy"
     flock "$dir/locked.npy" sleep 5 & # longer than mpirun takes to start
     holder=$!
-    sleep 0.3
+    n=0 # until the holder has the lock
+    while flock -n "$dir/locked.npy" true && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
     t0=$(date +%s)
     timeout 60 "$MPIEXEC" -n 2 --oversubscribe "$HL" transform --procs 2 "$dir/f8.npy" "$dir/locked.npy" flip:0 ||
         bad "--procs onto a locked OUT failed"
