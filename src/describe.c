@@ -12,6 +12,23 @@ static size_t describe_layout(const hl_layout *lay, char *buf, size_t size, size
     return n > 0 ? (size_t)n : 0;
 }
 
+/* Stage i of a plan: its boxes and what its executors chose. */
+static size_t describe_stage(const hl_plan *q, int i, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    if (q->ir.lowered)
+        used += hl_appendf(buf, size, used, "  stage %d: step %d, lowered to %" PRId64 " box%s\n", i,
+                           i, q->ir.nboxes, q->ir.nboxes == 1 ? "" : "es");
+    else
+        used += hl_appendf(buf, size, used, "  stage %d: step %d, no affine boxes within the limit, "
+                           "cell by cell\n", i, i);
+    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
+        if (q->exec[j])
+            used += hl_executors[j]->describe(&q->ir, q->exec[j], q->threads, buf ? buf + used : NULL,
+                                              used < size ? size - used : 0);
+    return used - start;
+}
+
 hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length)
 {
     if (!p || (!buf && size > 0))
@@ -30,6 +47,17 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += hl_appendf(buf, size, used, "\n          dst ");
         used += describe_layout(&ir->steps[j].dst, buf, size, used);
         used += hl_appendf(buf, size, used, "\n");
+    }
+    if (p->nstages > 0) {
+        used += hl_appendf(buf, size, used,
+                           "  %d stages, one pass each (a step each), through %d scratch "
+                           "buffer%s of %" PRId64 " bytes\n",
+                           p->nstages, p->nscratch, p->nscratch == 1 ? "" : "s", p->scratch_bytes);
+        for (int i = 0; i < p->nstages; i++)
+            used += describe_stage(p->stages[i], i, buf, size, used);
+        if (length)
+            *length = used;
+        return used < size ? HL_OK : HL_ERR_BUFFER;
     }
     if (ir->lowered)
         used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,

@@ -26,7 +26,7 @@ static hl_status plan_alloc(hl_plan **plan, int nsteps)
         return HL_ERR_NOMEM;
     p->ir.steps = calloc((size_t)nsteps, sizeof *p->ir.steps);
     if (!p->ir.steps) {
-        free(p);
+        hl_plan_destroy(p);
         return HL_ERR_NOMEM;
     }
     p->ir.nsteps = nsteps;
@@ -145,6 +145,11 @@ static hl_status plan_finish(hl_plan *p)
             free(boxes);
         }
         if (st != HL_OK && st != HL_ERR_UNSUPPORTED)
+            return st;
+    }
+    if (ir->nsteps > 1 && !p->reference) {
+        hl_status st = hl_plan_make_stages(p);
+        if (st != HL_OK)
             return st;
     }
     return prepare_executors(p);
@@ -365,23 +370,14 @@ hl_status (hl_plan_compose)(hl_plan **plan, const hl_plan *const *steps, int cou
     hl_plan *p;
     if ((st = plan_alloc(&p, total)) != HL_OK)
         return st;
-    /* fold each step into the previous one where the layouts allow, so that
-     * chains of flips, shifts, crinkles and permutes become one step */
+    /* fold each step into the previous one where the layouts allow and the
+     * boxes stay, so that chains of flips, shifts, crinkles and permutes
+     * become one step, and others a few steps run as stages */
     int at = 0;
     for (int j = 0; j < count; j++)
-        for (int t = 0; t < steps[j]->ir.nsteps; t++) {
-            const hl_ir_step *next = &steps[j]->ir.steps[t];
-            hl_layout folded;
-            if (at > 0 && !reference &&
-                hl_layout_through(&folded, &p->ir.steps[at - 1].src, &p->ir.steps[at - 1].dst,
-                                  &next->src) == HL_OK) {
-                p->ir.steps[at - 1].src = folded;
-                p->ir.steps[at - 1].dst = next->dst;
-            } else {
-                p->ir.steps[at++] = *next;
-            }
-        }
-    p->ir.nsteps = at;
+        for (int t = 0; t < steps[j]->ir.nsteps; t++)
+            p->ir.steps[at++] = steps[j]->ir.steps[t];
+    p->ir.nsteps = hl_plan_fold_steps(p->ir.steps, at, reference);
     p->ir.elem_size = steps[0]->ir.elem_size;
     ir_options(&p->ir, opt);
     p->threads = threads;
@@ -433,7 +429,7 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
     if (!p)
         return HL_ERR_NOMEM;
     if ((st = hl_ir_pack_boxes(&p->ir, boxes, nboxes)) != HL_OK) {
-        free(p);
+        hl_plan_destroy(p);
         return st;
     }
     p->ir.elem_size = elem_size;
@@ -492,6 +488,7 @@ void hl_plan_destroy(hl_plan *p)
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (p->exec[j])
             hl_executors[j]->destroy(p->exec[j]);
+    hl_plan_free_stages(p);
     hl_ir_free(&p->ir);
     free(p);
 }
@@ -527,6 +524,10 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
         return HL_ERR_IN_PLACE;
     if (in != out && buffers_overlap(p, in, out))
         return HL_ERR_OVERLAP;
+    /* stages need every share of one before the next: a whole run (a
+     * share of a run, hl_execute_part, goes cell by cell) */
+    if (p->nstages > 0 && e == &hl_cpu_executor && ctx->threads > 0)
+        return hl_plan_run_stages(p, in, out, ctx);
     const int64_t j = executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
         return HL_ERR_UNSUPPORTED;

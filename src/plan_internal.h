@@ -16,7 +16,29 @@ struct hl_plan {
     /* each registered executor's state, in the order of hl_executors[];
      * NULL where not prepared (not applicable, or not eager and not asked) */
     void *exec[HL_MAX_EXECUTORS];
+    /* A chain of several steps (ir.steps, each lowering to boxes where it
+     * can) runs as stages, one plan per step, through scratch planned with
+     * the plan: nscratch buffers of scratch_bytes (plan_stages.c).  nstages
+     * 0 for a plan of one pass. */
+    int nstages, nscratch;
+    hl_plan **stages;
+    int64_t scratch_bytes;
+    struct hl_scratch *scratch; /* the buffers and their lock (a run that finds
+                                   them taken uses scratch of its own) */
 };
+
+/* Folds steps[0..n) in place where the layouts allow and the fold still
+ * lowers to boxes (a fold that would lose them is a stage boundary);
+ * returns the steps left.  reference: no folding. */
+int hl_plan_fold_steps(hl_ir_step *steps, int n, bool reference);
+
+/* The stages of p (ir.nsteps > 1): one plan per step and the scratch. */
+hl_status hl_plan_make_stages(hl_plan *p);
+
+/* Runs the stages one after another (in == out: in place). */
+hl_status hl_plan_run_stages(const hl_plan *p, const void *in, void *out, const hl_exec_ctx *ctx);
+
+void hl_plan_free_stages(hl_plan *p);
 
 /* Prepares executor e for p if it is not yet (for executors that are not
  * eager: an explicit call, never inside execute).  HL_ERR_UNSUPPORTED when

@@ -1,0 +1,158 @@
+/* hyperlayout — plans of several stages.  A chain whose steps do not fold
+ * into one pass of boxes is run as a few passes instead of cell by cell:
+ * each stage is the longest run of consecutive steps that folds into a step
+ * that lowers to boxes, planned as a plan of its own, and the stages run one
+ * after another through scratch the plan keeps (FFTW's buffered sub-plans),
+ * so that k stages cost about k copies. */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+#include "plan_internal.h"
+
+struct hl_scratch {
+    pthread_mutex_t lock;
+    unsigned char *buf; /* nscratch buffers of scratch_bytes, 64-byte aligned */
+};
+
+/* Whether out[dst(x)] = in[src(x)] lowers to boxes within the limit. */
+static bool lowers(const hl_layout *src, const hl_layout *dst)
+{
+    hl_box *boxes;
+    int64_t n;
+    if (hl_lower(src, dst, HL_PLAN_MAX_BOXES, &boxes, &n) != HL_OK)
+        return false;
+    free(boxes);
+    return true;
+}
+
+int hl_plan_fold_steps(hl_ir_step *steps, int n, bool reference)
+{
+    int at = 0;
+    bool low = false; /* whether steps[at - 1] lowers */
+    for (int t = 0; t < n; t++) {
+        const hl_ir_step next = steps[t];
+        hl_layout folded;
+        if (at > 0 && !reference &&
+            hl_layout_through(&folded, &steps[at - 1].src, &steps[at - 1].dst, &next.src) == HL_OK) {
+            /* a fold that loses the boxes is a stage boundary instead */
+            const bool folded_low = lowers(&folded, &next.dst);
+            if (folded_low || !low) {
+                steps[at - 1].src = folded;
+                steps[at - 1].dst = next.dst;
+                low = folded_low;
+                continue;
+            }
+        }
+        steps[at++] = next;
+        low = !reference && n > 1 && lowers(&next.src, &next.dst);
+    }
+    return at;
+}
+
+/* Which buffer stage i (of k) writes: out (TO_OUT) or scratch 0 or 1.
+ * Out of place the last stage writes out, and before it out and one
+ * scratch alternate backwards, so that no stage reads what it writes (two
+ * scratch buffers alternate where an intermediate does not fit in out).
+ * In place the first stage reads out, so it writes scratch — or, when k is
+ * odd and it can, runs in place — and the rest alternate; an odd k that
+ * cannot start in place ends with a copy from scratch. */
+enum { TO_OUT = -1 };
+
+static int target(const hl_plan *p, int i, bool in_place)
+{
+    const int k = p->nstages;
+    if (p->nscratch == 2)
+        return i == k - 1 ? TO_OUT : i % 2;
+    if (!in_place)
+        return (k - 1 - i) % 2 == 0 ? TO_OUT : 0;
+    const int shift = k % 2 == 1 && p->stages[0]->ir.in_place;
+    return (i + shift) % 2 == 0 ? 0 : TO_OUT;
+}
+
+hl_status hl_plan_make_stages(hl_plan *p)
+{
+    hl_ir *ir = &p->ir;
+    const int k = ir->nsteps;
+    p->stages = calloc((size_t)k, sizeof *p->stages);
+    if (!p->stages)
+        return HL_ERR_NOMEM;
+    const hl_plan_options opt = {.threads = p->threads, .effort = ir->effort};
+    int64_t most = 0; /* the largest intermediate */
+    bool fits = true;  /* every intermediate fits in out (and in, in place) */
+    for (int i = 0; i < k; i++) {
+        hl_status st = hl_plan_create(&p->stages[i], &ir->steps[i].src, &ir->steps[i].dst,
+                                      ir->elem_size, &opt);
+        if (st != HL_OK)
+            return st;
+        p->nstages = i + 1;
+        /* the last stage's output too: in place it may land in scratch */
+        const int64_t span = p->stages[i]->ir.out_span;
+        most = span > most ? span : most;
+        if (i < k - 1)
+            fits = fits && span <= ir->out_span && span <= ir->in_span;
+    }
+    p->nscratch = fits ? 1 : 2;
+    p->scratch_bytes = (most * ir->elem_size + 63) / 64 * 64;
+    if (!(p->scratch = calloc(1, sizeof *p->scratch)))
+        return HL_ERR_NOMEM;
+    pthread_mutex_init(&p->scratch->lock, NULL);
+    void *buf;
+    if (posix_memalign(&buf, 64, (size_t)(p->nscratch * p->scratch_bytes)) != 0)
+        return HL_ERR_NOMEM;
+    p->scratch->buf = buf;
+    return HL_OK;
+}
+
+/* The stages on scratch s (nscratch buffers of scratch_bytes). */
+static hl_status run_on(const hl_plan *p, unsigned char *s, const void *in, void *out,
+                        const hl_exec_ctx *ctx)
+{
+    const bool in_place = in == out;
+    const int k = p->nstages;
+    const void *from = in;
+    hl_status st = HL_OK;
+    for (int i = 0; i < k && st == HL_OK; i++) {
+        const int t = target(p, i, in_place);
+        void *to = t == TO_OUT ? out : s + (size_t)t * (size_t)p->scratch_bytes;
+        st = hl_plan_run(p->stages[i], &hl_cpu_executor, from, to, ctx);
+        from = to;
+    }
+    if (st == HL_OK && from != out) /* in place, an odd count that could not start in place */
+        memcpy(out, from, (size_t)(p->ir.out_span * p->ir.elem_size));
+    return st;
+}
+
+hl_status hl_plan_run_stages(const hl_plan *p, const void *in, void *out, const hl_exec_ctx *ctx)
+{
+    if (pthread_mutex_trylock(&p->scratch->lock) == 0) {
+        const hl_status st = run_on(p, p->scratch->buf, in, out, ctx);
+        pthread_mutex_unlock(&p->scratch->lock);
+        return st;
+    }
+    /* another thread runs this plan: scratch of this call's own */
+    void *s;
+    if (posix_memalign(&s, 64, (size_t)(p->nscratch * p->scratch_bytes)) != 0)
+        return HL_ERR_NOMEM;
+    const hl_status st = run_on(p, s, in, out, ctx);
+    free(s);
+    return st;
+}
+
+void hl_plan_free_stages(hl_plan *p)
+{
+    for (int i = 0; i < p->nstages; i++)
+        hl_plan_destroy(p->stages[i]);
+    free(p->stages);
+    if (p->scratch) {
+        pthread_mutex_destroy(&p->scratch->lock);
+        free(p->scratch->buf);
+        free(p->scratch);
+    }
+    p->stages = NULL;
+    p->scratch = NULL;
+    p->nstages = 0;
+}

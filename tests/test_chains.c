@@ -1,0 +1,227 @@
+/* Random chains of the op grammar (issue 32): 1-6 ops of flip, shift,
+ * crinkle, uncrinkle, permute, tile, untile, morton and unmorton on arrays
+ * of rank 1-8, extents 1-70 (primes among them), elements of 1-64 bytes.
+ * Every chain must plan without a cell-by-cell pass (one pass of boxes, or
+ * stages of one pass each through scratch), and its output must equal the
+ * reference (cell by cell through every step) byte for byte: out of place
+ * and in place, on 1 and 2 threads.  The counts of chains by stage count
+ * are printed (the closing notes quote them). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hyperlayout.h"
+#include "random_plans.h"
+
+enum { CHAINS = 10000, MAX_CELLS = 3000 };
+
+static rp_rng rng = {0x6a09e667f3bcc909u};
+
+static int64_t pick_divisor(int64_t n)
+{
+    int64_t d[64], k = 0;
+    for (int64_t i = 1; i <= n && k < 64; i++)
+        if (n % i == 0)
+            d[k++] = i;
+    return d[rp_below(&rng, k)];
+}
+
+static bool pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* A random shape: rank 1-8, extents 1-70 (at most MAX_CELLS cells). */
+static hl_shape random_shape(void)
+{
+    for (;;) {
+        const int rank = 1 + (int)rp_below(&rng, 8);
+        int64_t ext[8], cells = 1;
+        for (int i = 0; i < rank; i++) {
+            /* small ranks get long extents, primes among them; high ranks short */
+            const int64_t top = rank <= 2 ? 70 : rank <= 4 ? 12 : 4;
+            ext[i] = 1 + rp_below(&rng, top);
+            if (rp_below(&rng, 3) == 0)
+                ext[i] = (int64_t[]){2, 4, 8, 16, 32, 64}[rp_below(&rng, rank <= 2 ? 6 : 3)];
+            cells *= ext[i];
+        }
+        hl_shape s;
+        if (cells <= MAX_CELLS &&
+            hl_shape_init(&s, rank, ext, HL_DTYPE_BYTES, 1 + rp_below(&rng, 64)) == HL_OK)
+            return s;
+    }
+}
+
+/* Appends one random op valid on extents ext (rank d) to text, updating ext. */
+static void random_op(char *text, size_t cap, int d, int64_t *ext)
+{
+    char op[256];
+    size_t n = 0;
+    bool all_pow2 = true;
+    for (int i = 0; i < d; i++)
+        all_pow2 = all_pow2 && pow2(ext[i]);
+    for (;;) {
+        n = 0;
+        switch (rp_below(&rng, 9)) {
+        case 0: { /* flip */
+            const uint64_t dims = 1 + (uint64_t)rp_below(&rng, ((int64_t)1 << d) - 1);
+            n = (size_t)snprintf(op, sizeof op, "flip:");
+            for (int i = 0, first = 1; i < d; i++)
+                if ((dims >> i) & 1) {
+                    n += (size_t)snprintf(op + n, sizeof op - n, first ? "%d" : ",%d", i);
+                    first = 0;
+                }
+            break;
+        }
+        case 1: /* shift */
+            n = (size_t)snprintf(op, sizeof op, "shift:");
+            for (int i = 0; i < d; i++)
+                n += (size_t)snprintf(op + n, sizeof op - n, i ? ",%lld" : "%lld",
+                                      (long long)(rp_below(&rng, 2 * ext[i] + 1) - ext[i]));
+            break;
+        case 2:
+        case 3: { /* crinkle, uncrinkle: one dimension, or all */
+            const char *name = rp_below(&rng, 2) ? "crinkle" : "uncrinkle";
+            if (rp_below(&rng, 4) == 0) {
+                int64_t least = ext[0];
+                for (int i = 1; i < d; i++)
+                    least = ext[i] < least ? ext[i] : least;
+                n = (size_t)snprintf(op, sizeof op, "%s:all:%lld", name,
+                                     (long long)(1 + rp_below(&rng, least)));
+            } else {
+                const int k = (int)rp_below(&rng, d);
+                n = (size_t)snprintf(op, sizeof op, "%s:%d:%lld", name, k,
+                                     (long long)(1 + rp_below(&rng, ext[k])));
+            }
+            break;
+        }
+        case 4: { /* permute */
+            int perm[8];
+            for (int i = 0; i < d; i++)
+                perm[i] = i;
+            for (int i = d - 1; i > 0; i--) {
+                const int j = (int)rp_below(&rng, i + 1), t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
+            n = (size_t)snprintf(op, sizeof op, "permute:");
+            int64_t out[8];
+            for (int i = 0; i < d; i++) {
+                n += (size_t)snprintf(op + n, sizeof op - n, i ? ",%d" : "%d", perm[i]);
+                out[i] = ext[perm[i]];
+            }
+            memcpy(ext, out, (size_t)d * sizeof *ext);
+            break;
+        }
+        case 5:
+        case 6: /* tile, untile */
+            n = (size_t)snprintf(op, sizeof op, "%s:", rp_below(&rng, 2) ? "tile" : "untile");
+            for (int i = 0; i < d; i++)
+                n += (size_t)snprintf(op + n, sizeof op - n, i ? ",%lld" : "%lld",
+                                      (long long)pick_divisor(ext[i]));
+            break;
+        default: /* morton, unmorton: power-of-two extents only */
+            if (!all_pow2)
+                continue;
+            n = (size_t)snprintf(op, sizeof op, "%s", rp_below(&rng, 2) ? "morton" : "unmorton");
+            break;
+        }
+        break;
+    }
+    const size_t used = strlen(text);
+    snprintf(text + used, cap - used, "%s%s", used ? " " : "", op);
+}
+
+static void fill(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)rp_next(&rng);
+}
+
+static void test_random_chains(void **state)
+{
+    (void)state;
+    int64_t by_stages[8] = {0}, in_place = 0, checked = 0;
+    char ops[2048], why[256];
+    static char text[1 << 16];
+    while (checked < CHAINS) {
+        hl_shape s = random_shape();
+        int64_t ext[8];
+        memcpy(ext, s.extent, sizeof ext);
+        ops[0] = '\0';
+        const int nops = 1 + (int)rp_below(&rng, 6);
+        for (int k = 0; k < nops; k++)
+            random_op(ops, sizeof ops, s.rank, ext);
+        const hl_plan_options one = {1, false, HL_EFFORT_ESTIMATE}, two = {2, false, HL_EFFORT_ESTIMATE},
+                              ref = {1, true, HL_EFFORT_ESTIMATE};
+        hl_plan *p1, *p2, *pr;
+        if (hl_plan_ops(&p1, &s, ops, 0, &one, why, sizeof why) != HL_OK)
+            fail_msg("planning '%s' on rank %d: %s", ops, s.rank, why);
+        assert_int_equal(hl_plan_ops(&p2, &s, ops, 0, &two, why, sizeof why), HL_OK);
+        assert_int_equal(hl_plan_ops(&pr, &s, ops, 0, &ref, why, sizeof why), HL_OK);
+        size_t len;
+        assert_int_equal(hl_plan_describe(p1, text, sizeof text, &len), HL_OK);
+        if (strstr(text, "cell by cell"))
+            fail_msg("'%s' (rank %d) runs cell by cell:\n%s", ops, s.rank, text);
+        const char *st = strstr(text, " stages, one pass each");
+        int stages = 1;
+        if (st) {
+            while (st > text && st[-1] >= '0' && st[-1] <= '9')
+                st--;
+            stages = atoi(st);
+        }
+        by_stages[stages < 7 ? stages : 7]++;
+
+        const size_t in_bytes = (size_t)(hl_plan_in_span(p1) * hl_plan_elem_size(p1));
+        const size_t out_bytes = (size_t)(hl_plan_out_span(p1) * hl_plan_elem_size(p1));
+        unsigned char *in = malloc(in_bytes), *want = calloc(1, out_bytes), *got = calloc(1, out_bytes);
+        assert_non_null(in);
+        fill(in, in_bytes);
+        assert_int_equal(hl_execute(pr, in, want), HL_OK);
+        const hl_plan *plans[2] = {p1, p2};
+        for (int t = 0; t < 2; t++) {
+            memset(got, 0, out_bytes);
+            assert_int_equal(hl_execute(plans[t], in, got), HL_OK);
+            if (memcmp(got, want, out_bytes))
+                fail_msg("'%s' (rank %d, %d thread%s): the output differs from the reference", ops,
+                         s.rank, t + 1, t ? "s" : "");
+            if (in_bytes == out_bytes) {
+                memcpy(got, in, in_bytes);
+                const hl_status rc = hl_execute(plans[t], got, got);
+                if (rc == HL_OK) {
+                    in_place += t == 0;
+                    if (memcmp(got, want, out_bytes))
+                        fail_msg("'%s' (rank %d, %d thread%s) in place: the output differs", ops,
+                                 s.rank, t + 1, t ? "s" : "");
+                } else {
+                    assert_int_equal(rc, HL_ERR_IN_PLACE);
+                }
+            }
+        }
+        free(in);
+        free(want);
+        free(got);
+        hl_plan_destroy(p1);
+        hl_plan_destroy(p2);
+        hl_plan_destroy(pr);
+        checked++;
+    }
+    print_message("%lld chains: one pass %lld, 2 stages %lld, 3 stages %lld, 4+ stages %lld; "
+                  "%lld also in place\n", (long long)checked, (long long)by_stages[1],
+                  (long long)by_stages[2], (long long)by_stages[3],
+                  (long long)(by_stages[4] + by_stages[5] + by_stages[6] + by_stages[7]),
+                  (long long)in_place);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_chains),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
