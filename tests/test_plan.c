@@ -722,9 +722,9 @@ static void test_pairs_in_cache(void **state)
     assert_true(avx512 ? tabled >= 2 : tabled == 0);
 }
 
-/* A composition of radices that share no factor: lowering gives up (the
- * plan runs cell by cell) instead of cutting without end (the stack
- * overflowed). */
+/* A composition of radices that share no factor: lowering the fold gives
+ * up (the plan runs in two stages, each of which lowers) instead of
+ * cutting without end (the stack overflowed). */
 static void test_deep_radix(void **state)
 {
     (void)state;
