@@ -38,6 +38,13 @@ typedef struct hl_executor {
     /* Appends what the executor chose to buf (snprintf-style: returns the
      * characters it needed, writes at most size-1 and a NUL). */
     size_t (*describe)(const hl_ir *ir, const void *state, int threads, char *buf, size_t size);
+    /* For plans of several stages (plan_stages.c): scratch in the memory
+     * the executor runs on (device memory for a device executor; NULL for
+     * host memory), its release, and a copy within that memory on the
+     * call's stream (NULL: memcpy). */
+    void *(*scratch_alloc)(size_t bytes);
+    void (*scratch_free)(void *p);
+    hl_status (*copy)(void *dst, const void *src, size_t bytes, const hl_exec_ctx *ctx);
 } hl_executor;
 
 /* The registered executors, NULL-terminated, in order of preference. */

@@ -84,7 +84,7 @@ static hl_status check_step(const hl_layout *src, const hl_layout *dst, int64_t 
     return HL_OK;
 }
 
-static int64_t executor_index(const hl_executor *e)
+int64_t hl_executor_index(const hl_executor *e)
 {
     for (int64_t j = 0; hl_executors[j]; j++)
         if (hl_executors[j] == e)
@@ -94,18 +94,26 @@ static int64_t executor_index(const hl_executor *e)
 
 hl_status hl_plan_prepare_executor(hl_plan *p, const hl_executor *e)
 {
-    const int64_t j = executor_index(e);
-    if (j < 0 || j >= HL_MAX_EXECUTORS || !e->applicable(&p->ir))
+    const int64_t j = hl_executor_index(e);
+    if (j < 0 || j >= HL_MAX_EXECUTORS)
         return HL_ERR_UNSUPPORTED;
+    if (p->nstages > 0) { /* the stages, and the whole where it applies (shares of runs) */
+        const hl_status st = hl_plan_prepare_stages(p, e);
+        if (st != HL_OK || !e->applicable(&p->ir))
+            return st;
+    } else if (!e->applicable(&p->ir)) {
+        return HL_ERR_UNSUPPORTED;
+    }
     return p->exec[j] ? HL_OK : e->prepare(&p->ir, &p->exec[j]);
 }
 
-/* Prepares every eager executor that applies. */
+/* Prepares every eager executor that applies (to the stages, where there
+ * are stages). */
 static hl_status prepare_executors(hl_plan *p)
 {
     hl_status st = HL_OK;
     for (int j = 0; hl_executors[j] && st == HL_OK; j++)
-        if (hl_executors[j]->eager && hl_executors[j]->applicable(&p->ir))
+        if (hl_executors[j]->eager && (p->nstages > 0 || hl_executors[j]->applicable(&p->ir)))
             st = hl_plan_prepare_executor(p, hl_executors[j]);
     return st;
 }
@@ -526,9 +534,9 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
         return HL_ERR_OVERLAP;
     /* stages need every share of one before the next: a whole run (a
      * share of a run, hl_execute_part, goes cell by cell) */
-    if (p->nstages > 0 && e == &hl_cpu_executor && ctx->threads > 0)
-        return hl_plan_run_stages(p, in, out, ctx);
-    const int64_t j = executor_index(e);
+    if (p->nstages > 0 && (e != &hl_cpu_executor || ctx->threads > 0))
+        return hl_plan_run_stages(p, e, in, out, ctx);
+    const int64_t j = hl_executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
         return HL_ERR_UNSUPPORTED;
     return e->run(&p->ir, p->exec[j], in, out, ctx);

@@ -23,8 +23,9 @@ struct hl_plan {
     int nstages, nscratch;
     hl_plan **stages;
     int64_t scratch_bytes;
-    struct hl_scratch *scratch; /* the buffers and their lock (a run that finds
-                                   them taken uses scratch of its own) */
+    struct hl_scratch *scratch; /* each prepared executor's buffers, and the
+                                   CPU's lock (a run that finds them taken
+                                   uses scratch of its own) */
 };
 
 /* Folds steps[0..n) in place where the layouts allow and the fold still
@@ -32,13 +33,22 @@ struct hl_plan {
  * returns the steps left.  reference: no folding. */
 int hl_plan_fold_steps(hl_ir_step *steps, int n, bool reference);
 
-/* The stages of p (ir.nsteps > 1): one plan per step and the scratch. */
+/* The stages of p (ir.nsteps > 1): one plan per step, and the scratch's
+ * size. */
 hl_status hl_plan_make_stages(hl_plan *p);
 
-/* Runs the stages one after another (in == out: in place). */
-hl_status hl_plan_run_stages(const hl_plan *p, const void *in, void *out, const hl_exec_ctx *ctx);
+/* Prepares executor e for every stage and makes its scratch
+ * (HL_ERR_UNSUPPORTED when e cannot run a stage). */
+hl_status hl_plan_prepare_stages(hl_plan *p, const hl_executor *e);
+
+/* Runs the stages one after another with e (in == out: in place). */
+hl_status hl_plan_run_stages(const hl_plan *p, const hl_executor *e, const void *in, void *out,
+                             const hl_exec_ctx *ctx);
 
 void hl_plan_free_stages(hl_plan *p);
+
+/* e's place in hl_executors[] (and in a plan's exec[]); -1 if absent. */
+int64_t hl_executor_index(const hl_executor *e);
 
 /* Prepares executor e for p if it is not yet (for executors that are not
  * eager: an explicit call, never inside execute).  HL_ERR_UNSUPPORTED when

@@ -14,8 +14,9 @@
 #include "plan_internal.h"
 
 struct hl_scratch {
-    pthread_mutex_t lock;
-    unsigned char *buf; /* nscratch buffers of scratch_bytes, 64-byte aligned */
+    pthread_mutex_t lock;          /* the CPU's buffers in use */
+    void *buf[HL_MAX_EXECUTORS];   /* each prepared executor's: nscratch buffers of
+                                      scratch_bytes, 64-byte aligned */
 };
 
 /* Whether out[dst(x)] = in[src(x)] lowers to boxes within the limit. */
@@ -62,14 +63,14 @@ int hl_plan_fold_steps(hl_ir_step *steps, int n, bool reference)
  * cannot start in place ends with a copy from scratch. */
 enum { TO_OUT = -1 };
 
-static int target(const hl_plan *p, int i, bool in_place)
+static int target(const hl_plan *p, int i, bool in_place, bool first_in_place)
 {
     const int k = p->nstages;
     if (p->nscratch == 2)
         return i == k - 1 ? TO_OUT : i % 2;
     if (!in_place)
         return (k - 1 - i) % 2 == 0 ? TO_OUT : 0;
-    const int shift = k % 2 == 1 && p->stages[0]->ir.in_place;
+    const int shift = k % 2 == 1 && first_in_place;
     return (i + shift) % 2 == 0 ? 0 : TO_OUT;
 }
 
@@ -78,8 +79,11 @@ hl_status hl_plan_make_stages(hl_plan *p)
     hl_ir *ir = &p->ir;
     const int k = ir->nsteps;
     p->stages = calloc((size_t)k, sizeof *p->stages);
-    if (!p->stages)
+    p->scratch = calloc(1, sizeof *p->scratch);
+    if (!p->stages || !p->scratch)
         return HL_ERR_NOMEM;
+    pthread_mutex_init(&p->scratch->lock, NULL);
+    /* the stages are prepared with the plan's executors (plan.c) */
     const hl_plan_options opt = {.threads = p->threads, .effort = ir->effort};
     int64_t most = 0; /* the largest intermediate */
     bool fits = true;  /* every intermediate fits in out (and in, in place) */
@@ -97,47 +101,77 @@ hl_status hl_plan_make_stages(hl_plan *p)
     }
     p->nscratch = fits ? 1 : 2;
     p->scratch_bytes = (most * ir->elem_size + 63) / 64 * 64;
-    if (!(p->scratch = calloc(1, sizeof *p->scratch)))
-        return HL_ERR_NOMEM;
-    pthread_mutex_init(&p->scratch->lock, NULL);
-    void *buf;
-    if (posix_memalign(&buf, 64, (size_t)(p->nscratch * p->scratch_bytes)) != 0)
-        return HL_ERR_NOMEM;
-    p->scratch->buf = buf;
     return HL_OK;
 }
 
-/* The stages on scratch s (nscratch buffers of scratch_bytes). */
-static hl_status run_on(const hl_plan *p, unsigned char *s, const void *in, void *out,
-                        const hl_exec_ctx *ctx)
+static size_t scratch_size(const hl_plan *p) { return (size_t)(p->nscratch * p->scratch_bytes); }
+
+static void *host_alloc(size_t bytes)
+{
+    void *buf;
+    return posix_memalign(&buf, 64, bytes ? bytes : 64) == 0 ? buf : NULL;
+}
+
+hl_status hl_plan_prepare_stages(hl_plan *p, const hl_executor *e)
+{
+    const int64_t j = hl_executor_index(e);
+    if (j < 0 || j >= HL_MAX_EXECUTORS)
+        return HL_ERR_UNSUPPORTED;
+    for (int i = 0; i < p->nstages; i++) {
+        const hl_status st = hl_plan_prepare_executor(p->stages[i], e);
+        if (st != HL_OK)
+            return st;
+    }
+    if (!p->scratch->buf[j])
+        p->scratch->buf[j] = e->scratch_alloc ? e->scratch_alloc(scratch_size(p))
+                                              : host_alloc(scratch_size(p));
+    return p->scratch->buf[j] ? HL_OK : HL_ERR_NOMEM;
+}
+
+/* The stages with e on scratch s. */
+static hl_status run_on(const hl_plan *p, const hl_executor *e, unsigned char *s, const void *in,
+                        void *out, const hl_exec_ctx *ctx)
 {
     const bool in_place = in == out;
+    /* the CPU runs any bijection in place; other executors only by passes:
+     * for them an odd count ends with a copy */
+    const bool first_in_place = e == &hl_cpu_executor && p->stages[0]->ir.in_place;
     const int k = p->nstages;
     const void *from = in;
     hl_status st = HL_OK;
     for (int i = 0; i < k && st == HL_OK; i++) {
-        const int t = target(p, i, in_place);
+        const int t = target(p, i, in_place, first_in_place);
         void *to = t == TO_OUT ? out : s + (size_t)t * (size_t)p->scratch_bytes;
-        st = hl_plan_run(p->stages[i], &hl_cpu_executor, from, to, ctx);
+        st = hl_plan_run(p->stages[i], e, from, to, ctx);
         from = to;
     }
-    if (st == HL_OK && from != out) /* in place, an odd count that could not start in place */
-        memcpy(out, from, (size_t)(p->ir.out_span * p->ir.elem_size));
-    return st;
+    if (st != HL_OK || from == out)
+        return st;
+    const size_t bytes = (size_t)(p->ir.out_span * p->ir.elem_size);
+    if (e->copy)
+        return e->copy(out, from, bytes, ctx);
+    memcpy(out, from, bytes);
+    return HL_OK;
 }
 
-hl_status hl_plan_run_stages(const hl_plan *p, const void *in, void *out, const hl_exec_ctx *ctx)
+hl_status hl_plan_run_stages(const hl_plan *p, const hl_executor *e, const void *in, void *out,
+                             const hl_exec_ctx *ctx)
 {
+    const int64_t j = hl_executor_index(e);
+    if (j < 0 || j >= HL_MAX_EXECUTORS || !p->scratch->buf[j])
+        return HL_ERR_UNSUPPORTED; /* not prepared */
+    if (e != &hl_cpu_executor) /* on the caller's stream: one at a time (cuda.h) */
+        return run_on(p, e, p->scratch->buf[j], in, out, ctx);
     if (pthread_mutex_trylock(&p->scratch->lock) == 0) {
-        const hl_status st = run_on(p, p->scratch->buf, in, out, ctx);
+        const hl_status st = run_on(p, e, p->scratch->buf[j], in, out, ctx);
         pthread_mutex_unlock(&p->scratch->lock);
         return st;
     }
     /* another thread runs this plan: scratch of this call's own */
-    void *s;
-    if (posix_memalign(&s, 64, (size_t)(p->nscratch * p->scratch_bytes)) != 0)
+    void *s = host_alloc(scratch_size(p));
+    if (!s)
         return HL_ERR_NOMEM;
-    const hl_status st = run_on(p, s, in, out, ctx);
+    const hl_status st = run_on(p, e, s, in, out, ctx);
     free(s);
     return st;
 }
@@ -148,8 +182,14 @@ void hl_plan_free_stages(hl_plan *p)
         hl_plan_destroy(p->stages[i]);
     free(p->stages);
     if (p->scratch) {
+        for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
+            if (p->scratch->buf[j]) {
+                if (hl_executors[j]->scratch_free)
+                    hl_executors[j]->scratch_free(p->scratch->buf[j]);
+                else
+                    free(p->scratch->buf[j]);
+            }
         pthread_mutex_destroy(&p->scratch->lock);
-        free(p->scratch->buf);
         free(p->scratch);
     }
     p->stages = NULL;

@@ -12,9 +12,11 @@
  * What runs on the device (docs/cuda.md): out of place, plans lowered to
  * boxes (hl_plan_boxes(p) > 0), any element size; in place (d_in == d_out),
  * plans that permute each dimension on its own (flips, shifts, crinkles and
- * their chains).  Not on the device: plans that run cell by cell
- * (HL_ERR_UNSUPPORTED) and in-place plans of other kinds, such as permutes
- * (HL_ERR_IN_PLACE). */
+ * their chains); plans of several stages (chains that do not fold into one
+ * pass of boxes: hl_plan_describe lists the stages), stage by stage through
+ * device scratch, out of place and in place.  Not on the device: single
+ * steps that run cell by cell (HL_ERR_UNSUPPORTED) and in-place single-step
+ * plans of other kinds, such as permutes (HL_ERR_IN_PLACE). */
 #ifndef HYPERLAYOUT_CUDA_H
 #define HYPERLAYOUT_CUDA_H
 
@@ -30,16 +32,19 @@ extern "C" {
 int hl_cuda_devices(void);
 
 /* Uploads what the device needs to run p (its boxes; for plans that run in
- * place, the passes' cycles and a buffer of at most 1/32 of the array) to
+ * place, the passes' cycles and a buffer of at most 1/32 of the array; for
+ * plans of several stages, each stage's and the scratch, as large as the
+ * largest intermediate, twice where one does not fit in the output) to
  * the current device, once: later calls return HL_OK at once.  Execution never allocates or
  * uploads.  The plan must then be executed with that device current; the
  * device buffers are freed by hl_plan_destroy.  Not thread-safe against
  * concurrent execution of the same plan (prepare first, then execute from
- * anywhere).
+ * anywhere); a plan of several stages has one device scratch, so runs of it
+ * on several streams must not overlap.
  *   HL_ERR_NULL         p is NULL
- *   HL_ERR_UNSUPPORTED  built without CUDA, or p neither is lowered to boxes
- *                       (hl_plan_boxes(p) == 0: it runs cell by cell) nor
- *                       runs in place by passes
+ *   HL_ERR_UNSUPPORTED  built without CUDA, or p (or a stage of it) neither
+ *                       is lowered to boxes (it runs cell by cell) nor runs
+ *                       in place by passes
  *   HL_ERR_NOMEM        cudaMalloc failed
  *   HL_ERR_DEVICE       any other CUDA error (no device, no driver) */
 hl_status hl_plan_cuda_prepare(hl_plan *p);

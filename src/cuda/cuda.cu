@@ -17,9 +17,13 @@
 // one launch for thousands of small boxes (a shift's or a crinkle's edges)
 // instead of a launch each.
 //
-// Not on the device: plans that do not lower to boxes (cell by cell on the
-// CPU), in place without slab passes (the CPU walks cycles of cells, or
-// transposes in place).
+// Plans of several stages (plan_stages.c) run stage by stage on the stream,
+// each stage prepared here, through device scratch made at prepare; in
+// place, an odd count of stages ends with a device-to-device copy.
+//
+// Not on the device: single steps that do not lower to boxes (cell by cell
+// on the CPU), in place without slab passes (the CPU walks cycles of cells,
+// or transposes in place).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -364,8 +368,31 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
 
 extern "C" {
 
+// Scratch of plans of several stages (plan_stages.c): device memory on the
+// current device, and a copy within it on the run's stream.
+void *cuda_scratch_alloc(size_t bytes)
+{
+    void *p = nullptr;
+    if (cudaMalloc(&p, bytes ? bytes : 64) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+void cuda_scratch_free(void *p) { (void)cudaFree(p); }
+
+hl_status cuda_copy(void *dst, const void *src, size_t bytes, const hl_exec_ctx *ctx)
+{
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                           static_cast<cudaStream_t>(ctx->stream)) == cudaSuccess
+               ? HL_OK
+               : HL_ERR_DEVICE;
+}
+
 const hl_executor hl_cuda_executor = {
     "cuda", false, cuda_applicable, cuda_prepare, cuda_run, cuda_destroy, cuda_describe,
+    cuda_scratch_alloc, cuda_scratch_free, cuda_copy,
 };
 
 int hl_cuda_devices(void)
