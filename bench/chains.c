@@ -499,7 +499,7 @@ int main(int argc, char **argv)
                     snprintf(note, sizeof note, "%s cannot", c.text[r.ip_failed]);
                 else if (r.ip_once)
                     snprintf(note, sizeof note, "separate in place timed once");
-                char ips[64];
+                char ips[160];
                 if (r.ip_speedup > 0)
                     snprintf(ips, sizeof ips, "%.2f%s", r.ip_speedup, r.ip_once ? " (once)" : "");
                 else
