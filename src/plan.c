@@ -506,6 +506,14 @@ int64_t hl_plan_out_span(const hl_plan *p) { return p->ir.out_span; }
 int64_t hl_plan_elem_size(const hl_plan *p) { return p->ir.elem_size; }
 const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
 int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.lowered ? p->ir.nboxes : 0; }
+int hl_plan_stages(const hl_plan *p) { return p && p->nstages > 0 ? p->nstages : 1; }
+
+const hl_plan *hl_plan_stage(const hl_plan *p, int i)
+{
+    if (!p || i < 0 || i >= hl_plan_stages(p))
+        return NULL;
+    return p->nstages > 0 ? p->stages[i] : p;
+}
 
 /* ---- execution ----------------------------------------------------------- */
 

@@ -4,8 +4,9 @@
  * Every chain must plan without a cell-by-cell pass (one pass of boxes, or
  * stages of one pass each through scratch), and its output must equal the
  * reference (cell by cell through every step) byte for byte: out of place
- * and in place, on 1 and 2 threads.  The counts of chains by stage count
- * are printed (the closing notes quote them). */
+ * and in place, on 1 and 2 threads, and its stages (hl_plan_stage), each of
+ * boxes, run one by one through buffers of the test's.  The counts of chains
+ * by stage count are printed (the closing notes quote them). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -176,6 +177,11 @@ static void test_random_chains(void **state)
             stages = atoi(st);
         }
         by_stages[stages < 7 ? stages : 7]++;
+        assert_int_equal(hl_plan_stages(p1), stages);
+        assert_null(hl_plan_stage(p1, stages));
+        assert_null(hl_plan_stage(p1, -1));
+        if (stages == 1)
+            assert_ptr_equal(hl_plan_stage(p1, 0), p1);
 
         const size_t in_bytes = (size_t)(hl_plan_in_span(p1) * hl_plan_elem_size(p1));
         const size_t out_bytes = (size_t)(hl_plan_out_span(p1) * hl_plan_elem_size(p1));
@@ -183,6 +189,26 @@ static void test_random_chains(void **state)
         assert_non_null(in);
         fill(in, in_bytes);
         assert_int_equal(hl_execute(pr, in, want), HL_OK);
+        if (stages > 1) { /* the stages run one by one through buffers of the caller's */
+            const void *from = in;
+            unsigned char *mid[2] = {NULL, NULL};
+            for (int i = 0; i < stages; i++) {
+                const hl_plan *q = hl_plan_stage(p1, i);
+                assert_non_null(q);
+                assert_true(hl_plan_boxes(q) > 0);
+                unsigned char *to = got;
+                if (i < stages - 1) {
+                    mid[i % 2] = realloc(mid[i % 2], (size_t)(hl_plan_out_span(q) * hl_plan_elem_size(q)));
+                    to = mid[i % 2];
+                }
+                assert_int_equal(hl_execute(q, from, to), HL_OK);
+                from = to;
+            }
+            if (memcmp(got, want, out_bytes))
+                fail_msg("'%s' (rank %d): its stages run one by one differ", ops, s.rank);
+            free(mid[0]);
+            free(mid[1]);
+        }
         const hl_plan *plans[2] = {p1, p2};
         for (int t = 0; t < 2; t++) {
             memset(got, 0, out_bytes);

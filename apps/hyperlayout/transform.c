@@ -291,18 +291,54 @@ static bool parts_scatter(const hl_plan *chain, int64_t range, const hl_plan_opt
     return pages / 8 > range * elem / 4096;
 }
 
+/* A plan of several stages: all but the last run here, through one buffer
+ * of the largest intermediate (two when there are three or more stages);
+ * *mid gets what the last stage reads.  The buffers are the caller's to
+ * free (mid_buf, mid_bytes each). */
+static hl_status run_first_stages(const hl_plan *chain, const void *in, const void **mid,
+                                  unsigned char *mid_buf[2], size_t *mid_bytes)
+{
+    const int k = hl_plan_stages(chain);
+    const int64_t elem = hl_plan_elem_size(chain);
+    int64_t most = 0;
+    for (int i = 0; i < k - 1; i++) {
+        const int64_t span = hl_plan_out_span(hl_plan_stage(chain, i));
+        most = span > most ? span : most;
+    }
+    *mid_bytes = (size_t)(most * elem);
+    for (int b = 0; b < (k > 2 ? 2 : 1); b++)
+        if (!(mid_buf[b] = bigbuf_alloc(*mid_bytes)))
+            return HL_ERR_NOMEM;
+    const void *from = in;
+    for (int i = 0; i < k - 1; i++) {
+        const hl_status st = hl_execute(hl_plan_stage(chain, i), from, mid_buf[i % 2]);
+        if (st != HL_OK)
+            return st;
+        from = mid_buf[i % 2];
+    }
+    *mid = from;
+    return HL_OK;
+}
+
 /* The output range by range through one buffer (plans that run cell by
- * cell cannot be cut: the whole output then goes through one buffer). */
+ * cell cannot be cut: the whole output then goes through one buffer).  A
+ * plan of several stages runs its first stages into buffers of the
+ * intermediate's size and its last range by range, so that the memory is
+ * the input, the intermediate and the range buffer (not a scratch array
+ * besides a whole output). */
 static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_source *src,
                             npy_sink *sink, progress *pr, phases *ph, char *why, size_t cap)
 {
+    const int stages = hl_plan_stages(chain);
+    const hl_plan *last = hl_plan_stage(chain, stages - 1);
     const int64_t elem = hl_plan_elem_size(chain), n = hl_plan_out_span(chain);
-    const bool by_range = hl_plan_boxes(chain) > 0;
+    const bool by_range = hl_plan_boxes(last) > 0;
     int64_t range = by_range ? (RANGE_BYTES + elem - 1) / elem : n;
     range = range < n ? range : n;
     /* the data must also be aligned for the kernel's loads: an .npz
      * member may start anywhere */
-    if ((uintptr_t)src->data % 64 != 0 || (by_range && parts_scatter(chain, range, &a->opt))) {
+    if ((uintptr_t)src->data % 64 != 0 ||
+        (stages == 1 && by_range && parts_scatter(chain, range, &a->opt))) {
         double t0 = now_seconds();
         if (npy_source_to_memory(src) != HL_OK) {
             snprintf(why, cap, "%s", strerror(errno));
@@ -311,23 +347,32 @@ static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_s
         ph->read += now_seconds() - t0;
     }
     const void *in = src->data;
-    unsigned char *buf = bigbuf_alloc((size_t)(range * elem));
-    if (!buf) {
-        snprintf(why, cap, "%s", strerror(errno));
-        return HL_ERR_NOMEM;
-    }
+    unsigned char *mid[2] = {NULL, NULL};
+    size_t mid_bytes = 0;
     hl_status st = HL_OK;
+    if (stages > 1) {
+        const double t0 = now_seconds();
+        st = run_first_stages(chain, in, &in, mid, &mid_bytes);
+        ph->execute += now_seconds() - t0;
+        if (st != HL_OK)
+            snprintf(why, cap, "%s", st == HL_ERR_NOMEM ? strerror(ENOMEM) : hl_strerror(st));
+    }
+    unsigned char *buf = st == HL_OK ? bigbuf_alloc((size_t)(range * elem)) : NULL;
+    if (st == HL_OK && !buf) {
+        snprintf(why, cap, "%s", strerror(errno));
+        st = HL_ERR_NOMEM;
+    }
     for (int64_t first = 0; st == HL_OK && first < n; first += range) {
         const int64_t count = first + range <= n ? range : n - first;
         double t0 = now_seconds();
         if (by_range) {
             hl_plan *part;
-            st = hl_plan_output_range(&part, chain, first, count, &a->opt);
+            st = hl_plan_output_range(&part, last, first, count, &a->opt);
             if (st == HL_OK)
                 st = hl_execute(part, in, buf);
             hl_plan_destroy(part);
         } else {
-            st = hl_execute(chain, in, buf);
+            st = hl_execute(last, in, buf);
         }
         double t1 = now_seconds();
         ph->execute += t1 - t0;
@@ -340,6 +385,8 @@ static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_s
         progress_update(pr, (first + count) * elem);
     }
     bigbuf_free(buf, (size_t)(range * elem));
+    for (int b = 0; b < 2; b++)
+        bigbuf_free(mid[b], mid_bytes);
     return st;
 }
 

@@ -164,9 +164,9 @@ hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part,
  * of its own output (count elements).  Producing a big output range by
  * range through one small buffer keeps the memory at the input plus the
  * buffer.  HL_ERR_RANGE for a range outside p's output span;
- * HL_ERR_UNSUPPORTED for plans that run cell by cell (hl_plan_boxes(p) ==
- * 0).  The part runs out of place only, and cannot be composed or
- * inverted. */
+ * HL_ERR_UNSUPPORTED for plans without boxes (hl_plan_boxes(p) == 0: cell
+ * by cell, or stages: cut the last of hl_plan_stage instead).  The part runs
+ * out of place only, and cannot be composed or inverted. */
 hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt);
 
@@ -195,9 +195,20 @@ int64_t hl_plan_elem_size(const hl_plan *p);
  * permuted one for permute (and for chains, the last step's). */
 const hl_shape *hl_plan_out_shape(const hl_plan *p);
 /* Number of affine boxes the plan was lowered to; 0 when it runs cell by
- * cell (chains of several steps, hl_plan_options.reference, or layouts too
- * irregular to lower). */
+ * cell (hl_plan_options.reference, or layouts too irregular to lower) or in
+ * stages (below). */
 int64_t hl_plan_boxes(const hl_plan *p);
+
+/* A chain that does not fold into one pass of boxes runs as stages, one
+ * pass each, through scratch made with the plan (hl_plan_describe lists
+ * them).  hl_plan_stages is their number (1 for any other plan) and
+ * hl_plan_stage(p, i) stage i as a plan of its own (p itself for a plan of
+ * one stage), owned by p, for callers that run the stages through buffers
+ * of their own: stage i reads what stage i - 1 wrote, stage 0 p's input,
+ * and the last writes p's output; each may be cut into output ranges where
+ * it has boxes.  NULL for i out of range. */
+int hl_plan_stages(const hl_plan *p);
+const hl_plan *hl_plan_stage(const hl_plan *p, int i);
 
 #ifdef __cplusplus
 }
