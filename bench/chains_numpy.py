@@ -38,9 +38,11 @@ import csv  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_numpy import best_time  # noqa: E402  (the one timer of the NumPy comparisons)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,15 +116,6 @@ class Steps:
 def numpy_array(shape, dtype):
     ext = tuple(int(v) for v in shape.strip("[]").split(","))  # NumPy order
     return np.arange(int(np.prod(ext)), dtype=dtype).reshape(ext)
-
-
-def best_time(fn, reps):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def load_hl(lib):
