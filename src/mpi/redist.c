@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "darray_internal.h"
-#include "plan_internal.h"
+#include "ir.h"          /* hl_box, hl_plan_from_boxes */
+#include "plan_cells.h"
 
 /* len elements at local offsets at, at + sa, at + 2 sa, ... <-> buffer
  * slots pos, pos + sp, ... (or, for the cells that stay, local offsets of
@@ -280,13 +281,7 @@ static void map_forward(const cellmap *m, const int64_t *x, int64_t *y)
         memcpy(y, x, sizeof *x * (size_t)m->in.rank);
         return;
     }
-    const hl_ir *ir = &m->p->ir;
-    int64_t k = hl_kindex_tok(&m->in, x), c[HL_MAX_RANK];
-    for (int t = 0; t < ir->nsteps; t++) {
-        (void)hl_layout_coord(&ir->steps[t].src, k, c);
-        (void)hl_layout_offset(&ir->steps[t].dst, c, &k);
-    }
-    hl_kindex_fromk(&m->out, k, y);
+    hl_kindex_fromk(&m->out, hl_plan_cell_forward(m->p, hl_kindex_tok(&m->in, x)), y);
 }
 
 static void map_backward(const cellmap *m, const int64_t *y, int64_t *x)
@@ -295,13 +290,7 @@ static void map_backward(const cellmap *m, const int64_t *y, int64_t *x)
         memcpy(x, y, sizeof *y * (size_t)m->out.rank);
         return;
     }
-    const hl_ir *ir = &m->p->ir;
-    int64_t k = hl_kindex_tok(&m->out, y), c[HL_MAX_RANK];
-    for (int t = ir->nsteps - 1; t >= 0; t--) {
-        (void)hl_layout_coord(&ir->steps[t].dst, k, c);
-        (void)hl_layout_offset(&ir->steps[t].src, c, &k);
-    }
-    hl_kindex_fromk(&m->in, k, x);
+    hl_kindex_fromk(&m->in, hl_plan_cell_backward(m->p, hl_kindex_tok(&m->out, y)), x);
 }
 
 /* ---- the assignment of owners of `to` to processes --------------------- */
@@ -589,48 +578,6 @@ static bool same_array(const hl_dist *a, const hl_dist *b)
     return same_extents(a, b->rank, b->ki.extent);
 }
 
-/* FNV-1a over the plan's layouts, field by field. */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 0x100000001b3u;
-    return h;
-}
-
-static uint64_t mix_layout(uint64_t h, const hl_layout *l)
-{
-    h = mix(h, &l->rank, sizeof l->rank);
-    h = mix(h, l->extent, sizeof *l->extent * (size_t)l->rank);
-    for (int i = 0; i < l->rank; i++) {
-        h = mix(h, &l->nmaps[i], sizeof l->nmaps[i]);
-        for (int m = 0; m < l->nmaps[i]; m++) {
-            const int64_t v[3] = {l->map[i][m].op, l->map[i][m].arg, l->map[i][m].span};
-            h = mix(h, v, sizeof v);
-        }
-    }
-    for (int t = 0; t < l->ndigits; t++) {
-        const int64_t v[3] = {l->digit[t].dim, l->digit[t].radix, l->digit[t].stride};
-        h = mix(h, v, sizeof v);
-    }
-    return mix(h, &l->base, sizeof l->base);
-}
-
-static uint64_t plan_fingerprint(const hl_plan *p)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    if (!p)
-        return h;
-    h = mix(h, &p->ir.nsteps, sizeof p->ir.nsteps);
-    for (int t = 0; t < p->ir.nsteps; t++) {
-        h = mix_layout(h, &p->ir.steps[t].src);
-        h = mix_layout(h, &p->ir.steps[t].dst);
-    }
-    const hl_shape *o = &p->out_shape;
-    h = mix(h, &o->rank, sizeof o->rank);
-    return mix(h, o->extent, sizeof *o->extent * (size_t)o->rank);
-}
-
 /* The plan's map, reading the input as a standard array of from's
  * extents (a plan keeps its input span, not its input shape: a chain's
  * first step may be folded into other coordinates), or why it has none. */
@@ -642,18 +589,14 @@ static hl_status plan_map(const hl_plan *p, const hl_dist *from, cellmap *m)
         m->out = m->in;
         return st;
     }
-    const hl_ir *ir = &p->ir;
-    if (ir->nsteps < 1)
-        return HL_ERR_UNSUPPORTED; /* made from boxes: no layouts */
-    if ((st = hl_kindex_init(&m->out, p->out_shape.rank, p->out_shape.extent)) != HL_OK)
+    int64_t n;
+    if ((st = hl_plan_cell_bijection(p, &n)) != HL_OK)
         return st;
-    const int64_t n = hl_layout_count(&ir->steps[0].src);
-    if (ir->in_span != n || ir->out_span != n || m->out.count != n)
+    const hl_shape *o = hl_plan_out_shape(p);
+    if ((st = hl_kindex_init(&m->out, o->rank, o->extent)) != HL_OK)
+        return st;
+    if (m->out.count != n)
         return HL_ERR_UNSUPPORTED; /* padded: not a bijection onto [0, N) */
-    for (int t = 0; t < ir->nsteps; t++)
-        if (!hl_layout_is_bijection(&ir->steps[t].src) ||
-            !hl_layout_is_bijection(&ir->steps[t].dst))
-            return HL_ERR_UNSUPPORTED;
     return m->in.count == n ? HL_OK : HL_ERR_MISMATCH;
 }
 
@@ -697,7 +640,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         fp[2] = from->d->owners;
         fp[3] = to->d->owners;
         fp[4] = to->d->rank;
-        fp[5] = (int64_t)plan_fingerprint(p);
+        fp[5] = (int64_t)hl_plan_fingerprint(p);
         fp[6] = relabelled;
         for (int i = 0; i < from->d->rank; i++) {
             int64_t *f = fp + 7 + 7 * i;
