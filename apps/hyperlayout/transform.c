@@ -56,7 +56,7 @@ static const char transform_usage[] =
     "  untile:T0,...,T(d-1)    the inverse\n"
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
     "\n";
-/* (two strings: C99 compilers need take no longer literal than 4095 bytes) */
+/* (two strings: a C99 compiler need accept no literal longer than 4095 bytes) */
 static const char transform_options[] =
     "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
     "  --order C|F             OUT in C order (default) or Fortran order\n"
