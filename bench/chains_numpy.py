@@ -42,26 +42,9 @@ import tempfile  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_numpy import best_time  # noqa: E402  (the one timer of the NumPy comparisons)
+from compare_numpy import best_time, morton_positions  # noqa: E402  (shared with the NumPy comparisons)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def morton_positions(shape):
-    """Output position of every input element (C order) in Morton order:
-    bit b of library dimension i (NumPy axis d-1-i) goes to bit p, bits
-    taken round-robin from dimension 0 up, dimensions out of bits left out."""
-    d = len(shape)
-    bits = [int(L).bit_length() - 1 for L in shape[::-1]]  # library order
-    coords = np.indices(shape).reshape(d, -1)[::-1]  # library order
-    pos = np.zeros(coords.shape[1], dtype=np.int64)
-    p = 0
-    for b in range(max(bits, default=0)):
-        for i in range(d):
-            if b < bits[i]:
-                pos |= ((coords[i] >> b) & 1) << p
-                p += 1
-    return pos
 
 
 class Steps:
