@@ -10,6 +10,7 @@
 #include "hyperlayout/layout.h"
 #include "hyperlayout/neighbours.h"
 #include "hyperlayout/plan.h"
+#include "hyperlayout/problem.h"
 #include "hyperlayout/npy.h"
 #include "hyperlayout/ops.h"
 #include "hyperlayout/version.h"

@@ -24,7 +24,7 @@ static size_t describe_stage(const hl_plan *q, int i, char *buf, size_t size, si
                            "cell by cell\n", i, i);
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (q->exec[j])
-            used += hl_executors[j]->describe(&q->ir, q->exec[j], q->threads, buf ? buf + used : NULL,
+            used += hl_executors[j]->describe(&q->ir, q->exec[j], q->opt.threads, buf ? buf + used : NULL,
                                               used < size ? size - used : 0);
     return used - start;
 }
@@ -62,7 +62,7 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
     if (ir->lowered)
         used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,
                            ir->nboxes == 1 ? "" : "es");
-    else if (p->reference)
+    else if (p->opt.reference)
         used += hl_appendf(buf, size, used, "  not lowered: reference mode, cell by cell\n");
     else
         used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
@@ -70,7 +70,7 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
                                           : "no affine boxes within the limit");
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (p->exec[j])
-            used += hl_executors[j]->describe(ir, p->exec[j], p->threads, buf ? buf + used : NULL,
+            used += hl_executors[j]->describe(ir, p->exec[j], p->opt.threads, buf ? buf + used : NULL,
                                               used < size ? size - used : 0);
     if (length)
         *length = used;

@@ -30,7 +30,8 @@ typedef struct hl_executor {
     /* prepared with every plan (the CPU), or only on request */
     bool eager;
     bool (*applicable)(const hl_ir *ir);
-    hl_status (*prepare)(const hl_ir *ir, void **state);
+    /* opt: the plan's options (threads and effort to plan for) */
+    hl_status (*prepare)(const hl_ir *ir, const hl_plan_options *opt, void **state);
     /* in == out runs in place (the caller checked ir->in_place) */
     hl_status (*run)(const hl_ir *ir, const void *state, const void *in, void *out,
                      const hl_exec_ctx *ctx);

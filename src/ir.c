@@ -65,6 +65,5 @@ void hl_ir_free(hl_ir *ir)
     free(ir->box_at);
     free(ir->box_data);
     hl_ir_passes_free(ir->passes, ir->npasses);
-    hl_ir_passes_free(ir->cpu_passes, ir->ncpu_passes);
     memset(ir, 0, sizeof *ir);
 }

@@ -53,7 +53,8 @@ typedef struct hl_box {
  * crinkles, uncrinkles), the same permutation as a sequence of moves
  * (nmoves > 0): executors that stream long dimensions run them one after
  * another.  A pass with moves only (sigma NULL, reflect -1: a long
- * dimension with crinkles) is in cpu_passes, never in passes. */
+ * dimension with crinkles) is never in an IR's passes: executors that run
+ * moves (the CPU) ask hl_ir_passes for it. */
 typedef enum {
     HL_MOVE_DIHEDRAL,  /* the slab at u goes to (a + e u) mod len, e = +1 or -1 */
     HL_MOVE_CRINKLE,   /* to its position after a crinkle by a */
@@ -106,15 +107,6 @@ typedef struct hl_ir {
     bool in_place, by_passes;
     int npasses;
     hl_ir_pass *passes;
-    /* Without passes because a long dimension has crinkles (sigma would
-     * cost 8 bytes a position): the passes with that dimension as moves,
-     * for executors that run moves (the CPU). */
-    int ncpu_passes;
-    hl_ir_pass *cpu_passes;
-    /* What the executors plan for: the plan's threads (hl_plan_options:
-     * 0 = OpenMP's default; a count capped by hl_threads_bound, threads.h)
-     * and planning effort (HL_EFFORT_*). */
-    int threads, effort;
 } hl_ir;
 
 /* The in-place passes of out[dst(x)] = in[src(x)] on a standard array

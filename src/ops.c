@@ -71,8 +71,8 @@ static hl_status per_dim(const char *arg, int d, bool numpy_axes, int64_t *v, ch
     return HL_OK;
 }
 
-static hl_status flip_plan(const char *arg, const hl_shape *shape, bool numpy_axes,
-                           const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+static hl_status flip_problem(const char *arg, const hl_shape *shape, bool numpy_axes,
+                              hl_problem **pr, char *why, size_t cap)
 {
     int64_t v[HL_MAX_RANK + 1];
     int n = parse_list(arg, v, HL_MAX_RANK + 1);
@@ -92,12 +92,11 @@ static hl_status flip_plan(const char *arg, const hl_shape *shape, bool numpy_ax
         }
         dims |= (uint64_t)1 << dim;
     }
-    return hl_plan_flip(plan, shape, dims, opt);
+    return hl_problem_flip(pr, shape, dims);
 }
 
-static hl_status crinkle_plan(const char *name, const char *arg, const hl_shape *shape,
-                              bool numpy_axes, const hl_plan_options *opt, hl_plan **plan,
-                              char *why, size_t cap)
+static hl_status crinkle_problem(const char *name, const char *arg, const hl_shape *shape,
+                                 bool numpy_axes, hl_problem **pr, char *why, size_t cap)
 {
     const char *second = strchr(arg, ':');
     int64_t step;
@@ -122,12 +121,12 @@ static hl_status crinkle_plan(const char *name, const char *arg, const hl_shape 
         snprintf(why, cap, "the step N must be at least 1");
         return HL_ERR_ARG;
     }
-    return name[0] == 'c' ? hl_plan_crinkle(plan, shape, dim, step, opt)
-                          : hl_plan_uncrinkle(plan, shape, dim, step, opt);
+    return name[0] == 'c' ? hl_problem_crinkle(pr, shape, dim, step)
+                          : hl_problem_uncrinkle(pr, shape, dim, step);
 }
 
-static hl_status permute_plan(const char *arg, const hl_shape *shape, bool numpy_axes,
-                              const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+static hl_status permute_problem(const char *arg, const hl_shape *shape, bool numpy_axes,
+                                 hl_problem **pr, char *why, size_t cap)
 {
     const int d = shape->rank;
     int64_t v[HL_MAX_RANK];
@@ -143,7 +142,7 @@ static hl_status permute_plan(const char *arg, const hl_shape *shape, bool numpy
             dim = -1;
         perm[j] = dim;
     }
-    st = hl_plan_permute(plan, shape, perm, opt);
+    st = hl_problem_permute(pr, shape, perm);
     if (st == HL_ERR_ARG)
         snprintf(why, cap, "not a permutation of %s",
                  numpy_axes ? "the axes (each once, negative allowed)" : "0..d-1");
@@ -151,7 +150,7 @@ static hl_status permute_plan(const char *arg, const hl_shape *shape, bool numpy
 }
 
 static hl_status one_op(const char *text, const hl_shape *shape, bool numpy_axes,
-                        const hl_plan_options *opt, hl_plan **plan, char *why, size_t cap)
+                        hl_problem **pr, char *why, size_t cap)
 {
     const int d = shape->rank;
     int64_t v[HL_MAX_RANK];
@@ -172,21 +171,21 @@ static hl_status one_op(const char *text, const hl_shape *shape, bool numpy_axes
                          numpy_axes ? d - 1 - i : i);
                 return HL_ERR_NOT_POW2;
             }
-        return IS("morton") ? hl_plan_morton(plan, shape, opt) : hl_plan_unmorton(plan, shape, opt);
+        return IS("morton") ? hl_problem_morton(pr, shape) : hl_problem_unmorton(pr, shape);
     }
     if (IS("flip"))
-        return flip_plan(arg, shape, numpy_axes, opt, plan, why, cap);
+        return flip_problem(arg, shape, numpy_axes, pr, why, cap);
     if (IS("crinkle") || IS("uncrinkle"))
-        return crinkle_plan(IS("crinkle") ? "crinkle" : "uncrinkle", arg, shape, numpy_axes, opt,
-                            plan, why, cap);
+        return crinkle_problem(IS("crinkle") ? "crinkle" : "uncrinkle", arg, shape, numpy_axes, pr,
+                               why, cap);
     if (IS("permute"))
-        return permute_plan(arg, shape, numpy_axes, opt, plan, why, cap);
+        return permute_problem(arg, shape, numpy_axes, pr, why, cap);
     if (IS("shift") || IS("tile") || IS("untile")) {
         hl_status st = per_dim(arg, d, numpy_axes, v, why, cap);
         if (st != HL_OK)
             return st;
         if (IS("shift"))
-            return hl_plan_shift(plan, shape, v, opt);
+            return hl_problem_shift(pr, shape, v);
         for (int i = 0; i < d; i++)
             if (v[i] < 1 || shape->extent[i] % v[i]) {
                 snprintf(why, cap, "tile extent %" PRId64 " does not divide extent %" PRId64 " of %s %d",
@@ -194,25 +193,30 @@ static hl_status one_op(const char *text, const hl_shape *shape, bool numpy_axes
                          numpy_axes ? d - 1 - i : i);
                 return HL_ERR_ARG;
             }
-        return IS("tile") ? hl_plan_tile(plan, shape, v, opt) : hl_plan_untile(plan, shape, v, opt);
+        return IS("tile") ? hl_problem_tile(pr, shape, v) : hl_problem_untile(pr, shape, v);
     }
 #undef IS
     snprintf(why, cap, "unknown op (see hyperlayout transform --help)");
     return HL_ERR_ARG;
 }
 
-hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
-                     const hl_plan_options *opt, char *why, size_t cap)
+/* why and cap as the callers give them, or a local buffer. */
+#define WHY_BUFFER(why, cap)                                                                       \
+    char local_why[256];                                                                           \
+    if (!(why) || (cap) == 0) {                                                                    \
+        (why) = local_why;                                                                         \
+        (cap) = sizeof local_why;                                                                  \
+    }                                                                                              \
+    (why)[0] = '\0'
+
+hl_status hl_problem_op(hl_problem **pr, const hl_shape *shape, const char *text, unsigned flags,
+                        char *why, size_t cap)
 {
-    char local[256];
-    if (!why || cap == 0) {
-        why = local;
-        cap = sizeof local;
-    }
-    why[0] = '\0';
-    if (!plan || !shape || !text)
+    WHY_BUFFER(why, cap);
+    if (!pr || !shape || !text)
         return HL_ERR_NULL;
-    return one_op(text, shape, flags & HL_OPS_NUMPY_AXES, opt, plan, why, cap);
+    *pr = NULL;
+    return one_op(text, shape, flags & HL_OPS_NUMPY_AXES, pr, why, cap);
 }
 
 /* Length of the op starting at s (up to white space). */
@@ -224,20 +228,16 @@ static size_t op_length(const char *s)
     return n;
 }
 
-hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
-                      const hl_plan_options *opt, char *why, size_t cap)
+hl_status hl_problem_ops(hl_problem **pr, const hl_shape *shape, const char *ops, unsigned flags,
+                         char *why, size_t cap)
 {
-    char local[256];
-    if (!why || cap == 0) {
-        why = local;
-        cap = sizeof local;
-    }
-    why[0] = '\0';
-    if (!plan || !shape || !ops)
+    WHY_BUFFER(why, cap);
+    if (!pr || !shape || !ops)
         return HL_ERR_NULL;
+    *pr = NULL;
     /* an op is at least two characters and a separator apart from the next */
     const size_t most = strlen(ops) / 2 + 1;
-    hl_plan **steps = calloc(most, sizeof *steps);
+    hl_problem **steps = calloc(most, sizeof *steps);
     char *text = malloc(strlen(ops) + 1);
     hl_status st = steps && text ? HL_OK : HL_ERR_NOMEM;
     hl_shape cur = *shape;
@@ -252,7 +252,7 @@ hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, un
         text[len] = '\0';
         s += len;
         char reason[256];
-        st = one_op(text, &cur, flags & HL_OPS_NUMPY_AXES, opt, &steps[n], reason, sizeof reason);
+        st = one_op(text, &cur, flags & HL_OPS_NUMPY_AXES, &steps[n], reason, sizeof reason);
         if (st != HL_OK) {
             char notation[HL_SHAPE_NOTATION_MAX];
             if (hl_shape_format(&cur, notation, sizeof notation) != HL_OK)
@@ -261,22 +261,49 @@ hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, un
                      reason[0] ? reason : hl_strerror(st));
             break;
         }
-        cur = *hl_plan_out_shape(steps[n++]);
+        cur = *hl_problem_out_shape(steps[n++]);
     }
     if (st == HL_OK && n == 0) {
         snprintf(why, cap, "no op given");
         st = HL_ERR_EMPTY;
     }
-    /* one step is returned as it is: composing it would only copy it */
-    if (st == HL_OK && n == 1) {
-        *plan = steps[0];
-        steps[0] = NULL;
-    } else if (st == HL_OK) {
-        st = hl_plan_compose(plan, steps, n, opt);
-    }
+    if (st == HL_OK)
+        st = hl_problem_chain(pr, (const hl_problem *const *)steps, n);
     for (int j = 0; steps && j < n; j++)
-        hl_plan_destroy(steps[j]);
+        hl_problem_destroy(steps[j]);
     free(steps);
     free(text);
     return st;
+}
+
+/* Plans the problem built (st its status), which it destroys. */
+static hl_status plan_problem(hl_plan **plan, hl_status st, hl_problem *pr,
+                              const hl_plan_options *opt)
+{
+    if (st == HL_OK)
+        st = hl_plan_problem(plan, pr, opt);
+    hl_problem_destroy(pr);
+    return st;
+}
+
+hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
+                     const hl_plan_options *opt, char *why, size_t cap)
+{
+    if (!plan)
+        return HL_ERR_NULL;
+    *plan = NULL;
+    hl_problem *pr = NULL;
+    const hl_status st = hl_problem_op(&pr, shape, text, flags, why, cap);
+    return plan_problem(plan, st, pr, opt);
+}
+
+hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
+                      const hl_plan_options *opt, char *why, size_t cap)
+{
+    if (!plan)
+        return HL_ERR_NULL;
+    *plan = NULL;
+    hl_problem *pr = NULL;
+    const hl_status st = hl_problem_ops(&pr, shape, ops, flags, why, cap);
+    return plan_problem(plan, st, pr, opt);
 }

@@ -42,44 +42,8 @@ int64_t hl_plan_cell_backward(const hl_plan *p, int64_t k)
     return k;
 }
 
-/* FNV-1a */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 0x100000001b3u;
-    return h;
-}
-
-static uint64_t mix_layout(uint64_t h, const hl_layout *l)
-{
-    h = mix(h, &l->rank, sizeof l->rank);
-    h = mix(h, l->extent, sizeof *l->extent * (size_t)l->rank);
-    for (int i = 0; i < l->rank; i++) {
-        h = mix(h, &l->nmaps[i], sizeof l->nmaps[i]);
-        for (int m = 0; m < l->nmaps[i]; m++) {
-            const int64_t v[3] = {l->map[i][m].op, l->map[i][m].arg, l->map[i][m].span};
-            h = mix(h, v, sizeof v);
-        }
-    }
-    for (int t = 0; t < l->ndigits; t++) {
-        const int64_t v[3] = {l->digit[t].dim, l->digit[t].radix, l->digit[t].stride};
-        h = mix(h, v, sizeof v);
-    }
-    return mix(h, &l->base, sizeof l->base);
-}
-
 uint64_t hl_plan_fingerprint(const hl_plan *p)
 {
-    uint64_t h = 0xcbf29ce484222325u;
-    if (!p)
-        return h;
-    h = mix(h, &p->ir.nsteps, sizeof p->ir.nsteps);
-    for (int t = 0; t < p->ir.nsteps; t++) {
-        h = mix_layout(h, &p->ir.steps[t].src);
-        h = mix_layout(h, &p->ir.steps[t].dst);
-    }
-    const hl_shape *o = &p->out_shape;
-    h = mix(h, &o->rank, sizeof o->rank);
-    return mix(h, o->extent, sizeof *o->extent * (size_t)o->rank);
+    /* plans from boxes have no problem, and are never redistributed */
+    return hl_problem_hash(p ? p->problem : NULL);
 }

@@ -4,14 +4,15 @@
 #define HYPERLAYOUT_PLAN_INTERNAL_H
 
 #include "executor.h"
+#include "problem_internal.h"
 
 /* Room for the registered executors' states. */
 #define HL_MAX_EXECUTORS 8
 
 struct hl_plan {
     hl_ir ir;
-    int threads;    /* hl_plan_options.threads: 0 = OpenMP's default */
-    bool reference; /* evaluate cell by cell even where boxes exist */
+    hl_problem *problem; /* what was planned; NULL for a plan made from boxes */
+    hl_plan_options opt; /* as asked: threads 0 = OpenMP's default */
     hl_shape out_shape;
     /* each registered executor's state, in the order of hl_executors[];
      * NULL where not prepared (not applicable, or not eager and not asked) */

@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-/* Flags of hl_plan_op / hl_plan_ops. */
+/* Flags of hl_problem_op, hl_problem_ops, hl_plan_op and hl_plan_ops. */
 #define HL_OPS_NUMPY_AXES 1u
 
 /* The plan of one op (`text`, no spaces) on a standard array of `shape`.
@@ -36,12 +36,20 @@ extern "C" {
 hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
                      const hl_plan_options *opt, char *why, size_t cap);
 
-/* One fused plan of a chain of ops separated by white space ("flip:0
+/* One plan of a chain of ops separated by white space ("flip:0
  * shift:1,-1"), each acting on the previous one's output; the last one's
  * output shape is hl_plan_out_shape(*plan).  HL_ERR_EMPTY for a chain of no
  * op.  On error why gets "op 'TEXT' on [SHAPE]: reason". */
 hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
                       const hl_plan_options *opt, char *why, size_t cap);
+
+/* The same as problems (problem.h), nothing planned: a program that builds
+ * a chain op by op chains the problems (hl_problem_chain) and plans the
+ * whole once (hl_plan_problem); why as above. */
+hl_status hl_problem_op(hl_problem **pr, const hl_shape *shape, const char *text, unsigned flags,
+                        char *why, size_t cap);
+hl_status hl_problem_ops(hl_problem **pr, const hl_shape *shape, const char *ops, unsigned flags,
+                         char *why, size_t cap);
 
 #ifdef __cplusplus
 }

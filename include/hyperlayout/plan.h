@@ -32,6 +32,7 @@
 
 #include "base.h"
 #include "layout.h"
+#include "problem.h"
 #include "shape.h"
 
 #ifdef __cplusplus
@@ -88,6 +89,17 @@ const char *hl_isa_name(void);
  * of this size, and every plan gives the same output for any number of
  * threads, so the cap changes only the time. */
 int hl_threads_usable(int requested);
+
+/* Plans a problem (problem.h), whole: the planner folds its steps where
+ * that keeps boxes, runs the rest as stages, and prepares the executors,
+ * once.  The plan keeps a copy of the problem (hl_plan_get_problem).
+ * opt may be NULL.  Every constructor below builds its problem and plans
+ * it so. */
+hl_status hl_plan_problem(hl_plan **plan, const hl_problem *pr, const hl_plan_options *opt);
+
+/* The problem p was planned for; NULL for a plan made from boxes (an
+ * output range's part). */
+const hl_problem *hl_plan_get_problem(const hl_plan *p);
 
 /* A plan between two layouts of the same extents; elements of elem_size
  * bytes (any size >= 1).  opt may be NULL. */

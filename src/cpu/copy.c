@@ -1483,13 +1483,13 @@ static bool join_halves(hl_box *a, const hl_box *b)
     return true;
 }
 
-hl_status hl_copy_create(hl_copy **out, const hl_ir *ir)
+hl_status hl_copy_create(hl_copy **out, const hl_ir *ir, const hl_plan_options *opt)
 {
     const int64_t es = ir->elem_size;
     hl_row_group *groups = NULL;
     int64_t ngroups = 0;
     const plan_ctx pc = {es, ir->cells, ir->cells * es >= STREAM_BYTES,
-                         hl_threads_bound(ir->threads), ir->effort,
+                         hl_threads_bound(opt->threads), opt->effort,
                          hl_cpu_isa_current()};
     hl_copy *c = calloc(1, sizeof *c);
     hl_box *b = malloc(2 * sizeof *b);

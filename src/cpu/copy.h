@@ -13,7 +13,7 @@
 typedef struct hl_copy hl_copy;
 
 /* Prepares the IR's boxes. */
-hl_status hl_copy_create(hl_copy **c, const hl_ir *ir);
+hl_status hl_copy_create(hl_copy **c, const hl_ir *ir, const hl_plan_options *opt);
 
 /* Copies every cell of the boxes from in to out (ctx: executor.h).
  * HL_ERR_NOMEM when a staging buffer cannot be allocated. */

@@ -12,6 +12,11 @@
 typedef struct {
     hl_copy *copy;       /* NULL: out of place cell by cell */
     hl_inplace *inplace; /* NULL: in place along cycles of cells */
+    /* A long dimension with crinkles has no passes in the IR (sigma would
+     * cost 8 bytes a position) but has them as moves, which this executor
+     * runs: those passes, which inplace points into. */
+    hl_ir_pass *moves;
+    int nmoves;
 } cpu_state;
 
 static bool cpu_applicable(const hl_ir *ir)
@@ -27,23 +32,27 @@ static void cpu_destroy(void *state)
         return;
     hl_copy_destroy(s->copy);
     hl_inplace_destroy(s->inplace);
+    hl_ir_passes_free(s->moves, s->nmoves);
     free(s);
 }
 
-static hl_status cpu_prepare(const hl_ir *ir, void **out)
+static hl_status cpu_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
 {
     cpu_state *s = calloc(1, sizeof *s);
     if (!s)
         return HL_ERR_NOMEM;
     hl_status st = HL_OK;
     if (ir->lowered)
-        st = hl_copy_create(&s->copy, ir);
+        st = hl_copy_create(&s->copy, ir, opt);
     /* without the passes (no memory for the cycles) in place walks cycles
      * of cells: slower, still right */
     if (st == HL_OK && ir->in_place && ir->by_passes)
         (void)hl_inplace_create(&s->inplace, ir->passes, ir->npasses, ir->elem_size);
-    else if (st == HL_OK && ir->in_place && ir->ncpu_passes > 0)
-        (void)hl_inplace_create(&s->inplace, ir->cpu_passes, ir->ncpu_passes, ir->elem_size);
+    else if (st == HL_OK && ir->in_place && ir->nsteps == 1 && !opt->reference &&
+             hl_ir_passes(&ir->steps[0].src, &ir->steps[0].dst, true, &s->moves, &s->nmoves) ==
+                 HL_OK &&
+             s->nmoves > 0)
+        (void)hl_inplace_create(&s->inplace, s->moves, s->nmoves, ir->elem_size);
     if (st != HL_OK) {
         cpu_destroy(s);
         return st;

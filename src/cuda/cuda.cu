@@ -223,8 +223,9 @@ void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
     hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN, g, t);
 }
 
-hl_status cuda_prepare(const hl_ir *ir, void **out)
+hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
 {
+    (void)opt;
     cuda_state *s = static_cast<cuda_state *>(std::calloc(1, sizeof *s));
     if (!s)
         return HL_ERR_NOMEM;
