@@ -12,6 +12,33 @@ static size_t describe_layout(const hl_layout *lay, char *buf, size_t size, size
     return n > 0 ? (size_t)n : 0;
 }
 
+/* What p's executors chose. */
+static size_t describe_executors(const hl_plan *p, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
+        if (p->exec[j])
+            used += hl_executors[j]->describe(&p->ir, p->exec[j], p->opt.threads,
+                                              buf ? buf + used : NULL, used < size ? size - used : 0);
+    return used - start;
+}
+
+/* p's output ranges (hl_plan_options.range): how many, and the first's
+ * solvers as an example of all. */
+static size_t describe_ranges(const hl_plan *p, char *buf, size_t size, size_t used)
+{
+    if (p->nranges == 0)
+        return 0;
+    const size_t start = used;
+    used += hl_appendf(buf, size, used,
+                       "  output in %d range%s of %" PRId64 " elements, each planned with the "
+                       "plan; range 0 of %" PRId64 " box%s:\n",
+                       p->nranges, p->nranges == 1 ? "" : "s", p->opt.range,
+                       p->ranges[0]->ir.nboxes, p->ranges[0]->ir.nboxes == 1 ? "" : "es");
+    used += describe_executors(p->ranges[0], buf, size, used);
+    return used - start;
+}
+
 /* Stage i of a plan: its boxes and what its executors chose. */
 static size_t describe_stage(const hl_plan *q, int i, char *buf, size_t size, size_t used)
 {
@@ -22,10 +49,8 @@ static size_t describe_stage(const hl_plan *q, int i, char *buf, size_t size, si
     else
         used += hl_appendf(buf, size, used, "  stage %d: step %d, no affine boxes within the limit, "
                            "cell by cell\n", i, i);
-    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
-        if (q->exec[j])
-            used += hl_executors[j]->describe(&q->ir, q->exec[j], q->opt.threads, buf ? buf + used : NULL,
-                                              used < size ? size - used : 0);
+    used += describe_executors(q, buf, size, used);
+    used += describe_ranges(q, buf, size, used);
     return used - start;
 }
 
@@ -37,10 +62,16 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
     char shape[HL_SHAPE_NOTATION_MAX];
     if (hl_shape_format(&p->out_shape, shape, sizeof shape) != HL_OK)
         shape[0] = '\0';
-    size_t used = hl_appendf(buf, size, 0,
-                             "plan: elements of %" PRId64 " bytes, input span %" PRId64
-                             ", output span %" PRId64 ", output %s\n",
-                             ir->elem_size, ir->in_span, ir->out_span, shape);
+    size_t used = 0;
+    if (p->problem)
+        used += hl_appendf(buf, size, used,
+                           "problem %016" PRIx64 ": %d step%s as built, %d canonical\n",
+                           p->problem->hash, p->problem->nsteps, p->problem->nsteps == 1 ? "" : "s",
+                           p->problem->ncanon);
+    used += hl_appendf(buf, size, used,
+                       "plan: elements of %" PRId64 " bytes, input span %" PRId64
+                       ", output span %" PRId64 ", output %s\n",
+                       ir->elem_size, ir->in_span, ir->out_span, shape);
     for (int j = 0; j < ir->nsteps; j++) {
         used += hl_appendf(buf, size, used, "  step %d: src ", j);
         used += describe_layout(&ir->steps[j].src, buf, size, used);
@@ -68,10 +99,8 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
                            ir->nsteps > 1 ? "a chain whose steps do not fold"
                                           : "no affine boxes within the limit");
-    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
-        if (p->exec[j])
-            used += hl_executors[j]->describe(ir, p->exec[j], p->opt.threads, buf ? buf + used : NULL,
-                                              used < size ? size - used : 0);
+    used += describe_executors(p, buf, size, used);
+    used += describe_ranges(p, buf, size, used);
     if (length)
         *length = used;
     return used < size ? HL_OK : HL_ERR_BUFFER;

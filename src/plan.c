@@ -26,7 +26,7 @@ static hl_status check_options(const hl_plan_options *opt)
 {
     if (opt && opt->effort != HL_EFFORT_ESTIMATE && opt->effort != HL_EFFORT_MEASURE)
         return HL_ERR_ARG;
-    return opt && opt->threads < 0 ? HL_ERR_ARG : HL_OK;
+    return opt && (opt->threads < 0 || opt->range < 0) ? HL_ERR_ARG : HL_OK;
 }
 
 static hl_plan_options options_of(const hl_plan_options *opt)
@@ -103,6 +103,11 @@ static hl_status plan_finish(hl_plan *p)
     }
     if (ir->nsteps > 1 && !p->opt.reference) {
         hl_status st = hl_plan_make_stages(p);
+        if (st != HL_OK)
+            return st;
+    }
+    if (p->opt.range > 0 && ir->lowered) {
+        hl_status st = hl_plan_make_ranges(p);
         if (st != HL_OK)
             return st;
     }
@@ -336,6 +341,9 @@ void hl_plan_destroy(hl_plan *p)
         if (p->exec[j])
             hl_executors[j]->destroy(p->exec[j]);
     hl_plan_free_stages(p);
+    for (int r = 0; r < p->nranges; r++)
+        hl_plan_destroy(p->ranges[r]);
+    free(p->ranges);
     hl_ir_free(&p->ir);
     hl_problem_destroy(p->problem);
     free(p);
@@ -384,6 +392,14 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
      * share of a run, hl_execute_part, goes cell by cell) */
     if (p->nstages > 0 && (e != &hl_cpu_executor || ctx->threads > 0))
         return hl_plan_run_stages(p, e, in, out, ctx);
+    /* the CPU keeps no state of the whole where the ranges have theirs */
+    if (p->nranges > 0 && in != out && e == &hl_cpu_executor) {
+        hl_status st = HL_OK;
+        const int64_t es = p->ir.elem_size;
+        for (int r = 0; r < p->nranges && st == HL_OK; r++)
+            st = hl_plan_run(p->ranges[r], e, in, (char *)out + r * p->opt.range * es, ctx);
+        return st;
+    }
     const int64_t j = hl_executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
         return HL_ERR_UNSUPPORTED;

@@ -27,7 +27,16 @@ struct hl_plan {
     struct hl_scratch *scratch; /* each prepared executor's buffers, and the
                                    CPU's lock (a run that finds them taken
                                    uses scratch of its own) */
+    /* With hl_plan_options.range: the output's ranges, each a plan from
+     * the boxes cut to it (plan_range.c); the CPU runs them instead of a
+     * state of the whole. */
+    int nranges;
+    hl_plan **ranges;
 };
+
+/* Cuts p's boxes into its output's ranges of p->opt.range elements and
+ * plans each (plan_range.c). */
+hl_status hl_plan_make_ranges(hl_plan *p);
 
 /* Folds steps[0..n) in place where the layouts allow and the fold still
  * lowers to boxes (a fold that would lose them is a stage boundary);

@@ -113,16 +113,10 @@ static hl_status cut(cut_list *c, const hl_box *b)
     return st;
 }
 
-hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
-                               const hl_plan_options *opt)
+/* The plan of p's boxes cut to output [first, first + count). */
+static hl_status plan_part(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+                           const hl_plan_options *opt)
 {
-    if (!part || !p)
-        return HL_ERR_NULL;
-    *part = NULL;
-    if (first < 0 || count < 1 || first > p->ir.out_span - count)
-        return HL_ERR_RANGE;
-    if (!p->ir.lowered)
-        return HL_ERR_UNSUPPORTED;
     cut_list c = {NULL, 0, 0, first, first + count};
     hl_box b;
     hl_status st = HL_OK;
@@ -134,6 +128,55 @@ hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, 
         st = hl_plan_from_boxes(part, c.boxes, c.n, p->ir.elem_size, p->ir.in_span, count, opt);
     free(c.boxes);
     return st;
+}
+
+hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+                               const hl_plan_options *opt)
+{
+    if (!part || !p)
+        return HL_ERR_NULL;
+    *part = NULL;
+    if (first < 0 || count < 1 || first > p->ir.out_span - count)
+        return HL_ERR_RANGE;
+    if (!p->ir.lowered)
+        return HL_ERR_UNSUPPORTED;
+    return plan_part(part, p, first, count, opt);
+}
+
+hl_status hl_plan_make_ranges(hl_plan *p)
+{
+    const int64_t range = p->opt.range, n = p->ir.out_span;
+    const int64_t k = n > 0 ? (n - 1) / range + 1 : 0;
+    if (k > HL_PLAN_MAX_BOXES)
+        return HL_ERR_ARG; /* ranges too small to be worth a plan each */
+    p->ranges = calloc((size_t)(k > 0 ? k : 1), sizeof *p->ranges);
+    if (!p->ranges)
+        return HL_ERR_NOMEM;
+    hl_plan_options o = p->opt;
+    o.range = 0;
+    for (int64_t r = 0; r < k; r++) {
+        const int64_t first = r * range;
+        const hl_status st = plan_part(&p->ranges[r], p, first, first + range <= n ? range : n - first,
+                                       &o);
+        if (st != HL_OK)
+            return st;
+        p->nranges = (int)r + 1;
+    }
+    return HL_OK;
+}
+
+int hl_plan_ranges(const hl_plan *p) { return p ? p->nranges : 0; }
+
+const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *count)
+{
+    if (!p || i < 0 || i >= p->nranges)
+        return NULL;
+    const int64_t at = (int64_t)i * p->opt.range;
+    if (first)
+        *first = at;
+    if (count)
+        *count = p->ranges[i]->ir.out_span;
+    return p->ranges[i];
 }
 
 /* Pages of one box's reads: its digits by increasing input stride, each

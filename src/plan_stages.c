@@ -85,10 +85,11 @@ hl_status hl_plan_make_stages(hl_plan *p)
         return HL_ERR_NOMEM;
     pthread_mutex_init(&p->scratch->lock, NULL);
     /* the stages are prepared with the plan's executors (plan.c) */
-    const hl_plan_options opt = {.threads = p->opt.threads, .effort = p->opt.effort};
+    hl_plan_options opt = {.threads = p->opt.threads, .effort = p->opt.effort};
     int64_t most = 0; /* the largest intermediate */
     bool fits = true;  /* every intermediate fits in out (and in, in place) */
     for (int i = 0; i < k; i++) {
+        opt.range = i == k - 1 ? p->opt.range : 0; /* the last writes the output */
         hl_status st = hl_plan_create(&p->stages[i], &ir->steps[i].src, &ir->steps[i].dst,
                                       ir->elem_size, &opt);
         if (st != HL_OK)

@@ -39,9 +39,22 @@ static uint64_t mix_layout(uint64_t h, const hl_layout *l)
     return mix(h, &l->base, sizeof l->base);
 }
 
-/* Normalises every layout, then folds each step into the one before where
- * the algebra allows (whether the fold still lowers to boxes is the
- * planner's question, not the problem's). */
+/* A step read from the standard array: (src, dst) and (std, dst o src^-1)
+ * move every cell alike, where the algebra can write the second. */
+static void from_standard(hl_ir_step *s)
+{
+    hl_layout std, m;
+    if (hl_layout_standard(&std, s->src.rank, s->src.extent) == HL_OK &&
+        hl_layout_through(&m, &s->dst, &s->src, &std) == HL_OK) {
+        s->src = std;
+        s->dst = m;
+    }
+}
+
+/* Folds each step into the one before where the algebra allows (whether
+ * the fold still lowers to boxes is the planner's question, not the
+ * problem's), reads each step from the standard array where it can, and
+ * normalises every layout. */
 static hl_status canonical(hl_problem *pr)
 {
     pr->canon = malloc(sizeof *pr->canon * (size_t)pr->nsteps);
@@ -49,20 +62,24 @@ static hl_status canonical(hl_problem *pr)
         return HL_ERR_NOMEM;
     int n = 0;
     for (int t = 0; t < pr->nsteps; t++) {
-        hl_ir_step s;
-        if (hl_layout_normalize(&s.src, &pr->steps[t].src) != HL_OK)
-            s.src = pr->steps[t].src;
-        if (hl_layout_normalize(&s.dst, &pr->steps[t].dst) != HL_OK)
-            s.dst = pr->steps[t].dst;
+        const hl_ir_step *s = &pr->steps[t];
         hl_layout folded;
         hl_ir_step *last = n > 0 ? &pr->canon[n - 1] : NULL;
-        if (last && hl_layout_through(&folded, &last->src, &last->dst, &s.src) == HL_OK) {
-            if (hl_layout_normalize(&last->src, &folded) != HL_OK)
-                last->src = folded;
-            last->dst = s.dst;
+        if (last && hl_layout_through(&folded, &last->src, &last->dst, &s->src) == HL_OK) {
+            last->src = folded;
+            last->dst = s->dst;
         } else {
-            pr->canon[n++] = s;
+            pr->canon[n++] = *s;
         }
+    }
+    for (int t = 0; t < n; t++) {
+        hl_ir_step *s = &pr->canon[t];
+        from_standard(s);
+        hl_layout x;
+        if (hl_layout_normalize(&x, &s->src) == HL_OK)
+            s->src = x;
+        if (hl_layout_normalize(&x, &s->dst) == HL_OK)
+            s->dst = x;
     }
     pr->ncanon = n;
     uint64_t h = 0xcbf29ce484222325u;

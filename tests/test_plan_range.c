@@ -91,6 +91,86 @@ static void test_ranges_assemble_the_output(void **state)
     free(buf);
 }
 
+/* The same plans planned with their output in ranges (hl_plan_options.range):
+ * the ranges tile the output, each written through a small buffer gives
+ * the whole output, and the whole plan still runs out of place and in
+ * place.  A staged chain keeps its ranges on its last stage. */
+static void test_planned_ranges(void **state)
+{
+    (void)state;
+    hl_shape s, pow2;
+    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
+    assert_int_equal(hl_shape_parse(&pow2, "[16,32,64,float32]"), HL_OK);
+    const int64_t n = 70 * 50 * 36;
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
+             *got = malloc(sizeof *in * (size_t)n), *buf = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && want && got && buf);
+    for (int64_t j = 0; j < n; j++)
+        in[j] = (uint32_t)(j * 2654435761u + 7);
+    hl_plan *p[NPLANS];
+    make_plans(p, &s, &pow2);
+    static const int64_t lens[] = {1000, 4999, 65536, 126000, 1 << 20};
+    for (int i = 0; i < NPLANS; i++) {
+        const int64_t out_n = hl_plan_out_span(p[i]);
+        assert_int_equal(hl_execute(p[i], in, want), HL_OK);
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+            const hl_plan_options opt = {.range = lens[l]};
+            hl_plan *r;
+            assert_int_equal(hl_plan_problem(&r, hl_plan_get_problem(p[i]), &opt), HL_OK);
+            const int k = hl_plan_ranges(r);
+            assert_int_equal(k, (out_n + lens[l] - 1) / lens[l]);
+            memset(got, 0xAB, sizeof *got * (size_t)out_n);
+            int64_t next = 0;
+            for (int j = 0; j < k; j++) {
+                int64_t first, count;
+                const hl_plan *part = hl_plan_range(r, j, &first, &count);
+                assert_non_null(part);
+                assert_int_equal(first, next);
+                assert_int_equal(count, first + lens[l] <= out_n ? lens[l] : out_n - first);
+                next = first + count;
+                assert_int_equal(hl_execute(part, in, buf), HL_OK);
+                memcpy(got + first, buf, sizeof *buf * (size_t)count);
+            }
+            assert_int_equal(next, out_n);
+            assert_null(hl_plan_range(r, k, NULL, NULL));
+            assert_memory_equal(got, want, sizeof *got * (size_t)out_n);
+            memset(got, 0xAB, sizeof *got * (size_t)out_n);
+            assert_int_equal(hl_execute(r, in, got), HL_OK);
+            assert_memory_equal(got, want, sizeof *got * (size_t)out_n);
+            if (hl_plan_in_span(r) == out_n) {
+                memcpy(got, in, sizeof *got * (size_t)n);
+                assert_int_equal(hl_execute(r, got, got), HL_OK);
+                assert_memory_equal(got, want, sizeof *got * (size_t)out_n);
+            }
+            hl_plan_destroy(r);
+        }
+        hl_plan_destroy(p[i]);
+    }
+    /* a chain of two stages: the ranges are its last stage's */
+    hl_plan *staged;
+    char why[256];
+    const hl_plan_options opt = {.range = 3000};
+    assert_int_equal(hl_plan_ops(&staged, &pow2, "tile:4,4,4 permute:2,0,1", 0, &opt, why,
+                                 sizeof why),
+                     HL_OK);
+    assert_int_equal(hl_plan_stages(staged), 2);
+    assert_int_equal(hl_plan_ranges(staged), 0);
+    assert_int_equal(hl_plan_ranges(hl_plan_stage(staged, 0)), 0);
+    assert_int_equal(hl_plan_ranges(hl_plan_stage(staged, 1)), (16 * 32 * 64 + 2999) / 3000);
+    hl_plan_destroy(staged);
+    /* ranges so small that there would be more than a plan's boxes */
+    const hl_plan_options tiny = {.range = 1};
+    hl_plan *t = (hl_plan *)&s;
+    assert_int_equal(hl_plan_flip(&t, &s, 1, &tiny), HL_ERR_ARG);
+    assert_null(t);
+    const hl_plan_options negative = {.range = -4};
+    assert_int_equal(hl_plan_flip(&t, &s, 1, &negative), HL_ERR_ARG);
+    free(in);
+    free(want);
+    free(got);
+    free(buf);
+}
+
 static void test_range_errors(void **state)
 {
     (void)state;
@@ -117,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_assemble_the_output),
+        cmocka_unit_test(test_planned_ranges),
         cmocka_unit_test(test_range_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

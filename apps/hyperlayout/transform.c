@@ -111,7 +111,8 @@ typedef struct {
 } phases;
 
 /* Output ranges of this many bytes: small next to the arrays the tool is
- * for, big enough that a range's planning and its write call cost nothing. */
+ * for, big enough that a range's run and its write call cost nothing
+ * extra. */
 enum { RANGE_BYTES = 16 << 20 };
 
 /* -1: go on; otherwise the exit code. */
@@ -224,35 +225,34 @@ static hl_shape reversed(const hl_shape *s)
     return r;
 }
 
-static hl_status reversal_plan(hl_plan **plan, const hl_shape *s, const hl_plan_options *opt)
+static hl_status reversal_problem(hl_problem **pr, const hl_shape *s)
 {
     int perm[HL_MAX_RANK];
     for (int j = 0; j < s->rank; j++)
         perm[j] = s->rank - 1 - j;
-    return hl_plan_permute(plan, s, perm, opt);
+    return hl_problem_permute(pr, s, perm);
 }
 
-/* The fused plan from the file's bytes to the output's: Fortran order
- * undone first, the ops, Fortran order made last if asked.  *logical gets
- * the output's shape (NumPy's shape, whatever the order). */
-static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl_plan **chain,
-                            hl_shape *logical, char *why, size_t cap)
+/* The plan from the file's bytes to the output's, planned once: the
+ * problem of Fortran order undone first, the ops, Fortran order made last
+ * if asked.  range > 0: the output planned in ranges of that many elements
+ * as well (hl_plan_range).  *logical gets the output's shape (NumPy's
+ * shape, whatever the order). */
+static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, int64_t range,
+                            hl_plan **chain, hl_shape *logical, char *why, size_t cap)
 {
-    hl_plan **plans = calloc((size_t)a->nops + 2, sizeof *plans);
+    hl_problem **parts = calloc((size_t)a->nops + 2, sizeof *parts);
     int n = 0;
-    /* the steps are only composed: measuring is for the chain that runs */
-    hl_plan_options step_opt = a->opt;
-    step_opt.effort = HL_EFFORT_ESTIMATE;
     hl_shape cur = info->shape;
-    hl_status st = plans ? HL_OK : HL_ERR_NOMEM;
+    hl_status st = parts ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK && info->fortran_order) {
         hl_shape phys = reversed(&cur);
-        st = reversal_plan(&plans[n++], &phys, &step_opt);
+        st = reversal_problem(&parts[n++], &phys);
     }
     for (int j = 0; st == HL_OK && j < a->nops; j++) {
         char text[HL_SHAPE_NOTATION_MAX];
-        st = hl_plan_op(&plans[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, &step_opt,
-                        why, cap);
+        st = hl_problem_op(&parts[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, why,
+                           cap);
         if (st != HL_OK) {
             char reason[256];
             snprintf(reason, sizeof reason, "%s", why[0] ? why : hl_strerror(st));
@@ -260,35 +260,38 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, hl
             snprintf(why, cap, "op '%s' on %s: %s", a->ops[j], text, reason);
             break;
         }
-        cur = *hl_plan_out_shape(plans[n++]);
+        cur = *hl_problem_out_shape(parts[n++]);
     }
     *logical = cur;
     if (st == HL_OK && a->fortran_out)
-        st = reversal_plan(&plans[n++], &cur, &step_opt);
+        st = reversal_problem(&parts[n++], &cur);
+    hl_problem *pr = NULL;
     if (st == HL_OK)
-        st = hl_plan_compose(chain, plans, n, &a->opt);
+        st = hl_problem_chain(&pr, (const hl_problem *const *)parts, n);
+    hl_plan_options opt = a->opt;
+    opt.range = range;
+    if (st == HL_OK)
+        st = hl_plan_problem(chain, pr, &opt);
     if (st != HL_OK && !why[0])
         snprintf(why, cap, "%s", hl_strerror(st));
-    for (int j = 0; plans && j < n; j++)
-        hl_plan_destroy(plans[j]);
-    free(plans);
+    hl_problem_destroy(pr);
+    for (int j = 0; parts && j < n; j++)
+        hl_problem_destroy(parts[j]);
+    free(parts);
     return st;
 }
 
-/* Whether the parts of a chain cut into ranges read far more pages than
- * they use: an output range of a transpose reads a little of every input
- * row.  With 4 KiB file pages every such read is a TLB miss (a 2 GiB
- * transpose ran 13 s instead of 1 s), so such inputs are moved onto huge
- * pages first. */
-static bool parts_scatter(const hl_plan *chain, int64_t range, const hl_plan_options *opt)
+/* Whether the ranges of a plan read far more pages than they use: an
+ * output range of a transpose reads a little of every input row.  With
+ * 4 KiB file pages every such read is a TLB miss (a 2 GiB transpose ran
+ * 13 s instead of 1 s), so such inputs are moved onto huge pages first. */
+static bool ranges_scatter(const hl_plan *p)
 {
-    const int64_t n = hl_plan_out_span(chain), elem = hl_plan_elem_size(chain);
-    hl_plan *part;
-    if (range >= n || hl_plan_output_range(&part, chain, 0, range, opt) != HL_OK)
+    int64_t count;
+    const hl_plan *first = hl_plan_range(p, 0, NULL, &count);
+    if (!first || hl_plan_ranges(p) < 2)
         return false;
-    const int64_t pages = hl_plan_pages_read(part, 4096);
-    hl_plan_destroy(part);
-    return pages / 8 > range * elem / 4096;
+    return hl_plan_pages_read(first, 4096) / 8 > count * hl_plan_elem_size(p) / 4096;
 }
 
 /* A plan of several stages: all but the last run here, through one buffer
@@ -320,25 +323,25 @@ static hl_status run_first_stages(const hl_plan *chain, const void *in, const vo
     return HL_OK;
 }
 
-/* The output range by range through one buffer (plans that run cell by
- * cell cannot be cut: the whole output then goes through one buffer).  A
- * plan of several stages runs its first stages into buffers of the
- * intermediate's size and its last range by range, so that the memory is
- * the input, the intermediate and the range buffer (not a scratch array
- * besides a whole output). */
-static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_source *src,
-                            npy_sink *sink, progress *pr, phases *ph, char *why, size_t cap)
+/* The output range by range through one buffer, each range planned with
+ * the plan (plans that run cell by cell have no ranges: the whole output
+ * then goes through one buffer).  A plan of several stages runs its first
+ * stages into buffers of the intermediate's size and its last range by
+ * range, so that the memory is the input, the intermediate and the range
+ * buffer (not a scratch array besides a whole output). */
+static hl_status run_ranges(const hl_plan *chain, npy_source *src, npy_sink *sink, progress *pr,
+                            phases *ph, char *why, size_t cap)
 {
     const int stages = hl_plan_stages(chain);
     const hl_plan *last = hl_plan_stage(chain, stages - 1);
     const int64_t elem = hl_plan_elem_size(chain), n = hl_plan_out_span(chain);
-    const bool by_range = hl_plan_boxes(last) > 0;
-    int64_t range = by_range ? (RANGE_BYTES + elem - 1) / elem : n;
-    range = range < n ? range : n;
+    const int nranges = hl_plan_ranges(last);
+    int64_t range = n;
+    if (nranges > 0)
+        (void)hl_plan_range(last, 0, NULL, &range);
     /* the data must also be aligned for the kernel's loads: an .npz
      * member may start anywhere */
-    if ((uintptr_t)src->data % 64 != 0 ||
-        (stages == 1 && by_range && parts_scatter(chain, range, &a->opt))) {
+    if ((uintptr_t)src->data % 64 != 0 || (stages == 1 && ranges_scatter(chain))) {
         double t0 = now_seconds();
         if (npy_source_to_memory(src) != HL_OK) {
             snprintf(why, cap, "%s", strerror(errno));
@@ -362,18 +365,11 @@ static hl_status run_ranges(const transform_args *a, const hl_plan *chain, npy_s
         snprintf(why, cap, "%s", strerror(errno));
         st = HL_ERR_NOMEM;
     }
-    for (int64_t first = 0; st == HL_OK && first < n; first += range) {
-        const int64_t count = first + range <= n ? range : n - first;
+    for (int r = 0; st == HL_OK && r < (nranges > 0 ? nranges : 1); r++) {
+        int64_t first = 0, count = n;
+        const hl_plan *part = nranges > 0 ? hl_plan_range(last, r, &first, &count) : last;
         double t0 = now_seconds();
-        if (by_range) {
-            hl_plan *part;
-            st = hl_plan_output_range(&part, last, first, count, &a->opt);
-            if (st == HL_OK)
-                st = hl_execute(part, in, buf);
-            hl_plan_destroy(part);
-        } else {
-            st = hl_execute(last, in, buf);
-        }
+        st = hl_execute(part, in, buf);
         double t1 = now_seconds();
         ph->execute += t1 - t0;
         if (st != HL_OK) {
@@ -555,7 +551,7 @@ static int transform_procs(const transform_args *a)
     hl_shape logical;
     const double t_read = now_seconds();
     if (st == HL_OK)
-        st = chain_plan(a, info, &chain, &logical, why, sizeof why);
+        st = chain_plan(a, info, 0, &chain, &logical, why, sizeof why);
     st = agree(st, why, sizeof why, me);
     /* the grid as a spec: block over every dimension (one process along
      * some); the output takes the same grid */
@@ -720,7 +716,10 @@ int cmd_transform(int argc, char **argv)
     }
     hl_shape logical;
     t0 = now_seconds();
-    st = chain_plan(&a, &src.info, &chain, &logical, why, sizeof why);
+    /* in the file's own pages there is no output to cut */
+    const int64_t elem = src.info.shape.elem_size;
+    const int64_t range = a.in_place == IN_PLACE_UNSAFE ? 0 : (RANGE_BYTES + elem - 1) / elem;
+    st = chain_plan(&a, &src.info, range, &chain, &logical, why, sizeof why);
     ph.plan = now_seconds() - t0;
     if (st != HL_OK) {
         rc = cli_error("transform", "%s", why);
@@ -750,7 +749,7 @@ int cmd_transform(int argc, char **argv)
     }
     progress pr;
     progress_start(&pr, "hyperlayout transform", a.progress, oi.data_bytes);
-    st = run_ranges(&a, chain, &src, &sink, &pr, &ph, why, sizeof why);
+    st = run_ranges(chain, &src, &sink, &pr, &ph, why, sizeof why);
     progress_end(&pr);
     t0 = now_seconds();
     st = st == HL_OK ? npy_sink_commit(&sink, why, sizeof why) : (npy_sink_abort(&sink), st);

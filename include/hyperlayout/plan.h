@@ -64,6 +64,9 @@ typedef struct hl_plan_options {
     bool reference; /* evaluate cell by cell, never through the box engine:
                        slow, for checking the engine */
     int effort;     /* HL_EFFORT_ESTIMATE (0, the default) or HL_EFFORT_MEASURE */
+    int64_t range;  /* > 0: the output is planned in ranges of this many elements as
+                       well (hl_plan_range), for callers that produce it range by range
+                       through a small buffer; 0: not */
 } hl_plan_options;
 
 /* The instruction-set level of the CPU kernels in plans created from now
@@ -171,7 +174,8 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out);
  * that walks cycles of cells does the whole walk in part 0. */
 hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts);
 
-/* The part of p that writes output elements [first, first + count): a plan
+/* The part of p that writes output elements [first, first + count), planned
+ * now (hl_plan_range gives the parts planned with the plan): a plan
  * reading p's input and writing p's output element first + j to element j
  * of its own output (count elements).  Producing a big output range by
  * range through one small buffer keeps the memory at the input plus the
@@ -181,6 +185,17 @@ hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part,
  * out of place only, and cannot be composed or inverted. */
 hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt);
+
+/* A plan planned with hl_plan_options.range (and boxes: a plan of one pass,
+ * or the last stage of a staged plan) holds its output's ranges, each
+ * planned with the plan, once: hl_plan_ranges(p) of them (0 for other
+ * plans), range i writing p's output elements [first, first + count)
+ * (*first and *count, when not NULL) to elements [0, count) of its own
+ * output, out of place.  Each is a plan owned by p (NULL for i out of
+ * range), whose hl_plan_pages_read says how it reads.  hl_execute(p) runs
+ * them one after another when out of place. */
+int hl_plan_ranges(const hl_plan *p);
+const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *count);
 
 /* An estimate of the distinct input pages of page_bytes bytes one run of p
  * reads (at most the input's; 0 for plans that run cell by cell).  For a

@@ -9,11 +9,17 @@
  * grammar's hl_problem_ops in ops.h) and planned once, rather than each op
  * planned and the plans composed.
  *
- * Two problems are equal when their canonical forms are: every layout
- * normalised (hl_layout_normalize) and consecutive steps folded wherever
- * the layout algebra can express the chain with fewer steps.  Equal
- * problems move every cell alike; the hash is a function of the canonical
- * form, equal on every process and run. */
+ * Two problems are equal when their canonical forms are: consecutive steps
+ * folded wherever the layout algebra can express the chain with fewer
+ * steps, each step read from the standard array of its logical extents
+ * where the algebra can (out[dst(x)] = in[src(x)] as out[m(y)] = in[y]),
+ * and every layout normalised (hl_layout_normalize).  So `shift:1,0
+ * shift:2,0` equals `shift:3,0`, and `flip:0 flip:0`, `tile:2,2 untile:2,2`
+ * and `shift:0,0` are one problem.  Equal problems move every cell alike;
+ * the converse holds as far as the algebra's normal form reaches
+ * (`permute:1,0 permute:1,0` keeps its intermediate's extents as logical
+ * coordinates, and is not equal to the identity).  The hash is a function
+ * of the canonical form, the same on every process and run. */
 #ifndef HYPERLAYOUT_PROBLEM_H
 #define HYPERLAYOUT_PROBLEM_H
 

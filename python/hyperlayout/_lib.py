@@ -28,7 +28,8 @@ class Shape(ctypes.Structure):
 class PlanOptions(ctypes.Structure):
     """hl_plan_options (plan.h)."""
     _fields_ = [("threads", ctypes.c_int), ("reference", ctypes.c_bool),
-                ("effort", ctypes.c_int)]  # HL_EFFORT_ESTIMATE (0) / HL_EFFORT_MEASURE (1)
+                ("effort", ctypes.c_int),  # HL_EFFORT_ESTIMATE (0) / HL_EFFORT_MEASURE (1)
+                ("range", ctypes.c_int64)]  # output elements per planned range; 0: none
 
 
 def _candidates():

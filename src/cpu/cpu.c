@@ -42,7 +42,7 @@ static hl_status cpu_prepare(const hl_ir *ir, const hl_plan_options *opt, void *
     if (!s)
         return HL_ERR_NOMEM;
     hl_status st = HL_OK;
-    if (ir->lowered)
+    if (ir->lowered && opt->range == 0) /* else the plan's output ranges have theirs */
         st = hl_copy_create(&s->copy, ir, opt);
     /* without the passes (no memory for the cycles) in place walks cycles
      * of cells: slower, still right */
@@ -94,6 +94,8 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     if (s->copy) {
         used += hl_appendf(buf, size, used, " boxes\n");
         used += hl_copy_describe(s->copy, buf, size, used);
+    } else if (ir->lowered) {
+        used += hl_appendf(buf, size, used, " boxes, by output ranges (below)\n");
     } else {
         used += hl_appendf(buf, size, used, " per-cell, %" PRId64 " cells through %d steps\n",
                            ir->cells, ir->nsteps);
