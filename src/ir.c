@@ -12,6 +12,44 @@ int64_t hl_box_cells(const hl_box *box)
     return cells;
 }
 
+void hl_box_normalize(hl_box *b)
+{
+    int n = 0;
+    for (int t = 0; t < b->ndigits; t++) {
+        int64_t e = b->extent[t], s = b->src_stride[t], d = b->dst_stride[t];
+        if (e == 1)
+            continue;
+        if (d < 0) {
+            b->src_base += (e - 1) * s;
+            b->dst_base += (e - 1) * d;
+            s = -s;
+            d = -d;
+        }
+        int at = n++; /* insertion, stable */
+        for (; at > 0 && b->dst_stride[at - 1] > d; at--) {
+            b->extent[at] = b->extent[at - 1];
+            b->src_stride[at] = b->src_stride[at - 1];
+            b->dst_stride[at] = b->dst_stride[at - 1];
+        }
+        b->extent[at] = e;
+        b->src_stride[at] = s;
+        b->dst_stride[at] = d;
+    }
+    int m = 0;
+    for (int t = 0; t < n; t++) {
+        if (m > 0 && b->dst_stride[t] == b->dst_stride[m - 1] * b->extent[m - 1] &&
+            b->src_stride[t] == b->src_stride[m - 1] * b->extent[m - 1]) {
+            b->extent[m - 1] *= b->extent[t];
+            continue;
+        }
+        b->extent[m] = b->extent[t];
+        b->src_stride[m] = b->src_stride[t];
+        b->dst_stride[m] = b->dst_stride[t];
+        m++;
+    }
+    b->ndigits = m;
+}
+
 hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes)
 {
     int64_t words = 0;
@@ -26,7 +64,9 @@ hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes)
     }
     int64_t w = 0, cells = 0;
     for (int64_t b = 0; b < nboxes; b++) {
-        const hl_box *x = &boxes[b];
+        hl_box nx = boxes[b];
+        hl_box_normalize(&nx);
+        const hl_box *x = &nx;
         at[b] = w;
         data[w++] = x->src_base;
         data[w++] = x->dst_base;

@@ -131,7 +131,16 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
 /* Cells of a box. */
 int64_t hl_box_cells(const hl_box *box);
 
-/* Stores the boxes in ir (lowered, nboxes, box_at, box_data, cells) (ir.c). */
+/* The box in normal form, the one form every consumer of an IR reads
+ * (CuTe's coalesce): digits of extent 1 dropped, each digit turned to
+ * write forwards (dst stride > 0; the bases move to match), sorted by dst
+ * stride (stable), and each digit that continues the one before it on both
+ * sides (dst and src strides its stride times its extent) merged into it.
+ * The same cells go to the same places. */
+void hl_box_normalize(hl_box *box);
+
+/* Stores the boxes in ir (lowered, nboxes, box_at, box_data, cells), each
+ * in normal form (ir.c). */
 hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes);
 
 /* Box b of the IR. */

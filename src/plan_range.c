@@ -49,37 +49,30 @@ static void fix_digit(hl_box *out, const hl_box *b, int t, int64_t k)
     out->ndigits--;
 }
 
-/* Keeps the cells of b written inside [lo, hi): the whole box when it lies
- * inside, otherwise it is cut along its digit of largest output stride into
- * the run of whole slices inside, kept as one box, and the slices that
- * straddle an end, cut further.  Layouts' boxes are mixed-radix on the
- * output side, so at most two slices straddle per level. */
+/* Keeps the cells of b (in normal form, ir.h: its last digit has the
+ * largest output stride, every output stride is positive) written inside
+ * [lo, hi): the whole box when it lies inside, otherwise it is cut along
+ * its last digit into the run of whole slices inside, kept as one box, and
+ * the slices that straddle an end, cut further.  Layouts' boxes are
+ * mixed-radix on the output side, so at most two slices straddle per
+ * level. */
 static hl_status cut(cut_list *c, const hl_box *b)
 {
-    int64_t dmin = b->dst_base, dmax = b->dst_base;
-    int t = -1;
-    for (int u = 0; u < b->ndigits; u++) {
-        const int64_t reach = (b->extent[u] - 1) * b->dst_stride[u];
-        *(reach < 0 ? &dmin : &dmax) += reach;
-        if (b->extent[u] > 1 && (t < 0 || llabs(b->dst_stride[u]) > llabs(b->dst_stride[t])))
-            t = u;
-    }
+    const int64_t dmin = b->dst_base;
+    int64_t dmax = b->dst_base;
+    for (int u = 0; u < b->ndigits; u++)
+        dmax += (b->extent[u] - 1) * b->dst_stride[u];
+    const int t = b->ndigits - 1;
     if (dmax < c->lo || dmin >= c->hi)
         return HL_OK;
     if ((dmin >= c->lo && dmax < c->hi) || t < 0)
         return keep(c, b);
-    if (b->dst_stride[t] == 0)
+    if (b->dst_stride[t] <= 0)
         return HL_ERR_UNSUPPORTED; /* cells written twice: not a plan's box */
 
     /* Digit t ascending in the output, k's slice at base + k*s + [rmin, rmax]. */
-    hl_box x = *b;
+    const hl_box x = *b;
     const int64_t e = x.extent[t];
-    if (x.dst_stride[t] < 0) {
-        x.src_base += (e - 1) * x.src_stride[t];
-        x.dst_base += (e - 1) * x.dst_stride[t];
-        x.src_stride[t] = -x.src_stride[t];
-        x.dst_stride[t] = -x.dst_stride[t];
-    }
     const int64_t s = x.dst_stride[t];
     const int64_t rmin = dmin - x.dst_base, rmax = dmax - x.dst_base - (e - 1) * s;
     int64_t in_lo = ceil_div(c->lo - x.dst_base - rmin, s);

@@ -401,17 +401,30 @@ static void test_copy_width(void **state)
         }
 }
 
-/* Staging: a box's digits in increasing |dst stride| for the generic
- * kernel; a transpose with both contiguous digits long enough goes to the
- * tile kernel with them first; elements over 16 bytes never do. */
+/* Staging: a box's digits in the IR's order (normal form, ir.h: increasing
+ * dst stride) for the generic kernel; a transpose with both contiguous
+ * digits long enough goes to the tile kernel with them first; elements
+ * over 16 bytes never do. */
 static void test_stage(void **state)
 {
     (void)state;
-    /* box 0: extents 2, 3, 4, dst strides 12, -1, 3; box 1: a 40 x 50
-     * transpose with a third digit of 3 */
+    /* box 0: extents 3, 4, 2, dst strides 1, 3, 12; box 1: a 40 x 50
+     * transpose with a third digit of 3 (both in normal form, as
+     * hl_box_normalize leaves them) */
     const int64_t at[3] = {0, 11, 22};
-    const int64_t data[22] = {100, 50, 2, 1, 12, 3, 2, -1, 4, 6, 3, /* box 0 */
-                              0,   0,  3, 2000, 2000, 50, -40, 1, 40, 1, 50}; /* box 1 */
+    const int64_t data[22] = {104, 48, 3, -2, 1, 4, 6, 3, 2, 1, 12, /* box 0 */
+                              0,   0,  50, -40, 1, 40, 1, 50, 3, 2000, 2000}; /* box 1 */
+    for (int b = 0; b < 2; b++) { /* normal form indeed */
+        hl_box x = {.ndigits = 3, .src_base = data[at[b]], .dst_base = data[at[b] + 1]};
+        for (int k = 0; k < 3; k++) {
+            x.extent[k] = data[at[b] + 2 + 3 * k];
+            x.src_stride[k] = data[at[b] + 3 + 3 * k];
+            x.dst_stride[k] = data[at[b] + 4 + 3 * k];
+        }
+        const hl_box y = x;
+        hl_box_normalize(&x);
+        assert_memory_equal(&x, &y, sizeof x);
+    }
     int64_t w[4][40];
     hl_cuda_list g = {0, w[0], w[1], w[0] + 8, 0}, t = {0, w[2], w[3], w[2] + 8, 0};
     hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
@@ -423,8 +436,8 @@ static void test_stage(void **state)
     /* in bytes: bases, the cell (one element: no digit is contiguous on
      * both sides), the cells, then extent, strides and the dividers by the
      * extent */
-    const int64_t want_g[3][3] = {{3, 8, -4}, {4, 24, 12}, {2, 4, 48}};
-    assert_true(g.data[0] == 400 && g.data[1] == 200 && g.data[2] == 4 && g.data[3] == 24);
+    const int64_t want_g[3][3] = {{3, -8, 4}, {4, 24, 12}, {2, 4, 48}};
+    assert_true(g.data[0] == 416 && g.data[1] == 192 && g.data[2] == 4 && g.data[3] == 24);
     for (int k = 0; k < 3; k++) {
         const int64_t *x = g.data + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * k;
         assert_memory_equal(x, want_g[k], sizeof want_g[k]);
@@ -439,8 +452,8 @@ static void test_stage(void **state)
     /* the same cells either way */
     int64_t a1[24][2], a2[24][2];
     for (int64_t i = 0; i < 24; i++) {
-        a1[i][0] = 4 * (data[0] + (i % 2) * data[3] + (i / 2 % 3) * data[6] + (i / 6) * data[9]);
-        a1[i][1] = 4 * (data[1] + (i % 2) * data[4] + (i / 2 % 3) * data[7] + (i / 6) * data[10]);
+        a1[i][0] = 4 * (data[0] + (i % 3) * data[3] + (i / 3 % 4) * data[6] + (i / 12) * data[9]);
+        a1[i][1] = 4 * (data[1] + (i % 3) * data[4] + (i / 3 % 4) * data[7] + (i / 12) * data[10]);
         hl_cuda_box_offsets(g.data, 3, i, &a2[i][0], &a2[i][1]);
     }
     for (int64_t i = 0; i < 24; i++) {

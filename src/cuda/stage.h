@@ -103,9 +103,10 @@ static inline int64_t hl_cuda_staged_words(int64_t nboxes, int64_t words)
  * nboxes boxes; data for hl_cuda_staged_words words in generic, for
  * box_at[nboxes] in tiles): a box hl_cuda_tile_pick accepts
  * (tile_min as there) goes to tiles with its digits a, b, then the others
- * in increasing |dst stride|; any other box to generic with its digits in
- * increasing |dst stride| (neighbouring threads write neighbouring
- * elements where the box allows). */
+ * in increasing dst stride; any other box to generic with its digits in
+ * increasing dst stride (neighbouring threads write neighbouring elements
+ * where the box allows): the IR's order, its boxes being in normal form
+ * (ir.h). */
 static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data, int64_t nboxes,
                                  int64_t elem_size, int64_t tile_min, hl_cuda_list *generic,
                                  hl_cuda_list *tiles)
@@ -118,17 +119,9 @@ static inline void hl_cuda_stage(const int64_t *box_at, const int64_t *box_data,
     for (int64_t b = 0; b < nboxes; b++) {
         const int64_t *box = box_data + box_at[b];
         const int nd = hl_cuda_ir_digits(box_at, b);
-        /* the digits in increasing |dst stride| (stable): order[] */
         int order[HL_BOX_MAX_DIGITS];
-        int64_t key[HL_BOX_MAX_DIGITS];
-        for (int t = 0; t < nd; t++) {
-            const int64_t d = box[2 + 3 * t + 2];
-            key[t] = d < 0 ? -d : d;
-            int u = t;
-            for (; u > 0 && key[order[u - 1]] > key[t]; u--)
-                order[u] = order[u - 1];
-            order[u] = t;
-        }
+        for (int t = 0; t < nd; t++)
+            order[t] = t;
         int ta, tb;
         if (hl_cuda_tile_pick(box, nd, elem_size, tile_min, &ta, &tb)) {
             int tord[HL_BOX_MAX_DIGITS], m = 2;
