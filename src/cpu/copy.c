@@ -3,16 +3,21 @@
  * A box is a nest of digits, each with an extent and a src and a dst stride.
  * At planning each digit is turned to write forwards, the digits are sorted
  * by dst stride (the innermost writes contiguously), digits that continue
- * each other on both sides are merged, and each box gets one of four modes
- * for its inner digits (a "plane"):
+ * each other on both sides are merged, and the first solver of the table
+ * box_solvers[] that applies takes the box's inner digits (a "plane"); the
+ * boxes that make one output run together (rowgroup.h) go to group_solvers[]
+ * instead.  Each solver is one row (copy_internal.h), as FFTW's rank-0
+ * solvers and the table of executors are: how it plans a box, the runner of
+ * one plane, and what --explain says of it.  The kinds of plane:
  *
- *   ROW        one row: a vectorised loop, or non-temporal stores when the
- *              output is much larger than the caches; long rows are cut
- *              into pieces so that the threads can share them;
- *   BLOCK      short rows (tiles, Morton bits, small extents): up to
+ *   rows       one row (memcpy, reversed or strided rows): a vectorised
+ *              loop, or non-temporal stores when the output is much larger
+ *              than the caches; long rows are cut into pieces so that the
+ *              threads can share them;
+ *   blocks     short rows (tiles, Morton bits, small extents): up to
  *              BLOCK_MAX cells copied through tables of offsets (of cells,
  *              or of rows when rows have 16 cells or more);
- *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
+ *   transpose  the innermost dst digits (a run contiguous in dst, "A") and the
  *              innermost src digits (a run contiguous in src, "B") are
  *              different: A rows of B cells (A a few lines long, B up to
  *              TR_COL_BYTES) are read along src rows and written transposed
@@ -20,12 +25,12 @@
  *              (transpose.h), whole lines of output at a time; the next
  *              plane continues the same rows, so the source is A sequential
  *              streams, however the digits are ordered;
- *   ONE        a single cell;
- *   GROUP      the pieces of one output run, from several boxes that share
+ *   cell       a single cell;
+ *   row groups the pieces of one output run, from several boxes that share
  *              their outer digits (rowgroup.h), copied one after another
  *              (a short run read backwards or strided through the stage,
  *              then streamed whole);
- *   LANES      a short output run (short rows, or a group's runs) that reads
+ *   lanes      a short output run (short rows, or a group's runs) that reads
  *              a short span: each vector of output built from the span's
  *              vectors by lane permutes through a table made at planning
  *              (rows.h), where the level has them.
@@ -52,8 +57,6 @@
 #include <emmintrin.h>
 #include <xmmintrin.h>
 #endif
-
-enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP, LANES };
 
 enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block, at most */
@@ -126,11 +129,6 @@ typedef struct member {
     int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
 } member;
 
-struct box_solver {
-    const char *name;
-    bool (*plan)(kbox *k, int64_t es, hl_status *st);
-};
-
 /* A box's digits kept aside while a plane shape is tried, and put back. */
 static void save_digits(const kbox *k, int64_t (*to)[WORK_DIGITS])
 {
@@ -174,6 +172,24 @@ static void move_digit(kbox *k, int from, int to)
 {
     for (int t = from; t > to; t--)
         swap_digits(k, t, t - 1);
+}
+
+/* Planes read forwards (rows, or a group's runs of rising pieces) whose
+ * outer digits then read upwards too, written downwards where they must:
+ * streamed stores need no prefetching, but loads do, and planes taken
+ * downwards make each a stream of its own that the hardware prefetchers
+ * start over (flip:1 of [64,64,64,64] float32 ran at 11 GB/s, of
+ * [4096,4096] at 20; rows of 1 KiB copied in falling order run at 0.45 of
+ * the rising order on this machine, written downwards at 0.95). */
+static void read_upwards(kbox *k)
+{
+    for (int t = k->inner; t < k->n; t++)
+        if (k->ss[t] < 0) {
+            k->src_base += (k->ext[t] - 1) * k->ss[t];
+            k->dst_base += (k->ext[t] - 1) * k->ds[t];
+            k->ss[t] = -k->ss[t];
+            k->ds[t] = -k->ds[t];
+        }
 }
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -493,7 +509,6 @@ static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
                             &k->cols_in, &k->col_chunk, &cols_full);
     if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_SRC_RUN_BYTES)
         return false;
-    k->mode = TRANSPOSE;
     k->row_last = nd - 1;
     k->col_last = nd + ns - 1;
     k->sdir = k->ss[nd];
@@ -772,8 +787,9 @@ static void whole_rows(kbox *k, int64_t es, int64_t most)
  * same source lines.  A block that writes whole lines of one run may be
  * written in any order: all its outer digits then go by source stride.
  * False when rows are long or everything is one block. */
-static bool plan_block(kbox *k, int64_t es, hl_status *st)
+static bool plan_block(kbox *k, const plan_ctx *pc, hl_status *st)
 {
+    const int64_t es = pc->es;
     if (k->n < 2 || k->ext[0] >= 64 || split_row(k, es))
         return false;
     int nb = 0;
@@ -790,7 +806,6 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
         len *= chunk;
         nb++;
     }
-    k->mode = BLOCK;
     k->inner = nb;
     k->block = k->plane_cells = len;
     /* rows of 16 or more cells are copied as rows (vectorised), and so are
@@ -845,6 +860,9 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
         move_digit(k, best, nb);
     }
     *st = block_lines(k, entries, es);
+    /* (blocks each writing whole lines of one run, which may go in any order) */
+    if (*st == HL_OK && pc->stream && k->dense && !k->cut && (k->block * es) % 64 == 0)
+        read_upwards(k);
     return true;
 }
 
@@ -945,8 +963,8 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
         *st = HL_ERR_NOMEM;
     if (!ok)
         return false;
-    k->mode = LANES;
     k->span_lo = lo;
+    k->span_ahead = k->pf_l2 = true;
     k->span_bytes = span * es;
     k->plane_cells = n;
     k->ahead = ahead && k->span_bytes <= PF_SPAN_MAX ? PF_DISTANCE / k->span_bytes + 1 : 0;
@@ -957,8 +975,9 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
  * extent): the rows that follow each other in the output make one plane of
  * lane permutes, where one row a plane (or a block of them through tables)
  * spends more on bookkeeping than on moving cells. */
-static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
+static bool plan_lanes(kbox *k, const plan_ctx *pc, hl_status *st)
 {
+    const int64_t es = pc->es;
     if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 ||
         k->ext[0] * es > LANES_BOX_ROW_BYTES || split_row(k, es))
         return false;
@@ -992,12 +1011,11 @@ static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 }
 
 /* A plane of one cell: the box has no digits left. */
-static bool plan_one(kbox *k, int64_t es, hl_status *st)
+static bool plan_one(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    (void)es, (void)st;
+    (void)pc, (void)st;
     if (k->n != 0)
         return false;
-    k->mode = ONE;
     k->plane_cells = 1;
     return true;
 }
@@ -1076,11 +1094,25 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     }
 }
 
+/* A register transpose, its plane shape from wisdom or measured where the
+ * plan asks (measure.c), else the cost model's. */
+static bool plan_register_transpose(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    const kbox loaded = *k;
+    int64_t saved[3][WORK_DIGITS];
+    save_digits(k, saved);
+    if (!hl_copy_plan_register_transpose(k, pc->es, st))
+        return false;
+    if (*st == HL_OK)
+        *st = hl_copy_choose_columns(k, &loaded, saved, pc);
+    return true;
+}
+
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
-static bool plan_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
     (void)st;
-    k->mode = ROW;
+    const int64_t es = pc->es;
     k->inner = 1;
     /* rows taken from one read of their source: digit 1 is in the plane */
     k->ways = halves(k) ? 2 : channels(k) ? k->ext[1] : 1;
@@ -1095,31 +1127,264 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
     /* the chunk counter of a cut row (outer digit `inner`) stays first */
     if (k->ext[0] * es >= MIN_ORDERED_ROW_BYTES)
         source_order(k, k->inner + (k->cut ? 1 : 0));
+    if (pc->stream && k->ss[0] > 0) /* (rows read forwards) */
+        read_upwards(k);
     return true;
 }
 
-static bool plan_memcpy_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_memcpy_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    return k->ds[0] == 1 && k->ss[0] == 1 && plan_rows(k, es, st);
+    return k->ds[0] == 1 && k->ss[0] == 1 && plan_rows(k, pc, st);
 }
 
-static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_reversed_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    return k->ds[0] == 1 && k->ss[0] == -1 && plan_rows(k, es, st);
+    return k->ds[0] == 1 && k->ss[0] == -1 && plan_rows(k, pc, st);
 }
 
-/* The registered box solvers, tried in this order (FFTW's rank-0 solvers
- * play the same part): each says whether it applies to a box's sorted
- * digits and, if so, plans the box's planes. */
-static const box_solver solvers[] = {
-    {"cell", plan_one},
-    {"register transpose", hl_copy_plan_register_transpose},
-    {"lane permutes", plan_lanes},
-    {"short-row blocks", plan_block},
-    {"memcpy rows", plan_memcpy_rows},
-    {"reversed rows", plan_reversed_rows},
-    {"strided rows", plan_rows},
+/* ---- row groups ------------------------------------------------------------- */
+
+/* The outer digits of a group of long runs in source order, where the run
+ * after each in the output still follows it closely: the partial lines at
+ * a run's ends are then completed while in cache (crinkle:all:2 of
+ * [4095,4097] read every other row, then the others: 1.4x float32, 1.15x
+ * float64 in source order; an uncrinkle, whose next run in the output came
+ * last in source order, ran 0.73x so, and is kept). */
+static void group_source_order(kbox *k)
+{
+    int64_t save[3][WORK_DIGITS];
+    memcpy(save[0], k->ext, sizeof *save[0] * (size_t)k->n);
+    memcpy(save[1], k->ss, sizeof *save[1] * (size_t)k->n);
+    memcpy(save[2], k->ds, sizeof *save[2] * (size_t)k->n);
+    source_order(k, 0);
+    int64_t step = 1; /* runs written from a run to the next in the output */
+    for (int t = 0; t < k->n && k->ds[t] != k->run_cells; t++)
+        step *= k->ext[t];
+    if (step > 2) {
+        memcpy(k->ext, save[0], sizeof *save[0] * (size_t)k->n);
+        memcpy(k->ss, save[1], sizeof *save[1] * (size_t)k->n);
+        memcpy(k->ds, save[2], sizeof *save[2] * (size_t)k->n);
+    }
+}
+
+/* A group's runs as lane permutes: the run's cells, and the runs that
+ * follow it in the output (outer digit 0) up to the limits, one plane. */
+static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
+{
+    const int64_t c = lanes_steps(k, 0, k->run_cells, k->span_bytes / es, es), n = c * k->run_cells;
+    if (n * es < 64)
+        return false;
+    int64_t *src = malloc(sizeof *src * (size_t)(2 * n)), at = 0;
+    if (!src) {
+        *st = HL_ERR_NOMEM;
+        return false;
+    }
+    for (int m = 0; m < k->nmem; m++) {
+        const member *x = &k->mem[m];
+        int64_t ext[HL_ROW_GROUP_ROW_DIGITS + 1], ss[HL_ROW_GROUP_ROW_DIGITS + 1], ds[HL_ROW_GROUP_ROW_DIGITS + 1];
+        memcpy(ext, x->ext, sizeof *ext * (size_t)x->n);
+        memcpy(ss, x->ss, sizeof *ss * (size_t)x->n);
+        memcpy(ds, x->ds, sizeof *ds * (size_t)x->n);
+        ext[x->n] = c;
+        ss[x->n] = k->n > 0 ? k->ss[0] : 0;
+        ds[x->n] = k->run_cells;
+        at += nest_cells(ext, ss, ds, x->n + 1, x->src_off, x->dst_off, src + at, src + n + at);
+    }
+    const bool ok = make_lanes(k, src + n, src, n, es, ahead, st);
+    free(src);
+    if (ok && k->n > 0)
+        fold_steps(k, 0, c);
+    return ok;
+}
+
+/* Whether every piece of a group's run is read as rising rows: the
+ * hardware prefetchers follow that. */
+static bool reads_forwards(const kbox *k)
+{
+    bool forwards = true;
+    for (int m = 0; m < k->nmem; m++)
+        forwards = forwards && (k->mem[m].n == 0 || k->mem[m].ss[0] == 1);
+    return forwards;
+}
+
+/* A group whose pieces are short rows: its runs by lane permutes. */
+static bool plan_group_lanes(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    const int64_t es = pc->es;
+    int64_t piece = 1;
+    for (int m = 0; m < k->nmem; m++)
+        piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
+    return k->can_lanes && piece * es <= LANES_ROW_BYTES &&
+           group_lanes(k, es, !reads_forwards(k) || (k->n > 0 && k->ss[0] < 0), st);
+}
+
+/* A group's runs member by member. */
+static bool plan_group_runs(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    (void)st;
+    const int64_t es = pc->es;
+    /* two rows read with stride 2, one a cell beside the other (a flipped
+     * row's crinkled halves), are copied from one read (rows.h): the chain
+     * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
+    for (int m = 0; m < k->nmem && k->can_halves; m++) {
+        member *x = &k->mem[m];
+        if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
+            continue;
+        /* a member that is both halves (an odd row's crinkle, its last
+         * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
+         * ran at 0.75 of [4096,4096]) */
+        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
+        if (x->n != 1)
+            continue;
+        for (int y = m + 1; y < k->nmem; y++) {
+            member *z = &k->mem[y];
+            /* an odd row's halves differ by a cell */
+            if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
+                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
+                x->halves = y;
+                z->halves = -1;
+                break;
+            }
+        }
+    }
+    /* a member whose rows are a few cells (an uncrinkle's pairs, up to 16
+     * bytes) goes along its next digit instead, a few of those rows for
+     * each: a call per pair ran the uncrinkle of [255,257,257] float32 at
+     * 2.6 GB/s, of [4095,4097] float64 at 5.4 */
+    for (int m = 0; m < k->nmem; m++) {
+        member *x = &k->mem[m];
+        if (x->n > 1 && x->ext[0] * es <= 16 && x->ext[1] > x->ext[0]) {
+            int64_t t;
+            t = x->ext[0], x->ext[0] = x->ext[1], x->ext[1] = t;
+            t = x->ss[0], x->ss[0] = x->ss[1], x->ss[1] = t;
+            t = x->ds[0], x->ds[0] = x->ds[1], x->ds[1] = t;
+        }
+    }
+    return true;
+}
+
+/* ---- what each solver says of a box (hl_copy_describe) ------------------------ */
+
+/* Outer digits that write downwards, where planes go in rising source order. */
+static size_t describe_planes(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    (void)c;
+    bool down = false;
+    for (int t = k->inner; t < k->n; t++)
+        down = down || k->ds[t] < 0;
+    return down ? hl_appendf(buf, size, used, "; planes in rising source order, written downwards")
+                : 0;
+}
+
+static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    return hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
+                      c->isa->name, k->rows_in * k->row_chunk * k->es, k->chosen ? " (" : "",
+                      k->chosen ? k->chosen : "", k->chosen ? ")" : "",
+                      k->staged && c->stream ? ", staged" : "");
+}
+
+static size_t describe_rows(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    if (k->ways == 2)
+        used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
+    if (k->ways > 2)
+        used += hl_appendf(buf, size, used, "; %" PRId64 " channels split from one read", k->ways);
+    used += describe_planes(c, k, buf, size, used);
+    return used - start;
+}
+
+static size_t describe_block(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    used += describe_planes(c, k, buf, size, used);
+    if (k->pairs.steps)
+        used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes%s",
+                           k->pairs.g, k->pairs.g == 1 ? "" : "s",
+                           k->pairs.dst ? ", output lines by a table" : "");
+    else if (k->dense && k->short_rows && c->stream && c->isa->short_rows)
+        used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
+                           "when the output starts a line");
+    return used - start;
+}
+
+static size_t describe_group(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
+    bool halves = false;
+    for (int m = 0; m < k->nmem; m++)
+        halves = halves || k->mem[m].halves > 0 || k->mem[m].split;
+    if (halves)
+        used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
+    used += describe_planes(c, k, buf, size, used);
+    return used - start;
+}
+
+/* ---- the solvers ------------------------------------------------------------- */
+
+/* The plane runners (execution, below). */
+static void run_cell(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                     bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+static void run_transpose(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                          bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+static void run_lanes(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+static void run_block(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+static void run_rows(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                     bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+static void run_group(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+
+static const copy_solver cell = {
+    .name = "cell", .plan = plan_one, .run = run_cell, .describe = describe_planes};
+const copy_solver hl_copy_transpose_solver = {
+    .name = "register transpose", .plan = plan_register_transpose, .run = run_transpose,
+    .describe = describe_transpose};
+static const copy_solver lane_permutes = {
+    .name = "lane permutes", .plan = plan_lanes, .run = run_lanes, .describe = describe_planes};
+static const copy_solver short_row_blocks = {
+    .name = "short-row blocks", .plan = plan_block, .run = run_block, .describe = describe_block};
+static const copy_solver memcpy_rows = {
+    .name = "memcpy rows", .plan = plan_memcpy_rows, .run = run_rows, .describe = describe_rows};
+static const copy_solver reversed_rows = {
+    .name = "reversed rows", .plan = plan_reversed_rows, .run = run_rows,
+    .describe = describe_rows};
+static const copy_solver strided_rows = {
+    .name = "strided rows", .plan = plan_rows, .run = run_rows, .describe = describe_rows};
+static const copy_solver group_lane_permutes = {
+    .name = "row groups by lane permutes", .plan = plan_group_lanes, .run = run_lanes,
+    .describe = describe_group};
+static const copy_solver row_groups = {
+    .name = "row groups", .plan = plan_group_runs, .run = run_group, .describe = describe_group};
+
+/* The registered solvers, tried in this order (FFTW's rank-0 solvers play
+ * the same part): a box's, and a row group's (its members' pieces of one
+ * run, planned from the members, not from the box's digits). */
+static const copy_solver *const box_solvers[] = {
+    &cell, &hl_copy_transpose_solver, &lane_permutes, &short_row_blocks,
+    &memcpy_rows, &reversed_rows, &strided_rows,
 };
+static const copy_solver *const group_solvers[] = {&group_lane_permutes, &row_groups};
+
+/* The first solver of `tab` that takes k; one that does not may have
+ * reordered the digits (in `work`), which are put back. */
+static hl_status take_first(kbox *k, const copy_solver *const *tab, size_t n, const plan_ctx *pc,
+                            int64_t (*work)[WORK_DIGITS])
+{
+    int64_t saved[3][WORK_DIGITS];
+    memcpy(saved, work, sizeof saved);
+    hl_status st = HL_OK;
+    for (size_t j = 0; j < n && !k->solver; j++) {
+        if (tab[j]->plan(k, pc, &st))
+            k->solver = tab[j];
+        else
+            memcpy(work, saved, sizeof saved);
+    }
+    return st;
+}
 
 /* Loads digits [first, first + count) of b into k (after k->n), each turned
  * to write forwards (the bases move to match), sorted by |dst stride|, and
@@ -1210,27 +1475,9 @@ static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
     return w;
 }
 
-/* Planes read forwards (rows, or a group's runs of rising pieces) whose
- * outer digits then read upwards too, written downwards where they must:
- * streamed stores need no prefetching, but loads do, and planes taken
- * downwards make each a stream of its own that the hardware prefetchers
- * start over (flip:1 of [64,64,64,64] float32 ran at 11 GB/s, of
- * [4096,4096] at 20; rows of 1 KiB copied in falling order run at 0.45 of
- * the rising order on this machine, written downwards at 0.95). */
-static void read_upwards(kbox *k)
-{
-    for (int t = k->inner; t < k->n; t++)
-        if (k->ss[t] < 0) {
-            k->src_base += (k->ext[t] - 1) * k->ss[t];
-            k->dst_base += (k->ext[t] - 1) * k->ds[t];
-            k->ss[t] = -k->ss[t];
-            k->ds[t] = -k->ds[t];
-        }
-}
-
 static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *apc)
 {
-    int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
+    int64_t work[3][WORK_DIGITS];
     memset(k, 0, sizeof *k);
     k->ext = work[0];
     k->ss = work[1];
@@ -1238,92 +1485,19 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *a
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
-    plan_ctx box_pc = *apc; /* the box's cells, for its solvers and their measuring */
-    const plan_ctx *pc = &box_pc;
-    k->es = box_pc.es = es = widen_cells(k, es, apc->isa);
-    box_pc.cells = apc->cells * apc->es / es;
-    take_level(k, pc->isa, es);
-    const kbox loaded = *k;
-    hl_status st = HL_OK;
-    memcpy(saved, work, sizeof work);
-    /* the first solver that applies takes the box; one that does not may
-     * have reordered the digits */
-    for (size_t j = 0; j < sizeof solvers / sizeof *solvers && !k->solver; j++) {
-        if (solvers[j].plan(k, es, &st))
-            k->solver = &solvers[j];
-        else
-            memcpy(work, saved, sizeof work);
-    }
-    if (st == HL_OK && k->mode == TRANSPOSE)
-        st = hl_copy_choose_columns(k, &loaded, work, saved, pc);
-    /* (rows read forwards, or blocks each writing whole lines of one run,
-     * which may go in any order) */
-    if (st == HL_OK && pc->stream &&
-        ((k->mode == ROW && k->ss[0] > 0) ||
-         (k->mode == BLOCK && k->dense && !k->cut && (k->block * es) % 64 == 0)))
-        read_upwards(k);
+    plan_ctx pc = *apc; /* the box's cells, for its solvers and their measuring */
+    k->es = pc.es = es = widen_cells(k, es, apc->isa);
+    pc.cells = apc->cells * apc->es / es;
+    take_level(k, pc.isa, es);
+    const hl_status st = take_first(k, box_solvers, sizeof box_solvers / sizeof *box_solvers, &pc,
+                                    work);
     const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
 
-static const box_solver group_solver = {"row groups", NULL};
-static const box_solver group_lanes_solver = {"row groups by lane permutes", NULL};
-
-/* The outer digits of a group of long runs in source order, where the run
- * after each in the output still follows it closely: the partial lines at
- * a run's ends are then completed while in cache (crinkle:all:2 of
- * [4095,4097] read every other row, then the others: 1.4x float32, 1.15x
- * float64 in source order; an uncrinkle, whose next run in the output came
- * last in source order, ran 0.73x so, and is kept). */
-static void group_source_order(kbox *k)
-{
-    int64_t save[3][WORK_DIGITS];
-    memcpy(save[0], k->ext, sizeof *save[0] * (size_t)k->n);
-    memcpy(save[1], k->ss, sizeof *save[1] * (size_t)k->n);
-    memcpy(save[2], k->ds, sizeof *save[2] * (size_t)k->n);
-    source_order(k, 0);
-    int64_t step = 1; /* runs written from a run to the next in the output */
-    for (int t = 0; t < k->n && k->ds[t] != k->run_cells; t++)
-        step *= k->ext[t];
-    if (step > 2) {
-        memcpy(k->ext, save[0], sizeof *save[0] * (size_t)k->n);
-        memcpy(k->ss, save[1], sizeof *save[1] * (size_t)k->n);
-        memcpy(k->ds, save[2], sizeof *save[2] * (size_t)k->n);
-    }
-}
-
-/* A group's runs as lane permutes: the run's cells, and the runs that
- * follow it in the output (outer digit 0) up to the limits, one plane. */
-static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
-{
-    const int64_t c = lanes_steps(k, 0, k->run_cells, k->span_bytes / es, es), n = c * k->run_cells;
-    if (n * es < 64)
-        return false;
-    int64_t *src = malloc(sizeof *src * (size_t)(2 * n)), at = 0;
-    if (!src) {
-        *st = HL_ERR_NOMEM;
-        return false;
-    }
-    for (int m = 0; m < k->nmem; m++) {
-        const member *x = &k->mem[m];
-        int64_t ext[HL_ROW_GROUP_ROW_DIGITS + 1], ss[HL_ROW_GROUP_ROW_DIGITS + 1], ds[HL_ROW_GROUP_ROW_DIGITS + 1];
-        memcpy(ext, x->ext, sizeof *ext * (size_t)x->n);
-        memcpy(ss, x->ss, sizeof *ss * (size_t)x->n);
-        memcpy(ds, x->ds, sizeof *ds * (size_t)x->n);
-        ext[x->n] = c;
-        ss[x->n] = k->n > 0 ? k->ss[0] : 0;
-        ds[x->n] = k->run_cells;
-        at += nest_cells(ext, ss, ds, x->n + 1, x->src_off, x->dst_off, src + at, src + n + at);
-    }
-    const bool ok = make_lanes(k, src + n, src, n, es, ahead, st);
-    free(src);
-    if (ok && k->n > 0)
-        fold_steps(k, 0, c);
-    return ok;
-}
-
 /* A row group's boxes as one: the shared outer digits are the box's; each
- * box's remaining digits make a member, at its offsets from the plane. */
+ * box's remaining digits make a member, at its offsets from the plane; the
+ * first of group_solvers[] that applies takes it. */
 static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, hl_box *b,
                                int64_t es, const plan_ctx *pc)
 {
@@ -1334,8 +1508,6 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->ext = work[0];
     k->ss = work[1];
     k->ds = work[2];
-    k->mode = GROUP;
-    k->solver = &group_solver;
     hl_ir_box(ir, g->first, b);
     /* base 0: the turns of the outer digits shift every member alike */
     load_digits(k, b, b->ndigits - g->outer, g->outer);
@@ -1382,9 +1554,8 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
      * one is copied (pieces all read as rising rows need none) */
     k->span_lo = slo;
     k->span_bytes = (shi - slo + 1) * es;
-    bool forwards = true; /* every piece read as rising rows: the hardware follows that */
-    for (int m = 0; m < k->nmem; m++)
-        forwards = forwards && (k->mem[m].n == 0 || k->mem[m].ss[0] == 1);
+    k->span_ahead = true;
+    const bool forwards = reads_forwards(k);
     if (!forwards && k->span_bytes <= PF_GROUP_SPAN_MAX)
         k->ahead = PF_DISTANCE / k->span_bytes + 1;
     k->staged = !forwards && k->run_cells * es <= GROUP_STAGE_BYTES;
@@ -1393,55 +1564,14 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->plane_cells = k->run_cells;
     if (k->run_cells * es > GROUP_STAGE_BYTES)
         group_source_order(k);
-    hl_status st = HL_OK;
-    int64_t piece = 1;
-    for (int m = 0; m < k->nmem; m++)
-        piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
-    if (k->can_lanes && piece * es <= LANES_ROW_BYTES &&
-        group_lanes(k, es, !forwards || (k->n > 0 && k->ss[0] < 0), &st))
-        k->solver = &group_lanes_solver;
-    /* two rows read with stride 2, one a cell beside the other (a flipped
-     * row's crinkled halves), are copied from one read (rows.h): the chain
-     * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
-    for (int m = 0; m < k->nmem && k->solver == &group_solver && k->can_halves; m++) {
-        member *x = &k->mem[m];
-        if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
-            continue;
-        /* a member that is both halves (an odd row's crinkle, its last
-         * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
-         * ran at 0.75 of [4096,4096]) */
-        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
-        if (x->n != 1)
-            continue;
-        for (int y = m + 1; y < k->nmem; y++) {
-            member *z = &k->mem[y];
-            /* an odd row's halves differ by a cell */
-            if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
-                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
-                x->halves = y;
-                z->halves = -1;
-                break;
-            }
-        }
-    }
-    /* a member whose rows are a few cells (an uncrinkle's pairs, up to 16
-     * bytes) goes along its next digit instead, a few of those rows for
-     * each: a call per pair ran the uncrinkle of [255,257,257] float32 at
-     * 2.6 GB/s, of [4095,4097] float64 at 5.4 */
-    for (int m = 0; m < k->nmem && k->solver == &group_solver; m++) {
-        member *x = &k->mem[m];
-        if (x->n > 1 && x->ext[0] * es <= 16 && x->ext[1] > x->ext[0]) {
-            int64_t t;
-            t = x->ext[0], x->ext[0] = x->ext[1], x->ext[1] = t;
-            t = x->ss[0], x->ss[0] = x->ss[1], x->ss[1] = t;
-            t = x->ds[0], x->ds[0] = x->ds[1], x->ds[1] = t;
-        }
-    }
+    hl_status st = take_first(k, group_solvers, sizeof group_solvers / sizeof *group_solvers, pc,
+                              work);
     if (pc->stream && forwards)
         read_upwards(k);
     const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
+
 
 void hl_copy_destroy(hl_copy *c)
 {
@@ -1721,155 +1851,167 @@ static void transpose_plane(const kbox *k, char *out, const char **row, int64_t 
     hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
 }
 
-static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+/* The plane runners (copy_solver's run). */
+
+static void run_group(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
                       bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
 {
-    switch (k->mode) {
-    case GROUP: {
-        /* a short run read backwards or strided is assembled in the stage
-         * and streamed whole; other runs member by member, rows streamed as
-         * they are (pieces read forwards gain nothing from a pass through
-         * the stage: shifts were up to 2x slower with it) */
-        const bool staged = stream && k->staged;
-        char *to = staged ? stage : out;
-        for (int m = 0; m < k->nmem; m++) {
-            const member *x = &k->mem[m];
-            if (x->halves > 0) {
-                const member *z = &k->mem[x->halves];
-                const int64_t n = x->ext[0] < z->ext[0] ? x->ext[0] : z->ext[0];
-                copy_split(to + x->dst_off * es, z->dst_off - x->dst_off, in + x->src_off * es, n, 2,
-                           x->ss[0], es, stream && !staged, isa);
-                const member *w = x->ext[0] > n ? x : z; /* the longer half's last cell */
-                if (w->ext[0] > n)
-                    memcpy(to + (w->dst_off + n) * es, in + (w->src_off + n * w->ss[0]) * es, (size_t)es);
-            } else if (x->split) {
-                copy_halves(to + x->dst_off * es, x->ds[1], in + x->src_off * es, x->ext[0], x->ss[0],
-                            x->ss[1], es, stream && !staged, isa);
-            } else if (x->halves == 0) {
-                copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
-            }
+    (void)d, (void)next;
+    /* a short run read backwards or strided is assembled in the stage
+     * and streamed whole; other runs member by member, rows streamed as
+     * they are (pieces read forwards gain nothing from a pass through
+     * the stage: shifts were up to 2x slower with it) */
+    const bool staged = stream && k->staged;
+    char *to = staged ? stage : out;
+    for (int m = 0; m < k->nmem; m++) {
+        const member *x = &k->mem[m];
+        if (x->halves > 0) {
+            const member *z = &k->mem[x->halves];
+            const int64_t n = x->ext[0] < z->ext[0] ? x->ext[0] : z->ext[0];
+            copy_split(to + x->dst_off * es, z->dst_off - x->dst_off, in + x->src_off * es, n, 2,
+                       x->ss[0], es, stream && !staged, isa);
+            const member *w = x->ext[0] > n ? x : z; /* the longer half's last cell */
+            if (w->ext[0] > n)
+                memcpy(to + (w->dst_off + n) * es, in + (w->src_off + n * w->ss[0]) * es, (size_t)es);
+        } else if (x->split) {
+            copy_halves(to + x->dst_off * es, x->ds[1], in + x->src_off * es, x->ext[0], x->ss[0],
+                        x->ss[1], es, stream && !staged, isa);
+        } else if (x->halves == 0) {
+            copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
         }
-        if (staged)
-            stream_row(out, stage, k->run_cells, 1, es, true, isa);
+    }
+    if (staged)
+        stream_row(out, stage, k->run_cells, 1, es, true, isa);
+}
+
+static void run_lanes(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
+{
+    (void)d, (void)next;
+    const char *span = in + k->span_lo * es;
+    const int64_t bytes = k->plane_cells * es;
+    if (stream && ((uintptr_t)out & 63) == 0 && bytes % 64 == 0) {
+        isa->lanes(out, span, &k->lanes, true);
+    } else if (stream && bytes <= 2 * STAGE_BYTES) {
+        isa->lanes(stage, span, &k->lanes, false);
+        stream_row(out, stage, k->plane_cells, 1, es, true, isa);
+    } else {
+        isa->lanes(out, span, &k->lanes, false);
+    }
+}
+
+static void run_cell(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                     bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
+{
+    (void)k, (void)d, (void)stream, (void)stage, (void)next, (void)isa;
+    memcpy(out, in, (size_t)es);
+}
+
+static void run_rows(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                     bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
+{
+    (void)stage;
+    int64_t n = k->ext[0];
+    if (k->cut)
+        n = n - d[k->inner] * k->cut < k->cut ? n - d[k->inner] * k->cut : k->cut;
+    /* the span a row (or the rows read with it) reads: n * |ss| cells */
+    const int64_t span = n * abs64(k->ss[0]) * es;
+    if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
+        prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
+    if (k->ways == 2) {
+        copy_halves(out, k->ds[1], in, n, k->ss[0], k->ss[1], es, stream, isa);
         return;
     }
-    case LANES: {
-        const char *span = in + k->span_lo * es;
-        const int64_t bytes = k->plane_cells * es;
-        if (stream && ((uintptr_t)out & 63) == 0 && bytes % 64 == 0) {
-            isa->lanes(out, span, &k->lanes, true);
-        } else if (stream && bytes <= 2 * STAGE_BYTES) {
-            isa->lanes(stage, span, &k->lanes, false);
-            stream_row(out, stage, k->plane_cells, 1, es, true, isa);
-        } else {
-            isa->lanes(out, span, &k->lanes, false);
-        }
+    if (k->ways > 1) {
+        copy_split(out, k->ds[1], in, n, k->ways, k->ss[0], es, stream, isa);
         return;
     }
-    case ONE:
-        memcpy(out, in, (size_t)es);
-        return;
-    case ROW: {
-        int64_t n = k->ext[0];
-        if (k->cut)
-            n = n - d[k->inner] * k->cut < k->cut ? n - d[k->inner] * k->cut : k->cut;
-        /* the span a row (or the rows read with it) reads: n * |ss| cells */
-        const int64_t span = n * abs64(k->ss[0]) * es;
-        if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
-            prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
-        if (k->ways == 2) {
-            copy_halves(out, k->ds[1], in, n, k->ss[0], k->ss[1], es, stream, isa);
-            return;
-        }
-        if (k->ways > 1) {
-            copy_split(out, k->ds[1], in, n, k->ways, k->ss[0], es, stream, isa);
-            return;
-        }
-        if (stream && k->ds[0] == 1)
-            stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
-        else
-            copy_row(out, in, n, k->ds[0], k->ss[0], es, isa);
-        return;
+    if (stream && k->ds[0] == 1)
+        stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
+    else
+        copy_row(out, in, n, k->ds[0], k->ss[0], es, isa);
+}
+
+static void run_block(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
+{
+    /* the last chunk of a cut digit is a prefix of the tables */
+    int64_t cells = k->block;
+    if (k->cut) {
+        const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->cut;
+        if (left < k->cut)
+            cells = k->block / k->cut * left;
     }
-    case BLOCK: {
-        /* the last chunk of a cut digit is a prefix of the tables */
-        int64_t cells = k->block;
-        if (k->cut) {
-            const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->cut;
-            if (left < k->cut)
-                cells = k->block / k->cut * left;
-        }
-        if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
-            for (int64_t j = 0; j < cells / k->row_len; j++)
-                prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
-        const bool pairs = k->pairs.steps && cells == k->block; /* (whole blocks) */
-        if (stream && (pairs || (k->dense && k->short_rows && isa->short_rows)) &&
-            ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
-            if (pairs)
-                isa->pairs(out, in, &k->pairs, true);
-            else
-                isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
-            return;
-        }
-        char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
+    if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
+        for (int64_t j = 0; j < cells / k->row_len; j++)
+            prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
+    const bool pairs = k->pairs.steps && cells == k->block; /* (whole blocks) */
+    if (stream && (pairs || (k->dense && k->short_rows && isa->short_rows)) &&
+        ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
         if (pairs)
-            isa->pairs(to, in, &k->pairs, false);
-        else if (k->row_len == 1)
-            copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
-        else if (k->short_rows)
-            copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
+            isa->pairs(out, in, &k->pairs, true);
         else
-            for (int64_t j = 0; j < cells / k->row_len; j++)
-                copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es, isa);
-        if (to == stage)
-            stream_row(out, stage, cells, 1, es, true, isa);
+            isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
         return;
     }
-    default: {
-        /* the last chunk of a cut digit is a prefix of the tables */
-        const int64_t rl = k->row_last, cl = k->col_last;
-        const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
-        int64_t lo = rc, hi = rc + k->row_chunk;
-        if (k->shift && stream) {
-            /* chunks start s rows early, so that chunk 1 on starts a line
-             * (rows_in = 1: the row digit is digit 0, dst stride 1); with
-             * masked row edges chunk 0 is only the head up to the first
-             * line, else a whole chunk less the offset (plain stores) */
-            const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
-            int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
-            if (s && k->edges)
-                s = k->row_chunk - (int64_t)(64 - at) / es;
-            lo = rc - s > 0 ? rc - s : 0;
-            hi -= s;
-            out += (lo - rc) * es;
-            in += (lo - rc) * k->ss[rl] * es;
-        }
-        if (hi > k->ext[rl])
-            hi = k->ext[rl];
-        if (hi <= lo)
-            return;
-        const int64_t rows = k->rows_in * (hi - lo);
-        const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
-        const char *row[TR_ROWS_MAX];
+    char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
+    if (pairs)
+        isa->pairs(to, in, &k->pairs, false);
+    else if (k->row_len == 1)
+        copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
+    else if (k->short_rows)
+        copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
+    else
+        for (int64_t j = 0; j < cells / k->row_len; j++)
+            copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es, isa);
+    if (to == stage)
+        stream_row(out, stage, cells, 1, es, true, isa);
+}
+
+static void run_transpose(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                          bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
+{
+    /* the last chunk of a cut digit is a prefix of the tables */
+    const int64_t rl = k->row_last, cl = k->col_last;
+    const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
+    int64_t lo = rc, hi = rc + k->row_chunk;
+    if (k->shift && stream) {
+        /* chunks start s rows early, so that chunk 1 on starts a line
+         * (rows_in = 1: the row digit is digit 0, dst stride 1); with
+         * masked row edges chunk 0 is only the head up to the first
+         * line, else a whole chunk less the offset (plain stores) */
+        const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
+        int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
+        if (s && k->edges)
+            s = k->row_chunk - (int64_t)(64 - at) / es;
+        lo = rc - s > 0 ? rc - s : 0;
+        hi -= s;
+        out += (lo - rc) * es;
+        in += (lo - rc) * k->ss[rl] * es;
+    }
+    if (hi > k->ext[rl])
+        hi = k->ext[rl];
+    if (hi <= lo)
+        return;
+    const int64_t rows = k->rows_in * (hi - lo);
+    const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
+    const char *row[TR_ROWS_MAX];
+    for (int64_t r = 0; r < rows; r++)
+        row[r] = in + k->stab[r] * es;
+    if (stream && k->staged)
+        hl_transpose_staged(isa, out, k->dtab, row, rows, cols, k->sdir, es, stage, TR_STAGE_BYTES);
+    else if (stream && k->one_run && ((uintptr_t)out & 63) && rows * cols == k->plane_cells) {
+        /* a whole matrix off a line (16 bytes off, as NumPy's): through
+         * the stage, then streamed as one run (its columns written
+         * there straight, all partial lines, with plain stores: the
+         * 1,0,3,2 transpose of [64,64,64,64] 0.45 of aligned, 0.77 so) */
+        hl_transpose_block(isa, stage, k->dtab, row, rows, cols, k->sdir, false, es);
+        stream_row(out, stage, rows * cols, 1, es, true, isa);
+    } else
+        transpose_plane(k, out, row, rows, cols, es, stream, isa);
+    if (next) /* the start of each row of the next plane (short rows: whole) */
         for (int64_t r = 0; r < rows; r++)
-            row[r] = in + k->stab[r] * es;
-        if (stream && k->staged)
-            hl_transpose_staged(isa, out, k->dtab, row, rows, cols, k->sdir, es, stage, TR_STAGE_BYTES);
-        else if (stream && k->one_run && ((uintptr_t)out & 63) && rows * cols == k->plane_cells) {
-            /* a whole matrix off a line (16 bytes off, as NumPy's): through
-             * the stage, then streamed as one run (its columns written
-             * there straight, all partial lines, with plain stores: the
-             * 1,0,3,2 transpose of [64,64,64,64] 0.45 of aligned, 0.77 so) */
-            hl_transpose_block(isa, stage, k->dtab, row, rows, cols, k->sdir, false, es);
-            stream_row(out, stage, rows * cols, 1, es, true, isa);
-        } else
-            transpose_plane(k, out, row, rows, cols, es, stream, isa);
-        if (next) /* the start of each row of the next plane (short rows: whole) */
-            for (int64_t r = 0; r < rows; r++)
-                prefetch_run(in + next + k->stab[r] * es, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
-        return;
-    }
-    }
+            prefetch_run(in + next + k->stab[r] * es, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
 }
 
 /* The outer digits and offsets of plane p. */
@@ -1903,6 +2045,8 @@ static inline __attribute__((always_inline)) void next_plane(const kbox *k, int6
 static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
                        bool stream, char *stage, const hl_cpu_isa *isa)
 {
+    void (*const run_plane)(const kbox *, const int64_t *, char *, const char *, int64_t, bool,
+                            char *, int64_t, const hl_cpu_isa *) = k->solver->run;
     int64_t d[WORK_DIGITS] = {0}, so, doff;
     plane_at(k, lo, d, &so, &doff);
     if (!k->ahead) {
@@ -1926,9 +2070,9 @@ static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, ch
         plane_at(k, lo + k->ahead, da, &soa, &unused);
     for (int64_t o = lo; o < hi; o++) {
         if (o + k->ahead < hi) {
-            if (k->mode == LANES)
+            if (k->span_ahead && k->pf_l2)
                 prefetch_l2(in + (soa + k->span_lo) * es, k->span_bytes);
-            else if (k->mode == GROUP)
+            else if (k->span_ahead)
                 prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
             else if (lined)
                 prefetch_cells(in + soa * es, k->ptab_lined, k->npf_lined, es, k->pf_l2);
@@ -2016,46 +2160,23 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                k->ss[t], k->ds[t]);
         if (k->es != c->es)
             used += hl_appendf(buf, size, used, "; cells of %" PRId64 " bytes", k->es);
-        if (k->nmem)
-            used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
-        if (k->mode == TRANSPOSE)
-            used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
-                               c->isa->name, k->rows_in * k->row_chunk * k->es,
-                               k->chosen ? " (" : "", k->chosen ? k->chosen : "",
-                               k->chosen ? ")" : "", k->staged && c->stream ? ", staged" : "");
-        bool halves = k->ways == 2;
-        for (int m = 0; m < k->nmem; m++)
-            halves = halves || k->mem[m].halves > 0 || k->mem[m].split;
-        if (halves)
-            used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
-        if (k->ways > 2)
-            used += hl_appendf(buf, size, used, "; %" PRId64 " channels split from one read", k->ways);
-        bool down = false;
-        for (int t = k->inner; t < k->n && k->mode != TRANSPOSE; t++)
-            down = down || k->ds[t] < 0;
-        if (down)
-            used += hl_appendf(buf, size, used, "; planes in rising source order, written downwards");
-        if (k->pairs.steps)
-            used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes%s",
-                               k->pairs.g, k->pairs.g == 1 ? "" : "s",
-                               k->pairs.dst ? ", output lines by a table" : "");
-        else if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
-            used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
-                               "when the output starts a line");
+        used += k->solver->describe(c, k, buf, size, used);
         if (k->ahead)
             used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
                                k->ahead, k->ahead == 1 ? "" : "s");
         used += hl_appendf(buf, size, used, "\n");
     }
     if (c->nboxes > DESCRIBE_BOXES) {
-        const size_t nsolvers = sizeof solvers / sizeof *solvers;
         used += hl_appendf(buf, size, used, "    all boxes:");
-        for (size_t j = 0; j < nsolvers; j++) {
+        const size_t nbox = sizeof box_solvers / sizeof *box_solvers;
+        const size_t ngroup = sizeof group_solvers / sizeof *group_solvers;
+        for (size_t j = 0; j < nbox + ngroup; j++) {
+            const copy_solver *s = j < nbox ? box_solvers[j] : group_solvers[j - nbox];
             int64_t n = 0;
             for (int64_t i = 0; i < c->nboxes; i++)
-                n += c->box[i].solver == &solvers[j];
+                n += c->box[i].solver == s;
             if (n)
-                used += hl_appendf(buf, size, used, " %" PRId64 " %s", n, solvers[j].name);
+                used += hl_appendf(buf, size, used, " %" PRId64 " %s", n, s->name);
         }
         used += hl_appendf(buf, size, used, "\n");
     }
