@@ -1,7 +1,8 @@
-/* hyperlayout internal — what the copy kernel (copy.c) shares with its
- * measuring of register transposes' columns (measure.c): the prepared box,
- * what a box is planned for, and the planner's steps that measuring replays
- * on its candidates. */
+/* hyperlayout internal — what the copy kernel's planning (copy.c) shares
+ * with the running of its planes (copy_run.c) and with its measuring of
+ * register transposes' columns (measure.c): the prepared box, a solver's
+ * row, what a box is planned for, and the planner's steps that measuring
+ * replays on its candidates. */
 #ifndef HYPERLAYOUT_CPU_COPY_INTERNAL_H
 #define HYPERLAYOUT_CPU_COPY_INTERNAL_H
 
@@ -9,16 +10,32 @@
 #include <stdint.h>
 
 #include "copy.h"
+#include "rowgroup.h"
 #include "transpose.h"
 
 enum {
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
+    STAGE_BYTES = 1 << 16, /* one staging buffer (x2 per thread) */
+    MIN_RUN_BYTES = 64,    /* a transpose's output run fills a line at least; a row is
+                              streamed from this long */
     TR_ROWS_MAX = 256,     /* the most rows of a transpose plane */
     TR_ROW_BYTES_MAX = 512, /* ... the output run of a plane's column: the longest tried */
     TR_COL_BYTES = 16384,  /* ... the source run of a plane's row */
 };
 
 typedef struct copy_solver copy_solver;
+
+/* One box's part of a group's run: cells at src_off/dst_off plus digits
+ * (sorted by |dst stride|, written forwards); dst_off counts from the run's
+ * first cell. */
+typedef struct member {
+    int n;
+    int halves; /* > 0: this row and member `halves` are a crinkle's two halves (one read);
+                   < 0: the other half of such a pair */
+    bool split; /* its two rows (digit 1, of 2) are a crinkle's halves (one read) */
+    int64_t src_off, dst_off;
+    int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
+} member;
 
 typedef struct {
     const copy_solver *solver; /* the row of copy.c's tables that took the box */
@@ -103,6 +120,13 @@ typedef struct plan_ctx {
     const hl_cpu_isa *isa;
 } plan_ctx;
 
+/* One plane at out / in: d the outer digits' counters, `next` the offset in
+ * bytes of the next plane's source to request while copying (0: none, or
+ * the lookahead requests it), stage the thread's staging buffer where
+ * streaming. */
+typedef void copy_plane_fn(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
+                           bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+
 /* A solver: one row of copy.c's tables, which says whether it takes a box
  * and plans its planes, copies a plane, and says what it chose. */
 struct copy_solver {
@@ -111,16 +135,17 @@ struct copy_solver {
      * a row group's members), and if so its planes are planned (*st: an
      * error). */
     bool (*plan)(kbox *k, const plan_ctx *pc, hl_status *st);
-    /* One plane at out / in: d the outer digits' counters, `next` the
-     * offset in bytes of the next plane's source to request while copying
-     * (0: none, or the lookahead requests it), stage the thread's staging
-     * buffer where streaming. */
-    void (*run)(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
-                bool stream, char *stage, int64_t next, const hl_cpu_isa *isa);
+    copy_plane_fn *run; /* copy_run.c's runner of its planes */
     /* Appends what it chose beyond the box's digits (the --explain line,
      * hl_appendf's convention); returns the characters added or needed. */
     size_t (*describe)(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used);
 };
+
+/* copy_run.c's plane runners: a cell; a register transpose; a lane-permute
+ * plane (a box's or a row group's); a block of short rows; a row (or rows
+ * from one read); a row group's run member by member. */
+copy_plane_fn hl_copy_run_cell, hl_copy_run_transpose, hl_copy_run_lanes, hl_copy_run_block,
+    hl_copy_run_rows, hl_copy_run_group;
 
 /* The register transpose's row (measure.c runs its candidates through it). */
 extern const copy_solver hl_copy_transpose_solver;
