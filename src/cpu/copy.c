@@ -1045,7 +1045,8 @@ static size_t describe_planes(const hl_copy *c, const kbox *k, char *buf, size_t
                 : 0;
 }
 
-static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size,
+                                 size_t used)
 {
     return hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
                       c->isa->name, k->rows_in * k->row_chunk * k->es, k->chosen ? " (" : "",
@@ -1094,26 +1095,59 @@ static size_t describe_group(const hl_copy *c, const kbox *k, char *buf, size_t 
 /* ---- the solvers ------------------------------------------------------------- */
 
 static const copy_solver cell = {
-    .name = "cell", .plan = plan_one, .run = hl_copy_run_cell, .describe = describe_planes};
+    .name = "cell",
+    .plan = plan_one,
+    .run = hl_copy_run_cell,
+    .describe = describe_planes,
+};
 const copy_solver hl_copy_transpose_solver = {
-    .name = "register transpose", .plan = plan_register_transpose, .run = hl_copy_run_transpose,
-    .describe = describe_transpose};
+    .name = "register transpose",
+    .plan = plan_register_transpose,
+    .run = hl_copy_run_transpose,
+    .describe = describe_transpose,
+};
 static const copy_solver lane_permutes = {
-    .name = "lane permutes", .plan = plan_lanes, .run = hl_copy_run_lanes, .describe = describe_planes};
+    .name = "lane permutes",
+    .plan = plan_lanes,
+    .run = hl_copy_run_lanes,
+    .describe = describe_planes,
+};
 static const copy_solver short_row_blocks = {
-    .name = "short-row blocks", .plan = plan_block, .run = hl_copy_run_block, .describe = describe_block};
+    .name = "short-row blocks",
+    .plan = plan_block,
+    .run = hl_copy_run_block,
+    .describe = describe_block,
+};
 static const copy_solver memcpy_rows = {
-    .name = "memcpy rows", .plan = plan_memcpy_rows, .run = hl_copy_run_rows, .describe = describe_rows};
+    .name = "memcpy rows",
+    .plan = plan_memcpy_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
 static const copy_solver reversed_rows = {
-    .name = "reversed rows", .plan = plan_reversed_rows, .run = hl_copy_run_rows,
-    .describe = describe_rows};
+    .name = "reversed rows",
+    .plan = plan_reversed_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
 static const copy_solver strided_rows = {
-    .name = "strided rows", .plan = plan_rows, .run = hl_copy_run_rows, .describe = describe_rows};
+    .name = "strided rows",
+    .plan = plan_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
 static const copy_solver group_lane_permutes = {
-    .name = "row groups by lane permutes", .plan = plan_group_lanes, .run = hl_copy_run_lanes,
-    .describe = describe_group};
+    .name = "row groups by lane permutes",
+    .plan = plan_group_lanes,
+    .run = hl_copy_run_lanes,
+    .describe = describe_group,
+};
 static const copy_solver row_groups = {
-    .name = "row groups", .plan = plan_group_runs, .run = hl_copy_run_group, .describe = describe_group};
+    .name = "row groups",
+    .plan = plan_group_runs,
+    .run = hl_copy_run_group,
+    .describe = describe_group,
+};
 
 /* The registered solvers, tried in this order (FFTW's rank-0 solvers play
  * the same part): a box's, and a row group's (its members' pieces of one
