@@ -253,7 +253,7 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
     return count;
 }
 
-/* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
+/* A register transpose's plane, when the dst run (from digit 0, |ds| = 1) and the src
  * run (from the digit with |ss| = 1) are different digits, each run at least
  * a cache line long.  The dst run is taken up to row_bytes (a plane's rows:
  * source streams read side by side), the src run up to TR_COL_BYTES. */

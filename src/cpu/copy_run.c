@@ -256,7 +256,7 @@ enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
 
 /* The n bytes at `at` into the L2: a lane-permute plane's span, whose
  * loads then wait on the L2, not on memory (into the L1, as the other
- * modes request theirs, the 6-D chain ran at 0.7x: the requests fill the
+ * planes request theirs, the 6-D chain ran at 0.7x: the requests fill the
  * L1's miss buffers and the loads queue behind them). */
 static PREFETCH_FN void prefetch_l2(const char *at, int64_t n)
 {
