@@ -3,16 +3,21 @@
  * A box is a nest of digits, each with an extent and a src and a dst stride.
  * At planning each digit is turned to write forwards, the digits are sorted
  * by dst stride (the innermost writes contiguously), digits that continue
- * each other on both sides are merged, and each box gets one of four modes
- * for its inner digits (a "plane"):
+ * each other on both sides are merged, and the first solver of the table
+ * box_solvers[] that applies takes the box's inner digits (a "plane"); the
+ * boxes that make one output run together (rowgroup.h) go to group_solvers[]
+ * instead.  Each solver is one row (copy_internal.h), as FFTW's rank-0
+ * solvers and the table of executors are: how it plans a box, the runner of
+ * one plane, and what --explain says of it.  The kinds of plane:
  *
- *   ROW        one row: a vectorised loop, or non-temporal stores when the
- *              output is much larger than the caches; long rows are cut
- *              into pieces so that the threads can share them;
- *   BLOCK      short rows (tiles, Morton bits, small extents): up to
+ *   rows       one row (memcpy, reversed or strided rows): a vectorised
+ *              loop, or non-temporal stores when the output is much larger
+ *              than the caches; long rows are cut into pieces so that the
+ *              threads can share them;
+ *   blocks     short rows (tiles, Morton bits, small extents): up to
  *              BLOCK_MAX cells copied through tables of offsets (of cells,
  *              or of rows when rows have 16 cells or more);
- *   TRANSPOSE  the innermost dst digits (a run contiguous in dst, "A") and the
+ *   transpose  the innermost dst digits (a run contiguous in dst, "A") and the
  *              innermost src digits (a run contiguous in src, "B") are
  *              different: A rows of B cells (A a few lines long, B up to
  *              TR_COL_BYTES) are read along src rows and written transposed
@@ -20,12 +25,12 @@
  *              (transpose.h), whole lines of output at a time; the next
  *              plane continues the same rows, so the source is A sequential
  *              streams, however the digits are ordered;
- *   ONE        a single cell;
- *   GROUP      the pieces of one output run, from several boxes that share
+ *   cell       a single cell;
+ *   row groups the pieces of one output run, from several boxes that share
  *              their outer digits (rowgroup.h), copied one after another
  *              (a short run read backwards or strided through the stage,
  *              then streamed whole);
- *   LANES      a short output run (short rows, or a group's runs) that reads
+ *   lanes      a short output run (short rows, or a group's runs) that reads
  *              a short span: each vector of output built from the span's
  *              vectors by lane permutes through a table made at planning
  *              (rows.h), where the level has them.
@@ -33,7 +38,8 @@
  * The remaining (outer) digits are walked by an odometer, which asks for the
  * next plane's source while the current one is copied.  All boxes of a plan
  * share one parallel region: the planes of all boxes are dealt out to the
- * threads in contiguous ranges of equal work.
+ * threads in contiguous ranges of equal work.  That, and the plane runners,
+ * are copy_run.c.
  *
  * A transpose's column length is the cost model's here, unless the wisdom
  * holds the box or the plan measures (HL_EFFORT_MEASURE): that is
@@ -44,16 +50,9 @@
 #include "../threads.h"
 
 #include <inttypes.h>
-#include <omp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#include <xmmintrin.h>
-#endif
-
-enum { ONE, ROW, BLOCK, TRANSPOSE, GROUP, LANES };
 
 enum {
     BLOCK_MAX = 1024,      /* cells of one table-driven block, at most */
@@ -62,18 +61,13 @@ enum {
     BLOCK_MIN = 256,       /* ... and at least (the next digit cut to fill it): blocks of one
                               8x8 tile, 64 cells, cost a plane's bookkeeping each 256 bytes
                               (tile:8,8 of [4096,4096] float32 1.27x, float64 1.13x at 256) */
-    STAGE_BYTES = 1 << 16, /* one staging buffer (x2 per thread) */
-    STAGE_ALIGN = 4096,    /* ... starting a page: a run assembled at its start by unaligned
-                              stores never splits a page (at 384 bytes before a page's end,
-                              the chain of [256,256,256] float32, rows of 1 KiB, ran 2.2x
-                              slower; where malloc put the stage depended on the process) */
-    MIN_RUN_BYTES = 64,    /* a transpose is worth it when both runs fill a line */
-    MIN_SRC_RUN_BYTES = 32, /* ... or the source run half of one: each line is then read
-                               twice, where rows read a line per cell */
+    MIN_SRC_RUN_BYTES = 32, /* a transpose is worth it when its output run fills a line
+                               (MIN_RUN_BYTES) and its source run half of one: each line is
+                               then read twice, where rows read a line per cell */
     TR_ROW_BYTES_MIN = 128, /* the shortest output run of a plane's column tried (the longest:
                                TR_ROW_BYTES_MAX, copy_internal.h) */
-    TR_STAGE_BYTES = 16384, /* a transpose plane's columns staged at a time (half an L1) */
-    TR_STAGED_ROW_BYTES = 4096, /* ... and output rows up to this long that do not start lines */
+    TR_STAGED_ROW_BYTES = 4096, /* a transpose's output rows up to this long that do not start
+                                   lines are staged */
     L2_SETS = 2048,        /* the cost model's L2: 2048 sets of 64-byte lines (1 MiB, 8-way) */
     L2_WAYS = 8,
     L2_ROWS_PER_SET = 16,  /* ... a plane's rows sharing one set, at most */
@@ -100,8 +94,6 @@ enum {
     PF_GROUP_SPAN_MAX = 4096, /* ... or a group's plane: longer runs are read upwards in chunks,
                                  which the prefetchers follow (the chain and shift:1,-1 flip:0 of
                                  [4096,4096] float32, 16 KiB runs: 1.45x without the requests) */
-    HALVES_CACHED_BYTES = 32768, /* a row read forwards at most this long is in the cache
-                                    when read a second time */
     PF_BLOCK_DISTANCE = 32768, /* ... and of a block of many short runs (tile:8,8,8,8 of
                                   [64,64,64,64] float64 1.25x, Morton of [256,256,256]
                                   float64 1.1x over 8192) */
@@ -114,22 +106,6 @@ enum {
 /* Outputs at least this large are written with non-temporal stores. */
 #define STREAM_BYTES ((int64_t)32 << 20)
 
-/* One box's part of a group's run: cells at src_off/dst_off plus digits
- * (sorted by |dst stride|, written forwards); dst_off counts from the run's
- * first cell. */
-typedef struct member {
-    int n;
-    int halves; /* > 0: this row and member `halves` are a crinkle's two halves (one read);
-                   < 0: the other half of such a pair */
-    bool split; /* its two rows (digit 1, of 2) are a crinkle's halves (one read) */
-    int64_t src_off, dst_off;
-    int64_t ext[HL_ROW_GROUP_ROW_DIGITS], ss[HL_ROW_GROUP_ROW_DIGITS], ds[HL_ROW_GROUP_ROW_DIGITS];
-} member;
-
-struct box_solver {
-    const char *name;
-    bool (*plan)(kbox *k, int64_t es, hl_status *st);
-};
 
 /* A box's digits kept aside while a plane shape is tried, and put back. */
 static void save_digits(const kbox *k, int64_t (*to)[WORK_DIGITS])
@@ -176,214 +152,23 @@ static void move_digit(kbox *k, int from, int to)
         swap_digits(k, t, t - 1);
 }
 
-/* ---- rows ------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t lo, hi;
-} u128_pair;
-
-/* A row: n elements, strides ds (out) and ss (in), in elements.  The common
- * strides get their own loops so that the compiler vectorises them. */
-#define ROW_LOOP(T)                                                                                \
-    do {                                                                                           \
-        T *o = (T *)(void *)out;                                                                   \
-        const T *s = (const T *)(const void *)in;                                                  \
-        if (ds == 1 && ss == 1)                                                                    \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = s[i];                                                                       \
-        else if (ds == 1 && ss == -1)                                                              \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = s[-i];                                                                      \
-        else if (ds == 1 && ss == 2)                                                               \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = s[2 * i];                                                                   \
-        else if (ds == 2 && ss == 1)                                                               \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[2 * i] = s[i];                                                                   \
-        else if (ds == 1)                                                                          \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i] = s[i * ss];                                                                  \
-        else if (ss == 1)                                                                          \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i * ds] = s[i];                                                                  \
-        else                                                                                       \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                o[i * ds] = s[i * ss];                                                             \
-    } while (0)
-
-static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t ss, int64_t es,
-                     const hl_cpu_isa *isa)
+/* Planes read forwards (rows, or a group's runs of rising pieces) whose
+ * outer digits then read upwards too, written downwards where they must:
+ * streamed stores need no prefetching, but loads do, and planes taken
+ * downwards make each a stream of its own that the hardware prefetchers
+ * start over (flip:1 of [64,64,64,64] float32 ran at 11 GB/s, of
+ * [4096,4096] at 20; rows of 1 KiB copied in falling order run at 0.45 of
+ * the rising order on this machine, written downwards at 0.95). */
+static void read_upwards(kbox *k)
 {
-    if (n <= 0) /* a streamed row's empty head or tail: every row has two */
-        return;
-    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2)) {
-        const int64_t done = isa->strided(out, in, n, ss, es, false);
-        out += done * es;
-        in += done * ss * es;
-        n -= done;
-    }
-    switch (es) {
-    case 1: ROW_LOOP(uint8_t); break;
-    case 2: ROW_LOOP(uint16_t); break;
-    case 4: ROW_LOOP(uint32_t); break;
-    case 8: ROW_LOOP(uint64_t); break;
-    case 16: ROW_LOOP(u128_pair); break;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            memcpy(out + i * ds * es, in + i * ss * es, (size_t)es);
-    }
+    for (int t = k->inner; t < k->n; t++)
+        if (k->ss[t] < 0) {
+            k->src_base += (k->ext[t] - 1) * k->ss[t];
+            k->dst_base += (k->ext[t] - 1) * k->ds[t];
+            k->ss[t] = -k->ss[t];
+            k->ds[t] = -k->ds[t];
+        }
 }
-
-#if defined(__SSE2__)
-/* out[i] = in[-i] for i < n, the source read upwards (the cells of out
- * from the last): a chunk of a reversed row read the way the prefetchers
- * expect, when the chunks are taken upwards too. */
-static void reverse_up(char *out, const char *in, int64_t n, int64_t es)
-{
-    int64_t i = n;
-    if (es == 4) {
-        for (; i >= 4; i -= 4)
-            _mm_storeu_si128((__m128i *)(void *)(out + 4 * (i - 4)),
-                             _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 4 * (i - 1))),
-                                               _MM_SHUFFLE(0, 1, 2, 3)));
-    } else if (es == 8) {
-        for (; i >= 2; i -= 2)
-            _mm_storeu_si128((__m128i *)(void *)(out + 8 * (i - 2)),
-                             _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(in - 8 * (i - 1))),
-                                               _MM_SHUFFLE(1, 0, 3, 2)));
-    }
-    for (; i > 0; i--)
-        memcpy(out + (i - 1) * es, in - (i - 1) * es, (size_t)es);
-}
-#endif
-
-/* A row written with non-temporal stores: they bypass the cache, so a write
- * does not first read its line (as memcpy does for big copies).  Only whole
- * 64-byte lines are streamed: a partial line written that way costs a
- * read-modify-write in memory, so the row's first and last partial lines get
- * plain stores.  Strided sources are gathered in chunks into an L1 buffer by
- * copy_row first. */
-static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool upward,
-                       const hl_cpu_isa *isa)
-{
-#if defined(__SSE2__)
-    enum { CHUNK = 2048, LINE = 64 };
-    _Alignas(64) char buf[CHUNK];
-    if ((es & (es - 1)) != 0 || es > LINE) {
-        copy_row(out, in, n, 1, ss, es, isa);
-        return;
-    }
-    /* shifts, not divisions: a row of a few lines (flip:1 of [64,64,64,64]
-     * float32, rows of 256 bytes) spent half its time in them */
-    const int lg = __builtin_ctzll((unsigned long long)es);
-    const int64_t line = LINE >> lg;
-    int64_t head = (int64_t)(((uintptr_t)-(uintptr_t)out & (LINE - 1)) >> lg);
-    if (((uintptr_t)out & (uintptr_t)(es - 1)) != 0 || head + line > n) {
-        copy_row(out, in, n, 1, ss, es, isa);
-        return;
-    }
-    const int64_t per = CHUNK >> lg, body = (n - head) & -line, end = head + body;
-    const int64_t chunks = ss == 1 ? 0 : (body + per - 1) >> (__builtin_ctz(CHUNK) - lg);
-    /* the partial lines at the ends get plain stores, which wait for their
-     * lines to be read: requested now, written after the whole lines, so
-     * that the streamed stores behind them in the store buffer do not wait
-     * (rows of 1 KiB 16 bytes off a line ran 2.5x slower otherwise) */
-    if (head)
-        __builtin_prefetch(out, 1, 3);
-    if (end < n)
-        __builtin_prefetch(out + n * es - 1, 1, 3);
-    if (ss == 1) /* one call for the whole lines: no chunks through the buffer */
-        isa->lines(out + head * es, in + head * es, body * es);
-    /* a row read backwards (a flip) whose next row lies above (`upward`) is
-     * taken from its last chunk to its first, each read upwards: the rows
-     * then make one rising stream, which the hardware prefetchers follow,
-     * where a falling stream per row makes them start over at every row */
-    const bool up = ss == -1 && upward;
-    for (int64_t c = 0; c < chunks; c++) {
-        const int64_t i = head + (up ? chunks - 1 - c : c) * per;
-        const int64_t m = end - i < per ? end - i : per;
-        const char *from = in + i * ss * es;
-        /* strided rows: whole lines straight from registers where the level
-         * permutes lanes (rows.h), the rest through the buffer; reversed
-         * rows all through the buffer (straight from registers a reversal
-         * of the whole array ran 0.82-0.91x on float32, and a row taken
-         * upwards 0.4x on rows of 16 KiB: the kernels read each vector's
-         * cells downwards) */
-        const int64_t done = ss == -1 ? 0 : isa->strided(out + i * es, from, m, ss, es, true);
-        if (done == m)
-            continue;
-        if (up)
-            reverse_up(buf, from + done * ss * es, m - done, es);
-        else
-            copy_row(buf, from + done * ss * es, m - done, 1, ss, es, isa);
-        isa->lines(out + (i + done) * es, buf, (m - done) * es);
-    }
-    if (head)
-        copy_row(out, in, head, 1, ss, es, isa);
-    if (end < n)
-        copy_row(out + end * es, in + end * ss * es, n - end, 1, ss, es, isa);
-#else
-    copy_row(out, in, n, 1, ss, es, isa);
-#endif
-}
-
-/* ---- blocks and in-cache transposes ------------------------------------------ */
-
-/* out[dtab[j]] = in[stab[j]] for one block (out[j] when dtab is NULL). */
-#define BLOCK_LOOP(T)                                                                              \
-    do {                                                                                           \
-        T *o = (T *)(void *)out;                                                                   \
-        const T *s = (const T *)(const void *)in;                                                  \
-        if (dtab)                                                                                  \
-            for (int64_t j = 0; j < n; j++)                                                        \
-                o[dtab[j]] = s[stab[j]];                                                           \
-        else                                                                                       \
-            for (int64_t j = 0; j < n; j++)                                                        \
-                o[j] = s[stab[j]];                                                                 \
-    } while (0)
-
-/* (out of line: inlined into run_plane, its gather loop ran tile:1,7 of
- * [4095,4097] float32 at 0.75x after an unrelated change to run_plane, the
- * same plan, the same loop, placed otherwise) */
-static __attribute__((noinline)) void copy_block(char *out, const char *in, const int64_t *stab,
-                                                 const int64_t *dtab, int64_t n, int64_t es)
-{
-    switch (es) {
-    case 1: BLOCK_LOOP(uint8_t); break;
-    case 2: BLOCK_LOOP(uint16_t); break;
-    case 4: BLOCK_LOOP(uint32_t); break;
-    case 8: BLOCK_LOOP(uint64_t); break;
-    case 16: BLOCK_LOOP(u128_pair); break;
-    default:
-        for (int64_t j = 0; j < n; j++)
-            memcpy(out + (dtab ? dtab[j] : j) * es, in + stab[j] * es, (size_t)es);
-    }
-}
-
-/* n rows of `bytes` (8, 16, 32, 64 or 128) contiguous bytes, from in + stab[j]
- * cells to out + dtab[j] cells: a fixed size, so each is a few moves. */
-#define SHORT_ROWS(B)                                                                              \
-    do {                                                                                           \
-        if (dtab)                                                                                  \
-            for (int64_t j = 0; j < n; j++)                                                        \
-                memcpy(out + dtab[j] * es, in + stab[j] * es, B);                                  \
-        else                                                                                       \
-            for (int64_t j = 0; j < n; j++)                                                        \
-                memcpy(out + j * B, in + stab[j] * es, B);                                         \
-    } while (0)
-
-static void copy_short_rows(char *out, const char *in, const int64_t *stab, const int64_t *dtab,
-                            int64_t n, int64_t bytes, int64_t es)
-{
-    switch (bytes) {
-    case 8: SHORT_ROWS(8); break;
-    case 16: SHORT_ROWS(16); break;
-    case 32: SHORT_ROWS(32); break;
-    case 64: SHORT_ROWS(64); break;
-    default: SHORT_ROWS(128); break;
-    }
-}
-
 
 /* ---- planning ---------------------------------------------------------------- */
 
@@ -468,7 +253,7 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
     return count;
 }
 
-/* The transpose mode, when the dst run (from digit 0, |ds| = 1) and the src
+/* A register transpose's plane, when the dst run (from digit 0, |ds| = 1) and the src
  * run (from the digit with |ss| = 1) are different digits, each run at least
  * a cache line long.  The dst run is taken up to row_bytes (a plane's rows:
  * source streams read side by side), the src run up to TR_COL_BYTES. */
@@ -493,7 +278,6 @@ static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
                             &k->cols_in, &k->col_chunk, &cols_full);
     if (ns == 0 || rows_full * es < MIN_RUN_BYTES || cols_full * es < MIN_SRC_RUN_BYTES)
         return false;
-    k->mode = TRANSPOSE;
     k->row_last = nd - 1;
     k->col_last = nd + ns - 1;
     k->sdir = k->ss[nd];
@@ -772,8 +556,9 @@ static void whole_rows(kbox *k, int64_t es, int64_t most)
  * same source lines.  A block that writes whole lines of one run may be
  * written in any order: all its outer digits then go by source stride.
  * False when rows are long or everything is one block. */
-static bool plan_block(kbox *k, int64_t es, hl_status *st)
+static bool plan_block(kbox *k, const plan_ctx *pc, hl_status *st)
 {
+    const int64_t es = pc->es;
     if (k->n < 2 || k->ext[0] >= 64 || split_row(k, es))
         return false;
     int nb = 0;
@@ -790,7 +575,6 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
         len *= chunk;
         nb++;
     }
-    k->mode = BLOCK;
     k->inner = nb;
     k->block = k->plane_cells = len;
     /* rows of 16 or more cells are copied as rows (vectorised), and so are
@@ -845,6 +629,9 @@ static bool plan_block(kbox *k, int64_t es, hl_status *st)
         move_digit(k, best, nb);
     }
     *st = block_lines(k, entries, es);
+    /* (blocks each writing whole lines of one run, which may go in any order) */
+    if (*st == HL_OK && pc->stream && k->dense && !k->cut && (k->block * es) % 64 == 0)
+        read_upwards(k);
     return true;
 }
 
@@ -945,8 +732,8 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
         *st = HL_ERR_NOMEM;
     if (!ok)
         return false;
-    k->mode = LANES;
     k->span_lo = lo;
+    k->span_ahead = k->pf_l2 = true;
     k->span_bytes = span * es;
     k->plane_cells = n;
     k->ahead = ahead && k->span_bytes <= PF_SPAN_MAX ? PF_DISTANCE / k->span_bytes + 1 : 0;
@@ -957,8 +744,9 @@ static bool make_lanes(kbox *k, const int64_t *dst, const int64_t *src, int64_t 
  * extent): the rows that follow each other in the output make one plane of
  * lane permutes, where one row a plane (or a block of them through tables)
  * spends more on bookkeeping than on moving cells. */
-static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
+static bool plan_lanes(kbox *k, const plan_ctx *pc, hl_status *st)
 {
+    const int64_t es = pc->es;
     if (!k->can_lanes || k->n < 2 || k->ds[0] != 1 || k->ss[0] == 1 ||
         k->ext[0] * es > LANES_BOX_ROW_BYTES || split_row(k, es))
         return false;
@@ -992,12 +780,11 @@ static bool plan_lanes(kbox *k, int64_t es, hl_status *st)
 }
 
 /* A plane of one cell: the box has no digits left. */
-static bool plan_one(kbox *k, int64_t es, hl_status *st)
+static bool plan_one(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    (void)es, (void)st;
+    (void)pc, (void)st;
     if (k->n != 0)
         return false;
-    k->mode = ONE;
     k->plane_cells = 1;
     return true;
 }
@@ -1076,11 +863,25 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     }
 }
 
+/* A register transpose, its plane shape from wisdom or measured where the
+ * plan asks (measure.c), else the cost model's. */
+static bool plan_register_transpose(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    const kbox loaded = *k;
+    int64_t saved[3][WORK_DIGITS];
+    save_digits(k, saved);
+    if (!hl_copy_plan_register_transpose(k, pc->es, st))
+        return false;
+    if (*st == HL_OK)
+        *st = hl_copy_choose_columns(k, &loaded, saved, pc);
+    return true;
+}
+
 /* Rows along digit 0; long rows are cut so that the threads can share them. */
-static bool plan_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
     (void)st;
-    k->mode = ROW;
+    const int64_t es = pc->es;
     k->inner = 1;
     /* rows taken from one read of their source: digit 1 is in the plane */
     k->ways = halves(k) ? 2 : channels(k) ? k->ext[1] : 1;
@@ -1095,31 +896,284 @@ static bool plan_rows(kbox *k, int64_t es, hl_status *st)
     /* the chunk counter of a cut row (outer digit `inner`) stays first */
     if (k->ext[0] * es >= MIN_ORDERED_ROW_BYTES)
         source_order(k, k->inner + (k->cut ? 1 : 0));
+    if (pc->stream && k->ss[0] > 0) /* (rows read forwards) */
+        read_upwards(k);
     return true;
 }
 
-static bool plan_memcpy_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_memcpy_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    return k->ds[0] == 1 && k->ss[0] == 1 && plan_rows(k, es, st);
+    return k->ds[0] == 1 && k->ss[0] == 1 && plan_rows(k, pc, st);
 }
 
-static bool plan_reversed_rows(kbox *k, int64_t es, hl_status *st)
+static bool plan_reversed_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 {
-    return k->ds[0] == 1 && k->ss[0] == -1 && plan_rows(k, es, st);
+    return k->ds[0] == 1 && k->ss[0] == -1 && plan_rows(k, pc, st);
 }
 
-/* The registered box solvers, tried in this order (FFTW's rank-0 solvers
- * play the same part): each says whether it applies to a box's sorted
- * digits and, if so, plans the box's planes. */
-static const box_solver solvers[] = {
-    {"cell", plan_one},
-    {"register transpose", hl_copy_plan_register_transpose},
-    {"lane permutes", plan_lanes},
-    {"short-row blocks", plan_block},
-    {"memcpy rows", plan_memcpy_rows},
-    {"reversed rows", plan_reversed_rows},
-    {"strided rows", plan_rows},
+/* ---- row groups ------------------------------------------------------------- */
+
+/* The outer digits of a group of long runs in source order, where the run
+ * after each in the output still follows it closely: the partial lines at
+ * a run's ends are then completed while in cache (crinkle:all:2 of
+ * [4095,4097] read every other row, then the others: 1.4x float32, 1.15x
+ * float64 in source order; an uncrinkle, whose next run in the output came
+ * last in source order, ran 0.73x so, and is kept). */
+static void group_source_order(kbox *k)
+{
+    int64_t save[3][WORK_DIGITS];
+    memcpy(save[0], k->ext, sizeof *save[0] * (size_t)k->n);
+    memcpy(save[1], k->ss, sizeof *save[1] * (size_t)k->n);
+    memcpy(save[2], k->ds, sizeof *save[2] * (size_t)k->n);
+    source_order(k, 0);
+    int64_t step = 1; /* runs written from a run to the next in the output */
+    for (int t = 0; t < k->n && k->ds[t] != k->run_cells; t++)
+        step *= k->ext[t];
+    if (step > 2) {
+        memcpy(k->ext, save[0], sizeof *save[0] * (size_t)k->n);
+        memcpy(k->ss, save[1], sizeof *save[1] * (size_t)k->n);
+        memcpy(k->ds, save[2], sizeof *save[2] * (size_t)k->n);
+    }
+}
+
+/* A group's runs as lane permutes: the run's cells, and the runs that
+ * follow it in the output (outer digit 0) up to the limits, one plane. */
+static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
+{
+    const int64_t c = lanes_steps(k, 0, k->run_cells, k->span_bytes / es, es), n = c * k->run_cells;
+    if (n * es < 64)
+        return false;
+    int64_t *src = malloc(sizeof *src * (size_t)(2 * n)), at = 0;
+    if (!src) {
+        *st = HL_ERR_NOMEM;
+        return false;
+    }
+    for (int m = 0; m < k->nmem; m++) {
+        const member *x = &k->mem[m];
+        int64_t ext[HL_ROW_GROUP_ROW_DIGITS + 1], ss[HL_ROW_GROUP_ROW_DIGITS + 1], ds[HL_ROW_GROUP_ROW_DIGITS + 1];
+        memcpy(ext, x->ext, sizeof *ext * (size_t)x->n);
+        memcpy(ss, x->ss, sizeof *ss * (size_t)x->n);
+        memcpy(ds, x->ds, sizeof *ds * (size_t)x->n);
+        ext[x->n] = c;
+        ss[x->n] = k->n > 0 ? k->ss[0] : 0;
+        ds[x->n] = k->run_cells;
+        at += nest_cells(ext, ss, ds, x->n + 1, x->src_off, x->dst_off, src + at, src + n + at);
+    }
+    const bool ok = make_lanes(k, src + n, src, n, es, ahead, st);
+    free(src);
+    if (ok && k->n > 0)
+        fold_steps(k, 0, c);
+    return ok;
+}
+
+/* Whether every piece of a group's run is read as rising rows: the
+ * hardware prefetchers follow that. */
+static bool reads_forwards(const kbox *k)
+{
+    bool forwards = true;
+    for (int m = 0; m < k->nmem; m++)
+        forwards = forwards && (k->mem[m].n == 0 || k->mem[m].ss[0] == 1);
+    return forwards;
+}
+
+/* A group whose pieces are short rows: its runs by lane permutes. */
+static bool plan_group_lanes(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    const int64_t es = pc->es;
+    int64_t piece = 1;
+    for (int m = 0; m < k->nmem; m++)
+        piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
+    return k->can_lanes && piece * es <= LANES_ROW_BYTES &&
+           group_lanes(k, es, !reads_forwards(k) || (k->n > 0 && k->ss[0] < 0), st);
+}
+
+/* A group's runs member by member. */
+static bool plan_group_runs(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    (void)st;
+    const int64_t es = pc->es;
+    /* two rows read with stride 2, one a cell beside the other (a flipped
+     * row's crinkled halves), are copied from one read (rows.h): the chain
+     * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
+    for (int m = 0; m < k->nmem && k->can_halves; m++) {
+        member *x = &k->mem[m];
+        if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
+            continue;
+        /* a member that is both halves (an odd row's crinkle, its last
+         * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
+         * ran at 0.75 of [4096,4096]) */
+        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
+        if (x->n != 1)
+            continue;
+        for (int y = m + 1; y < k->nmem; y++) {
+            member *z = &k->mem[y];
+            /* an odd row's halves differ by a cell */
+            if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
+                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
+                x->halves = y;
+                z->halves = -1;
+                break;
+            }
+        }
+    }
+    /* a member whose rows are a few cells (an uncrinkle's pairs, up to 16
+     * bytes) goes along its next digit instead, a few of those rows for
+     * each: a call per pair ran the uncrinkle of [255,257,257] float32 at
+     * 2.6 GB/s, of [4095,4097] float64 at 5.4 */
+    for (int m = 0; m < k->nmem; m++) {
+        member *x = &k->mem[m];
+        if (x->n > 1 && x->ext[0] * es <= 16 && x->ext[1] > x->ext[0]) {
+            int64_t t;
+            t = x->ext[0], x->ext[0] = x->ext[1], x->ext[1] = t;
+            t = x->ss[0], x->ss[0] = x->ss[1], x->ss[1] = t;
+            t = x->ds[0], x->ds[0] = x->ds[1], x->ds[1] = t;
+        }
+    }
+    return true;
+}
+
+/* ---- what each solver says of a box (hl_copy_describe) ------------------------ */
+
+/* Outer digits that write downwards, where planes go in rising source order. */
+static size_t describe_planes(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    (void)c;
+    bool down = false;
+    for (int t = k->inner; t < k->n; t++)
+        down = down || k->ds[t] < 0;
+    return down ? hl_appendf(buf, size, used, "; planes in rising source order, written downwards")
+                : 0;
+}
+
+static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size,
+                                 size_t used)
+{
+    return hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
+                      c->isa->name, k->rows_in * k->row_chunk * k->es, k->chosen ? " (" : "",
+                      k->chosen ? k->chosen : "", k->chosen ? ")" : "",
+                      k->staged && c->stream ? ", staged" : "");
+}
+
+static size_t describe_rows(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    if (k->ways == 2)
+        used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
+    if (k->ways > 2)
+        used += hl_appendf(buf, size, used, "; %" PRId64 " channels split from one read", k->ways);
+    used += describe_planes(c, k, buf, size, used);
+    return used - start;
+}
+
+static size_t describe_block(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    used += describe_planes(c, k, buf, size, used);
+    if (k->pairs.steps)
+        used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes%s",
+                           k->pairs.g, k->pairs.g == 1 ? "" : "s",
+                           k->pairs.dst ? ", output lines by a table" : "");
+    else if (k->dense && k->short_rows && c->stream && c->isa->short_rows)
+        used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
+                           "when the output starts a line");
+    return used - start;
+}
+
+static size_t describe_group(const hl_copy *c, const kbox *k, char *buf, size_t size, size_t used)
+{
+    const size_t start = used;
+    used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
+    bool halves = false;
+    for (int m = 0; m < k->nmem; m++)
+        halves = halves || k->mem[m].halves > 0 || k->mem[m].split;
+    if (halves)
+        used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
+    used += describe_planes(c, k, buf, size, used);
+    return used - start;
+}
+
+/* ---- the solvers ------------------------------------------------------------- */
+
+static const copy_solver cell = {
+    .name = "cell",
+    .plan = plan_one,
+    .run = hl_copy_run_cell,
+    .describe = describe_planes,
 };
+const copy_solver hl_copy_transpose_solver = {
+    .name = "register transpose",
+    .plan = plan_register_transpose,
+    .run = hl_copy_run_transpose,
+    .describe = describe_transpose,
+};
+static const copy_solver lane_permutes = {
+    .name = "lane permutes",
+    .plan = plan_lanes,
+    .run = hl_copy_run_lanes,
+    .describe = describe_planes,
+};
+static const copy_solver short_row_blocks = {
+    .name = "short-row blocks",
+    .plan = plan_block,
+    .run = hl_copy_run_block,
+    .describe = describe_block,
+};
+static const copy_solver memcpy_rows = {
+    .name = "memcpy rows",
+    .plan = plan_memcpy_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
+static const copy_solver reversed_rows = {
+    .name = "reversed rows",
+    .plan = plan_reversed_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
+static const copy_solver strided_rows = {
+    .name = "strided rows",
+    .plan = plan_rows,
+    .run = hl_copy_run_rows,
+    .describe = describe_rows,
+};
+static const copy_solver group_lane_permutes = {
+    .name = "row groups by lane permutes",
+    .plan = plan_group_lanes,
+    .run = hl_copy_run_lanes,
+    .describe = describe_group,
+};
+static const copy_solver row_groups = {
+    .name = "row groups",
+    .plan = plan_group_runs,
+    .run = hl_copy_run_group,
+    .describe = describe_group,
+};
+
+/* The registered solvers, tried in this order (FFTW's rank-0 solvers play
+ * the same part): a box's, and a row group's (its members' pieces of one
+ * run, planned from the members, not from the box's digits). */
+static const copy_solver *const box_solvers[] = {
+    &cell, &hl_copy_transpose_solver, &lane_permutes, &short_row_blocks,
+    &memcpy_rows, &reversed_rows, &strided_rows,
+};
+static const copy_solver *const group_solvers[] = {&group_lane_permutes, &row_groups};
+
+/* The first solver of `tab` that takes k; one that does not may have
+ * reordered the digits (in `work`), which are put back. */
+static hl_status take_first(kbox *k, const copy_solver *const *tab, size_t n, const plan_ctx *pc,
+                            int64_t (*work)[WORK_DIGITS])
+{
+    int64_t saved[3][WORK_DIGITS];
+    memcpy(saved, work, sizeof saved);
+    hl_status st = HL_OK;
+    for (size_t j = 0; j < n && !k->solver; j++) {
+        if (tab[j]->plan(k, pc, &st))
+            k->solver = tab[j];
+        else
+            memcpy(work, saved, sizeof saved);
+    }
+    return st;
+}
 
 /* Loads digits [first, first + count) of b into k (after k->n), each turned
  * to write forwards (the bases move to match), sorted by |dst stride|, and
@@ -1210,27 +1264,9 @@ static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
     return w;
 }
 
-/* Planes read forwards (rows, or a group's runs of rising pieces) whose
- * outer digits then read upwards too, written downwards where they must:
- * streamed stores need no prefetching, but loads do, and planes taken
- * downwards make each a stream of its own that the hardware prefetchers
- * start over (flip:1 of [64,64,64,64] float32 ran at 11 GB/s, of
- * [4096,4096] at 20; rows of 1 KiB copied in falling order run at 0.45 of
- * the rising order on this machine, written downwards at 0.95). */
-static void read_upwards(kbox *k)
-{
-    for (int t = k->inner; t < k->n; t++)
-        if (k->ss[t] < 0) {
-            k->src_base += (k->ext[t] - 1) * k->ss[t];
-            k->dst_base += (k->ext[t] - 1) * k->ds[t];
-            k->ss[t] = -k->ss[t];
-            k->ds[t] = -k->ds[t];
-        }
-}
-
 static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *apc)
 {
-    int64_t work[3][WORK_DIGITS], saved[3][WORK_DIGITS];
+    int64_t work[3][WORK_DIGITS];
     memset(k, 0, sizeof *k);
     k->ext = work[0];
     k->ss = work[1];
@@ -1238,92 +1274,19 @@ static hl_status prepare(kbox *k, const hl_box *b, int64_t es, const plan_ctx *a
     k->src_base = b->src_base;
     k->dst_base = b->dst_base;
     load_digits(k, b, 0, b->ndigits);
-    plan_ctx box_pc = *apc; /* the box's cells, for its solvers and their measuring */
-    const plan_ctx *pc = &box_pc;
-    k->es = box_pc.es = es = widen_cells(k, es, apc->isa);
-    box_pc.cells = apc->cells * apc->es / es;
-    take_level(k, pc->isa, es);
-    const kbox loaded = *k;
-    hl_status st = HL_OK;
-    memcpy(saved, work, sizeof work);
-    /* the first solver that applies takes the box; one that does not may
-     * have reordered the digits */
-    for (size_t j = 0; j < sizeof solvers / sizeof *solvers && !k->solver; j++) {
-        if (solvers[j].plan(k, es, &st))
-            k->solver = &solvers[j];
-        else
-            memcpy(work, saved, sizeof work);
-    }
-    if (st == HL_OK && k->mode == TRANSPOSE)
-        st = hl_copy_choose_columns(k, &loaded, work, saved, pc);
-    /* (rows read forwards, or blocks each writing whole lines of one run,
-     * which may go in any order) */
-    if (st == HL_OK && pc->stream &&
-        ((k->mode == ROW && k->ss[0] > 0) ||
-         (k->mode == BLOCK && k->dense && !k->cut && (k->block * es) % 64 == 0)))
-        read_upwards(k);
+    plan_ctx pc = *apc; /* the box's cells, for its solvers and their measuring */
+    k->es = pc.es = es = widen_cells(k, es, apc->isa);
+    pc.cells = apc->cells * apc->es / es;
+    take_level(k, pc.isa, es);
+    const hl_status st = take_first(k, box_solvers, sizeof box_solvers / sizeof *box_solvers, &pc,
+                                    work);
     const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
 
-static const box_solver group_solver = {"row groups", NULL};
-static const box_solver group_lanes_solver = {"row groups by lane permutes", NULL};
-
-/* The outer digits of a group of long runs in source order, where the run
- * after each in the output still follows it closely: the partial lines at
- * a run's ends are then completed while in cache (crinkle:all:2 of
- * [4095,4097] read every other row, then the others: 1.4x float32, 1.15x
- * float64 in source order; an uncrinkle, whose next run in the output came
- * last in source order, ran 0.73x so, and is kept). */
-static void group_source_order(kbox *k)
-{
-    int64_t save[3][WORK_DIGITS];
-    memcpy(save[0], k->ext, sizeof *save[0] * (size_t)k->n);
-    memcpy(save[1], k->ss, sizeof *save[1] * (size_t)k->n);
-    memcpy(save[2], k->ds, sizeof *save[2] * (size_t)k->n);
-    source_order(k, 0);
-    int64_t step = 1; /* runs written from a run to the next in the output */
-    for (int t = 0; t < k->n && k->ds[t] != k->run_cells; t++)
-        step *= k->ext[t];
-    if (step > 2) {
-        memcpy(k->ext, save[0], sizeof *save[0] * (size_t)k->n);
-        memcpy(k->ss, save[1], sizeof *save[1] * (size_t)k->n);
-        memcpy(k->ds, save[2], sizeof *save[2] * (size_t)k->n);
-    }
-}
-
-/* A group's runs as lane permutes: the run's cells, and the runs that
- * follow it in the output (outer digit 0) up to the limits, one plane. */
-static bool group_lanes(kbox *k, int64_t es, bool ahead, hl_status *st)
-{
-    const int64_t c = lanes_steps(k, 0, k->run_cells, k->span_bytes / es, es), n = c * k->run_cells;
-    if (n * es < 64)
-        return false;
-    int64_t *src = malloc(sizeof *src * (size_t)(2 * n)), at = 0;
-    if (!src) {
-        *st = HL_ERR_NOMEM;
-        return false;
-    }
-    for (int m = 0; m < k->nmem; m++) {
-        const member *x = &k->mem[m];
-        int64_t ext[HL_ROW_GROUP_ROW_DIGITS + 1], ss[HL_ROW_GROUP_ROW_DIGITS + 1], ds[HL_ROW_GROUP_ROW_DIGITS + 1];
-        memcpy(ext, x->ext, sizeof *ext * (size_t)x->n);
-        memcpy(ss, x->ss, sizeof *ss * (size_t)x->n);
-        memcpy(ds, x->ds, sizeof *ds * (size_t)x->n);
-        ext[x->n] = c;
-        ss[x->n] = k->n > 0 ? k->ss[0] : 0;
-        ds[x->n] = k->run_cells;
-        at += nest_cells(ext, ss, ds, x->n + 1, x->src_off, x->dst_off, src + at, src + n + at);
-    }
-    const bool ok = make_lanes(k, src + n, src, n, es, ahead, st);
-    free(src);
-    if (ok && k->n > 0)
-        fold_steps(k, 0, c);
-    return ok;
-}
-
 /* A row group's boxes as one: the shared outer digits are the box's; each
- * box's remaining digits make a member, at its offsets from the plane. */
+ * box's remaining digits make a member, at its offsets from the plane; the
+ * first of group_solvers[] that applies takes it. */
 static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, hl_box *b,
                                int64_t es, const plan_ctx *pc)
 {
@@ -1334,8 +1297,6 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->ext = work[0];
     k->ss = work[1];
     k->ds = work[2];
-    k->mode = GROUP;
-    k->solver = &group_solver;
     hl_ir_box(ir, g->first, b);
     /* base 0: the turns of the outer digits shift every member alike */
     load_digits(k, b, b->ndigits - g->outer, g->outer);
@@ -1382,9 +1343,8 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
      * one is copied (pieces all read as rising rows need none) */
     k->span_lo = slo;
     k->span_bytes = (shi - slo + 1) * es;
-    bool forwards = true; /* every piece read as rising rows: the hardware follows that */
-    for (int m = 0; m < k->nmem; m++)
-        forwards = forwards && (k->mem[m].n == 0 || k->mem[m].ss[0] == 1);
+    k->span_ahead = true;
+    const bool forwards = reads_forwards(k);
     if (!forwards && k->span_bytes <= PF_GROUP_SPAN_MAX)
         k->ahead = PF_DISTANCE / k->span_bytes + 1;
     k->staged = !forwards && k->run_cells * es <= GROUP_STAGE_BYTES;
@@ -1393,55 +1353,14 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->plane_cells = k->run_cells;
     if (k->run_cells * es > GROUP_STAGE_BYTES)
         group_source_order(k);
-    hl_status st = HL_OK;
-    int64_t piece = 1;
-    for (int m = 0; m < k->nmem; m++)
-        piece = k->mem[m].n > 0 && k->mem[m].ext[0] > piece ? k->mem[m].ext[0] : piece;
-    if (k->can_lanes && piece * es <= LANES_ROW_BYTES &&
-        group_lanes(k, es, !forwards || (k->n > 0 && k->ss[0] < 0), &st))
-        k->solver = &group_lanes_solver;
-    /* two rows read with stride 2, one a cell beside the other (a flipped
-     * row's crinkled halves), are copied from one read (rows.h): the chain
-     * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
-    for (int m = 0; m < k->nmem && k->solver == &group_solver && k->can_halves; m++) {
-        member *x = &k->mem[m];
-        if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
-            continue;
-        /* a member that is both halves (an odd row's crinkle, its last
-         * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
-         * ran at 0.75 of [4096,4096]) */
-        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
-        if (x->n != 1)
-            continue;
-        for (int y = m + 1; y < k->nmem; y++) {
-            member *z = &k->mem[y];
-            /* an odd row's halves differ by a cell */
-            if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
-                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
-                x->halves = y;
-                z->halves = -1;
-                break;
-            }
-        }
-    }
-    /* a member whose rows are a few cells (an uncrinkle's pairs, up to 16
-     * bytes) goes along its next digit instead, a few of those rows for
-     * each: a call per pair ran the uncrinkle of [255,257,257] float32 at
-     * 2.6 GB/s, of [4095,4097] float64 at 5.4 */
-    for (int m = 0; m < k->nmem && k->solver == &group_solver; m++) {
-        member *x = &k->mem[m];
-        if (x->n > 1 && x->ext[0] * es <= 16 && x->ext[1] > x->ext[0]) {
-            int64_t t;
-            t = x->ext[0], x->ext[0] = x->ext[1], x->ext[1] = t;
-            t = x->ss[0], x->ss[0] = x->ss[1], x->ss[1] = t;
-            t = x->ds[0], x->ds[0] = x->ds[1], x->ds[1] = t;
-        }
-    }
+    hl_status st = take_first(k, group_solvers, sizeof group_solvers / sizeof *group_solvers, pc,
+                              work);
     if (pc->stream && forwards)
         read_upwards(k);
     const hl_status kept = hl_copy_keep_digits(k, work);
     return st != HL_OK ? st : kept;
 }
+
 
 void hl_copy_destroy(hl_copy *c)
 {
@@ -1525,477 +1444,6 @@ hl_status hl_copy_create(hl_copy **out, const hl_ir *ir, const hl_plan_options *
     return HL_OK;
 }
 
-/* ---- execution ---------------------------------------------------------------- */
-
-/* A function that only prefetches has no effect GCC counts: out of line,
- * its calls are dropped as calls of a const function (a block's lookahead
- * split into shares vanished so, in a trial).  Inlined, the prefetches stay. */
-#define PREFETCH_FN inline __attribute__((always_inline))
-
-/* Requests the n bytes of a run that starts at `at` and goes in direction
- * dir (+1 forwards; -1: `at` is its last element). */
-static PREFETCH_FN void prefetch_run(const char *at, int64_t n, int64_t dir, int64_t es)
-{
-#if defined(__SSE2__)
-    const char *lo = dir < 0 ? at - n + es : at;
-    for (int64_t l = 0; l < n; l += 64)
-        _mm_prefetch(lo + l, _MM_HINT_T0);
-#else
-    (void)at, (void)n, (void)dir, (void)es;
-#endif
-}
-
-enum { PREFETCH_MAX = 4096 }; /* longer runs train the hardware prefetchers */
-
-/* The n bytes at `at` into the L2: a lane-permute plane's span, whose
- * loads then wait on the L2, not on memory (into the L1, as the other
- * modes request theirs, the 6-D chain ran at 0.7x: the requests fill the
- * L1's miss buffers and the loads queue behind them). */
-static PREFETCH_FN void prefetch_l2(const char *at, int64_t n)
-{
-#if defined(__SSE2__)
-    for (int64_t l = 0; l < n; l += 64)
-        _mm_prefetch(at + l, _MM_HINT_T1);
-#else
-    (void)at, (void)n;
-#endif
-}
-
-/* A block's lines (block_lines), into the L2 or into both caches: each
- * loop has its hint as a constant (GCC 12 dropped a loop of T1 requests
- * whose hint was a variable chosen outside it). */
-static PREFETCH_FN void prefetch_cells(const char *at, const int64_t *tab, int64_t n, int64_t es,
-                                       bool l2)
-{
-#if defined(__SSE2__)
-    if (l2)
-        for (int64_t j = 0; j < n; j++)
-            _mm_prefetch(at + tab[j] * es, _MM_HINT_T1);
-    else
-        for (int64_t j = 0; j < n; j++)
-            _mm_prefetch(at + tab[j] * es, _MM_HINT_T0);
-#else
-    (void)at, (void)tab, (void)n, (void)es, (void)l2;
-#endif
-}
-
-/* A crinkle's halves (copy_split) streamed where they lie differently
- * against the lines (a rotated row's, as the chain's): chunks of both from
- * one read into an L1 buffer, each streamed from there (as two strided
- * rows, the row was read twice: the chain of [4096,4096] float32 ran at
- * 20 GB/s).  Chunks start at lines of the first half, and go from the
- * row's last when read downwards, so that the source is read upwards. */
-static void stream_halves(char *out, int64_t ostride, const char *in, int64_t n, int64_t ss,
-                          int64_t es, const hl_cpu_isa *isa)
-{
-    enum { HALF_BYTES = 4096 };
-    _Alignas(64) char buf[2][HALF_BYTES];
-    /* chunks of 2 KiB of a half read upwards (4 KiB: the 1-D shift:1
-     * crinkle:0:2 0.8x), of 4 KiB read downwards (2 KiB: the 2-D chain
-     * 0.55x, whichever way the kernel went through them) */
-    const int64_t per = (ss > 0 ? HALF_BYTES / 2 : HALF_BYTES) / es;
-    int64_t head = (int64_t)(((uintptr_t)-(uintptr_t)out & 63) / (uintptr_t)es);
-    head = head < n ? head : n;
-    const int64_t chunks = 1 + (n - head + per - 1) / per; /* the head, then whole chunks */
-    for (int64_t c = 0; c < chunks; c++) {
-        const int64_t k = ss > 0 ? c : chunks - 1 - c;
-        const int64_t a = k ? head + (k - 1) * per : 0, b = k ? (a + per < n ? a + per : n) : head;
-        const char *from = in + a * ss * es;
-        isa->halves(buf[0], buf[1], from, b - a, ss, es, false); /* whole (rows.h) */
-        for (int64_t j = 0; j < 2; j++)
-            stream_row(out + (j * ostride + a) * es, buf[j], b - a, 1, es, true, isa);
-    }
-}
-
-/* Rows read together from one row of stride ss (rows.h): `ways` 2, a
- * crinkle's halves (ss 2 or -2), or 3 or 4 interleaved channels (ss =
- * ways): out[j * ostride + i] = in[i * ss + j * (ss / ways)], j < ways,
- * i < n.  Streamed when the rows lie alike against the lines (their heads,
- * up to a line, with plain stores), else halves through a buffer and
- * channels as strided rows one by one. */
-static void copy_split(char *out, int64_t ostride, const char *in, int64_t n, int64_t ways,
-                       int64_t ss, int64_t es, bool stream, const hl_cpu_isa *isa)
-{
-    const int64_t next = ss / ways; /* from one row's source to the next's */
-    int64_t head = 0;
-    if (stream) {
-        const uintptr_t at = (uintptr_t)out & 63;
-        /* (a short row read forwards is read twice as two strided rows,
-         * the second time from the cache: crinkle:0:2 of [4095,4097]
-         * float32, rows of 16 KiB, ran 0.87x through the buffer) */
-        if (ways == 2 && (ostride * es) % 64 && at % (uintptr_t)es == 0 &&
-            (ss < 0 || 2 * n * es > HALVES_CACHED_BYTES)) {
-            stream_halves(out, ostride, in, n, ss, es, isa);
-            return;
-        }
-        if ((ostride * es) % 64 || at % (uintptr_t)es) {
-            for (int64_t j = 0; j < ways; j++)
-                stream_row(out + j * ostride * es, in + j * next * es, n, ss, es, true, isa);
-            return;
-        }
-        head = at ? (int64_t)(64 - at) / es : 0;
-        head = head < n ? head : n;
-        for (int64_t j = 0; j < ways; j++)
-            copy_row(out + j * ostride * es, in + j * next * es, head, 1, ss, es, isa);
-    }
-    char *o = out + head * es;
-    const char *s = in + head * ss * es;
-    const int64_t done = head + (ways == 2 ? isa->halves(o, o + ostride * es, s, n - head, ss, es, stream)
-                                           : isa->channels(o, ostride, s, n - head, ways, es, stream));
-    for (int64_t j = 0; j < ways; j++)
-        copy_row(out + (j * ostride + done) * es, in + (done * ss + j * next) * es, n - done, 1, ss,
-                 es, isa);
-}
-
-/* A crinkle's two halves, the second `ostride` cells after the first in the
- * output and `next` (+-1) in the source: copy_split, whose second half is
- * the one a cell along the row's stride. */
-static void copy_halves(char *out, int64_t ostride, const char *in, int64_t n, int64_t ss, int64_t next,
-                        int64_t es, bool stream, const hl_cpu_isa *isa)
-{
-    if (next == ss / 2)
-        copy_split(out, ostride, in, n, 2, ss, es, stream, isa);
-    else
-        copy_split(out + ostride * es, -ostride, in + next * es, n, 2, ss, es, stream, isa);
-}
-
-/* A member's rows; streamed (stream_row), where the group is not staged,
- * when they are rows of the output: a member of several rows (a crinkled
- * dimension under a cut one) written with plain stores ran at 0.4 of its
- * boxes run apart. */
-static void copy_member(const member *m, char *out, const char *in, int64_t es, bool stream,
-                        bool upward, const hl_cpu_isa *isa)
-{
-    out += m->dst_off * es;
-    in += m->src_off * es;
-    if (m->n == 0) {
-        memcpy(out, in, (size_t)es);
-        return;
-    }
-    stream = stream && m->ds[0] == 1 && m->ext[0] * es >= MIN_RUN_BYTES;
-    if (m->n > 1) /* the next row: the member's own, else the next plane's */
-        upward = m->ss[1] > 0;
-    int64_t d[HL_ROW_GROUP_ROW_DIGITS] = {0}, rows = 1;
-    for (int t = 1; t < m->n; t++)
-        rows *= m->ext[t];
-    for (int64_t r = 0; r < rows; r++) {
-        if (stream)
-            stream_row(out, in, m->ext[0], m->ss[0], es, upward, isa);
-        else
-            copy_row(out, in, m->ext[0], m->ds[0], m->ss[0], es, isa);
-        for (int t = 1; t < m->n; t++) {
-            out += m->ds[t] * es;
-            in += m->ss[t] * es;
-            if (++d[t] < m->ext[t])
-                break;
-            out -= m->ds[t] * m->ext[t] * es;
-            in -= m->ss[t] * m->ext[t] * es;
-            d[t] = 0;
-        }
-    }
-}
-
-/* A transpose plane straight from the registers, streamed only where
- * every column's micro-blocks start lines: a buffer off line boundaries
- * (NumPy's) gets plain stores for the columns of its first row chunk (the
- * row chunks start early by its offset: run_plane); streaming whole lines
- * with the partial ones at a column's ends written apart was slower,
- * through an L1 stage or not (measured: 0.5-0.85x). */
-static void transpose_plane(const kbox *k, char *out, const char **row, int64_t rows, int64_t cols,
-                            int64_t es, bool stream, const hl_cpu_isa *isa)
-{
-    const bool lines = stream && k->lines && ((uintptr_t)out & 63) == 0;
-    /* rows off line boundaries (all by the same bytes): the first columns,
-     * up to a line of source, go apart, so that every micro-block's loads
-     * are whole lines of each row */
-    int64_t h = 0;
-    if (k->src_lines && cols * es >= 1024) {
-        const uintptr_t at = ((uintptr_t)row[0] + (k->sdir < 0 ? (uintptr_t)es : 0)) & 63;
-        h = at % (uintptr_t)es ? 0 : (int64_t)((k->sdir > 0 ? 64 - at : at) & 63) / es;
-    }
-    if (h) {
-        hl_transpose_block(isa, out, k->dtab, row, rows, h, k->sdir, false, es);
-        for (int64_t r = 0; r < rows; r++)
-            row[r] += h * k->sdir * es;
-    }
-    hl_transpose_block(isa, out, k->dtab + h, row, rows, cols - h, k->sdir, lines, es);
-}
-
-static void run_plane(const kbox *k, const int64_t *d, char *out, const char *in, int64_t es,
-                      bool stream, char *stage, int64_t next, const hl_cpu_isa *isa)
-{
-    switch (k->mode) {
-    case GROUP: {
-        /* a short run read backwards or strided is assembled in the stage
-         * and streamed whole; other runs member by member, rows streamed as
-         * they are (pieces read forwards gain nothing from a pass through
-         * the stage: shifts were up to 2x slower with it) */
-        const bool staged = stream && k->staged;
-        char *to = staged ? stage : out;
-        for (int m = 0; m < k->nmem; m++) {
-            const member *x = &k->mem[m];
-            if (x->halves > 0) {
-                const member *z = &k->mem[x->halves];
-                const int64_t n = x->ext[0] < z->ext[0] ? x->ext[0] : z->ext[0];
-                copy_split(to + x->dst_off * es, z->dst_off - x->dst_off, in + x->src_off * es, n, 2,
-                           x->ss[0], es, stream && !staged, isa);
-                const member *w = x->ext[0] > n ? x : z; /* the longer half's last cell */
-                if (w->ext[0] > n)
-                    memcpy(to + (w->dst_off + n) * es, in + (w->src_off + n * w->ss[0]) * es, (size_t)es);
-            } else if (x->split) {
-                copy_halves(to + x->dst_off * es, x->ds[1], in + x->src_off * es, x->ext[0], x->ss[0],
-                            x->ss[1], es, stream && !staged, isa);
-            } else if (x->halves == 0) {
-                copy_member(x, to, in, es, stream && !staged, k->n > 0 && k->ss[0] > 0, isa);
-            }
-        }
-        if (staged)
-            stream_row(out, stage, k->run_cells, 1, es, true, isa);
-        return;
-    }
-    case LANES: {
-        const char *span = in + k->span_lo * es;
-        const int64_t bytes = k->plane_cells * es;
-        if (stream && ((uintptr_t)out & 63) == 0 && bytes % 64 == 0) {
-            isa->lanes(out, span, &k->lanes, true);
-        } else if (stream && bytes <= 2 * STAGE_BYTES) {
-            isa->lanes(stage, span, &k->lanes, false);
-            stream_row(out, stage, k->plane_cells, 1, es, true, isa);
-        } else {
-            isa->lanes(out, span, &k->lanes, false);
-        }
-        return;
-    }
-    case ONE:
-        memcpy(out, in, (size_t)es);
-        return;
-    case ROW: {
-        int64_t n = k->ext[0];
-        if (k->cut)
-            n = n - d[k->inner] * k->cut < k->cut ? n - d[k->inner] * k->cut : k->cut;
-        /* the span a row (or the rows read with it) reads: n * |ss| cells */
-        const int64_t span = n * abs64(k->ss[0]) * es;
-        if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
-            prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
-        if (k->ways == 2) {
-            copy_halves(out, k->ds[1], in, n, k->ss[0], k->ss[1], es, stream, isa);
-            return;
-        }
-        if (k->ways > 1) {
-            copy_split(out, k->ds[1], in, n, k->ways, k->ss[0], es, stream, isa);
-            return;
-        }
-        if (stream && k->ds[0] == 1)
-            stream_row(out, in, n, k->ss[0], es, k->inner < k->n && k->ss[k->inner] > 0, isa);
-        else
-            copy_row(out, in, n, k->ds[0], k->ss[0], es, isa);
-        return;
-    }
-    case BLOCK: {
-        /* the last chunk of a cut digit is a prefix of the tables */
-        int64_t cells = k->block;
-        if (k->cut) {
-            const int64_t left = k->ext[k->inner - 1] - d[k->inner] * k->cut;
-            if (left < k->cut)
-                cells = k->block / k->cut * left;
-        }
-        if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
-            for (int64_t j = 0; j < cells / k->row_len; j++)
-                prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
-        const bool pairs = k->pairs.steps && cells == k->block; /* (whole blocks) */
-        if (stream && (pairs || (k->dense && k->short_rows && isa->short_rows)) &&
-            ((uintptr_t)out & 63) == 0 && (cells * es) % 64 == 0) {
-            if (pairs)
-                isa->pairs(out, in, &k->pairs, true);
-            else
-                isa->short_rows(out, in, k->stab, cells / k->row_len, k->row_len * es, es);
-            return;
-        }
-        char *to = k->dense && stream && cells * es <= 2 * STAGE_BYTES ? stage : out;
-        if (pairs)
-            isa->pairs(to, in, &k->pairs, false);
-        else if (k->row_len == 1)
-            copy_block(to, in, k->stab, k->dense ? NULL : k->dtab, cells, es);
-        else if (k->short_rows)
-            copy_short_rows(to, in, k->stab, k->dense ? NULL : k->dtab, cells / k->row_len, k->row_len * es, es);
-        else
-            for (int64_t j = 0; j < cells / k->row_len; j++)
-                copy_row(to + k->dtab[j] * es, in + k->stab[j] * es, k->row_len, k->ds[0], k->ss[0], es, isa);
-        if (to == stage)
-            stream_row(out, stage, cells, 1, es, true, isa);
-        return;
-    }
-    default: {
-        /* the last chunk of a cut digit is a prefix of the tables */
-        const int64_t rl = k->row_last, cl = k->col_last;
-        const int64_t cc = d[k->inner] * k->col_chunk, rc = d[k->inner + 1] * k->row_chunk;
-        int64_t lo = rc, hi = rc + k->row_chunk;
-        if (k->shift && stream) {
-            /* chunks start s rows early, so that chunk 1 on starts a line
-             * (rows_in = 1: the row digit is digit 0, dst stride 1); with
-             * masked row edges chunk 0 is only the head up to the first
-             * line, else a whole chunk less the offset (plain stores) */
-            const uintptr_t at = ((uintptr_t)out - (uintptr_t)(rc * es)) & 63;
-            int64_t s = at % (uintptr_t)es ? 0 : (int64_t)at / es;
-            if (s && k->edges)
-                s = k->row_chunk - (int64_t)(64 - at) / es;
-            lo = rc - s > 0 ? rc - s : 0;
-            hi -= s;
-            out += (lo - rc) * es;
-            in += (lo - rc) * k->ss[rl] * es;
-        }
-        if (hi > k->ext[rl])
-            hi = k->ext[rl];
-        if (hi <= lo)
-            return;
-        const int64_t rows = k->rows_in * (hi - lo);
-        const int64_t cols = k->cols_in * (k->ext[cl] - cc < k->col_chunk ? k->ext[cl] - cc : k->col_chunk);
-        const char *row[TR_ROWS_MAX];
-        for (int64_t r = 0; r < rows; r++)
-            row[r] = in + k->stab[r] * es;
-        if (stream && k->staged)
-            hl_transpose_staged(isa, out, k->dtab, row, rows, cols, k->sdir, es, stage, TR_STAGE_BYTES);
-        else if (stream && k->one_run && ((uintptr_t)out & 63) && rows * cols == k->plane_cells) {
-            /* a whole matrix off a line (16 bytes off, as NumPy's): through
-             * the stage, then streamed as one run (its columns written
-             * there straight, all partial lines, with plain stores: the
-             * 1,0,3,2 transpose of [64,64,64,64] 0.45 of aligned, 0.77 so) */
-            hl_transpose_block(isa, stage, k->dtab, row, rows, cols, k->sdir, false, es);
-            stream_row(out, stage, rows * cols, 1, es, true, isa);
-        } else
-            transpose_plane(k, out, row, rows, cols, es, stream, isa);
-        if (next) /* the start of each row of the next plane (short rows: whole) */
-            for (int64_t r = 0; r < rows; r++)
-                prefetch_run(in + next + k->stab[r] * es, cols * es < 1024 ? cols * es : 1024, k->sdir, es);
-        return;
-    }
-    }
-}
-
-/* The outer digits and offsets of plane p. */
-static void plane_at(const kbox *k, int64_t p, int64_t *d, int64_t *so, int64_t *doff)
-{
-    *so = k->src_base;
-    *doff = k->dst_base;
-    for (int t = k->inner; t < k->n; t++) {
-        d[t] = p % k->ext[t];
-        p /= k->ext[t];
-        *so += d[t] * k->ss[t];
-        *doff += d[t] * k->ds[t];
-    }
-}
-
-static inline __attribute__((always_inline)) void next_plane(const kbox *k, int64_t *d, int64_t *so,
-                                                             int64_t *doff)
-{
-    for (int t = k->inner; t < k->n; t++) { /* odometer over the outer digits */
-        *so += k->ss[t];
-        *doff += k->ds[t];
-        if (++d[t] < k->ext[t])
-            break;
-        *so -= k->ss[t] * k->ext[t];
-        *doff -= k->ds[t] * k->ext[t];
-        d[t] = 0;
-    }
-}
-
-/* Runs planes [lo, hi) of one box. */
-static void run_planes(const kbox *k, int64_t lo, int64_t hi, const char *in, char *out, int64_t es,
-                       bool stream, char *stage, const hl_cpu_isa *isa)
-{
-    int64_t d[WORK_DIGITS] = {0}, so, doff;
-    plane_at(k, lo, d, &so, &doff);
-    if (!k->ahead) {
-        /* the next plane is most likely one step of the first outer digit
-         * away; its source is requested while this one is copied, since
-         * short streams, or streams read backwards, train no prefetcher */
-        int t = k->inner;
-        while (t < k->n && k->ext[t] == 1) /* a chunk counter of one chunk */
-            t++;
-        const int64_t next = t < k->n ? k->ss[t] * es : 0;
-        for (int64_t o = lo; o < hi; o++) {
-            run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, next, isa);
-            next_plane(k, d, &so, &doff);
-        }
-        return;
-    }
-    /* lookahead: a second odometer k->ahead planes in front */
-    const bool lined = k->lined && (((uintptr_t)in + (uintptr_t)(k->src_base * es)) & 63) == 0;
-    int64_t da[WORK_DIGITS] = {0}, soa = 0, unused;
-    if (lo + k->ahead < hi)
-        plane_at(k, lo + k->ahead, da, &soa, &unused);
-    for (int64_t o = lo; o < hi; o++) {
-        if (o + k->ahead < hi) {
-            if (k->mode == LANES)
-                prefetch_l2(in + (soa + k->span_lo) * es, k->span_bytes);
-            else if (k->mode == GROUP)
-                prefetch_run(in + (soa + k->span_lo) * es, k->span_bytes, 1, es);
-            else if (lined)
-                prefetch_cells(in + soa * es, k->ptab_lined, k->npf_lined, es, k->pf_l2);
-            else
-                prefetch_cells(in + soa * es, k->ptab, k->npf, es, k->pf_l2);
-            next_plane(k, da, &soa, &unused);
-        }
-        run_plane(k, d, out + doff * es, in + so * es, es, stream, stage, 0, isa);
-        next_plane(k, d, &so, &doff);
-    }
-}
-
-/* Runs share `me` of `nt` of the work: contiguous ranges of equal work,
- * cut at plane boundaries. */
-static void run_share(const hl_copy *c, int64_t work, int me, int nt, const char *in, char *out,
-                      char *stage)
-{
-    const int64_t lo = work / nt * me + work % nt * me / nt;
-    const int64_t hi = work / nt * (me + 1) + work % nt * (me + 1) / nt;
-    int64_t start = 0;
-    for (int64_t i = 0; i < c->nboxes && start < hi; i++) {
-        const kbox *k = &c->box[i];
-        const int64_t plane = k->plane_cells * k->es, size = k->planes * plane;
-        if (start + size > lo) {
-            int64_t p0 = lo > start ? (lo - start + plane - 1) / plane : 0;
-            int64_t p1 = (hi - start + plane - 1) / plane;
-            if (p1 > k->planes)
-                p1 = k->planes;
-            if (p0 < p1)
-                run_planes(k, p0, p1, in, out, k->es, c->stream, stage, c->isa);
-        }
-        start += size;
-    }
-#if defined(__SSE2__)
-    if (c->stream)
-        _mm_sfence(); /* order the streamed stores before returning */
-#endif
-}
-
-hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec_ctx *ctx)
-{
-    int64_t work = 0; /* bytes */
-    for (int64_t i = 0; i < c->nboxes; i++)
-        work += c->box[i].planes * c->box[i].plane_cells * c->box[i].es;
-    const bool stage_needed = c->stream;
-    if (ctx->threads == 0) {
-        char *stage = stage_needed ? aligned_alloc(STAGE_ALIGN, 2 * STAGE_BYTES) : NULL;
-        if (stage_needed && !stage)
-            return HL_ERR_NOMEM;
-        run_share(c, work, ctx->part, ctx->parts, in, out, stage);
-        free(stage);
-        return HL_OK;
-    }
-    const int use = work >= (1 << 16) ? ctx->threads : 1;
-    int failed = 0;
-#pragma omp parallel num_threads(use) reduction(| : failed)
-    {
-        char *stage = stage_needed ? aligned_alloc(STAGE_ALIGN, 2 * STAGE_BYTES) : NULL;
-        if (stage_needed && !stage)
-            failed = 1;
-        else
-            run_share(c, work, omp_get_thread_num(), omp_get_num_threads(), in, out, stage);
-        free(stage);
-    }
-    return failed ? HL_ERR_NOMEM : HL_OK;
-}
-
 /* ---- description ---------------------------------------------------------------- */
 
 /* One line per box up to this many; beyond, a count per solver. */
@@ -2016,46 +1464,23 @@ size_t hl_copy_describe(const hl_copy *c, char *buf, size_t size, size_t used)
                                k->ss[t], k->ds[t]);
         if (k->es != c->es)
             used += hl_appendf(buf, size, used, "; cells of %" PRId64 " bytes", k->es);
-        if (k->nmem)
-            used += hl_appendf(buf, size, used, "; each run from %d boxes", k->nmem);
-        if (k->mode == TRANSPOSE)
-            used += hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
-                               c->isa->name, k->rows_in * k->row_chunk * k->es,
-                               k->chosen ? " (" : "", k->chosen ? k->chosen : "",
-                               k->chosen ? ")" : "", k->staged && c->stream ? ", staged" : "");
-        bool halves = k->ways == 2;
-        for (int m = 0; m < k->nmem; m++)
-            halves = halves || k->mem[m].halves > 0 || k->mem[m].split;
-        if (halves)
-            used += hl_appendf(buf, size, used, "; both halves of a crinkled row from one read");
-        if (k->ways > 2)
-            used += hl_appendf(buf, size, used, "; %" PRId64 " channels split from one read", k->ways);
-        bool down = false;
-        for (int t = k->inner; t < k->n && k->mode != TRANSPOSE; t++)
-            down = down || k->ds[t] < 0;
-        if (down)
-            used += hl_appendf(buf, size, used, "; planes in rising source order, written downwards");
-        if (k->pairs.steps)
-            used += hl_appendf(buf, size, used, "; rows loaded in pairs, %d line%s a step by lane permutes%s",
-                               k->pairs.g, k->pairs.g == 1 ? "" : "s",
-                               k->pairs.dst ? ", output lines by a table" : "");
-        else if (k->mode == BLOCK && k->dense && k->short_rows && c->stream && c->isa->short_rows)
-            used += hl_appendf(buf, size, used, "; rows streamed straight from the source "
-                               "when the output starts a line");
+        used += k->solver->describe(c, k, buf, size, used);
         if (k->ahead)
             used += hl_appendf(buf, size, used, "; source requested %" PRId64 " plane%s ahead",
                                k->ahead, k->ahead == 1 ? "" : "s");
         used += hl_appendf(buf, size, used, "\n");
     }
     if (c->nboxes > DESCRIBE_BOXES) {
-        const size_t nsolvers = sizeof solvers / sizeof *solvers;
         used += hl_appendf(buf, size, used, "    all boxes:");
-        for (size_t j = 0; j < nsolvers; j++) {
+        const size_t nbox = sizeof box_solvers / sizeof *box_solvers;
+        const size_t ngroup = sizeof group_solvers / sizeof *group_solvers;
+        for (size_t j = 0; j < nbox + ngroup; j++) {
+            const copy_solver *s = j < nbox ? box_solvers[j] : group_solvers[j - nbox];
             int64_t n = 0;
             for (int64_t i = 0; i < c->nboxes; i++)
-                n += c->box[i].solver == &solvers[j];
+                n += c->box[i].solver == s;
             if (n)
-                used += hl_appendf(buf, size, used, " %" PRId64 " %s", n, solvers[j].name);
+                used += hl_appendf(buf, size, used, " %" PRId64 " %s", n, s->name);
         }
         used += hl_appendf(buf, size, used, "\n");
     }

@@ -1,8 +1,9 @@
 /* hyperlayout internal — the CPU's strided-copy kernel that runs a plan's
- * boxes: each box is given to the first registered solver that applies
- * (memcpy rows, reversed rows, strided rows, register transpose, short-row
- * blocks, a single cell) once, at preparation; all boxes are then run by
- * the threads in one parallel region. */
+ * boxes: each box (or row group of boxes) is given to the first registered
+ * solver that applies (copy.c's tables: a single cell, register transpose,
+ * lane permutes, short-row blocks, memcpy, reversed or strided rows; row
+ * groups) once, at preparation; all boxes are then run by the threads in
+ * one parallel region (copy_run.c). */
 #ifndef HYPERLAYOUT_CPU_COPY_H
 #define HYPERLAYOUT_CPU_COPY_H
 

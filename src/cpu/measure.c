@@ -173,6 +173,7 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
         int64_t work[3][WORK_DIGITS];
         kbox c;
         memset(&c, 0, sizeof c);
+        c.solver = &hl_copy_transpose_solver;
         c.ext = work[0];
         c.ss = work[1];
         c.ds = work[2];
@@ -262,12 +263,21 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
     return st;
 }
 
+/* k as it was loaded, to be planned again (its digits are loaded's arrays). */
+static void reload(kbox *k, const kbox *loaded, int64_t (*saved)[WORK_DIGITS])
+{
+    *k = *loaded;
+    memcpy(k->ext, saved[0], sizeof *k->ext * (size_t)k->n);
+    memcpy(k->ss, saved[1], sizeof *k->ss * (size_t)k->n);
+    memcpy(k->ds, saved[2], sizeof *k->ds * (size_t)k->n);
+}
+
 /* A box the register transpose took: its plane shape from wisdom when the
  * wisdom holds the problem, else measured under HL_EFFORT_MEASURE (and
  * recorded), else the cost model's as planned.  k is replanned from
- * `loaded` (the box as loaded, its digits in `saved`) into `work`. */
-hl_status hl_copy_choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WORK_DIGITS],
-                                 int64_t (*saved)[WORK_DIGITS], const plan_ctx *pc)
+ * `loaded` (the box as loaded, its digits in `saved`). */
+hl_status hl_copy_choose_columns(kbox *k, const kbox *loaded, int64_t (*saved)[WORK_DIGITS],
+                                 const plan_ctx *pc)
 {
     const hl_wisdom_key key = {pc->isa->name, pc->es, pc->threads, pc->stream, loaded->n,
                                saved[0], saved[1], saved[2]};
@@ -288,20 +298,15 @@ hl_status hl_copy_choose_columns(kbox *k, const kbox *loaded, int64_t (*work)[WO
     }
     if (!how)
         return HL_OK;
-    const box_solver *solver = k->solver;
     hl_copy_free_tables(k);
-    *k = *loaded;
-    memcpy(work, saved, sizeof *work * 3);
-    k->solver = solver;
+    reload(k, loaded, saved);
     hl_status st = HL_OK;
     if (hl_copy_plan_transpose_columns(k, pc->es, bytes, &st)) {
         k->chosen = how;
         return st;
     }
     /* a recorded length that does not make a plane here: the cost model's */
-    *k = *loaded;
-    memcpy(work, saved, sizeof *work * 3);
-    k->solver = solver;
+    reload(k, loaded, saved);
     (void)hl_copy_plan_register_transpose(k, pc->es, &st);
     return st;
 }
