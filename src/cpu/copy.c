@@ -1175,40 +1175,17 @@ static hl_status take_first(kbox *k, const copy_solver *const *tab, size_t n, co
     return st;
 }
 
-/* Loads digits [first, first + count) of b into k (after k->n), each turned
- * to write forwards (the bases move to match), sorted by |dst stride|, and
- * merged where they continue each other. */
+/* Appends digits [first, first + count) of b to k's.  The IR's boxes are in
+ * normal form (ir.h: written forwards, sorted by dst stride, merged), and
+ * so is any run of their digits. */
 static void load_digits(kbox *k, const hl_box *b, int first, int count)
 {
-    /* a box is a set of cells: each digit may be walked in either direction,
-     * and is walked so that it writes forwards */
     for (int t = first; t < first + count; t++) {
-        const int64_t e = b->extent[t], sgn = b->dst_stride[t] < 0 ? -1 : 1;
-        k->ext[k->n] = e;
-        k->ss[k->n] = sgn * b->src_stride[t];
-        k->ds[k->n] = sgn * b->dst_stride[t];
-        if (sgn < 0) {
-            k->src_base += (e - 1) * b->src_stride[t];
-            k->dst_base += (e - 1) * b->dst_stride[t];
-        }
+        k->ext[k->n] = b->extent[t];
+        k->ss[k->n] = b->src_stride[t];
+        k->ds[k->n] = b->dst_stride[t];
         k->n++;
     }
-    for (int a = 1; a < k->n; a++)
-        for (int c = a; c > 0 && abs64(k->ds[c - 1]) > abs64(k->ds[c]); c--)
-            swap_digits(k, c, c - 1);
-    int m = 0;
-    for (int t = 0; t < k->n; t++) {
-        if (m > 0 && k->ds[t] == k->ds[m - 1] * k->ext[m - 1] &&
-            k->ss[t] == k->ss[m - 1] * k->ext[m - 1]) {
-            k->ext[m - 1] *= k->ext[t];
-            continue;
-        }
-        k->ext[m] = k->ext[t];
-        k->ss[m] = k->ss[t];
-        k->ds[m] = k->ds[t];
-        m++;
-    }
-    k->n = m;
 }
 
 /* Moves the digits from the work arrays into an allocation of their own. */
@@ -1298,7 +1275,7 @@ static hl_status prepare_group(kbox *k, const hl_ir *ir, const hl_row_group *g, 
     k->ss = work[1];
     k->ds = work[2];
     hl_ir_box(ir, g->first, b);
-    /* base 0: the turns of the outer digits shift every member alike */
+    /* base 0: each member keeps its own bases */
     load_digits(k, b, b->ndigits - g->outer, g->outer);
     k->mem = calloc((size_t)g->count, sizeof *k->mem);
     if (!k->mem) {
@@ -1399,6 +1376,7 @@ static bool join_halves(hl_box *a, const hl_box *b)
     a->src_stride[a->ndigits] = b->src_base - a->src_base;
     a->dst_stride[a->ndigits] = ds;
     a->ndigits++;
+    hl_box_normalize(a);
     return true;
 }
 
