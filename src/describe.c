@@ -68,6 +68,12 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
                            ir->nsteps > 1 ? "a chain whose steps do not fold"
                                           : "no affine boxes within the limit");
+    if (ir->lowered && ir->nsteps > 1)
+        used += hl_appendf(buf, size, used,
+                           "  %d steps composed into one pass of boxes%s\n", ir->nsteps,
+                           p->scratch && ir->in_place
+                               ? "; in place: the input to scratch, then the boxes"
+                               : "");
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (p->exec[j])
             used += hl_executors[j]->describe(ir, p->exec[j], p->threads, buf ? buf + used : NULL,
