@@ -545,7 +545,8 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
         return HL_ERR_OVERLAP;
     /* stages need every share of one before the next: a whole run (a
      * share of a run, hl_execute_part, goes cell by cell) */
-    if ((p->nstages > 0 || (p->scratch && in == out)) && (e != &hl_cpu_executor || ctx->threads > 0))
+    const bool staged = p->nstages > 0 || (p->scratch && in == out); /* composed, in place */
+    if (staged && (e != &hl_cpu_executor || ctx->threads > 0))
         return hl_plan_run_stages(p, e, in, out, ctx);
     const int64_t j = hl_executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])

@@ -137,8 +137,8 @@ static hl_status merge_stages(hl_plan *p, int from, int to, const hl_plan_option
     hl_plan *merged;
     const hl_status st =
         hl_plan_compose(&merged, (const hl_plan *const *)&p->stages[from], to - from, opt);
-    if (st != HL_OK)
-        return st;
+    if (st != HL_OK) /* e.g. spans that differ: the stages stay as they are */
+        return st == HL_ERR_NOMEM ? st : HL_OK;
     for (int i = from; i < to; i++)
         hl_plan_destroy(p->stages[i]);
     p->stages[from] = merged;
@@ -227,9 +227,9 @@ hl_status hl_plan_make_stages(hl_plan *p)
     if (st != HL_OK)
         return st;
     if (whole) {
-        /* one pass: the composed boxes; in place it copies the input to
-         * scratch and runs the boxes from there (run_on), as the stages
-         * did through scratch, rather than walking cycles of cells */
+        /* one pass: the composed boxes; in place they write scratch and
+         * it is copied back (run_on), as the stages ran through scratch,
+         * rather than walking cycles of cells */
         st = hl_ir_pack_boxes(ir, whole, nwhole);
         free(whole);
         for (int i = 0; i < p->nstages; i++)
@@ -313,20 +313,24 @@ static hl_status run_on(const hl_plan *p, const hl_executor *e, unsigned char *s
                         void *out, const hl_exec_ctx *ctx)
 {
     const bool in_place = in == out;
-    if (p->nstages == 0) { /* composed boxes in place: the input to scratch, then the boxes */
+    /* composed boxes in place: the boxes into scratch (their scattered side
+     * on its huge pages), then a sequential copy back; the other order
+     * measured the same */
+    if (p->nstages == 0) {
         const int64_t j = hl_executor_index(e);
         if (!in_place || !p->exec[j])
             return HL_ERR_UNSUPPORTED;
-        const hl_status st = copy_bytes(e, s, in, (size_t)(p->ir.in_span * p->ir.elem_size), ctx);
-        return st != HL_OK ? st : e->run(&p->ir, p->exec[j], s, out, ctx);
+        const hl_status st = e->run(&p->ir, p->exec[j], in, s, ctx);
+        const size_t bytes = (size_t)(p->ir.out_span * p->ir.elem_size);
+        return st != HL_OK ? st : copy_bytes(e, out, s, bytes, ctx);
     }
     /* the CPU runs any bijection in place, but only by passes (or a
      * composed stage through its scratch) near the out-of-place speed: a
      * first stage that would walk cycles of cells writes scratch instead,
      * and an odd count then ends with a copy */
     const hl_ir *first = &p->stages[0]->ir;
-    const bool first_in_place = e == &hl_cpu_executor && first->in_place &&
-                                (first->by_passes || first->ncpu_passes > 0 || p->stages[0]->scratch);
+    const bool fast = first->by_passes || first->ncpu_passes > 0 || p->stages[0]->scratch;
+    const bool first_in_place = e == &hl_cpu_executor && first->in_place && fast;
     const int k = p->nstages;
     const void *from = in;
     hl_status st = HL_OK;
