@@ -31,7 +31,9 @@
 enum { EX_IN, EX_V, EX_OUT, EX_T1, EX_T2, NEX };
 #define MAXD 32          /* sub-digits of a piece (more: HL_ERR_UNSUPPORTED) */
 #define MAXPIECES 65536  /* pieces of one pair of boxes */
-#define MAX_PAIRS (1 << 22) /* pairs of boxes looked at (more: unsupported) */
+#define MAX_PAIRS (1 << 22) /* pairs of boxes whose ranges are compared (more: unsupported) */
+#define MAX_MET (1 << 14)   /* pairs whose ranges meet, composed (more: unsupported), so
+                               that planning stays within milliseconds */
 
 typedef struct piece {
     int n;
@@ -377,7 +379,7 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
         box_range(&a[i], true, &arange[i][0], &arange[i][1]);
     hl_status st = HL_OK;
     hl_box *out = NULL;
-    int64_t n = 0, cap = 0, want = 0, got = 0;
+    int64_t n = 0, cap = 0, want = 0, got = 0, met = 0;
     plist l = {0};
     for (int64_t j = 0; j < nb && st == HL_OK; j++) {
         hl_box x;
@@ -391,6 +393,10 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
         for (int64_t i = 0; i < na && st == HL_OK; i++) {
             if (arange[i][1] < lo || arange[i][0] > hi)
                 continue;
+            if (++met > MAX_MET) {
+                st = HL_ERR_UNSUPPORTED;
+                break;
+            }
             if (!compose_pair(&a[i], &x, &l)) {
                 st = HL_ERR_UNSUPPORTED;
                 break;

@@ -20,8 +20,9 @@
  * max_boxes boxes (*boxes malloc'ed, the caller frees).  HL_ERR_UNSUPPORTED
  * when a box of b is not mixed-radix in the intermediate (strides that do
  * not divide, or a cell read twice), when a pair of boxes does not refine
- * within the budget of cuts, when b reads a cell that a does not write, or
- * when the result needs more than max_boxes boxes; HL_ERR_NOMEM. */
+ * within the budget of cuts, when more than 16384 pairs of boxes meet (or
+ * na * nb exceeds 2^22), when b reads a cell that a does not write, or when
+ * the result needs more than max_boxes boxes; HL_ERR_NOMEM. */
 hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
                          int64_t max_boxes, hl_box **boxes, int64_t *nboxes);
 
