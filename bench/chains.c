@@ -13,7 +13,8 @@
  *             `hyperlayout transform` run op by op would;
  *   k copies  k best copies (bench_best_copy: the faster of memcpy and a
  *             non-temporal-store copy, same threads) through the same
- *             buffers, k = the fused plan's stage count (1 for one pass);
+ *             buffers, k = the chain's ops (the passes the ops take one by
+ *             one; the issue's target is fused within 1.25x of them);
  *
  * and in place: the fused plan on one buffer (hl_execute(p, buf, buf))
  * against the ops' plans run in place one after another, where every op
@@ -44,8 +45,8 @@ static const char usage[] =
     "Times chains of ops that hl_plan_ops may plan as several stages (issue 32)\n"
     "on 2^24-element arrays ([256,256,256] float32, [4096,4096] float64,\n"
     "[64,64,64,64] float32): the fused plan against the same ops planned and run\n"
-    "one after another, and against k best copies of the array (k = the fused\n"
-    "plan's stages), out of place and in place, checking that fused and separate\n"
+    "one after another, and against k best copies of the array (k = the\n"
+    "chain's ops), out of place and in place, checking that fused and separate\n"
     "give the same bytes.  Prints a Markdown table.\n"
     "\n"
     "  --threads LIST  thread counts, comma-separated (default 1,2)\n"
@@ -229,7 +230,7 @@ static void time_chain(const chain_plans *c, const char *in, char *out, char *tm
 {
     double sp[64], cr[64], ip[64];
     int n = 0, nip = 0;
-    const int k = c->stages > 0 ? c->stages : 1;
+    const int k = c->nops > 0 ? c->nops : 1; /* the chain's ops, not the fused plan's stages */
     r->fused = r->separate = r->copies = r->copy = 1e30;
     const double start = bench_now();
     for (int i = 0; i < reps && i < 64; i++) {
@@ -406,7 +407,7 @@ int main(int argc, char **argv)
                      "in_place_fused_over_separate,in_place_note,first_run_s\n");
     printf("bench_chains: best of %d; GB/s = 2 x array bytes / s; fused/separate = median over "
            "repeats of separate time / fused time;\nk copies/fused = median of (k best copies' "
-           "time) / fused time, k = stages (best copy: the faster of memcpy and a %s "
+           "time) / fused time, k = the chain's ops (best copy: the faster of memcpy and a %s "
            "non-temporal copy, same threads)\n\n",
            reps, bench_stream_isa());
     printf("| array | chain | thr | stages | sep passes | fused GB/s | separate GB/s | copy GB/s "

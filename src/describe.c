@@ -40,15 +40,21 @@ static size_t describe_ranges(const hl_plan *p, char *buf, size_t size, size_t u
 }
 
 /* Stage i of a plan: its boxes and what its executors chose. */
-static size_t describe_stage(const hl_plan *q, int i, char *buf, size_t size, size_t used)
+static size_t describe_stage(const hl_plan *q, int i, int step, char *buf, size_t size,
+                             size_t used)
 {
     const size_t start = used;
-    if (q->ir.lowered)
+    if (q->ir.lowered && q->ir.nsteps > 1) /* steps composed into one pass (plan_stages.c) */
+        used += hl_appendf(buf, size, used,
+                           "  stage %d: steps %d-%d composed, lowered to %" PRId64 " box%s\n", i,
+                           step, step + q->ir.nsteps - 1, q->ir.nboxes,
+                           q->ir.nboxes == 1 ? "" : "es");
+    else if (q->ir.lowered)
         used += hl_appendf(buf, size, used, "  stage %d: step %d, lowered to %" PRId64 " box%s\n", i,
-                           i, q->ir.nboxes, q->ir.nboxes == 1 ? "" : "es");
+                           step, q->ir.nboxes, q->ir.nboxes == 1 ? "" : "es");
     else
         used += hl_appendf(buf, size, used, "  stage %d: step %d, no affine boxes within the limit, "
-                           "cell by cell\n", i, i);
+                           "cell by cell\n", i, step);
     used += describe_executors(q, buf, size, used);
     used += describe_ranges(q, buf, size, used);
     return used - start;
@@ -81,11 +87,11 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
     }
     if (p->nstages > 0) {
         used += hl_appendf(buf, size, used,
-                           "  %d stages, one pass each (a step each), through %d scratch "
-                           "buffer%s of %" PRId64 " bytes\n",
+                           "  %d stages, one pass each (a step each, or steps composed), "
+                           "through %d scratch buffer%s of %" PRId64 " bytes\n",
                            p->nstages, p->nscratch, p->nscratch == 1 ? "" : "s", p->scratch_bytes);
-        for (int i = 0; i < p->nstages; i++)
-            used += describe_stage(p->stages[i], i, buf, size, used);
+        for (int i = 0, step = 0; i < p->nstages; step += p->stages[i]->ir.nsteps, i++)
+            used += describe_stage(p->stages[i], i, step, buf, size, used);
         if (length)
             *length = used;
         return used < size ? HL_OK : HL_ERR_BUFFER;
@@ -99,6 +105,12 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
                            ir->nsteps > 1 ? "a chain whose steps do not fold"
                                           : "no affine boxes within the limit");
+    if (ir->lowered && ir->nsteps > 1)
+        used += hl_appendf(buf, size, used,
+                           "  %d steps composed into one pass of boxes%s\n", ir->nsteps,
+                           p->scratch && ir->in_place
+                               ? "; in place: the boxes into scratch, then a copy back"
+                               : "");
     used += describe_executors(p, buf, size, used);
     used += describe_ranges(p, buf, size, used);
     if (length)

@@ -46,6 +46,10 @@ typedef struct hl_executor {
     void *(*scratch_alloc)(size_t bytes);
     void (*scratch_free)(void *p);
     hl_status (*copy)(void *dst, const void *src, size_t bytes, const hl_exec_ctx *ctx);
+    /* Whether the state runs in place by passes rather than by walking
+     * cycles of cells (NULL: never asked; plan_stages.c runs a stage
+     * through scratch instead of a walk). */
+    bool (*in_place_by_passes)(const void *state);
 } hl_executor;
 
 /* The registered executors, NULL-terminated, in order of preference. */

@@ -47,7 +47,10 @@ hl_status hl_plan_prepare_executor(hl_plan *p, const hl_executor *e)
     const int64_t j = hl_executor_index(e);
     if (j < 0 || j >= HL_MAX_EXECUTORS)
         return HL_ERR_UNSUPPORTED;
-    if (p->nstages > 0) { /* the stages, and the whole where it applies (shares of runs) */
+    /* the stages, and the whole where it applies (shares of runs); a chain
+     * composed into one pass: its boxes, and the scratch it runs in place
+     * through (plan_stages.c) */
+    if (p->nstages > 0 || p->scratch) {
         const hl_status st = hl_plan_prepare_stages(p, e);
         if (st != HL_OK || !e->applicable(&p->ir))
             return st;
@@ -390,7 +393,8 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
         return HL_ERR_OVERLAP;
     /* stages need every share of one before the next: a whole run (a
      * share of a run, hl_execute_part, goes cell by cell) */
-    if (p->nstages > 0 && (e != &hl_cpu_executor || ctx->threads > 0))
+    const bool staged = p->nstages > 0 || (p->scratch && in == out); /* composed, in place */
+    if (staged && (e != &hl_cpu_executor || ctx->threads > 0))
         return hl_plan_run_stages(p, e, in, out, ctx);
     /* the CPU keeps no state of the whole where the ranges have theirs */
     if (p->nranges > 0 && in != out && e == &hl_cpu_executor) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "box_compose.h"
 #include "lower.h"
 #include "plan_internal.h"
 
@@ -75,6 +76,136 @@ static int target(const hl_plan *p, int i, bool in_place, bool first_in_place)
     return (i + shift) % 2 == 0 ? 0 : TO_OUT;
 }
 
+/* The boxes of plan q's one pass (unpacked); NULL when it has none. */
+static hl_status unpack_boxes(const hl_plan *q, hl_box **boxes, int64_t *n)
+{
+    *boxes = NULL;
+    *n = 0;
+    if (!q->ir.lowered || q->nstages > 0)
+        return HL_OK;
+    hl_box *b = malloc(sizeof *b * (size_t)(q->ir.nboxes > 0 ? q->ir.nboxes : 1));
+    if (!b)
+        return HL_ERR_NOMEM;
+    for (int64_t i = 0; i < q->ir.nboxes; i++)
+        hl_ir_box(&q->ir, i, &b[i]);
+    *boxes = b;
+    *n = q->ir.nboxes;
+    return HL_OK;
+}
+
+/* The cost rule: whether one pass of the composed boxes c beats the two
+ * passes of a's and b's boxes.  Set from bench_chains' 18 chains (three
+ * arrays of 2^24 elements, 1 and 2 threads, 2026-11-27, every chain
+ * composed): fused/separate was 1.7-4.3 where the composed boxes are
+ * transposes of blocks of >= 32 bytes (tile then permute, the crinkle
+ * chains, Morton then permute of [4096,4096] float64: 2x2 of 8 bytes) or
+ * forward rows, even short (tile then tile: rows of 2 elements, 1.2-2.4);
+ * it was 0.55-0.63 (1 thread) for 2x2 transposes of float32 (Morton then
+ * permute of rank 3 and 4: 16-byte blocks), 0.58-0.67 where the innermost
+ * digit runs backwards on one side (tile then flip:0 of rank 2 and 3: the
+ * reversal moves into short rows), and 0.61-0.86 where composing cuts the
+ * boxes (tile then shift: 8 or 16 boxes become 13-167, of odd extents).
+ * So: compose when it cuts nothing (no more boxes than the larger side)
+ * and at least 90% of the cells are in rows or in transposes of >= 32
+ * bytes. */
+enum { MIN_BLOCK_BYTES = 32 };
+
+static bool worth_composing(int64_t na, int64_t nb, const hl_box *c, int64_t nc,
+                            int64_t elem_size)
+{
+    if (nc > (na > nb ? na : nb))
+        return false;
+    double good = 0, all = 0;
+    for (int64_t i = 0; i < nc; i++) {
+        bool row;
+        const int64_t bytes = hl_box_inner_bytes(&c[i], elem_size, &row);
+        const double cells = (double)hl_box_cells(&c[i]);
+        all += cells;
+        if ((row && bytes > 0) || bytes >= MIN_BLOCK_BYTES)
+            good += cells;
+    }
+    return good >= 0.9 * all;
+}
+
+/* Stages [from, to) of p merged into one plan of their composed boxes:
+ * the plan of those steps as a chain (hl_plan_compose, which composes them
+ * again: see make_stages' "whole" case). */
+static hl_status merge_stages(hl_plan *p, int from, int to, const hl_plan_options *opt)
+{
+    if (to - from == 1)
+        return HL_OK;
+    hl_plan *merged;
+    const hl_status st =
+        hl_plan_compose(&merged, (const hl_plan *const *)&p->stages[from], to - from, opt);
+    if (st != HL_OK) /* e.g. spans that differ: the stages stay as they are */
+        return st == HL_ERR_NOMEM ? st : HL_OK;
+    for (int i = from; i < to; i++)
+        hl_plan_destroy(p->stages[i]);
+    p->stages[from] = merged;
+    for (int i = to; i < p->nstages; i++)
+        p->stages[i - (to - from - 1)] = p->stages[i];
+    p->nstages -= to - from - 1;
+    return HL_OK;
+}
+
+/* The groups of consecutive stages whose boxes compose (box_compose.h) and
+ * that the cost rule says run faster as one pass, merged; a chain that is
+ * one such group becomes a plan of one pass (*whole: its boxes, the caller
+ * packs them). */
+static hl_status compose_stages(hl_plan *p, const hl_plan_options *opt, hl_box **whole,
+                                int64_t *nwhole)
+{
+    *whole = NULL;
+    *nwhole = 0;
+    const int k = p->nstages;
+    int ngroups = 0, *first = malloc(sizeof *first * (size_t)k); /* each group's first stage */
+    if (!first)
+        return HL_ERR_NOMEM;
+    hl_box *cur = NULL, *next = NULL, *c = NULL;
+    int64_t ncur = 0, nnext = 0, nc = 0;
+    hl_status st = unpack_boxes(p->stages[0], &cur, &ncur);
+    first[ngroups++] = 0;
+    for (int i = 1; i < k && st == HL_OK; i++) {
+        if ((st = unpack_boxes(p->stages[i], &next, &nnext)) != HL_OK)
+            break;
+        hl_status cs = HL_ERR_UNSUPPORTED;
+        if (cur && next)
+            cs = hl_box_compose(cur, ncur, next, nnext, HL_PLAN_MAX_BOXES, &c, &nc);
+        if (cs == HL_ERR_NOMEM) {
+            st = cs;
+            break;
+        }
+        if (cs == HL_OK && worth_composing(ncur, nnext, c, nc, p->ir.elem_size)) {
+            free(cur);
+            free(next);
+            cur = c;
+            ncur = nc;
+        } else {
+            free(c);
+            free(cur);
+            cur = next;
+            ncur = nnext;
+            first[ngroups++] = i;
+        }
+        c = next = NULL;
+    }
+    if (st == HL_OK && ngroups == 1 && k > 1) {
+        *whole = cur;
+        *nwhole = ncur;
+        cur = NULL;
+    } else {
+        for (int g = ngroups - 1; g >= 0 && st == HL_OK; g--) { /* from the end: indices stay */
+            hl_plan_options o = *opt; /* output ranges for the group that writes the output */
+            o.range = g + 1 < ngroups ? 0 : opt->range;
+            st = merge_stages(p, first[g], g + 1 < ngroups ? first[g + 1] : k, &o);
+        }
+    }
+    free(cur);
+    free(next);
+    free(first);
+    return st;
+}
+
 hl_status hl_plan_make_stages(hl_plan *p)
 {
     hl_ir *ir = &p->ir;
@@ -86,8 +217,6 @@ hl_status hl_plan_make_stages(hl_plan *p)
     pthread_mutex_init(&p->scratch->lock, NULL);
     /* the stages are prepared with the plan's executors (plan.c) */
     hl_plan_options opt = {.threads = p->opt.threads, .effort = p->opt.effort};
-    int64_t most = 0; /* the largest intermediate */
-    bool fits = true;  /* every intermediate fits in out (and in, in place) */
     for (int i = 0; i < k; i++) {
         opt.range = i == k - 1 ? p->opt.range : 0; /* the last writes the output */
         hl_status st = hl_plan_create(&p->stages[i], &ir->steps[i].src, &ir->steps[i].dst,
@@ -95,10 +224,34 @@ hl_status hl_plan_make_stages(hl_plan *p)
         if (st != HL_OK)
             return st;
         p->nstages = i + 1;
+    }
+    hl_box *whole;
+    int64_t nwhole;
+    hl_status st = compose_stages(p, &opt, &whole, &nwhole);
+    if (st != HL_OK)
+        return st;
+    if (whole) {
+        /* one pass: the composed boxes; in place they write scratch and
+         * it is copied back (run_on), as the stages ran through scratch,
+         * rather than walking cycles of cells */
+        st = hl_ir_pack_boxes(ir, whole, nwhole);
+        free(whole);
+        for (int i = 0; i < p->nstages; i++)
+            hl_plan_destroy(p->stages[i]);
+        free(p->stages);
+        p->stages = NULL;
+        p->nstages = 0;
+        p->nscratch = 1;
+        p->scratch_bytes = ir->in_place ? (ir->in_span * ir->elem_size + 63) / 64 * 64 : 0;
+        return st;
+    }
+    int64_t most = 0; /* the largest intermediate */
+    bool fits = true;  /* every intermediate fits in out (and in, in place) */
+    for (int i = 0; i < p->nstages; i++) {
         /* the last stage's output too: in place it may land in scratch */
         const int64_t span = p->stages[i]->ir.out_span;
         most = span > most ? span : most;
-        if (i < k - 1)
+        if (i < p->nstages - 1)
             fits = fits && span <= ir->out_span && span <= ir->in_span;
     }
     p->nscratch = fits ? 1 : 2;
@@ -142,14 +295,47 @@ hl_status hl_plan_prepare_stages(hl_plan *p, const hl_executor *e)
     return p->scratch->buf[j] ? HL_OK : HL_ERR_NOMEM;
 }
 
+/* bytes from src to dst with e: its copy, or on the host memcpy by the
+ * run's threads, one slice each. */
+static hl_status copy_bytes(const hl_executor *e, void *dst, const void *src, size_t bytes,
+                            const hl_exec_ctx *ctx)
+{
+    if (e->copy)
+        return e->copy(dst, src, bytes, ctx);
+    const int team = ctx->threads > 1 ? ctx->threads : 1;
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1 && bytes >= (1u << 20))
+    for (int t = 0; t < team; t++) {
+        const size_t lo = bytes / (size_t)team * (size_t)t / 64 * 64;
+        const size_t hi = t == team - 1 ? bytes : bytes / (size_t)team * (size_t)(t + 1) / 64 * 64;
+        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+    return HL_OK;
+}
+
 /* The stages with e on scratch s. */
 static hl_status run_on(const hl_plan *p, const hl_executor *e, unsigned char *s, const void *in,
                         void *out, const hl_exec_ctx *ctx)
 {
     const bool in_place = in == out;
-    /* the CPU runs any bijection in place; other executors only by passes:
-     * for them an odd count ends with a copy */
-    const bool first_in_place = e == &hl_cpu_executor && p->stages[0]->ir.in_place;
+    /* composed boxes in place: the boxes into scratch (their scattered side
+     * on its huge pages), then a sequential copy back; the other order
+     * measured the same */
+    if (p->nstages == 0) {
+        const int64_t j = hl_executor_index(e);
+        if (!in_place || !p->exec[j])
+            return HL_ERR_UNSUPPORTED;
+        const hl_status st = e->run(&p->ir, p->exec[j], in, s, ctx);
+        const size_t bytes = (size_t)(p->ir.out_span * p->ir.elem_size);
+        return st != HL_OK ? st : copy_bytes(e, out, s, bytes, ctx);
+    }
+    /* the CPU runs any bijection in place, but only by passes (or a
+     * composed stage through its scratch) near the out-of-place speed: a
+     * first stage that would walk cycles of cells writes scratch instead,
+     * and an odd count then ends with a copy */
+    const hl_plan *first = p->stages[0];
+    const void *state = first->exec[hl_executor_index(e)];
+    const bool fast = first->scratch || (e->in_place_by_passes && state && e->in_place_by_passes(state));
+    const bool first_in_place = e == &hl_cpu_executor && first->ir.in_place && fast;
     const int k = p->nstages;
     const void *from = in;
     hl_status st = HL_OK;
@@ -161,11 +347,7 @@ static hl_status run_on(const hl_plan *p, const hl_executor *e, unsigned char *s
     }
     if (st != HL_OK || from == out)
         return st;
-    const size_t bytes = (size_t)(p->ir.out_span * p->ir.elem_size);
-    if (e->copy)
-        return e->copy(out, from, bytes, ctx);
-    memcpy(out, from, bytes);
-    return HL_OK;
+    return copy_bytes(e, out, from, (size_t)(p->ir.out_span * p->ir.elem_size), ctx);
 }
 
 hl_status hl_plan_run_stages(const hl_plan *p, const hl_executor *e, const void *in, void *out,

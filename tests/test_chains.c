@@ -158,7 +158,13 @@ static void test_random_chains(void **state)
         const int nops = 1 + (int)rp_below(&rng, 6);
         for (int k = 0; k < nops; k++)
             random_op(ops, sizeof ops, s.rank, ext);
-        const hl_plan_options one = {1, false, HL_EFFORT_ESTIMATE}, two = {2, false, HL_EFFORT_ESTIMATE},
+        /* the two-thread plan has its output planned in ranges too */
+        int64_t cells = 1;
+        for (int i = 0; i < s.rank; i++)
+            cells *= s.extent[i];
+        const hl_plan_options one = {1, false, HL_EFFORT_ESTIMATE, 0},
+                              two = {2, false, HL_EFFORT_ESTIMATE,
+                                     cells / 65536 + 1 + (int64_t)rp_below(&rng, (uint64_t)cells)},
                               ref = {1, true, HL_EFFORT_ESTIMATE};
         hl_plan *p1, *p2, *pr;
         if (hl_plan_ops(&p1, &s, ops, 0, &one, why, sizeof why) != HL_OK)
@@ -206,6 +212,35 @@ static void test_random_chains(void **state)
             }
             if (memcmp(got, want, out_bytes))
                 fail_msg("'%s' (rank %d): its stages run one by one differ", ops, s.rank);
+            free(mid[0]);
+            free(mid[1]);
+        }
+        { /* the last stage's planned ranges, one by one (run after the first
+             * stages as hyperlayout transform does) */
+            const int k = hl_plan_stages(p2);
+            const hl_plan *last = hl_plan_stage(p2, k - 1);
+            const int nr = hl_plan_ranges(last);
+            assert_true(nr > 0);
+            const void *from = in;
+            unsigned char *mid[2] = {NULL, NULL};
+            for (int i = 0; i < k - 1; i++) {
+                const hl_plan *q = hl_plan_stage(p2, i);
+                mid[i % 2] = realloc(mid[i % 2], (size_t)(hl_plan_out_span(q) * hl_plan_elem_size(q)));
+                assert_int_equal(hl_execute(q, from, mid[i % 2]), HL_OK);
+                from = mid[i % 2];
+            }
+            memset(got, 0, out_bytes);
+            const int64_t es = hl_plan_elem_size(p2);
+            unsigned char *buf = malloc((size_t)(two.range * es));
+            for (int r = 0; r < nr; r++) {
+                int64_t first, count;
+                const hl_plan *part = hl_plan_range(last, r, &first, &count);
+                assert_int_equal(hl_execute(part, from, buf), HL_OK);
+                memcpy(got + first * es, buf, (size_t)(count * es));
+            }
+            if (memcmp(got, want, out_bytes))
+                fail_msg("'%s' (rank %d): its planned output ranges differ", ops, s.rank);
+            free(buf);
             free(mid[0]);
             free(mid[1]);
         }

@@ -146,17 +146,23 @@ static void test_planned_ranges(void **state)
         }
         hl_plan_destroy(p[i]);
     }
-    /* a chain of two stages: the ranges are its last stage's */
-    hl_plan *staged;
+    /* a chain composed into one pass has ranges of its own; a chain of two
+     * stages has them on its last stage */
+    hl_plan *one, *staged;
     char why[256];
+    const int64_t k = (16 * 32 * 64 + 2999) / 3000;
     const hl_plan_options opt = {.range = 3000};
-    assert_int_equal(hl_plan_ops(&staged, &pow2, "tile:4,4,4 permute:2,0,1", 0, &opt, why,
-                                 sizeof why),
+    assert_int_equal(hl_plan_ops(&one, &pow2, "tile:4,4,4 permute:2,0,1", 0, &opt, why, sizeof why),
+                     HL_OK);
+    assert_int_equal(hl_plan_stages(one), 1);
+    assert_int_equal(hl_plan_ranges(one), k);
+    assert_int_equal(hl_plan_ops(&staged, &pow2, "tile:4,4,4 flip:0", 0, &opt, why, sizeof why),
                      HL_OK);
     assert_int_equal(hl_plan_stages(staged), 2);
     assert_int_equal(hl_plan_ranges(staged), 0);
     assert_int_equal(hl_plan_ranges(hl_plan_stage(staged, 0)), 0);
-    assert_int_equal(hl_plan_ranges(hl_plan_stage(staged, 1)), (16 * 32 * 64 + 2999) / 3000);
+    assert_int_equal(hl_plan_ranges(hl_plan_stage(staged, 1)), k);
+    hl_plan_destroy(one);
     hl_plan_destroy(staged);
     /* ranges so small that there would be more than a plan's boxes */
     const hl_plan_options tiny = {.range = 1};

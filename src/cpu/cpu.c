@@ -61,6 +61,11 @@ static hl_status cpu_prepare(const hl_ir *ir, const hl_plan_options *opt, void *
     return HL_OK;
 }
 
+static bool cpu_in_place_by_passes(const void *state)
+{
+    return ((const cpu_state *)state)->inplace != NULL;
+}
+
 static hl_status cpu_run(const hl_ir *ir, const void *state, const void *in, void *out,
                          const hl_exec_ctx *ctx)
 {
@@ -119,5 +124,6 @@ const hl_executor hl_cpu_executor = {
     .prepare = cpu_prepare,
     .run = cpu_run,
     .destroy = cpu_destroy,
+    .in_place_by_passes = cpu_in_place_by_passes,
     .describe = cpu_describe,
 };

@@ -393,7 +393,7 @@ hl_status cuda_copy(void *dst, const void *src, size_t bytes, const hl_exec_ctx 
 
 const hl_executor hl_cuda_executor = {
     "cuda", false, cuda_applicable, cuda_prepare, cuda_run, cuda_destroy, cuda_describe,
-    cuda_scratch_alloc, cuda_scratch_free, cuda_copy,
+    cuda_scratch_alloc, cuda_scratch_free, cuda_copy, nullptr,
 };
 
 int hl_cuda_devices(void)

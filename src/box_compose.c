@@ -1,0 +1,484 @@
+/* hyperlayout — composing two passes of boxes into one (box_compose.h).
+ *
+ * A box of pass A is a set of cells, digits a, written to the intermediate
+ * at mid = A.dst_base + sum a_t A.dst_stride_t and read from in at an
+ * affine offset too.  A box of pass B reads the intermediate at
+ * mid = B.src_base + sum b_u B.src_stride_u.  With B's digits sorted by
+ * stride s_1 < s_2 < ... and mixed-radix (s_u divides s_(u+1), and
+ * s_(u+1) >= s_u * e_u), b follows from mid by a radix split:
+ *
+ *   V = mid - B.src_base          (V >= 0, V mod s_1 = 0)
+ *   b_u = (V / s_u) mod (s_(u+1) / s_u)   (must be < e_u)
+ *   b_n = V / s_n                          (must be < e_n)
+ *
+ * Starting from A's digits, V is affine in them; each radix split keeps it
+ * affine by factoring a digit where its stride divides the radix (digit d
+ * of extent f*g becomes d mod f and d div f: the common refinement of the
+ * two digit structures) and cuts the box where a carry would occur
+ * (lower.c's radix and threshold, on the same "piece" idea: a box of
+ * sub-digits and a few affine expressions over them).  The memberships
+ * (b_u < e_u, V >= 0, ...) cut off the cells B does not read.  What is left
+ * of each pair of boxes is boxes of cells on which in, mid and out are all
+ * affine: the composed pass.  Power-of-two tiles, Morton orders, permutes,
+ * flips and crinkles of power-of-two extents refine without cuts (one box
+ * per pair); shifts cut where their wrap-around crosses a tile. */
+#include "box_compose.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EX_IN, EX_V, EX_OUT, EX_T1, EX_T2, NEX };
+#define MAXD 32          /* sub-digits of a piece (more: HL_ERR_UNSUPPORTED) */
+#define MAXPIECES 65536  /* pieces of one pair of boxes */
+#define MAX_PAIRS (1 << 22) /* pairs of boxes whose ranges are compared (more: unsupported) */
+#define MAX_MET (1 << 14)   /* pairs whose ranges meet, composed (more: unsupported), so
+                               that planning stays within milliseconds */
+
+typedef struct piece {
+    int n;
+    int tag;
+    int64_t ext[MAXD];
+    int64_t c[NEX];
+    int64_t w[NEX][MAXD];
+} piece;
+
+typedef struct plist {
+    piece *p;
+    int64_t n, cap;
+    bool fail;
+} plist;
+
+static void push(plist *l, const piece *p)
+{
+    if (l->fail)
+        return;
+    if (l->n == l->cap) {
+        const int64_t cap = l->cap ? 2 * l->cap : 8;
+        piece *np = cap > MAXPIECES ? NULL : realloc(l->p, sizeof *np * (size_t)cap);
+        if (!np) {
+            l->fail = true;
+            return;
+        }
+        l->p = np;
+        l->cap = cap;
+    }
+    l->p[l->n++] = *p;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    const int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+/* Range of expression e over the piece. */
+static void range(const piece *p, int e, int64_t *lo, int64_t *hi)
+{
+    int64_t a = p->c[e], b = p->c[e];
+    for (int j = 0; j < p->n; j++) {
+        const int64_t r = p->w[e][j] * (p->ext[j] - 1);
+        *(r < 0 ? &a : &b) += r;
+    }
+    *lo = a;
+    *hi = b;
+}
+
+/* Relabels sub-digit j as ext-1-d, which negates its weights. */
+static void reverse_sub(piece *p, int j)
+{
+    for (int k = 0; k < NEX; k++) {
+        p->c[k] += p->w[k][j] * (p->ext[j] - 1);
+        p->w[k][j] = -p->w[k][j];
+    }
+}
+
+static void make_positive(piece *p, int e)
+{
+    for (int j = 0; j < p->n; j++)
+        if (p->w[e][j] < 0)
+            reverse_sub(p, j);
+}
+
+/* The part of p with sub-digit j in [start, start+len). */
+static piece sub_range(const piece *p, int j, int64_t start, int64_t len)
+{
+    piece q = *p;
+    q.ext[j] = len;
+    for (int k = 0; k < NEX; k++)
+        q.c[k] += start * p->w[k][j];
+    return q;
+}
+
+/* Splits sub-digit j (extent f*g) into a low digit of extent f and a high
+ * one of extent g. */
+static bool factor(piece *p, int j, int64_t f)
+{
+    if (p->n == MAXD)
+        return false;
+    const int h = p->n++;
+    p->ext[h] = p->ext[j] / f;
+    p->ext[j] = f;
+    for (int k = 0; k < NEX; k++)
+        p->w[k][h] = p->w[k][j] * f;
+    return true;
+}
+
+/* Appends the pieces of p tagged 0 where expression e < T and 1 where not. */
+static void threshold(plist *out, piece p, int e, int64_t T, int depth)
+{
+    make_positive(&p, e);
+    int64_t lo, hi;
+    range(&p, e, &lo, &hi);
+    if (hi < T || lo >= T) {
+        p.tag = lo >= T;
+        push(out, &p);
+        return;
+    }
+    if (depth > MAXD) {
+        out->fail = true;
+        return;
+    }
+    int j = -1;
+    int64_t reach = -1;
+    for (int t = 0; t < p.n; t++) {
+        const int64_t r = p.w[e][t] * (p.ext[t] - 1);
+        if (r > reach) {
+            reach = r;
+            j = t;
+        }
+    }
+    const int64_t w = p.w[e][j], ext = p.ext[j];
+    /* d < a: below whatever the rest is; d >= b: above whatever it is */
+    int64_t a = ceil_div(T - (hi - reach), w), b = ceil_div(T - lo, w);
+    a = a < 0 ? 0 : a > ext ? ext : a;
+    b = b < a ? a : b > ext ? ext : b;
+    if (a > 0) {
+        piece q = sub_range(&p, j, 0, a);
+        q.tag = 0;
+        push(out, &q);
+    }
+    for (int64_t d = a; d < b && !out->fail; d++)
+        threshold(out, sub_range(&p, j, d, 1), e, T, depth + 1);
+    if (b < ext) {
+        piece q = sub_range(&p, j, b, ext - b);
+        q.tag = 1;
+        push(out, &q);
+    }
+}
+
+/* Appends the pieces of p on which T1 = (e mod R) is affine, for e >= 0
+ * (lower.c's radix: factor digits whose weight divides R, cut where the
+ * remainders carry). */
+enum { RADIX_DEPTH = 64 };
+static void radix(plist *out, piece p, int e, int64_t R, int depth)
+{
+    if (depth > RADIX_DEPTH) {
+        out->fail = true;
+        return;
+    }
+    make_positive(&p, e);
+    for (int j = 0; j < p.n; j++) {
+        const int64_t w = p.w[e][j], ext = p.ext[j];
+        if (ext == 1 || w == 0 || w % R == 0 || w * (ext - 1) < R || R % w != 0)
+            continue;
+        const int64_t f = R / w, tail = ext % f;
+        if (tail) {
+            radix(out, sub_range(&p, j, 0, ext - tail), e, R, depth + 1);
+            radix(out, sub_range(&p, j, ext - tail, tail), e, R, depth + 1);
+            return;
+        }
+        if (!factor(&p, j, f)) {
+            out->fail = true;
+            return;
+        }
+    }
+    p.c[EX_T1] = p.c[e] - floor_div(p.c[e], R) * R;
+    for (int j = 0; j < p.n; j++)
+        p.w[EX_T1][j] = p.w[e][j] % R;
+    int64_t lo, hi;
+    range(&p, EX_T1, &lo, &hi);
+    if (hi < R) {
+        push(out, &p);
+        return;
+    }
+    plist parts = {0};
+    threshold(&parts, p, EX_T1, R, 0);
+    for (int64_t t = 0; t < parts.n && !parts.fail; t++) {
+        piece q = parts.p[t];
+        if (q.tag) {
+            q.c[EX_T1] -= R;
+            radix(out, q, EX_T1, R, depth + 1);
+        } else {
+            push(out, &q);
+        }
+    }
+    out->fail |= parts.fail;
+    free(parts.p);
+}
+
+/* Keeps the pieces of *l where expression e < T (below) or e >= T. */
+static bool keep_where(plist *l, int e, int64_t T, bool below)
+{
+    plist out = {0};
+    for (int64_t t = 0; t < l->n && !out.fail; t++) {
+        plist parts = {0};
+        threshold(&parts, l->p[t], e, T, 0);
+        for (int64_t u = 0; u < parts.n; u++)
+            if ((parts.p[u].tag == 0) == below)
+                push(&out, &parts.p[u]);
+        out.fail |= parts.fail;
+        free(parts.p);
+    }
+    free(l->p);
+    *l = out;
+    return !out.fail;
+}
+
+/* Replaces V by V div R on every piece of *l, T1 = V mod R beside it. */
+static bool split(plist *l, int64_t R)
+{
+    plist out = {0};
+    for (int64_t t = 0; t < l->n && !out.fail; t++) {
+        plist parts = {0};
+        radix(&parts, l->p[t], EX_V, R, 0);
+        for (int64_t u = 0; u < parts.n; u++) {
+            piece *q = &parts.p[u];
+            q->c[EX_V] = (q->c[EX_V] - q->c[EX_T1]) / R;
+            for (int j = 0; j < q->n; j++)
+                q->w[EX_V][j] = (q->w[EX_V][j] - q->w[EX_T1][j]) / R;
+            push(&out, q);
+        }
+        out.fail |= parts.fail;
+        free(parts.p);
+    }
+    free(l->p);
+    *l = out;
+    return !out.fail;
+}
+
+/* OUT += stride * expression e, on every piece. */
+static void add_out(plist *l, int e, int64_t stride)
+{
+    for (int64_t t = 0; t < l->n; t++) {
+        piece *q = &l->p[t];
+        q->c[EX_OUT] += stride * q->c[e];
+        for (int j = 0; j < q->n; j++)
+            q->w[EX_OUT][j] += stride * q->w[e][j];
+    }
+}
+
+/* A box of B made ready: digits of extent > 1 with positive src strides,
+ * by increasing src stride; false when they are not mixed-radix. */
+static bool normalise_b(const hl_box *b, hl_box *x)
+{
+    x->ndigits = 0;
+    x->src_base = b->src_base;
+    x->dst_base = b->dst_base;
+    for (int t = 0; t < b->ndigits; t++) {
+        if (b->extent[t] == 1)
+            continue;
+        int64_t s = b->src_stride[t], d = b->dst_stride[t];
+        if (s == 0)
+            return false; /* a cell read twice: no refinement */
+        if (s < 0) {
+            x->src_base += (b->extent[t] - 1) * s;
+            x->dst_base += (b->extent[t] - 1) * d;
+            s = -s;
+            d = -d;
+        }
+        int u = x->ndigits++;
+        for (; u > 0 && x->src_stride[u - 1] > s; u--) {
+            x->extent[u] = x->extent[u - 1];
+            x->src_stride[u] = x->src_stride[u - 1];
+            x->dst_stride[u] = x->dst_stride[u - 1];
+        }
+        x->extent[u] = b->extent[t];
+        x->src_stride[u] = s;
+        x->dst_stride[u] = d;
+    }
+    for (int u = 0; u + 1 < x->ndigits; u++)
+        if (x->src_stride[u + 1] % x->src_stride[u] != 0 ||
+            x->src_stride[u + 1] / x->src_stride[u] < x->extent[u])
+            return false;
+    return true;
+}
+
+/* Offsets' range of a box on one side. */
+static void box_range(const hl_box *b, bool dst, int64_t *lo, int64_t *hi)
+{
+    int64_t a = dst ? b->dst_base : b->src_base, z = a;
+    for (int t = 0; t < b->ndigits; t++) {
+        const int64_t r = (b->extent[t] - 1) * (dst ? b->dst_stride[t] : b->src_stride[t]);
+        *(r < 0 ? &a : &z) += r;
+    }
+    *lo = a;
+    *hi = z;
+}
+
+/* The pieces of box a (of A) that box x (of B, normalised) reads, with
+ * their in and out offsets; false when they do not refine. */
+static bool compose_pair(const hl_box *a, const hl_box *x, plist *l)
+{
+    piece p;
+    memset(&p, 0, sizeof p);
+    for (int t = 0; t < a->ndigits; t++) {
+        if (a->extent[t] == 1)
+            continue;
+        if (p.n == MAXD)
+            return false;
+        p.ext[p.n] = a->extent[t];
+        p.w[EX_IN][p.n] = a->src_stride[t];
+        p.w[EX_V][p.n] = a->dst_stride[t];
+        p.n++;
+    }
+    p.c[EX_IN] = a->src_base;
+    p.c[EX_V] = a->dst_base - x->src_base;
+    p.c[EX_OUT] = x->dst_base;
+    l->n = 0;
+    l->fail = false;
+    push(l, &p);
+    if (!keep_where(l, EX_V, 0, false))
+        return false;
+    if (x->ndigits == 0) /* one cell, V = 0 */
+        return keep_where(l, EX_V, 1, true);
+    const int n = x->ndigits;
+    if (x->src_stride[0] > 1) { /* V mod s_1 = 0, then V / s_1 */
+        if (!split(l, x->src_stride[0]) || !keep_where(l, EX_T1, 1, true))
+            return false;
+    }
+    for (int u = 0; u < n && l->n > 0; u++) {
+        if (u + 1 < n) {
+            const int64_t R = x->src_stride[u + 1] / x->src_stride[u];
+            if (!split(l, R) || (R > x->extent[u] && !keep_where(l, EX_T1, x->extent[u], true)))
+                return false;
+            add_out(l, EX_T1, x->dst_stride[u]);
+        } else {
+            if (!keep_where(l, EX_V, x->extent[u], true))
+                return false;
+            add_out(l, EX_V, x->dst_stride[u]);
+        }
+    }
+    return true;
+}
+
+hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
+                         int64_t max_boxes, hl_box **boxes, int64_t *nboxes)
+{
+    *boxes = NULL;
+    *nboxes = 0;
+    if (na > 0 && nb > MAX_PAIRS / na)
+        return HL_ERR_UNSUPPORTED;
+    /* A's boxes' intermediate ranges, to skip pairs that cannot meet */
+    int64_t(*arange)[2] = malloc(sizeof *arange * (size_t)(na > 0 ? na : 1));
+    if (!arange)
+        return HL_ERR_NOMEM;
+    for (int64_t i = 0; i < na; i++)
+        box_range(&a[i], true, &arange[i][0], &arange[i][1]);
+    hl_status st = HL_OK;
+    hl_box *out = NULL;
+    int64_t n = 0, cap = 0, want = 0, got = 0, met = 0;
+    plist l = {0};
+    for (int64_t j = 0; j < nb && st == HL_OK; j++) {
+        hl_box x;
+        if (!normalise_b(&b[j], &x)) {
+            st = HL_ERR_UNSUPPORTED;
+            break;
+        }
+        want += hl_box_cells(&x);
+        int64_t lo, hi;
+        box_range(&x, false, &lo, &hi);
+        for (int64_t i = 0; i < na && st == HL_OK; i++) {
+            if (arange[i][1] < lo || arange[i][0] > hi)
+                continue;
+            if (++met > MAX_MET) {
+                st = HL_ERR_UNSUPPORTED;
+                break;
+            }
+            if (!compose_pair(&a[i], &x, &l)) {
+                st = HL_ERR_UNSUPPORTED;
+                break;
+            }
+            for (int64_t t = 0; t < l.n && st == HL_OK; t++) {
+                const piece *q = &l.p[t];
+                if (n == max_boxes) {
+                    st = HL_ERR_UNSUPPORTED;
+                    break;
+                }
+                if (n == cap) {
+                    const int64_t c2 = cap ? 2 * cap : 16;
+                    hl_box *grown = realloc(out, sizeof *grown * (size_t)c2);
+                    if (!grown) {
+                        st = HL_ERR_NOMEM;
+                        break;
+                    }
+                    out = grown;
+                    cap = c2;
+                }
+                hl_box *y = &out[n++];
+                y->ndigits = 0;
+                y->src_base = q->c[EX_IN];
+                y->dst_base = q->c[EX_OUT];
+                int64_t cells = 1;
+                for (int d = 0; d < q->n; d++) {
+                    if (q->ext[d] == 1)
+                        continue;
+                    y->extent[y->ndigits] = q->ext[d];
+                    y->src_stride[y->ndigits] = q->w[EX_IN][d];
+                    y->dst_stride[y->ndigits] = q->w[EX_OUT][d];
+                    y->ndigits++;
+                    cells *= q->ext[d];
+                }
+                got += cells;
+            }
+        }
+    }
+    free(l.p);
+    free(arange);
+    if (st == HL_OK && got != want)
+        st = HL_ERR_UNSUPPORTED; /* B reads cells A does not write */
+    if (st != HL_OK) {
+        free(out);
+        return st;
+    }
+    *boxes = out;
+    *nboxes = n;
+    return HL_OK;
+}
+
+int64_t hl_box_inner_bytes(const hl_box *b, int64_t elem_size, bool *row)
+{
+    int ss = -1, ds = -1; /* the digits of stride +-1 on each side */
+    for (int t = 0; t < b->ndigits; t++) {
+        if (b->extent[t] < 2)
+            continue;
+        if (b->src_stride[t] == 1 || b->src_stride[t] == -1)
+            ss = t;
+        if (b->dst_stride[t] == 1 || b->dst_stride[t] == -1)
+            ds = t;
+    }
+    *row = false;
+    if (hl_box_cells(b) == 1)
+        return *row = true, elem_size; /* one cell: nothing to walk */
+    if (ss < 0 || ds < 0)
+        return 0;
+    if (ss != ds)
+        return b->extent[ss] * b->extent[ds] * elem_size;
+    if (b->src_stride[ss] != b->dst_stride[ss])
+        return 0; /* backwards on one side */
+    *row = true;
+    int64_t run = b->extent[ss];
+    for (bool grew = true; grew;) { /* the digits that continue it on both sides */
+        grew = false;
+        for (int t = 0; t < b->ndigits; t++)
+            if (b->extent[t] > 1 && b->src_stride[t] == run * b->src_stride[ss] &&
+                b->dst_stride[t] == run * b->dst_stride[ss]) {
+                run *= b->extent[t];
+                grew = true;
+                break;
+            }
+    }
+    return run * elem_size;
+}
