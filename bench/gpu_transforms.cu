@@ -245,7 +245,7 @@ int main(int argc, char **argv)
                     (op.pow2_only && !pow2))
                     continue;
                 hl_plan *p;
-                const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0}; // the CPU check uses every core
+                const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0, nullptr, 0}; // the CPU check uses every core
                 if (op.make(&p, &s, &opt) != HL_OK) {
                     std::fprintf(stderr, "bench_gpu_transforms: cannot plan %s on %s\n", op.name,
                                  text.c_str());

@@ -88,8 +88,9 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
     if (p->nstages > 0) {
         used += hl_appendf(buf, size, used,
                            "  %d stages, one pass each (a step each, or steps composed), "
-                           "through %d scratch buffer%s of %" PRId64 " bytes\n",
-                           p->nstages, p->nscratch, p->nscratch == 1 ? "" : "s", p->scratch_bytes);
+                           "through %d scratch buffer%s of %" PRId64 " bytes%s\n",
+                           p->nstages, p->nscratch, p->nscratch == 1 ? "" : "s", p->scratch_bytes,
+                           hl_plan_scratch_lent(p) ? " (the caller's)" : "");
         for (int i = 0, step = 0; i < p->nstages; step += p->stages[i]->ir.nsteps, i++)
             used += describe_stage(p->stages[i], i, step, buf, size, used);
         if (length)

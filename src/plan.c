@@ -333,7 +333,10 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
         return HL_ERR_UNSUPPORTED; /* made from boxes */
     hl_problem *pr = NULL;
     const hl_status st = hl_problem_inverse(&pr, q->problem);
-    return plan_built(inverse, st, pr, &q->opt);
+    hl_plan_options opt = q->opt;
+    opt.scratch = NULL; /* lent to q alone: two plans would share it */
+    opt.scratch_bytes = 0;
+    return plan_built(inverse, st, pr, &opt);
 }
 
 void hl_plan_destroy(hl_plan *p)

@@ -57,6 +57,10 @@ hl_status hl_plan_run_stages(const hl_plan *p, const hl_executor *e, const void 
 
 void hl_plan_free_stages(hl_plan *p);
 
+/* Whether the CPU runs p through the scratch its caller lent
+ * (hl_plan_options.scratch). */
+bool hl_plan_scratch_lent(const hl_plan *p);
+
 /* e's place in hl_executors[] (and in a plan's exec[]); -1 if absent. */
 int64_t hl_executor_index(const hl_executor *e);
 

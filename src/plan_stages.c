@@ -279,6 +279,24 @@ static void *host_alloc(size_t bytes)
 
 static void host_free(void *buf, size_t bytes) { munmap(buf, bytes ? bytes : 64); }
 
+/* Whether the caller lent host scratch big enough (hl_plan_options). */
+static bool lent(const hl_plan *p)
+{
+    return p->opt.scratch && p->opt.scratch_bytes >= (int64_t)scratch_size(p) &&
+           (uintptr_t)p->opt.scratch % 64 == 0;
+}
+
+bool hl_plan_scratch_lent(const hl_plan *p)
+{
+    const int64_t j = hl_executor_index(&hl_cpu_executor);
+    return p->opt.scratch && p->scratch && p->scratch->buf[j] == p->opt.scratch;
+}
+
+int64_t hl_plan_scratch_bytes(const hl_plan *p)
+{
+    return p && p->scratch ? (int64_t)scratch_size(p) : 0;
+}
+
 hl_status hl_plan_prepare_stages(hl_plan *p, const hl_executor *e)
 {
     const int64_t j = hl_executor_index(e);
@@ -291,6 +309,7 @@ hl_status hl_plan_prepare_stages(hl_plan *p, const hl_executor *e)
     }
     if (!p->scratch->buf[j])
         p->scratch->buf[j] = e->scratch_alloc ? e->scratch_alloc(scratch_size(p))
+                             : lent(p)        ? p->opt.scratch
                                               : host_alloc(scratch_size(p));
     return p->scratch->buf[j] ? HL_OK : HL_ERR_NOMEM;
 }
@@ -382,7 +401,7 @@ void hl_plan_free_stages(hl_plan *p)
             if (p->scratch->buf[j]) {
                 if (hl_executors[j]->scratch_free)
                     hl_executors[j]->scratch_free(p->scratch->buf[j]);
-                else
+                else if (p->scratch->buf[j] != p->opt.scratch)
                     host_free(p->scratch->buf[j], scratch_size(p));
             }
         pthread_mutex_destroy(&p->scratch->lock);

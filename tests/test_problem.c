@@ -148,12 +148,81 @@ static void test_plans_of_problems(void **state)
     free(b);
 }
 
+static bool describes(const hl_plan *p, const char *what)
+{
+    static char text[1 << 16];
+    assert_int_equal(hl_plan_describe(p, text, sizeof text, NULL), HL_OK);
+    return strstr(text, what) != NULL;
+}
+
+/* Scratch lent through the options: used when big enough (and written),
+ * otherwise the plan makes its own; the output is the same either way, out
+ * of place and, for a chain composed into one pass, in place. */
+static void test_lent_scratch(void **state)
+{
+    (void)state;
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[16,32,64,uint32]"), HL_OK);
+    const int64_t n = 16 * 32 * 64;
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
+             *got = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && want && got);
+    for (int64_t j = 0; j < n; j++)
+        in[j] = (uint32_t)(j * 2654435761u + 3);
+    static const char *chains[2] = {"tile:4,4,4 flip:0", "tile:4,4,4 permute:2,0,1"};
+    for (int c = 0; c < 2; c++) {
+        char why[256];
+        hl_plan *own, *lent, *small;
+        assert_int_equal(hl_plan_ops(&own, &s, chains[c], 0, NULL, why, sizeof why), HL_OK);
+        const int64_t bytes = hl_plan_scratch_bytes(own);
+        assert_true(bytes >= n * 4);
+        assert_false(describes(own, "(the caller's)"));
+        unsigned char *scratch = aligned_alloc(64, (size_t)bytes);
+        assert_non_null(scratch);
+        memset(scratch, 0xEE, (size_t)bytes);
+        hl_plan_options opt = {.scratch = scratch, .scratch_bytes = bytes};
+        assert_int_equal(hl_plan_ops(&lent, &s, chains[c], 0, &opt, why, sizeof why), HL_OK);
+        opt.scratch_bytes = bytes - 64;
+        assert_int_equal(hl_plan_ops(&small, &s, chains[c], 0, &opt, why, sizeof why), HL_OK);
+        assert_int_equal(hl_execute(own, in, want), HL_OK);
+        const hl_plan *plans[2] = {lent, small};
+        for (int k = 0; k < 2; k++) {
+            memcpy(got, in, sizeof *got * (size_t)n);
+            assert_int_equal(hl_execute(plans[k], got, got), HL_OK); /* in place */
+            assert_memory_equal(got, want, sizeof *got * (size_t)n);
+            memset(got, 0, sizeof *got * (size_t)n);
+            assert_int_equal(hl_execute(plans[k], in, got), HL_OK);
+            assert_memory_equal(got, want, sizeof *got * (size_t)n);
+        }
+        bool written = false;
+        for (int64_t b = 0; b < bytes && !written; b++)
+            written = scratch[b] != 0xEE;
+        assert_true(written);
+        if (c == 0) { /* stages: --explain says whose scratch */
+            assert_true(describes(lent, "(the caller's)"));
+            assert_false(describes(small, "(the caller's)"));
+        }
+        hl_plan_destroy(own);
+        hl_plan_destroy(lent);
+        hl_plan_destroy(small);
+        free(scratch);
+    }
+    hl_plan *one;
+    assert_int_equal(hl_plan_flip(&one, &s, 1, NULL), HL_OK);
+    assert_int_equal(hl_plan_scratch_bytes(one), 0);
+    hl_plan_destroy(one);
+    free(in);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_canonical_forms),
         cmocka_unit_test(test_chain_errors),
         cmocka_unit_test(test_plans_of_problems),
+        cmocka_unit_test(test_lent_scratch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,11 @@ typedef struct hl_plan_options {
     int64_t range;  /* > 0: the output is planned in ranges of this many elements as
                        well (hl_plan_range), for callers that produce it range by range
                        through a small buffer; 0: not */
+    void *scratch;  /* host memory of the caller's, 64-byte aligned, for the scratch a
+                       plan of several passes needs (hl_plan_scratch_bytes): used when
+                       scratch_bytes is at least that, kept by the caller until the plan
+                       is destroyed; otherwise (NULL, smaller) the plan makes its own */
+    int64_t scratch_bytes;
 } hl_plan_options;
 
 /* The instruction-set level of the CPU kernels in plans created from now
@@ -235,6 +240,9 @@ int64_t hl_plan_boxes(const hl_plan *p);
  * and the last writes p's output; each may be cut into output ranges where
  * it has boxes.  NULL for i out of range. */
 int hl_plan_stages(const hl_plan *p);
+/* Bytes of host scratch the plan runs through on the CPU (0: none), made
+ * with the plan unless hl_plan_options.scratch lent it. */
+int64_t hl_plan_scratch_bytes(const hl_plan *p);
 const hl_plan *hl_plan_stage(const hl_plan *p, int i);
 
 #ifdef __cplusplus

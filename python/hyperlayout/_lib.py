@@ -29,7 +29,8 @@ class PlanOptions(ctypes.Structure):
     """hl_plan_options (plan.h)."""
     _fields_ = [("threads", ctypes.c_int), ("reference", ctypes.c_bool),
                 ("effort", ctypes.c_int),  # HL_EFFORT_ESTIMATE (0) / HL_EFFORT_MEASURE (1)
-                ("range", ctypes.c_int64)]  # output elements per planned range; 0: none
+                ("range", ctypes.c_int64),  # output elements per planned range; 0: none
+                ("scratch", ctypes.c_void_p), ("scratch_bytes", ctypes.c_int64)]
 
 
 def _candidates():
