@@ -15,7 +15,7 @@
  * affine by factoring a digit where its stride divides the radix (digit d
  * of extent f*g becomes d mod f and d div f: the common refinement of the
  * two digit structures) and cuts the box where a carry would occur
- * (lower.c's radix and threshold, on the same "piece" idea: a box of
+ * (the radix and threshold cuts of pieces.h, as lower.c uses them: a box of
  * sub-digits and a few affine expressions over them).  The memberships
  * (b_u < e_u, V >= 0, ...) cut off the cells B does not read.  What is left
  * of each pair of boxes is boxes of cells on which in, mid and out are all
@@ -28,207 +28,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EX_IN, EX_V, EX_OUT, EX_T1, EX_T2, NEX };
-#define MAXD 32          /* sub-digits of a piece (more: HL_ERR_UNSUPPORTED) */
+#include "pieces.h"
+
+/* The pieces' expressions (pieces.h): the input offset, the intermediate
+ * offset V, the output offset; then the two temporaries. */
+enum { EX_IN, EX_V, EX_OUT };
 #define MAXPIECES 65536  /* pieces of one pair of boxes */
 #define MAX_PAIRS (1 << 22) /* pairs of boxes whose ranges are compared (more: unsupported) */
 #define MAX_MET (1 << 14)   /* pairs whose ranges meet, composed (more: unsupported), so
                                that planning stays within milliseconds */
 
-typedef struct piece {
-    int n;
-    int tag;
-    int64_t ext[MAXD];
-    int64_t c[NEX];
-    int64_t w[NEX][MAXD];
-} piece;
-
-typedef struct plist {
-    piece *p;
-    int64_t n, cap;
-    bool fail;
-} plist;
-
-static void push(plist *l, const piece *p)
-{
-    if (l->fail)
-        return;
-    if (l->n == l->cap) {
-        const int64_t cap = l->cap ? 2 * l->cap : 8;
-        piece *np = cap > MAXPIECES ? NULL : realloc(l->p, sizeof *np * (size_t)cap);
-        if (!np) {
-            l->fail = true;
-            return;
-        }
-        l->p = np;
-        l->cap = cap;
-    }
-    l->p[l->n++] = *p;
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    const int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
-/* Range of expression e over the piece. */
-static void range(const piece *p, int e, int64_t *lo, int64_t *hi)
-{
-    int64_t a = p->c[e], b = p->c[e];
-    for (int j = 0; j < p->n; j++) {
-        const int64_t r = p->w[e][j] * (p->ext[j] - 1);
-        *(r < 0 ? &a : &b) += r;
-    }
-    *lo = a;
-    *hi = b;
-}
-
-/* Relabels sub-digit j as ext-1-d, which negates its weights. */
-static void reverse_sub(piece *p, int j)
-{
-    for (int k = 0; k < NEX; k++) {
-        p->c[k] += p->w[k][j] * (p->ext[j] - 1);
-        p->w[k][j] = -p->w[k][j];
-    }
-}
-
-static void make_positive(piece *p, int e)
-{
-    for (int j = 0; j < p->n; j++)
-        if (p->w[e][j] < 0)
-            reverse_sub(p, j);
-}
-
-/* The part of p with sub-digit j in [start, start+len). */
-static piece sub_range(const piece *p, int j, int64_t start, int64_t len)
-{
-    piece q = *p;
-    q.ext[j] = len;
-    for (int k = 0; k < NEX; k++)
-        q.c[k] += start * p->w[k][j];
-    return q;
-}
-
-/* Splits sub-digit j (extent f*g) into a low digit of extent f and a high
- * one of extent g. */
-static bool factor(piece *p, int j, int64_t f)
-{
-    if (p->n == MAXD)
-        return false;
-    const int h = p->n++;
-    p->ext[h] = p->ext[j] / f;
-    p->ext[j] = f;
-    for (int k = 0; k < NEX; k++)
-        p->w[k][h] = p->w[k][j] * f;
-    return true;
-}
-
-/* Appends the pieces of p tagged 0 where expression e < T and 1 where not. */
-static void threshold(plist *out, piece p, int e, int64_t T, int depth)
-{
-    make_positive(&p, e);
-    int64_t lo, hi;
-    range(&p, e, &lo, &hi);
-    if (hi < T || lo >= T) {
-        p.tag = lo >= T;
-        push(out, &p);
-        return;
-    }
-    if (depth > MAXD) {
-        out->fail = true;
-        return;
-    }
-    int j = -1;
-    int64_t reach = -1;
-    for (int t = 0; t < p.n; t++) {
-        const int64_t r = p.w[e][t] * (p.ext[t] - 1);
-        if (r > reach) {
-            reach = r;
-            j = t;
-        }
-    }
-    const int64_t w = p.w[e][j], ext = p.ext[j];
-    /* d < a: below whatever the rest is; d >= b: above whatever it is */
-    int64_t a = ceil_div(T - (hi - reach), w), b = ceil_div(T - lo, w);
-    a = a < 0 ? 0 : a > ext ? ext : a;
-    b = b < a ? a : b > ext ? ext : b;
-    if (a > 0) {
-        piece q = sub_range(&p, j, 0, a);
-        q.tag = 0;
-        push(out, &q);
-    }
-    for (int64_t d = a; d < b && !out->fail; d++)
-        threshold(out, sub_range(&p, j, d, 1), e, T, depth + 1);
-    if (b < ext) {
-        piece q = sub_range(&p, j, b, ext - b);
-        q.tag = 1;
-        push(out, &q);
-    }
-}
-
-/* Appends the pieces of p on which T1 = (e mod R) is affine, for e >= 0
- * (lower.c's radix: factor digits whose weight divides R, cut where the
- * remainders carry). */
-enum { RADIX_DEPTH = 64 };
-static void radix(plist *out, piece p, int e, int64_t R, int depth)
-{
-    if (depth > RADIX_DEPTH) {
-        out->fail = true;
-        return;
-    }
-    make_positive(&p, e);
-    for (int j = 0; j < p.n; j++) {
-        const int64_t w = p.w[e][j], ext = p.ext[j];
-        if (ext == 1 || w == 0 || w % R == 0 || w * (ext - 1) < R || R % w != 0)
-            continue;
-        const int64_t f = R / w, tail = ext % f;
-        if (tail) {
-            radix(out, sub_range(&p, j, 0, ext - tail), e, R, depth + 1);
-            radix(out, sub_range(&p, j, ext - tail, tail), e, R, depth + 1);
-            return;
-        }
-        if (!factor(&p, j, f)) {
-            out->fail = true;
-            return;
-        }
-    }
-    p.c[EX_T1] = p.c[e] - floor_div(p.c[e], R) * R;
-    for (int j = 0; j < p.n; j++)
-        p.w[EX_T1][j] = p.w[e][j] % R;
-    int64_t lo, hi;
-    range(&p, EX_T1, &lo, &hi);
-    if (hi < R) {
-        push(out, &p);
-        return;
-    }
-    plist parts = {0};
-    threshold(&parts, p, EX_T1, R, 0);
-    for (int64_t t = 0; t < parts.n && !parts.fail; t++) {
-        piece q = parts.p[t];
-        if (q.tag) {
-            q.c[EX_T1] -= R;
-            radix(out, q, EX_T1, R, depth + 1);
-        } else {
-            push(out, &q);
-        }
-    }
-    out->fail |= parts.fail;
-    free(parts.p);
-}
-
 /* Keeps the pieces of *l where expression e < T (below) or e >= T. */
-static bool keep_where(plist *l, int e, int64_t T, bool below)
+static bool keep_where(hl_plist *l, int e, int64_t T, bool below)
 {
-    plist out = {0};
+    hl_plist out = {.most = MAXPIECES};
     for (int64_t t = 0; t < l->n && !out.fail; t++) {
-        plist parts = {0};
-        threshold(&parts, l->p[t], e, T, 0);
+        hl_plist parts = {.most = MAXPIECES};
+        hl_piece_threshold(&parts, l->p[t], e, T, 0);
         for (int64_t u = 0; u < parts.n; u++)
             if ((parts.p[u].tag == 0) == below)
-                push(&out, &parts.p[u]);
+                hl_piece_push(&out, &parts.p[u]);
         out.fail |= parts.fail;
         free(parts.p);
     }
@@ -237,19 +56,19 @@ static bool keep_where(plist *l, int e, int64_t T, bool below)
     return !out.fail;
 }
 
-/* Replaces V by V div R on every piece of *l, T1 = V mod R beside it. */
-static bool split(plist *l, int64_t R)
+/* Replaces V by V div R on every hl_piece of *l, T1 = V mod R beside it. */
+static bool split(hl_plist *l, int64_t R)
 {
-    plist out = {0};
+    hl_plist out = {.most = MAXPIECES};
     for (int64_t t = 0; t < l->n && !out.fail; t++) {
-        plist parts = {0};
-        radix(&parts, l->p[t], EX_V, R, 0);
+        hl_plist parts = {.most = MAXPIECES};
+        hl_piece_radix(&parts, l->p[t], EX_V, R, 0);
         for (int64_t u = 0; u < parts.n; u++) {
-            piece *q = &parts.p[u];
-            q->c[EX_V] = (q->c[EX_V] - q->c[EX_T1]) / R;
+            hl_piece *q = &parts.p[u];
+            q->c[EX_V] = (q->c[EX_V] - q->c[HL_PIECE_T1]) / R;
             for (int j = 0; j < q->n; j++)
-                q->w[EX_V][j] = (q->w[EX_V][j] - q->w[EX_T1][j]) / R;
-            push(&out, q);
+                q->w[EX_V][j] = (q->w[EX_V][j] - q->w[HL_PIECE_T1][j]) / R;
+            hl_piece_push(&out, q);
         }
         out.fail |= parts.fail;
         free(parts.p);
@@ -259,11 +78,11 @@ static bool split(plist *l, int64_t R)
     return !out.fail;
 }
 
-/* OUT += stride * expression e, on every piece. */
-static void add_out(plist *l, int e, int64_t stride)
+/* OUT += stride * expression e, on every hl_piece. */
+static void add_out(hl_plist *l, int e, int64_t stride)
 {
     for (int64_t t = 0; t < l->n; t++) {
-        piece *q = &l->p[t];
+        hl_piece *q = &l->p[t];
         q->c[EX_OUT] += stride * q->c[e];
         for (int j = 0; j < q->n; j++)
             q->w[EX_OUT][j] += stride * q->w[e][j];
@@ -320,14 +139,14 @@ static void box_range(const hl_box *b, bool dst, int64_t *lo, int64_t *hi)
 
 /* The pieces of box a (of A) that box x (of B, normalised) reads, with
  * their in and out offsets; false when they do not refine. */
-static bool compose_pair(const hl_box *a, const hl_box *x, plist *l)
+static bool compose_pair(const hl_box *a, const hl_box *x, hl_plist *l)
 {
-    piece p;
+    hl_piece p;
     memset(&p, 0, sizeof p);
     for (int t = 0; t < a->ndigits; t++) {
         if (a->extent[t] == 1)
             continue;
-        if (p.n == MAXD)
+        if (p.n == HL_PIECE_SUBS)
             return false;
         p.ext[p.n] = a->extent[t];
         p.w[EX_IN][p.n] = a->src_stride[t];
@@ -339,22 +158,22 @@ static bool compose_pair(const hl_box *a, const hl_box *x, plist *l)
     p.c[EX_OUT] = x->dst_base;
     l->n = 0;
     l->fail = false;
-    push(l, &p);
+    hl_piece_push(l, &p);
     if (!keep_where(l, EX_V, 0, false))
         return false;
     if (x->ndigits == 0) /* one cell, V = 0 */
         return keep_where(l, EX_V, 1, true);
     const int n = x->ndigits;
     if (x->src_stride[0] > 1) { /* V mod s_1 = 0, then V / s_1 */
-        if (!split(l, x->src_stride[0]) || !keep_where(l, EX_T1, 1, true))
+        if (!split(l, x->src_stride[0]) || !keep_where(l, HL_PIECE_T1, 1, true))
             return false;
     }
     for (int u = 0; u < n && l->n > 0; u++) {
         if (u + 1 < n) {
             const int64_t R = x->src_stride[u + 1] / x->src_stride[u];
-            if (!split(l, R) || (R > x->extent[u] && !keep_where(l, EX_T1, x->extent[u], true)))
+            if (!split(l, R) || (R > x->extent[u] && !keep_where(l, HL_PIECE_T1, x->extent[u], true)))
                 return false;
-            add_out(l, EX_T1, x->dst_stride[u]);
+            add_out(l, HL_PIECE_T1, x->dst_stride[u]);
         } else {
             if (!keep_where(l, EX_V, x->extent[u], true))
                 return false;
@@ -380,7 +199,7 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
     hl_status st = HL_OK;
     hl_box *out = NULL;
     int64_t n = 0, cap = 0, want = 0, got = 0, met = 0;
-    plist l = {0};
+    hl_plist l = {.most = MAXPIECES};
     for (int64_t j = 0; j < nb && st == HL_OK; j++) {
         hl_box x;
         if (!normalise_b(&b[j], &x)) {
@@ -402,7 +221,7 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
                 break;
             }
             for (int64_t t = 0; t < l.n && st == HL_OK; t++) {
-                const piece *q = &l.p[t];
+                const hl_piece *q = &l.p[t];
                 if (n == max_boxes) {
                     st = HL_ERR_UNSUPPORTED;
                     break;
