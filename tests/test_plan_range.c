@@ -60,20 +60,31 @@ static void check_ranges(const hl_plan *p, const uint32_t *in, const uint32_t *w
                      (long long)len, (long long)j, got[j], want[j]);
 }
 
+/* The shapes, the plans of make_plans, an input and three buffers of the
+ * largest output. */
+static void set_up(hl_shape *s, hl_shape *pow2, hl_plan **p, uint32_t **in, uint32_t **want,
+                   uint32_t **got, uint32_t **buf)
+{
+    assert_int_equal(hl_shape_parse(s, "[36,50,70,float32]"), HL_OK);
+    assert_int_equal(hl_shape_parse(pow2, "[16,32,64,float32]"), HL_OK);
+    const size_t n = 70 * 50 * 36;
+    *in = malloc(sizeof **in * n);
+    *want = malloc(sizeof **in * n);
+    *got = malloc(sizeof **in * n);
+    *buf = malloc(sizeof **in * n);
+    assert_non_null(*in && *want && *got && *buf);
+    for (size_t j = 0; j < n; j++)
+        (*in)[j] = (uint32_t)(j * 2654435761u + 7);
+    make_plans(p, s, pow2);
+}
+
 static void test_ranges_assemble_the_output(void **state)
 {
     (void)state;
     hl_shape s, pow2;
-    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
-    assert_int_equal(hl_shape_parse(&pow2, "[16,32,64,float32]"), HL_OK);
-    const int64_t n = 70 * 50 * 36;
-    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
-             *got = malloc(sizeof *in * (size_t)n), *buf = malloc(sizeof *in * (size_t)n);
-    assert_non_null(in && want && got && buf);
-    for (int64_t j = 0; j < n; j++)
-        in[j] = (uint32_t)(j * 2654435761u + 7);
     hl_plan *p[NPLANS];
-    make_plans(p, &s, &pow2);
+    uint32_t *in, *want, *got, *buf;
+    set_up(&s, &pow2, p, &in, &want, &got, &buf);
     static const int64_t lens[] = {1, 7, 69, 70, 3500, 4999, 65536, 126000};
     for (int i = 0; i < NPLANS; i++) {
         assert_true(hl_plan_boxes(p[i]) > 0);
@@ -99,16 +110,9 @@ static void test_planned_ranges(void **state)
 {
     (void)state;
     hl_shape s, pow2;
-    assert_int_equal(hl_shape_parse(&s, "[36,50,70,float32]"), HL_OK);
-    assert_int_equal(hl_shape_parse(&pow2, "[16,32,64,float32]"), HL_OK);
-    const int64_t n = 70 * 50 * 36;
-    uint32_t *in = malloc(sizeof *in * (size_t)n), *want = malloc(sizeof *in * (size_t)n),
-             *got = malloc(sizeof *in * (size_t)n), *buf = malloc(sizeof *in * (size_t)n);
-    assert_non_null(in && want && got && buf);
-    for (int64_t j = 0; j < n; j++)
-        in[j] = (uint32_t)(j * 2654435761u + 7);
     hl_plan *p[NPLANS];
-    make_plans(p, &s, &pow2);
+    uint32_t *in, *want, *got, *buf;
+    set_up(&s, &pow2, p, &in, &want, &got, &buf);
     static const int64_t lens[] = {1000, 4999, 65536, 126000, 1 << 20};
     for (int i = 0; i < NPLANS; i++) {
         const int64_t out_n = hl_plan_out_span(p[i]);
@@ -138,7 +142,7 @@ static void test_planned_ranges(void **state)
             assert_int_equal(hl_execute(r, in, got), HL_OK);
             assert_memory_equal(got, want, sizeof *got * (size_t)out_n);
             if (hl_plan_in_span(r) == out_n) {
-                memcpy(got, in, sizeof *got * (size_t)n);
+                memcpy(got, in, sizeof *got * (size_t)out_n);
                 assert_int_equal(hl_execute(r, got, got), HL_OK);
                 assert_memory_equal(got, want, sizeof *got * (size_t)out_n);
             }
