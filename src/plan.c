@@ -315,6 +315,9 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
     p->ir.in_span = in_span;
     p->ir.out_span = out_span;
     p->opt = options_of(opt);
+    p->opt.range = 0; /* a plan of boxes runs them whole, through no scratch */
+    p->opt.scratch = NULL;
+    p->opt.scratch_bytes = 0;
     hl_shape_init(&p->out_shape, 1, &out_span, HL_DTYPE_BYTES, elem_size);
     if ((st = prepare_executors(p)) != HL_OK) {
         hl_plan_destroy(p);

@@ -196,6 +196,17 @@ static void test_range_errors(void **state)
     assert_int_equal(hl_plan_output_range(&part, p, 40, 8, NULL), HL_OK);
     assert_int_equal(hl_plan_out_span(part), 8);
     hl_plan_destroy(part);
+    /* a part is one range whatever the options say */
+    const hl_plan_options ranged = {.range = 2};
+    int16_t in[48], out[4];
+    for (int j = 0; j < 48; j++)
+        in[j] = (int16_t)j;
+    assert_int_equal(hl_plan_output_range(&part, p, 8, 4, &ranged), HL_OK);
+    assert_int_equal(hl_plan_ranges(part), 0);
+    assert_int_equal(hl_execute(part, in, out), HL_OK);
+    for (int j = 0; j < 4; j++) /* flip:0 of rows of 8: output 8..11 reads 15..12 */
+        assert_int_equal(out[j], 15 - j);
+    hl_plan_destroy(part);
     const hl_plan_options ref = {1, true};
     assert_int_equal(hl_plan_flip(&cells, &s, 1, &ref), HL_OK);
     assert_int_equal(hl_plan_output_range(&part, cells, 0, 8, NULL), HL_ERR_UNSUPPORTED);
