@@ -19,7 +19,8 @@ static size_t describe_executors(const hl_plan *p, char *buf, size_t size, size_
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
         if (p->exec[j])
             used += hl_executors[j]->describe(&p->ir, p->exec[j], p->opt.threads,
-                                              buf ? buf + used : NULL, used < size ? size - used : 0);
+                                              buf ? buf + used : NULL,
+                                              used < size ? size - used : 0);
     return used - start;
 }
 
