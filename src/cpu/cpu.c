@@ -112,7 +112,9 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
         const int n = hl_inplace_passes(s->inplace);
         used += hl_appendf(buf, size, used, " %d pass%s\n", n, n == 1 ? "" : "es");
         used += hl_inplace_describe(s->inplace, buf, size, used);
-    } else
+    } else if (ir->lowered && ir->nsteps > 1) /* composed: plan_stages.c runs it so */
+        used += hl_appendf(buf, size, used, " through the plan's scratch (above)\n");
+    else
         used += hl_appendf(buf, size, used, " cell cycles (serial)\n");
     return used;
 }
