@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "box_compose.h"
 #include "lower.h"
 #include "plan_internal.h"
+#include "threads.h"
+#include "wisdom_internal.h"
 
 struct hl_scratch {
     pthread_mutex_t lock;          /* the CPU's buffers in use */
@@ -127,6 +130,89 @@ static bool worth_composing(int64_t na, int64_t nb, const hl_box *c, int64_t nc,
     return good >= 0.9 * all;
 }
 
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The best of three runs of the plans one after another, in -> (mid ->)
+ * out, after one untimed run; a huge value when one cannot run. */
+static double time_runs(hl_plan *const *plans, int n, const void *in, void *mid, void *out)
+{
+    double best = 1e30;
+    for (int r = 0; r < 4; r++) {
+        const double t0 = seconds();
+        for (int j = 0; j < n; j++)
+            if (hl_execute(plans[j], j == 0 ? in : mid, j == n - 1 ? out : mid) != HL_OK)
+                return 1e30;
+        const double t = seconds() - t0;
+        best = r > 0 && t < best ? t : best;
+    }
+    return best;
+}
+
+/* HL_EFFORT_MEASURE: whether the composed boxes c of stages [from, i]
+ * run faster as one pass than a (stages [from, i)) and b (stage i) as two,
+ * timed on buffers of the arrays' sizes (FFTW's measured planning). */
+static hl_status measure_merge(const hl_plan *p, int from, int i, const hl_box *a, int64_t na,
+                               const hl_box *b, int64_t nb, const hl_box *c, int64_t nc,
+                               bool *merge)
+{
+    const int64_t es = p->ir.elem_size, in_span = p->stages[from]->ir.in_span;
+    const int64_t mid_span = p->stages[i]->ir.in_span, out_span = p->stages[i]->ir.out_span;
+    const hl_plan_options o = {.threads = p->opt.threads};
+    hl_plan *two[2] = {NULL, NULL}, *one = NULL;
+    unsigned char *in = calloc((size_t)(in_span > 0 ? in_span : 1), (size_t)es);
+    unsigned char *mid = calloc((size_t)(mid_span > 0 ? mid_span : 1), (size_t)es);
+    unsigned char *out = calloc((size_t)(out_span > 0 ? out_span : 1), (size_t)es);
+    hl_status st = in && mid && out ? HL_OK : HL_ERR_NOMEM;
+    if (st == HL_OK)
+        st = hl_plan_from_boxes(&two[0], a, na, es, in_span, mid_span, &o);
+    if (st == HL_OK)
+        st = hl_plan_from_boxes(&two[1], b, nb, es, mid_span, out_span, &o);
+    if (st == HL_OK)
+        st = hl_plan_from_boxes(&one, c, nc, es, in_span, out_span, &o);
+    if (st == HL_OK)
+        *merge = time_runs(&one, 1, in, NULL, out) < time_runs(two, 2, in, mid, out);
+    hl_plan_destroy(two[0]);
+    hl_plan_destroy(two[1]);
+    hl_plan_destroy(one);
+    free(in);
+    free(mid);
+    free(out);
+    return st;
+}
+
+/* Whether stages [from, i] run as one pass of their composed boxes c: what
+ * the wisdom holds for their problem, else (HL_EFFORT_MEASURE) what timing
+ * says, recorded as wisdom, else the cost rule. */
+static hl_status decide_merge(const hl_plan *p, int from, int i, const hl_box *a, int64_t na,
+                              const hl_box *b, int64_t nb, const hl_box *c, int64_t nc,
+                              bool *merge)
+{
+    *merge = worth_composing(na, nb, c, nc, p->ir.elem_size);
+    const hl_problem **parts = malloc(sizeof *parts * (size_t)(i - from + 1));
+    hl_problem *pr = NULL;
+    hl_status st = parts ? HL_OK : HL_ERR_NOMEM;
+    for (int j = from; j <= i && st == HL_OK; j++)
+        if (!(parts[j - from] = p->stages[j]->problem))
+            st = HL_ERR_UNSUPPORTED;
+    if (st == HL_OK)
+        st = hl_problem_chain(&pr, parts, i - from + 1);
+    free(parts);
+    if (st != HL_OK) /* no problem to key wisdom by: the rule decides */
+        return st == HL_ERR_NOMEM ? st : HL_OK;
+    const hl_wisdom_chain_key key = {hl_isa_name(), p->ir.elem_size,
+                                     hl_threads_bound(p->opt.threads), hl_problem_hash(pr)};
+    hl_problem_destroy(pr);
+    if (hl_wisdom_lookup_compose(&key, merge) || p->opt.effort != HL_EFFORT_MEASURE)
+        return HL_OK;
+    st = measure_merge(p, from, i, a, na, b, nb, c, nc, merge);
+    return st == HL_OK ? hl_wisdom_record_compose(&key, *merge) : st;
+}
+
 /* Stages [from, to) of p merged into one plan of their composed boxes:
  * the plan of those steps as a chain (hl_plan_compose, which composes them
  * again: see make_stages' "whole" case). */
@@ -175,7 +261,14 @@ static hl_status compose_stages(hl_plan *p, const hl_plan_options *opt, hl_box *
             st = cs;
             break;
         }
-        if (cs == HL_OK && worth_composing(ncur, nnext, c, nc, p->ir.elem_size)) {
+        bool merge = false;
+        if (cs == HL_OK &&
+            (st = decide_merge(p, first[ngroups - 1], i, cur, ncur, next, nnext, c, nc, &merge)) !=
+                HL_OK) {
+            free(c);
+            break;
+        }
+        if (merge) {
             free(cur);
             free(next);
             cur = c;

@@ -16,7 +16,11 @@
 #include "atomic.h"
 #include "wisdom_internal.h"
 
+/* A register transpose's columns, or (compose) whether a chain's passes
+ * run as one: merge in columns (0 or 1), the problem's hash in problem. */
 typedef struct entry {
+    bool compose;
+    uint64_t problem;
     char isa[HL_WISDOM_ISA_MAX + 1];
     int64_t elem_size;
     int threads;
@@ -51,8 +55,12 @@ static bool valid_columns(int64_t c)
 
 static bool same_key(const entry *a, const entry *b)
 {
-    if (strcmp(a->isa, b->isa) != 0 || a->elem_size != b->elem_size || a->threads != b->threads ||
-        a->stream != b->stream || a->ndigits != b->ndigits)
+    if (a->compose != b->compose || strcmp(a->isa, b->isa) != 0 || a->elem_size != b->elem_size ||
+        a->threads != b->threads)
+        return false;
+    if (a->compose)
+        return a->problem == b->problem;
+    if (a->stream != b->stream || a->ndigits != b->ndigits)
         return false;
     for (int t = 0; t < a->ndigits; t++)
         if (a->ext[t] != b->ext[t] || a->ss[t] != b->ss[t] || a->ds[t] != b->ds[t])
@@ -130,6 +138,47 @@ hl_status hl_wisdom_record(const hl_wisdom_key *key, int64_t columns)
     return st;
 }
 
+static bool compose_entry_of(const hl_wisdom_chain_key *k, entry *x)
+{
+    if (!k->isa || !valid_isa(k->isa, strlen(k->isa)) || k->elem_size < 1 || k->threads < 1)
+        return false;
+    memset(x, 0, sizeof *x);
+    x->compose = true;
+    x->problem = k->problem;
+    strcpy(x->isa, k->isa);
+    x->elem_size = k->elem_size;
+    x->threads = k->threads;
+    return true;
+}
+
+bool hl_wisdom_lookup_compose(const hl_wisdom_chain_key *key, bool *merge)
+{
+    entry x;
+    if (!key || !compose_entry_of(key, &x))
+        return false;
+    bool found = false;
+    pthread_mutex_lock(&lock);
+    for (int64_t i = 0; i < wisdom.n && !found; i++)
+        if (same_key(&wisdom.e[i], &x)) {
+            *merge = wisdom.e[i].columns != 0;
+            found = true;
+        }
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge)
+{
+    entry x;
+    if (!key || !compose_entry_of(key, &x))
+        return HL_ERR_ARG;
+    x.columns = merge;
+    pthread_mutex_lock(&lock);
+    const hl_status st = table_put(&wisdom, &x);
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
 void hl_wisdom_forget(void)
 {
     pthread_mutex_lock(&lock);
@@ -191,10 +240,20 @@ hl_status hl_wisdom_export(char **text)
         return HL_ERR_NULL;
     *text = NULL;
     sbuf b = {NULL, 0, 0, false};
-    sb_printf(&b, "hyperlayout-wisdom %d\n", HL_WISDOM_VERSION);
     pthread_mutex_lock(&lock);
+    /* version 1 where it says all: readers of version 1 keep reading it */
+    bool composes = false;
+    for (int64_t i = 0; i < wisdom.n; i++)
+        composes = composes || wisdom.e[i].compose;
+    sb_printf(&b, "hyperlayout-wisdom %d\n", composes ? HL_WISDOM_VERSION : 1);
     for (int64_t i = 0; i < wisdom.n; i++) {
         const entry *x = &wisdom.e[i];
+        if (x->compose) {
+            sb_printf(&b, "compose isa=%s elem=%lld threads=%d problem=%016llx merge=%d\n", x->isa,
+                      (long long)x->elem_size, x->threads, (unsigned long long)x->problem,
+                      x->columns ? 1 : 0);
+            continue;
+        }
         sb_printf(&b, "transpose isa=%s elem=%lld threads=%d stream=%d digits=", x->isa,
                   (long long)x->elem_size, x->threads, x->stream ? 1 : 0);
         for (int t = 0; t < x->ndigits; t++)
@@ -265,8 +324,34 @@ static bool int_field(const char *s, const char *end, const char *name, int64_t 
     return field(s, end, name, &vs) && parse_i64(vs, end, v);
 }
 
-/* One entry line [s, end) (no newline). */
-static bool parse_entry(const char *s, const char *end, entry *x)
+/* The fields of a compose line (version 2), tokens 1 to 5. */
+static bool parse_compose(const char *const *tok, const char *const *tend, entry *x)
+{
+    memset(x, 0, sizeof *x);
+    x->compose = true;
+    const char *vs;
+    if (!field(tok[1], tend[1], "isa", &vs) || !valid_isa(vs, (size_t)(tend[1] - vs)))
+        return false;
+    memcpy(x->isa, vs, (size_t)(tend[1] - vs));
+    int64_t threads, merge;
+    if (!int_field(tok[2], tend[2], "elem", &x->elem_size) || x->elem_size < 1 ||
+        !int_field(tok[3], tend[3], "threads", &threads) || threads < 1 || threads > INT_MAX ||
+        !int_field(tok[5], tend[5], "merge", &merge) || (merge != 0 && merge != 1) ||
+        !field(tok[4], tend[4], "problem", &vs) || tend[4] - vs != 16)
+        return false;
+    for (const char *c = vs; c < tend[4]; c++) {
+        const int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1;
+        if (d < 0)
+            return false;
+        x->problem = x->problem << 4 | (uint64_t)d;
+    }
+    x->threads = (int)threads;
+    x->columns = merge;
+    return true;
+}
+
+/* One entry line [s, end) (no newline); compose lines from version 2. */
+static bool parse_entry(const char *s, const char *end, int64_t version, entry *x)
 {
     const char *tok[8];
     const char *tend[8];
@@ -285,6 +370,8 @@ static bool parse_entry(const char *s, const char *end, entry *x)
         if (q < end && p == end)
             return false; /* trailing space */
     }
+    if (version >= 2 && n == 6 && tend[0] - tok[0] == 7 && strncmp(tok[0], "compose", 7) == 0)
+        return parse_compose(tok, tend, x);
     if (n != 7 || tend[0] - tok[0] != 9 || strncmp(tok[0], "transpose", 9) != 0)
         return false;
     memset(x, 0, sizeof *x);
@@ -330,6 +417,7 @@ hl_status hl_wisdom_import(const char *text)
     table got = {NULL, 0, 0};
     hl_status st = HL_OK;
     bool header = false;
+    int64_t version = 0;
     for (const char *s = text; *s && st == HL_OK;) {
         const char *nl = strchr(s, '\n');
         const char *end = nl ? nl : s + strlen(s);
@@ -343,16 +431,15 @@ hl_status hl_wisdom_import(const char *text)
         if (!header) {
             static const char magic[] = "hyperlayout-wisdom ";
             const size_t m = sizeof magic - 1;
-            int64_t version;
             if ((size_t)(end - s) <= m || strncmp(s, magic, m) != 0 ||
                 !parse_i64(s + m, end, &version))
                 st = HL_ERR_SYNTAX;
-            else if (version != HL_WISDOM_VERSION)
+            else if (version < 1 || version > HL_WISDOM_VERSION)
                 st = HL_ERR_UNSUPPORTED;
             header = true;
         } else {
             entry x;
-            st = parse_entry(s, end, &x) ? table_put(&got, &x) : HL_ERR_SYNTAX;
+            st = parse_entry(s, end, version, &x) ? table_put(&got, &x) : HL_ERR_SYNTAX;
         }
         s = next;
     }

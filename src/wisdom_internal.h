@@ -28,4 +28,18 @@ bool hl_wisdom_lookup(const hl_wisdom_key *key, int64_t *columns);
  * text format could not carry, HL_ERR_NOMEM. */
 hl_status hl_wisdom_record(const hl_wisdom_key *key, int64_t columns);
 
+/* The problem of a choice between running two consecutive passes of a
+ * plan as they are or composed into one (plan_stages.c): the canonical
+ * hash of the steps they cover (problem.h), the element size, the threads
+ * and the ISA. */
+typedef struct hl_wisdom_chain_key {
+    const char *isa;
+    int64_t elem_size;
+    int threads;
+    uint64_t problem;
+} hl_wisdom_chain_key;
+
+bool hl_wisdom_lookup_compose(const hl_wisdom_chain_key *key, bool *merge);
+hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge);
+
 #endif

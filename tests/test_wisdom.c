@@ -363,7 +363,20 @@ static void test_malformed(void **state)
             fail_msg("text %zu gave %s, not HL_ERR_SYNTAX:\n%s", i, hl_strerror(st), syntax[i]);
         assert_int_equal(hl_wisdom_count(), 1);
     }
-    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 2\n"), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 3\n"), HL_ERR_UNSUPPORTED);
+    static const char *const compose_syntax[] = {
+        /* compose lines only from version 2 */
+        "hyperlayout-wisdom 1\ncompose isa=avx2 elem=4 threads=1 problem=00112233445566ff merge=1\n",
+        "hyperlayout-wisdom 2\ncompose isa=avx2 elem=4 threads=1 problem=00112233445566ff merge=2\n",
+        "hyperlayout-wisdom 2\ncompose isa=avx2 elem=4 threads=1 problem=0011223344556 merge=1\n",
+        "hyperlayout-wisdom 2\ncompose isa=avx2 elem=4 threads=1 problem=00112233445566FF merge=1\n",
+        "hyperlayout-wisdom 2\ncompose isa=avx2 elem=4 threads=0 problem=00112233445566ff merge=1\n",
+        "hyperlayout-wisdom 2\ncompose isa=avx2 elem=4 threads=1 merge=1\n",
+    };
+    for (size_t i = 0; i < sizeof compose_syntax / sizeof *compose_syntax; i++)
+        if (hl_wisdom_import(compose_syntax[i]) != HL_ERR_SYNTAX)
+            fail_msg("compose text %zu was not HL_ERR_SYNTAX:\n%s", i, compose_syntax[i]);
+    assert_int_equal(hl_wisdom_count(), 1);
     assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 0\ntranspose\n"), HL_ERR_UNSUPPORTED);
     assert_int_equal(hl_wisdom_import(NULL), HL_ERR_NULL);
     assert_int_equal(hl_wisdom_export(NULL), HL_ERR_NULL);
@@ -466,6 +479,63 @@ static void test_concurrent(void **state)
 }
 
 /* An effort outside the two is an argument error; estimate is the default. */
+/* Whether a chain's two passes run composed into one: HL_EFFORT_MEASURE
+ * times both and records the choice under the chain's problem (a compose
+ * line, wisdom version 2); later ESTIMATE plans follow the wisdom, even
+ * against the cost rule, and give the same output either way. */
+static void test_compose_wisdom(void **state)
+{
+    (void)state;
+    hl_wisdom_forget();
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[64,64,64,float32]"), HL_OK);
+    const int64_t n = 64 * 64 * 64;
+    uint32_t *in = malloc(sizeof *in * (size_t)n), *a = malloc(sizeof *in * (size_t)n),
+             *b = malloc(sizeof *in * (size_t)n);
+    assert_non_null(in && a && b);
+    for (int64_t j = 0; j < n; j++)
+        in[j] = (uint32_t)(j * 2654435761u + 5);
+    const char *chain = "tile:8,8,8 permute:2,0,1";
+    char why[256];
+    hl_plan *ref, *measured, *followed;
+    const hl_plan_options reference = {.threads = 1, .reference = true};
+    const hl_plan_options measure = {.threads = 1, .effort = HL_EFFORT_MEASURE};
+    const hl_plan_options estimate = {.threads = 1};
+    assert_int_equal(hl_plan_ops(&ref, &s, chain, 0, &reference, why, sizeof why), HL_OK);
+    assert_int_equal(hl_execute(ref, in, a), HL_OK);
+    assert_int_equal(hl_plan_ops(&measured, &s, chain, 0, &measure, why, sizeof why), HL_OK);
+    assert_true(hl_wisdom_count() >= 1); /* and the transposes' columns it measured */
+    char *text;
+    assert_int_equal(hl_wisdom_export(&text), HL_OK);
+    assert_true(strncmp(text, "hyperlayout-wisdom 2\n", 21) == 0);
+    char *compose = strstr(text, "\ncompose isa=");
+    assert_non_null(compose);
+    assert_null(strstr(compose + 1, "\ncompose ")); /* one choice: one pair of passes */
+    char *merge = strstr(compose, " merge=");
+    assert_non_null(merge);
+    const int stages = hl_plan_stages(measured);
+    assert_int_equal(stages, merge[7] == '1' ? 1 : 2);
+    assert_int_equal(hl_execute(measured, in, b), HL_OK);
+    assert_memory_equal(a, b, sizeof *a * (size_t)n);
+    /* the opposite choice, imported, is followed */
+    merge[7] = merge[7] == '1' ? '0' : '1';
+    hl_wisdom_forget();
+    assert_int_equal(hl_wisdom_import(text), HL_OK);
+    assert_int_equal(hl_plan_ops(&followed, &s, chain, 0, &estimate, why, sizeof why), HL_OK);
+    assert_int_equal(hl_plan_stages(followed), 3 - stages);
+    memset(b, 0, sizeof *b * (size_t)n);
+    assert_int_equal(hl_execute(followed, in, b), HL_OK);
+    assert_memory_equal(a, b, sizeof *a * (size_t)n);
+    free(text);
+    hl_plan_destroy(ref);
+    hl_plan_destroy(measured);
+    hl_plan_destroy(followed);
+    hl_wisdom_forget();
+    free(in);
+    free(a);
+    free(b);
+}
+
 static void test_effort_option(void **state)
 {
     (void)state;
@@ -494,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_concurrent),
+        cmocka_unit_test(test_compose_wisdom),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -17,10 +17,17 @@
  * (hl_isa_name).  The value: the output run of a plane's column, in bytes
  * (the length asked for: a digit shorter than it gives a shorter run).
  *
- * The text format, version 1: lines ending in '\n'; blank lines and lines
+ * A plan of a chain whose passes compose into one (plan.h: several passes)
+ * chooses between the two passes and the composed one: under MEASURE by
+ * timing both on arrays of its sizes, recorded here under the canonical
+ * hash of the steps the passes cover (problem.h), the element size, the
+ * threads and the ISA; the value says whether they run composed.  Later
+ * plans of the same steps follow it instead of the cost model.
+ *
+ * The text format, version 2: lines ending in '\n'; blank lines and lines
  * starting with '#' are ignored; the first other line is the header
  *
- *     hyperlayout-wisdom 1
+ *     hyperlayout-wisdom 2
  *
  * then one line per entry, seven fields separated by single spaces:
  *
@@ -30,8 +37,14 @@
  * stream 0 or 1; digits 1 to 64 triples extent:src_stride:dst_stride
  * (decimal int64, extent >= 1) separated by commas; columns from 1 to
  * 65536 (the planner's lengths: 512, 256, 128, or an odd output run that a
- * plane takes whole, such as 1020).  A later entry with the same key replaces an earlier
- * one.  Another version number in the header is HL_ERR_UNSUPPORTED. */
+ * plane takes whole, such as 1020); or six fields
+ *
+ *     compose isa=avx512 elem=4 threads=2 problem=8acfa4bf02de67b3 merge=1
+ *
+ * problem 16 lowercase hexadecimal digits, merge 0 or 1.  A later entry
+ * with the same key replaces an earlier one.  Version 1 (no compose lines)
+ * is read as well, and written while the wisdom holds no compose entry;
+ * another version number in the header is HL_ERR_UNSUPPORTED. */
 #ifndef HYPERLAYOUT_WISDOM_H
 #define HYPERLAYOUT_WISDOM_H
 
@@ -44,7 +57,7 @@ extern "C" {
 #endif
 
 /* The format version hl_wisdom_export writes and hl_wisdom_import reads. */
-#define HL_WISDOM_VERSION 1
+#define HL_WISDOM_VERSION 2
 
 /* The wisdom as text (the format above) in *text, malloc'd: the caller
  * frees it.  HL_ERR_NULL, HL_ERR_NOMEM. */
