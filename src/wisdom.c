@@ -110,20 +110,32 @@ static hl_status table_put(table *t, const entry *x)
     return HL_OK;
 }
 
-bool hl_wisdom_lookup(const hl_wisdom_key *key, int64_t *columns)
+/* The value recorded under x's key, if any. */
+static bool find(const entry *x, int64_t *value)
 {
-    entry x;
-    if (!key || !entry_of(key, &x))
-        return false;
     bool found = false;
     pthread_mutex_lock(&lock);
     for (int64_t i = 0; i < wisdom.n && !found; i++)
-        if (same_key(&wisdom.e[i], &x)) {
-            *columns = wisdom.e[i].columns;
+        if (same_key(&wisdom.e[i], x)) {
+            *value = wisdom.e[i].columns;
             found = true;
         }
     pthread_mutex_unlock(&lock);
     return found;
+}
+
+static hl_status put(const entry *x)
+{
+    pthread_mutex_lock(&lock);
+    const hl_status st = table_put(&wisdom, x);
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
+bool hl_wisdom_lookup(const hl_wisdom_key *key, int64_t *columns)
+{
+    entry x;
+    return key && entry_of(key, &x) && find(&x, columns);
 }
 
 hl_status hl_wisdom_record(const hl_wisdom_key *key, int64_t columns)
@@ -132,10 +144,7 @@ hl_status hl_wisdom_record(const hl_wisdom_key *key, int64_t columns)
     if (!key || !entry_of(key, &x) || !valid_columns(columns))
         return HL_ERR_ARG;
     x.columns = columns;
-    pthread_mutex_lock(&lock);
-    const hl_status st = table_put(&wisdom, &x);
-    pthread_mutex_unlock(&lock);
-    return st;
+    return put(&x);
 }
 
 static bool compose_entry_of(const hl_wisdom_chain_key *k, entry *x)
@@ -154,17 +163,11 @@ static bool compose_entry_of(const hl_wisdom_chain_key *k, entry *x)
 bool hl_wisdom_lookup_compose(const hl_wisdom_chain_key *key, bool *merge)
 {
     entry x;
-    if (!key || !compose_entry_of(key, &x))
+    int64_t v;
+    if (!key || !compose_entry_of(key, &x) || !find(&x, &v))
         return false;
-    bool found = false;
-    pthread_mutex_lock(&lock);
-    for (int64_t i = 0; i < wisdom.n && !found; i++)
-        if (same_key(&wisdom.e[i], &x)) {
-            *merge = wisdom.e[i].columns != 0;
-            found = true;
-        }
-    pthread_mutex_unlock(&lock);
-    return found;
+    *merge = v != 0;
+    return true;
 }
 
 hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge)
@@ -173,10 +176,7 @@ hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge)
     if (!key || !compose_entry_of(key, &x))
         return HL_ERR_ARG;
     x.columns = merge;
-    pthread_mutex_lock(&lock);
-    const hl_status st = table_put(&wisdom, &x);
-    pthread_mutex_unlock(&lock);
-    return st;
+    return put(&x);
 }
 
 void hl_wisdom_forget(void)
