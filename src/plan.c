@@ -72,8 +72,7 @@ static hl_status prepare_executors(hl_plan *p)
 }
 
 /* The IR of a chain: spans, whether it runs in place, the in-place passes
- * and the boxes (single steps: a chain runs as stages), then the
- * executors. */
+ * and the boxes (single steps: a chain runs as stages, or composed). */
 static hl_status plan_finish(hl_plan *p)
 {
     hl_ir *ir = &p->ir;
@@ -114,11 +113,10 @@ static hl_status plan_finish(hl_plan *p)
         if (st != HL_OK)
             return st;
     }
-    return prepare_executors(p);
+    return HL_OK;
 }
 
-/* Plans pr, which the plan takes (destroyed on failure). */
-static hl_status plan_take(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
+hl_status hl_plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
 {
     hl_status st = check_options(opt);
     hl_plan *p = st == HL_OK ? calloc(1, sizeof *p) : NULL;
@@ -146,6 +144,18 @@ static hl_status plan_take(hl_plan **plan, hl_problem *pr, const hl_plan_options
     }
     *plan = p;
     return HL_OK;
+}
+
+/* Plans pr, which the plan takes (destroyed on failure), and prepares the
+ * eager executors. */
+static hl_status plan_take(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
+{
+    hl_status st = hl_plan_unprepared(plan, pr, opt);
+    if (st == HL_OK && (st = prepare_executors(*plan)) != HL_OK) {
+        hl_plan_destroy(*plan);
+        *plan = NULL;
+    }
+    return st;
 }
 
 /* Plans the problem a constructor built (st its status). */

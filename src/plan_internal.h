@@ -38,6 +38,11 @@ struct hl_plan {
  * plans each (plan_range.c). */
 hl_status hl_plan_make_ranges(hl_plan *p);
 
+/* Plans pr, which the plan takes (destroyed on failure), without preparing
+ * any executor: for the stages of a plan, which its own preparation
+ * prepares once it has decided which stages stay (plan_stages.c). */
+hl_status hl_plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt);
+
 /* Folds steps[0..n) in place where the layouts allow and the fold still
  * lowers to boxes (a fold that would lose them is a stage boundary);
  * returns the steps left.  reference: no folding. */

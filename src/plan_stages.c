@@ -218,8 +218,13 @@ static hl_status decide_merge(const hl_plan *p, int from, int i, const hl_box *a
  * again: see make_stages' "whole" case). */
 static hl_status merge_stages(hl_plan *p, int from, int to, const hl_plan_options *opt)
 {
-    if (to - from == 1)
-        return HL_OK;
+    if (to - from == 1) { /* a stage as it is: its output ranges, if it writes p's output */
+        hl_plan *q = p->stages[from];
+        if (opt->range == 0 || !q->ir.lowered)
+            return HL_OK;
+        q->opt.range = opt->range;
+        return hl_plan_make_ranges(q);
+    }
     hl_plan *merged;
     const hl_status st =
         hl_plan_compose(&merged, (const hl_plan *const *)&p->stages[from], to - from, opt);
@@ -308,16 +313,20 @@ hl_status hl_plan_make_stages(hl_plan *p)
     if (!p->stages || !p->scratch)
         return HL_ERR_NOMEM;
     pthread_mutex_init(&p->scratch->lock, NULL);
-    /* the stages are prepared with the plan's executors (plan.c) */
+    /* the stages are prepared with the plan's executors (plan.c), once
+     * composing has decided which stay; until then they have boxes, not
+     * executors or output ranges */
     hl_plan_options opt = {.threads = p->opt.threads, .effort = p->opt.effort};
     for (int i = 0; i < k; i++) {
-        opt.range = i == k - 1 ? p->opt.range : 0; /* the last writes the output */
-        hl_status st = hl_plan_create(&p->stages[i], &ir->steps[i].src, &ir->steps[i].dst,
-                                      ir->elem_size, &opt);
+        hl_problem *pr;
+        hl_status st = hl_problem_create(&pr, &ir->steps[i].src, &ir->steps[i].dst, ir->elem_size);
+        if (st == HL_OK)
+            st = hl_plan_unprepared(&p->stages[i], pr, &opt);
         if (st != HL_OK)
             return st;
         p->nstages = i + 1;
     }
+    opt.range = p->opt.range; /* for the stage that writes the output */
     hl_box *whole;
     int64_t nwhole;
     hl_status st = compose_stages(p, &opt, &whole, &nwhole);
