@@ -56,7 +56,7 @@ static bool keep_where(hl_plist *l, int e, int64_t T, bool below)
     return !out.fail;
 }
 
-/* Replaces V by V div R on every hl_piece of *l, T1 = V mod R beside it. */
+/* Replaces V by V div R on every piece of *l, T1 = V mod R beside it. */
 static bool split(hl_plist *l, int64_t R)
 {
     hl_plist out = {.most = MAXPIECES};
@@ -78,7 +78,7 @@ static bool split(hl_plist *l, int64_t R)
     return !out.fail;
 }
 
-/* OUT += stride * expression e, on every hl_piece. */
+/* OUT += stride * expression e, on every piece. */
 static void add_out(hl_plist *l, int e, int64_t stride)
 {
     for (int64_t t = 0; t < l->n; t++) {
