@@ -183,12 +183,19 @@ static bool compose_pair(const hl_box *a, const hl_box *x, hl_plist *l)
     return true;
 }
 
-hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
-                         int64_t max_boxes, hl_box **boxes, int64_t *nboxes)
+/* What compose and meet share: the boxes of b's cells that a writes, in the
+ * order of b's boxes (then a's, then the pieces of each pair), each with
+ * the index of its box of b when tags is not NULL; `whole`: every cell of
+ * b must be one a writes, and the pairs compared are bounded (planning
+ * stays within milliseconds). */
+static hl_status meet(const hl_box *a, int64_t na, const hl_box *b, int64_t nb, int64_t max_boxes,
+                      bool whole, hl_box **boxes, int64_t **tags, int64_t *nboxes)
 {
     *boxes = NULL;
     *nboxes = 0;
-    if (na > 0 && nb > MAX_PAIRS / na)
+    if (tags)
+        *tags = NULL;
+    if (whole && na > 0 && nb > MAX_PAIRS / na)
         return HL_ERR_UNSUPPORTED;
     /* A's boxes' intermediate ranges, to skip pairs that cannot meet */
     int64_t(*arange)[2] = malloc(sizeof *arange * (size_t)(na > 0 ? na : 1));
@@ -198,6 +205,7 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
         box_range(&a[i], true, &arange[i][0], &arange[i][1]);
     hl_status st = HL_OK;
     hl_box *out = NULL;
+    int64_t *tag = NULL;
     int64_t n = 0, cap = 0, want = 0, got = 0, met = 0;
     hl_plist l = {.most = MAXPIECES};
     for (int64_t j = 0; j < nb && st == HL_OK; j++) {
@@ -212,7 +220,7 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
         for (int64_t i = 0; i < na && st == HL_OK; i++) {
             if (arange[i][1] < lo || arange[i][0] > hi)
                 continue;
-            if (++met > MAX_MET) {
+            if (whole && ++met > MAX_MET) {
                 st = HL_ERR_UNSUPPORTED;
                 break;
             }
@@ -229,13 +237,19 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
                 if (n == cap) {
                     const int64_t c2 = cap ? 2 * cap : 16;
                     hl_box *grown = realloc(out, sizeof *grown * (size_t)c2);
-                    if (!grown) {
+                    int64_t *more = tags ? realloc(tag, sizeof *more * (size_t)c2) : NULL;
+                    if (grown)
+                        out = grown;
+                    if (more)
+                        tag = more;
+                    if (!grown || (tags && !more)) {
                         st = HL_ERR_NOMEM;
                         break;
                     }
-                    out = grown;
                     cap = c2;
                 }
+                if (tags)
+                    tag[n] = j;
                 hl_box *y = &out[n++];
                 y->ndigits = 0;
                 y->src_base = q->c[EX_IN];
@@ -256,15 +270,30 @@ hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t n
     }
     free(l.p);
     free(arange);
-    if (st == HL_OK && got != want)
+    if (st == HL_OK && whole && got != want)
         st = HL_ERR_UNSUPPORTED; /* B reads cells A does not write */
     if (st != HL_OK) {
         free(out);
+        free(tag);
         return st;
     }
     *boxes = out;
     *nboxes = n;
+    if (tags)
+        *tags = tag;
     return HL_OK;
+}
+
+hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
+                         int64_t max_boxes, hl_box **boxes, int64_t *nboxes)
+{
+    return meet(a, na, b, nb, max_boxes, true, boxes, NULL, nboxes);
+}
+
+hl_status hl_box_meet(const hl_box *a, int64_t na, const hl_box *b, int64_t nb, int64_t max_boxes,
+                      hl_box **boxes, int64_t **tags, int64_t *nboxes)
+{
+    return meet(a, na, b, nb, max_boxes, false, boxes, tags, nboxes);
 }
 
 int64_t hl_box_inner_bytes(const hl_box *b, int64_t elem_size, bool *row)

@@ -26,6 +26,17 @@
 hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
                          int64_t max_boxes, hl_box **boxes, int64_t *nboxes);
 
+/* The same where b may read cells a does not write: the boxes of the cells
+ * both have (out[b's dst] = in[a's src]), in the order of b's boxes, and in
+ * (*tags)[k] (tags not NULL; malloc'ed) the index of the box of b that box
+ * k comes from.  Each pair of boxes gives the same boxes whatever else the
+ * lists hold, so two processes that meet different lists agree on the
+ * pairs they share (the distributed planner relies on it).  No bound on
+ * the pairs compared besides max_boxes boxes out.  Errors as
+ * hl_box_compose's. */
+hl_status hl_box_meet(const hl_box *a, int64_t na, const hl_box *b, int64_t nb, int64_t max_boxes,
+                      hl_box **boxes, int64_t **tags, int64_t *nboxes);
+
 /* The innermost block of box b, in bytes, as a copy kernel meets it: a
  * row (*row true: one digit contiguous on both sides in the same
  * direction, joined with the digits that continue it on both) is its

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_boxes.h"
 #include "ir.h"
 
 static hl_status fail(hl_dist *d, hl_status st)
@@ -546,6 +547,28 @@ hl_status hl_dist_owner_elements(const hl_dist *d, int64_t owner, int64_t *count
     return HL_OK;
 }
 
+hl_status hl_dist_owner_boxes(const hl_dist *d, int64_t owner, hl_box **boxes, int64_t *n)
+{
+    *boxes = NULL;
+    *n = 0;
+    walk *w = malloc(sizeof *w);
+    if (!w)
+        return HL_ERR_NOMEM;
+    w->collect = true;
+    w->box = NULL;
+    w->nbox = w->cap = 0;
+    walk_owner(w, d, owner);
+    const hl_status st = w->st;
+    if (st == HL_OK) {
+        *boxes = w->box;
+        *n = w->nbox;
+    } else {
+        free(w->box);
+    }
+    free(w);
+    return st;
+}
+
 /* ---- pack / unpack ---------------------------------------------------------- */
 
 hl_status hl_dist_pack_plan(hl_plan **plan, const hl_dist *d, int64_t owner, int64_t elem_size,
@@ -566,32 +589,17 @@ hl_status hl_dist_pack_plan(hl_plan **plan, const hl_dist *d, int64_t owner, int
         __builtin_mul_overflow(nlocal, elem_size, &bytes))
         return HL_ERR_BYTES_OVERFLOW;
 
-    walk *w = malloc(sizeof *w);
-    if (!w)
-        return HL_ERR_NOMEM;
-    w->collect = true;
-    w->box = NULL;
-    w->nbox = w->cap = 0;
-    walk_owner(w, d, owner);
-    hl_status st = w->st;
+    hl_box *box;
+    int64_t nbox;
+    hl_status st = hl_dist_owner_boxes(d, owner, &box, &nbox);
     if (st == HL_OK) {
         if (unpack)
-            for (int64_t j = 0; j < w->nbox; j++) {
-                hl_box *b = &w->box[j];
-                int64_t t = b->src_base;
-                b->src_base = b->dst_base;
-                b->dst_base = t;
-                for (int k = 0; k < b->ndigits; k++) {
-                    t = b->src_stride[k];
-                    b->src_stride[k] = b->dst_stride[k];
-                    b->dst_stride[k] = t;
-                }
-            }
-        st = hl_plan_from_boxes(plan, w->box, w->nbox, elem_size, unpack ? nlocal : d->count,
+            for (int64_t j = 0; j < nbox; j++)
+                hl_box_swap(&box[j]);
+        st = hl_plan_from_boxes(plan, box, nbox, elem_size, unpack ? nlocal : d->count,
                                 unpack ? d->count : nlocal, opt);
     }
-    free(w->box);
-    free(w);
+    free(box);
     return st;
 }
 

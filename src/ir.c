@@ -12,6 +12,18 @@ int64_t hl_box_cells(const hl_box *box)
     return cells;
 }
 
+void hl_box_swap(hl_box *b)
+{
+    int64_t t = b->src_base;
+    b->src_base = b->dst_base;
+    b->dst_base = t;
+    for (int k = 0; k < b->ndigits; k++) {
+        t = b->src_stride[k];
+        b->src_stride[k] = b->dst_stride[k];
+        b->dst_stride[k] = t;
+    }
+}
+
 void hl_box_normalize(hl_box *b)
 {
     int n = 0;

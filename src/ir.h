@@ -139,6 +139,15 @@ int64_t hl_box_cells(const hl_box *box);
  * The same cells go to the same places. */
 void hl_box_normalize(hl_box *box);
 
+/* The box the other way: src and dst exchanged. */
+void hl_box_swap(hl_box *box);
+
+/* The boxes of p's cells as one pass (malloc'ed, the caller frees): a plan
+ * of one pass, its boxes; a plan of stages, their boxes composed
+ * (box_compose.h).  HL_ERR_UNSUPPORTED where p runs cell by cell or the
+ * stages do not compose within HL_PLAN_MAX_BOXES boxes. */
+hl_status hl_plan_pass_boxes(const hl_plan *p, hl_box **boxes, int64_t *n);
+
 /* Stores the boxes in ir (lowered, nboxes, box_at, box_data, cells), each
  * in normal form (ir.c). */
 hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes);

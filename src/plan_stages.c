@@ -96,6 +96,38 @@ static hl_status unpack_boxes(const hl_plan *q, hl_box **boxes, int64_t *n)
     return HL_OK;
 }
 
+hl_status hl_plan_pass_boxes(const hl_plan *p, hl_box **boxes, int64_t *n)
+{
+    *boxes = NULL;
+    *n = 0;
+    if (p->nstages == 0) {
+        const hl_status st = unpack_boxes(p, boxes, n);
+        return st == HL_OK && !*boxes ? HL_ERR_UNSUPPORTED : st;
+    }
+    hl_box *cur = NULL, *next = NULL;
+    int64_t ncur = 0, nnext = 0;
+    hl_status st = hl_plan_pass_boxes(p->stages[0], &cur, &ncur);
+    for (int i = 1; i < p->nstages && st == HL_OK; i++) {
+        if ((st = hl_plan_pass_boxes(p->stages[i], &next, &nnext)) != HL_OK)
+            break;
+        hl_box *c;
+        int64_t nc;
+        st = hl_box_compose(cur, ncur, next, nnext, HL_PLAN_MAX_BOXES, &c, &nc);
+        free(cur);
+        free(next);
+        cur = st == HL_OK ? c : NULL;
+        ncur = nc;
+        next = NULL;
+    }
+    if (st != HL_OK) {
+        free(cur);
+        return st;
+    }
+    *boxes = cur;
+    *n = ncur;
+    return HL_OK;
+}
+
 /* The cost rule: whether one pass of the composed boxes c beats the two
  * passes of a's and b's boxes.  Set from bench_chains' 18 chains (three
  * arrays of 2^24 elements, 1 and 2 threads, 2026-11-27, every chain

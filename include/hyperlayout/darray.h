@@ -196,10 +196,16 @@ typedef struct hl_redist_options {
      * identity among equally good ones).  Process r then holds owner
      * hl_redist_owner(r)'s memory under `to`.  Not for darrays. */
     bool relabel;
-    /* Copy run by run (offsets with a constant step), never through the
-     * plan engine's boxes: slower for regular moves, for checking the
-     * engine (as hl_plan_options.reference). */
+    /* Planned cell by cell and copied run by run (offsets with a constant
+     * step), never from boxes nor through the plan engine: slow, for
+     * checking the planner and the engine (as hl_plan_options.reference). */
     bool reference;
+    /* How the cells that change process travel (as the halo exchange's):
+     * packed into a buffer per peer by plans of the engine and unpacked
+     * likewise (HL_HALO_PACK, 0, the default), or described to MPI as one
+     * derived datatype per peer, sent from `in` and received into `out`
+     * (HL_HALO_DATATYPES; plans that run cell by cell always pack). */
+    hl_halo_method method;
 } hl_redist_options;
 
 /* A redistribution fused with a transform: `plan` is an ordinary
@@ -233,6 +239,11 @@ hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *
 hl_status hl_darray_transform_plan(hl_redist **r, const hl_darray *in, const hl_plan *plan,
                                    const hl_darray *out);
 
+/* The boxes this process's part of r copies (packing, unpacking and the
+ * cells that stay together): planned from boxes, at least 1 where it
+ * moves any cell; 0 for a plan made cell by cell (the reference option, a
+ * plan that runs cell by cell) or one that moves nothing here. */
+int64_t hl_redist_boxes(const hl_redist *r);
 /* The owner of `to` whose memory this process receives: its rank, unless
  * relabelled (hl_redist_options.relabel). */
 int64_t hl_redist_owner(const hl_redist *r);

@@ -13,9 +13,7 @@ hl_status darray_agree(MPI_Comm comm, hl_status st)
     return (hl_status)worst;
 }
 
-/* Owner q's blocks along dimension i of an owner grid: its coordinate's
- * courses (one block of the whole extent where one process holds i). */
-static int64_t grid_blocks(const hl_darray *a, int64_t q, int i)
+int64_t darray_grid_blocks(const hl_darray *a, int64_t q, int i)
 {
     const hl_dist_dim *m = &a->dist.dim[i];
     if (m->owners == 1)
@@ -32,7 +30,7 @@ int64_t darray_nblocks(const hl_darray *a, int64_t q)
     }
     int64_t n = 1;
     for (int i = 0; i < a->rank; i++)
-        n *= grid_blocks(a, q, i);
+        n *= darray_grid_blocks(a, q, i);
     return n;
 }
 
@@ -54,7 +52,7 @@ void darray_block(const hl_darray *a, int64_t q, int64_t j, darray_box *b)
     }
     for (int i = 0; i < a->rank; i++) { /* courses, dimension 0 fastest */
         const hl_dist_dim *m = &a->dist.dim[i];
-        const int64_t n = grid_blocks(a, q, i), c = j % n;
+        const int64_t n = darray_grid_blocks(a, q, i), c = j % n;
         j /= n;
         const int64_t own = q / a->dist.owner_grid.stride[i] % m->owners;
         block_at(a, i, m->owners == 1 ? 0 : c * m->owners + own, b);
@@ -75,7 +73,7 @@ int64_t darray_frame(const hl_darray *a, int64_t q, int64_t *frame)
     } else {
         for (int i = 0; i < a->rank; i++) { /* the first course is the longest */
             const hl_dist_dim *m = &a->dist.dim[i];
-            if (grid_blocks(a, q, i) == 0)
+            if (darray_grid_blocks(a, q, i) == 0)
                 continue;
             darray_box b;
             block_at(a, i,
@@ -113,7 +111,7 @@ int64_t darray_locate(const hl_darray *a, const int64_t *g, int64_t *j)
     for (int i = 0; i < a->rank; i++) {
         const int64_t P = a->dist.dim[i].owners;
         idx += (P == 1 ? 0 : g[i] / P) * w;
-        w *= grid_blocks(a, q, i);
+        w *= darray_grid_blocks(a, q, i);
     }
     *j = idx;
     return q;

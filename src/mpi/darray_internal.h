@@ -66,6 +66,9 @@ hl_status darray_agree(MPI_Comm comm, hl_status st);
 
 /* The blocks of process q (from a's distribution only: any q). */
 int64_t darray_nblocks(const hl_darray *a, int64_t q);
+/* Owner q's blocks along dimension i of an owner grid: its coordinate's
+ * courses (one block of the whole extent where one process holds i). */
+int64_t darray_grid_blocks(const hl_darray *a, int64_t q, int i);
 /* Block j of q (j < darray_nblocks), global start and owned cells. */
 void darray_block(const hl_darray *a, int64_t q, int64_t j, darray_box *b);
 /* q's frame: the local extents of each of its blocks, halo included;

@@ -2,24 +2,27 @@
  * (darray.h: hl_redist_*): planned once, run split-phase.
  *
  * Every process knows both distributions, so both sides of every message
- * are computed without communication: the sender lists its cells in the
- * order of its local memory under `from` and groups them by their owner
- * under `to`; the receiver lists the cells it owns under `to`, groups them
- * by their owner under `from`, and sorts each group by that owner's local
- * offset — the sender's order.  The plan is those offset lists as runs of
- * offsets with a constant step on both sides (a gather into the send
- * buffer, a scatter out of the receive buffer, one memcpy per contiguous
- * run, one strided loop otherwise; the cells that stay copied straight
- * from in to out); the move is one message per pair of processes that
- * share cells (MPI_Isend / MPI_Irecv).  Each element is sent once, and not
- * at all when it stays on its process. */
+ * are computed without communication.  Planned from boxes
+ * (redist_boxes.c): what owner p sends owner q is a few boxes, cells on
+ * which p's slot and q's slot are both affine, found by meeting p's boxes,
+ * the transform's and q's; sender and receiver compute the same boxes in
+ * the same order, which is the order of the message.  The cells that stay
+ * are copied straight from in to out by a plan of their boxes, while the
+ * others travel: packed into a buffer by a plan of the engine and unpacked
+ * by another (HL_HALO_PACK), or described to MPI as one derived datatype
+ * per peer (HL_HALO_DATATYPES).  Requests are persistent, made once.
+ *
+ * Plans that run cell by cell, and the reference option, are planned cell
+ * by cell: the sender lists its cells in local order grouped by owner
+ * under `to`, the receiver its cells grouped by owner under `from` and
+ * sorted by that owner's local offset; copies run by run.  Each element is
+ * sent once, and not at all when it stays on its process. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "darray_internal.h"
-#include "ir.h"          /* hl_box, hl_plan_from_boxes */
 #include "plan_cells.h"
+#include "redist_internal.h"
 
 /* len elements at local offsets at, at + sa, at + 2 sa, ... <-> buffer
  * slots pos, pos + sp, ... (or, for the cells that stay, local offsets of
@@ -185,42 +188,31 @@ struct hl_redist {
     int64_t elem_size;
     int64_t holds; /* the owner of `to` whose memory this process receives */
     MPI_Datatype elem;
+    hl_halo_method method;
     /* per peer: counts (elements) and displacements into the buffers */
     int *scount, *sdispl, *rcount, *rdispl;
-    /* send buffer <- in (offsets under from), out (under to) <- receive
-     * buffer, and out <- in directly for the cells that stay (never through
-     * MPI: their counts are 0 in the all-to-all) */
+    /* planned cell by cell: send buffer <- in (offsets under from), out
+     * (under to) <- receive buffer, and out <- in directly for the cells
+     * that stay (never through MPI: their counts are 0), as runs */
     run *gather, *scatter, *keep;
     int64_t ngather, nscatter, nkeep;
-    /* the same as plans where the runs merge into few boxes (else NULL) */
+    /* the same as plans of boxes (planned from boxes; from cells where the
+     * runs merge into few boxes; else NULL) */
     hl_plan *gather_plan, *scatter_plan, *keep_plan;
+    /* HL_HALO_DATATYPES: per peer the cells sent from in and received into
+     * out (MPI_DATATYPE_NULL where none), and the buffers the persistent
+     * requests were made for */
+    MPI_Datatype *stype, *rtype;
+    const void *bound_in;
+    void *bound_out;
     int64_t nsend, nrecv, kept;
+    int64_t nboxes; /* planned from boxes: the boxes of its moves; else 0 */
     char *sbuf, *rbuf;
     void *out; /* of the exchange in flight */
-    MPI_Request *req; /* 2 procs */
+    MPI_Request *req; /* persistent: receives, then sends */
     int nreq;
     bool in_flight;
 };
-
-/* How one side's owners keep their cells: the distribution's local memory
- * (hl_dist_local_count slots), or a darray's blocks with their halos (a
- * not NULL: owner q's memory is its blocks' frames, frame + q * HL_MAX_RANK
- * per dimension, one after another; darray.h). */
-typedef struct side {
-    const hl_dist *d;
-    const hl_darray *a;   /* NULL: the distribution's local memory */
-    int64_t *frame;       /* a's: every owner's frame extents */
-    int64_t *frame_count; /* their cells */
-    int64_t lo[HL_MAX_RANK], hi[HL_MAX_RANK];
-} side;
-
-static int64_t side_slots(const side *s, int64_t owner)
-{
-    if (!s->a)
-        return hl_dist_local_count(s->d, owner);
-    const int64_t n = darray_nblocks(s->a, owner);
-    return (n > 0 ? n : 1) * s->frame_count[owner];
-}
 
 /* The cell at slot `local` of owner's memory (false: padding or halo). */
 static bool side_coord(const side *s, int64_t owner, int64_t local, int64_t *x)
@@ -432,16 +424,10 @@ static int by_source(const void *a, const void *b)
     return (x->src > y->src) - (x->src < y->src);
 }
 
-static hl_status plan(hl_redist *r, const side *from, const side *to, const cellmap *map,
-                      bool relabelled, bool reference)
+static hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellmap *map,
+                            bool relabelled, bool reference)
 {
     const int P = r->procs;
-    if (!(r->req = calloc(2 * (size_t)P, sizeof *r->req)) ||
-        !(r->scount = calloc((size_t)P, sizeof(int))) ||
-        !(r->sdispl = calloc((size_t)P, sizeof(int))) ||
-        !(r->rcount = calloc((size_t)P, sizeof(int))) ||
-        !(r->rdispl = calloc((size_t)P, sizeof(int))))
-        return HL_ERR_NOMEM;
     int64_t x[HL_MAX_RANK], y[HL_MAX_RANK];
     /* sending: my cells under `from`, in local order, grouped by the
      * process that receives them (a counting sort keeps the local order
@@ -563,6 +549,231 @@ static hl_status plan(hl_redist *r, const side *from, const side *to, const cell
     return st;
 }
 
+/* ---- planned from boxes ----------------------------------------------- */
+
+/* Box b of a message with its cells numbered in the box's digit order
+ * from pos, on the buffer's side (dst, or src when `into` is false). */
+static hl_box at_position(const hl_box *b, int64_t pos, bool into)
+{
+    hl_box x = *b;
+    int64_t step = 1;
+    for (int t = 0; t < x.ndigits; t++) {
+        (into ? x.dst_stride : x.src_stride)[t] = step;
+        step *= x.extent[t];
+    }
+    *(into ? &x.dst_base : &x.src_base) = pos;
+    return x;
+}
+
+/* The plan copying boxes b[0..n) (NULL for none). */
+static hl_status boxes_plan(const hl_box *b, int64_t n, int64_t es, int64_t in_span,
+                            int64_t out_span, hl_plan **plan)
+{
+    *plan = NULL;
+    if (n == 0)
+        return HL_OK;
+    const hl_plan_options one = {.threads = 1};
+    return hl_plan_from_boxes(plan, b, n, es, in_span, out_span, &one);
+}
+
+/* MPI's description of the cells of boxes b[0..n) on one side (src, or
+ * dst), in the messages' order: each box a nest of hvectors, digit 0
+ * innermost, the boxes a struct.  *type MPI_DATATYPE_NULL for none. */
+static hl_status boxes_type(const hl_box *b, int64_t n, bool dst, MPI_Datatype elem, int64_t es,
+                            MPI_Datatype *type)
+{
+    *type = MPI_DATATYPE_NULL;
+    if (n == 0)
+        return HL_OK;
+    if (n > INT_MAX)
+        return HL_ERR_UNSUPPORTED;
+    MPI_Datatype *part = malloc(sizeof *part * (size_t)n);
+    MPI_Aint *disp = malloc(sizeof *disp * (size_t)n);
+    int *ones = malloc(sizeof *ones * (size_t)n);
+    hl_status st = part && disp && ones ? HL_OK : HL_ERR_NOMEM;
+    int64_t made = 0;
+    for (; made < n && st == HL_OK; made++) {
+        const hl_box *x = &b[made];
+        MPI_Datatype t = elem;
+        for (int k = 0; k < x->ndigits && st == HL_OK; k++) {
+            MPI_Datatype v;
+            const int64_t stride = (dst ? x->dst_stride : x->src_stride)[k] * es;
+            if (x->extent[k] > INT_MAX)
+                st = HL_ERR_UNSUPPORTED;
+            else if (MPI_Type_create_hvector((int)x->extent[k], 1, (MPI_Aint)stride, t, &v) !=
+                     MPI_SUCCESS)
+                st = HL_ERR_COMM;
+            if (t != elem)
+                MPI_Type_free(&t);
+            t = st == HL_OK ? v : elem;
+        }
+        if (t == elem && st == HL_OK && MPI_Type_dup(elem, &t) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+        part[made] = st == HL_OK ? t : MPI_DATATYPE_NULL;
+        disp[made] = (MPI_Aint)((dst ? x->dst_base : x->src_base) * es);
+        ones[made] = 1;
+    }
+    if (st == HL_OK && (MPI_Type_create_struct((int)n, ones, disp, part, type) != MPI_SUCCESS ||
+                        MPI_Type_commit(type) != MPI_SUCCESS))
+        st = HL_ERR_COMM;
+    for (int64_t k = 0; part && k < made; k++)
+        if (part[k] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&part[k]);
+    free(part), free(disp), free(ones);
+    return st;
+}
+
+/* Where each box of l goes in its peer's message: counts[peer] cells in
+ * all, displ the prefix sums, and per box (order[] sorted by peer, stable)
+ * its first position; peer_of maps an owner to its peer, skip the peer
+ * whose boxes are not a message (this process: they stay). */
+static hl_status lay_out(const pieces *l, const int64_t *peer_of, int P, int skip, int *counts,
+                         int *displ, int64_t **order, int64_t **pos)
+{
+    int64_t *at = calloc((size_t)P + 1, sizeof *at);
+    int64_t *first = calloc((size_t)P + 1, sizeof *first);
+    *order = malloc(sizeof **order * (size_t)(l->n > 0 ? l->n : 1));
+    *pos = malloc(sizeof **pos * (size_t)(l->n > 0 ? l->n : 1));
+    hl_status st = at && first && *order && *pos ? HL_OK : HL_ERR_NOMEM;
+    for (int64_t k = 0; k < l->n && st == HL_OK; k++) {
+        const int64_t q = peer_of ? peer_of[l->owner[k]] : l->owner[k];
+        at[q + 1] += hl_box_cells(&l->box[k]);
+        first[q + 1]++;
+    }
+    for (int q = 0; q < P && st == HL_OK; q++) {
+        if (q == skip)
+            at[q + 1] = 0;
+        if (at[q + 1] > INT_MAX || at[q] > INT_MAX)
+            st = HL_ERR_UNSUPPORTED; /* MPI counts are ints */
+        counts[q] = (int)at[q + 1];
+        displ[q] = (int)at[q];
+        at[q + 1] += at[q];
+        first[q + 1] += first[q];
+    }
+    for (int64_t k = 0; k < l->n && st == HL_OK; k++) {
+        const int64_t q = peer_of ? peer_of[l->owner[k]] : l->owner[k];
+        (*order)[first[q]++] = k;
+        (*pos)[k] = at[q];
+        if (q != skip)
+            at[q] += hl_box_cells(&l->box[k]);
+    }
+    free(at), free(first);
+    return st;
+}
+
+/* The boxes of l in order, laid out in a buffer on one side (into: dst),
+ * leaving out the boxes of peer skip (keep: only those, unchanged). */
+static hl_status gather_boxes(const pieces *l, const int64_t *order, const int64_t *pos,
+                              const int64_t *peer_of, int skip, bool into, bool keep,
+                              hl_box **out, int64_t *n)
+{
+    *n = 0;
+    *out = malloc(sizeof **out * (size_t)(l->n > 0 ? l->n : 1));
+    if (!*out)
+        return HL_ERR_NOMEM;
+    for (int64_t j = 0; j < l->n; j++) {
+        const int64_t k = order[j];
+        const int64_t q = peer_of ? peer_of[l->owner[k]] : l->owner[k];
+        if ((q == skip) != keep)
+            continue;
+        (*out)[(*n)++] = keep ? l->box[k] : at_position(&l->box[k], pos[k], into);
+    }
+    return HL_OK;
+}
+
+/* The datatypes of each peer's boxes b (laid out by peer in order, counts
+ * in cells), on the local side. */
+static hl_status peer_types(hl_redist *r, const hl_box *b, int64_t n, const int *counts, bool dst,
+                            MPI_Datatype **types)
+{
+    if (!(*types = malloc(sizeof **types * (size_t)r->procs)))
+        return HL_ERR_NOMEM;
+    for (int q = 0; q < r->procs; q++)
+        (*types)[q] = MPI_DATATYPE_NULL;
+    hl_status st = HL_OK;
+    int64_t j = 0;
+    for (int q = 0; q < r->procs && st == HL_OK; q++) {
+        int64_t e = j, cells = 0;
+        while (e < n && cells < counts[q])
+            cells += hl_box_cells(&b[e++]);
+        st = boxes_type(b + j, e - j, dst, r->elem, r->elem_size, &(*types)[q]);
+        j = e;
+    }
+    (void)n;
+    return st;
+}
+
+/* Plans r from boxes: pb[0..npb) the transform's one pass (NULL: the
+ * identity).  Collective (the relabelling, and the agreement that every
+ * process could, before it); HL_ERR_UNSUPPORTED on every process when one
+ * cannot, for the cell by cell planner to take over. */
+static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, const hl_box *pb,
+                            int64_t npb, bool relabelled)
+{
+    const int P = r->procs;
+    pieces snd = {0}, rcv = {0};
+    int64_t *holds = malloc(sizeof *holds * (size_t)P), *rank_of = malloc(sizeof *rank_of * (size_t)P);
+    int64_t *row = calloc((size_t)P, sizeof *row);
+    int64_t *sorder = NULL, *spos = NULL, *rorder = NULL, *rpos = NULL;
+    hl_box *gb = NULL, *sb = NULL, *kb = NULL;
+    int64_t ng = 0, ns = 0, nk = 0;
+    hl_status st = holds && rank_of && row ? HL_OK : HL_ERR_NOMEM;
+    if (st == HL_OK)
+        st = pieces_sent(from, pb, npb, to, r->me, &snd);
+    st = darray_agree(r->comm, st);
+    for (int64_t k = 0; k < snd.n && st == HL_OK; k++)
+        row[snd.owner[k]] += hl_box_cells(&snd.box[k]);
+    if (st == HL_OK && relabelled)
+        st = relabel(r->comm, r->me, P, row, holds);
+    for (int q = 0; q < P && st == HL_OK && !relabelled; q++)
+        holds[q] = q;
+    if (st == HL_OK) {
+        for (int q = 0; q < P; q++)
+            rank_of[holds[q]] = q;
+        r->holds = holds[r->me];
+        st = pieces_received(from, pb, npb, to, r->holds, &rcv);
+    }
+    if (st == HL_OK)
+        st = lay_out(&snd, rank_of, P, r->me, r->scount, r->sdispl, &sorder, &spos);
+    if (st == HL_OK)
+        st = lay_out(&rcv, NULL, P, r->me, r->rcount, r->rdispl, &rorder, &rpos);
+    if (st == HL_OK)
+        st = gather_boxes(&snd, sorder, spos, rank_of, r->me, true, false, &gb, &ng);
+    if (st == HL_OK)
+        st = gather_boxes(&snd, sorder, spos, rank_of, r->me, true, true, &kb, &nk);
+    if (st == HL_OK)
+        st = gather_boxes(&rcv, rorder, rpos, NULL, r->me, false, false, &sb, &ns);
+    if (st == HL_OK) {
+        r->nsend = r->nrecv = r->kept = 0;
+        for (int q = 0; q < P; q++) {
+            r->nsend += r->scount[q];
+            r->nrecv += r->rcount[q];
+        }
+        for (int64_t k = 0; k < nk; k++)
+            r->kept += hl_box_cells(&kb[k]);
+        r->nboxes = ng + ns + nk;
+        r->nsend += r->kept; /* as planned cell by cell: every cell of mine */
+        const int64_t es = r->elem_size, in_slots = side_slots(from, r->me),
+                      out_slots = side_slots(to, r->holds);
+        st = boxes_plan(kb, nk, es, in_slots, out_slots, &r->keep_plan);
+        if (st == HL_OK && r->method == HL_HALO_DATATYPES) {
+            st = peer_types(r, gb, ng, r->scount, false, &r->stype);
+            if (st == HL_OK)
+                st = peer_types(r, sb, ns, r->rcount, true, &r->rtype);
+        } else if (st == HL_OK) {
+            st = boxes_plan(gb, ng, es, in_slots, r->nsend - r->kept, &r->gather_plan);
+            if (st == HL_OK)
+                st = boxes_plan(sb, ns, es, r->nrecv, out_slots, &r->scatter_plan);
+        }
+    }
+    pieces_free(&snd);
+    pieces_free(&rcv);
+    free(holds), free(rank_of), free(row);
+    free(sorder), free(spos), free(rorder), free(rpos);
+    free(gb), free(sb), free(kb);
+    return st;
+}
+
 static bool same_extents(const hl_dist *a, int rank, const int64_t *extent)
 {
     if (a->rank != rank)
@@ -600,6 +811,116 @@ static hl_status plan_map(const hl_plan *p, const hl_dist *from, cellmap *m)
     return m->in.count == n ? HL_OK : HL_ERR_MISMATCH;
 }
 
+/* What a plan holds besides its communicator and element type, freed for
+ * the cell by cell planner to start again. */
+static void free_plan(hl_redist *r)
+{
+    for (int j = 0; j < r->nreq; j++)
+        if (r->req[j] != MPI_REQUEST_NULL)
+            MPI_Request_free(&r->req[j]);
+    r->nreq = 0;
+    for (int q = 0; q < r->procs; q++) {
+        if (r->stype && r->stype[q] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&r->stype[q]);
+        if (r->rtype && r->rtype[q] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&r->rtype[q]);
+    }
+    free(r->stype), free(r->rtype);
+    r->stype = r->rtype = NULL;
+    free(r->gather), free(r->scatter), free(r->keep);
+    r->gather = r->scatter = r->keep = NULL;
+    r->ngather = r->nscatter = r->nkeep = 0;
+    hl_plan_destroy(r->gather_plan);
+    hl_plan_destroy(r->scatter_plan);
+    hl_plan_destroy(r->keep_plan);
+    r->gather_plan = r->scatter_plan = r->keep_plan = NULL;
+    free(r->sbuf), free(r->rbuf);
+    r->sbuf = r->rbuf = NULL;
+    r->bound_in = NULL;
+    r->bound_out = NULL;
+    r->nboxes = 0;
+}
+
+/* The persistent requests of one run: the receives, then the sends; into
+ * the buffers (HL_HALO_PACK), or from in and into out through the peers'
+ * datatypes. */
+static hl_status make_requests(hl_redist *r, const void *in, void *out)
+{
+    for (int j = 0; j < r->nreq; j++)
+        MPI_Request_free(&r->req[j]);
+    r->nreq = 0;
+    const size_t es = (size_t)r->elem_size;
+    const bool types = r->method == HL_HALO_DATATYPES;
+    hl_status st = HL_OK;
+    for (int q = 0; q < r->procs && st == HL_OK; q++)
+        if (r->rcount[q] &&
+            (types ? MPI_Recv_init(out, 1, r->rtype[q], q, 0, r->comm, &r->req[r->nreq])
+                   : MPI_Recv_init(r->rbuf + (size_t)r->rdispl[q] * es, r->rcount[q], r->elem, q,
+                                   0, r->comm, &r->req[r->nreq])) == MPI_SUCCESS)
+            r->nreq++;
+        else if (r->rcount[q])
+            st = HL_ERR_COMM;
+    for (int q = 0; q < r->procs && st == HL_OK; q++)
+        if (r->scount[q] &&
+            (types ? MPI_Send_init(in, 1, r->stype[q], q, 0, r->comm, &r->req[r->nreq])
+                   : MPI_Send_init(r->sbuf + (size_t)r->sdispl[q] * es, r->scount[q], r->elem, q,
+                                   0, r->comm, &r->req[r->nreq])) == MPI_SUCCESS)
+            r->nreq++;
+        else if (r->scount[q])
+            st = HL_ERR_COMM;
+    r->bound_in = in;
+    r->bound_out = out;
+    return st;
+}
+
+/* Plans r from boxes where the plan has them, else (or where some process
+ * cannot) cell by cell; then the buffers and requests.  Collective. */
+static hl_status plan_either(hl_redist *r, const side *from, const hl_plan *p, const side *to,
+                             const cellmap *map, const hl_redist_options *opt)
+{
+    const int P = r->procs;
+    const bool relabelled = opt && opt->relabel, reference = opt && opt->reference;
+    r->method = opt ? opt->method : HL_HALO_PACK;
+    if (!(r->req = calloc(2 * (size_t)P, sizeof *r->req)) ||
+        !(r->scount = calloc((size_t)P, sizeof(int))) ||
+        !(r->sdispl = calloc((size_t)P, sizeof(int))) ||
+        !(r->rcount = calloc((size_t)P, sizeof(int))) ||
+        !(r->rdispl = calloc((size_t)P, sizeof(int))))
+        return HL_ERR_NOMEM;
+    hl_box *pb = NULL;
+    int64_t npb = 0;
+    hl_status st = HL_OK;
+    bool boxes = !reference;
+    if (boxes && p) { /* the same plan everywhere: the same answer */
+        st = hl_plan_pass_boxes(p, &pb, &npb);
+        boxes = st == HL_OK;
+        st = st == HL_ERR_UNSUPPORTED ? HL_OK : st;
+    }
+    if (st == HL_OK && boxes) {
+        st = darray_agree(r->comm, plan_boxes(r, from, to, pb, npb, relabelled));
+        if (st == HL_ERR_UNSUPPORTED) {
+            free_plan(r);
+            boxes = false;
+            st = HL_OK;
+        }
+    }
+    free(pb);
+    if (st != HL_OK)
+        return st;
+    if (!boxes) {
+        r->method = HL_HALO_PACK;
+        st = plan_cells(r, from, to, map, relabelled, reference);
+        return st == HL_OK ? make_requests(r, NULL, NULL) : st;
+    }
+    if (r->method == HL_HALO_DATATYPES)
+        return HL_OK; /* requests at the first run, for its buffers */
+    const int64_t es = r->elem_size, out = r->nsend - r->kept;
+    if (!(r->sbuf = malloc((size_t)((out > 0 ? out : 1) * es))) ||
+        !(r->rbuf = malloc((size_t)((r->nrecv > 0 ? r->nrecv : 1) * es))))
+        return HL_ERR_NOMEM;
+    return make_requests(r, NULL, NULL);
+}
+
 /* The common part of both constructors: arguments agreed on, the plan
  * made.  from_box / to_box: darray sides (with their halos), else NULL. */
 static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, const hl_plan *p,
@@ -629,6 +950,8 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         st = HL_ERR_ARG;
     if (st == HL_OK && relabelled && to->a)
         st = HL_ERR_UNSUPPORTED;
+    if (st == HL_OK && opt && opt->method != HL_HALO_PACK && opt->method != HL_HALO_DATATYPES)
+        st = HL_ERR_ARG;
     /* the same arguments everywhere: extents, tiles and owners of both,
      * the element size, the plan, the options (a process with bad
      * arguments sends zeros) */
@@ -641,7 +964,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         fp[3] = to->d->owners;
         fp[4] = to->d->rank;
         fp[5] = (int64_t)hl_plan_fingerprint(p);
-        fp[6] = relabelled;
+        fp[6] = relabelled + 2 * (opt ? (int64_t)opt->method : 0) + 4 * (opt && opt->reference);
         for (int i = 0; i < from->d->rank; i++) {
             int64_t *f = fp + 7 + 7 * i;
             f[0] = from->d->dim[i].extent;
@@ -671,7 +994,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
                  ? HL_OK
                  : HL_ERR_COMM;
         if (st == HL_OK)
-            st = plan(r, from, to, &map, relabelled, opt && opt->reference);
+            st = plan_either(r, from, p, to, &map, opt);
         st = darray_agree(c, st);
     }
     if (st != HL_OK) {
@@ -749,6 +1072,11 @@ hl_status hl_darray_transform_plan(hl_redist **out, const hl_darray *in, const h
     return st;
 }
 
+int64_t hl_redist_boxes(const hl_redist *r)
+{
+    return r ? r->nboxes : 0;
+}
+
 int64_t hl_redist_owner(const hl_redist *r)
 {
     return r ? r->holds : -1;
@@ -760,6 +1088,7 @@ void hl_redist_destroy(hl_redist *r)
         return;
     if (r->in_flight)
         (void)hl_redist_end(r);
+    free_plan(r);
     if (r->elem != MPI_DATATYPE_NULL)
         MPI_Type_free(&r->elem);
     MPI_Comm_free(&r->comm);
@@ -768,14 +1097,6 @@ void hl_redist_destroy(hl_redist *r)
     free(r->sdispl);
     free(r->rcount);
     free(r->rdispl);
-    free(r->gather);
-    free(r->scatter);
-    free(r->keep);
-    hl_plan_destroy(r->gather_plan);
-    hl_plan_destroy(r->scatter_plan);
-    hl_plan_destroy(r->keep_plan);
-    free(r->sbuf);
-    free(r->rbuf);
     free(r);
 }
 
@@ -788,23 +1109,21 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
     const size_t es = (size_t)r->elem_size;
     const char *src = in;
     hl_status st = HL_OK;
-    if (r->gather_plan)
+    if (r->method == HL_HALO_DATATYPES) {
+        if (in != r->bound_in || out != r->bound_out)
+            st = make_requests(r, in, out);
+    } else if (r->gather_plan) {
         st = hl_execute(r->gather_plan, in, r->sbuf);
-    else
+    } else {
         for (int64_t j = 0; j < r->ngather; j++)
             copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
                      r->gather[j].sa, r->gather[j].len, es);
-    /* point to point rather than MPI_Ialltoallv: the transport progresses
-     * these by itself, a nonblocking collective only inside MPI calls */
-    r->nreq = 0;
-    for (int q = 0; q < r->procs; q++)
-        if (r->rcount[q] && MPI_Irecv(r->rbuf + (size_t)r->rdispl[q] * es, r->rcount[q], r->elem, q,
-                                      0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-    for (int q = 0; q < r->procs; q++)
-        if (r->scount[q] && MPI_Isend(r->sbuf + (size_t)r->sdispl[q] * es, r->scount[q], r->elem, q,
-                                      0, r->comm, &r->req[r->nreq++]) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
+    }
+    /* persistent point to point rather than MPI_Ialltoallw: the transport
+     * progresses these by itself, a nonblocking collective only inside MPI
+     * calls */
+    if (st == HL_OK && r->nreq && MPI_Startall(r->nreq, r->req) != MPI_SUCCESS)
+        st = HL_ERR_COMM;
     /* the cells that stay, while the others travel */
     if (r->keep_plan) {
         const hl_status k = hl_execute(r->keep_plan, in, out);
@@ -826,7 +1145,7 @@ hl_status hl_redist_end(hl_redist *r)
     if (!r->in_flight)
         return HL_ERR_ARG;
     r->in_flight = false;
-    if (MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    if (r->nreq && MPI_Waitall(r->nreq, r->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
         return HL_ERR_COMM;
     const size_t es = (size_t)r->elem_size;
     char *dst = r->out;

@@ -206,12 +206,20 @@ static int64_t run_case(int c, const char *ops, const hl_plan *p, const hl_dist 
                         const hl_dist *to, int64_t es, bool relabel, int64_t *sent_total)
 {
     hl_redist *r = NULL;
-    /* every other case copies run by run, the others through boxes */
-    const hl_redist_options opt = {.relabel = relabel, .reference = c % 2 == 1};
+    /* every other case is planned cell by cell and copies run by run, the
+     * others are planned from boxes, packing (c = 0 mod 4) or through MPI
+     * datatypes (c = 2 mod 4) */
+    const hl_redist_options opt = {.relabel = relabel,
+                                   .reference = c % 2 == 1,
+                                   .method = c % 4 == 2 ? HL_HALO_DATATYPES : HL_HALO_PACK};
     hl_status st = hl_redist_plan_transform(&r, MPI_COMM_WORLD, from, p, to, es, &opt);
     EXPECT(st == HL_OK, "case %d '%s': %s", c, ops, hl_strerror(st));
     if (st != HL_OK)
         return 0;
+    /* planned from boxes wherever asked: the random chains all have them */
+    int64_t boxes = hl_redist_boxes(r), most = 0;
+    MPI_Allreduce(&boxes, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT((most > 0) == !opt.reference, "case %d '%s': %" PRId64 " boxes planned", c, ops, most);
     const int64_t owner = hl_redist_owner(r);
     EXPECT(owner >= 0 && owner < procs && (relabel || owner == me), "case %d: owner %" PRId64, c,
            owner);
