@@ -35,6 +35,7 @@
 
 #include "atomic_file.h"
 #include "bestcopy.h"
+#include "chains_list.h"
 #include "hyperlayout.h"
 #include "stats.h"
 
@@ -55,37 +56,6 @@ static const char usage[] =
     "  --shape SHAPE   only the array written so, e.g. [4096,4096]\n"
     "  --chain PREFIX  only the chains whose text (as printed) starts with PREFIX\n"
     "  --quick         small arrays (2^14-2^16 elements), 2 repeats: a smoke run\n";
-
-typedef struct {
-    const char *shape; /* the notation, NumPy order */
-    const char *dtype;
-    const char *chains[8]; /* the library's dimension numbering; NULL-terminated */
-} bench_array;
-
-/* The chains of issue 32, written for each rank: permute:2,0,1 (a rotation
- * of the dimensions) becomes permute:1,0 and permute:3,0,1,2; the reversal
- * permute:2,1,0 becomes 1,0 and 3,2,1,0; shifts alternate +1, -1. */
-#define CHAINS2                                                                                    \
-    {"tile:8,8 permute:1,0", "tile:8,8 tile:2,2", "morton permute:1,0", "tile:8,8 flip:0",         \
-     "tile:8,8 shift:1,-1", "tile:4,4 permute:1,0 crinkle:0:2", NULL}
-#define CHAINS3                                                                                    \
-    {"tile:8,8,8 permute:2,0,1", "tile:8,8,8 tile:2,2,2", "morton permute:1,0,2",                  \
-     "tile:8,8,8 flip:0", "tile:8,8,8 shift:1,-1,1", "tile:4,4,4 permute:2,1,0 crinkle:0:2", NULL}
-#define CHAINS4                                                                                    \
-    {"tile:8,8,8,8 permute:3,0,1,2", "tile:8,8,8,8 tile:2,2,2,2", "morton permute:1,0,2,3",       \
-     "tile:8,8,8,8 flip:0", "tile:8,8,8,8 shift:1,-1,1,-1",                                        \
-     "tile:4,4,4,4 permute:3,2,1,0 crinkle:0:2", NULL}
-
-static const bench_array full[] = {
-    {"[256,256,256]", "float32", CHAINS3},
-    {"[4096,4096]", "float64", CHAINS2},
-    {"[64,64,64,64]", "float32", CHAINS4},
-};
-static const bench_array small[] = {
-    {"[32,32,32]", "float32", CHAINS3},
-    {"[128,128]", "float64", CHAINS2},
-    {"[16,16,16,16]", "float32", CHAINS4},
-};
 
 #define MAX_OPS 8
 
@@ -416,12 +386,12 @@ int main(int argc, char **argv)
     printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
            "| ---: |\n");
     fflush(stdout);
-    const bench_array *arrays = quick ? small : full;
+    const bench_chain_array *arrays = quick ? bench_chains_small : bench_chains_full;
     int rc = 0;
     char skipped[4096] = "";
     size_t nskipped = 0;
-    for (size_t ai = 0; ai < 3 && !rc; ai++) {
-        const bench_array *arr = &arrays[ai];
+    for (size_t ai = 0; ai < BENCH_CHAIN_ARRAYS && !rc; ai++) {
+        const bench_chain_array *arr = &arrays[ai];
         if (only_shape && strcmp(only_shape, arr->shape))
             continue;
         char text[128];

@@ -8,6 +8,12 @@ if(CMAKE_CUDA_COMPILER)
   target_compile_options(bench_gpu_transforms PRIVATE --Werror=all-warnings
     -Xcompiler=-Wall,-Wextra)
   target_link_libraries(bench_gpu_transforms PRIVATE hyperlayout hl_cuda_sanitize)
+  # The chains of bench_chains (bench/chains_list.h) on the device: fused
+  # against op by op and k device-to-device copies, checked against hl_execute.
+  add_executable(bench_gpu_chains gpu_chains.cu)
+  set_target_properties(bench_gpu_chains PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  target_compile_options(bench_gpu_chains PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra)
+  target_link_libraries(bench_gpu_chains PRIVATE hyperlayout hl_cuda_sanitize)
 endif()
 
 # bench_gpu_stencil: the stencil of seed 004 with thread blocks as workers and

@@ -35,8 +35,10 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
   --bench           after the tests, run the GPU benchmarks that were built
                     (bench_gpu_transforms, beside CuPy through
-                    bench/gpu_vs_cupy.py when python3 has CuPy; bench_gpu_paper:
-                    the paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
+                    bench/gpu_vs_cupy.py when python3 has CuPy;
+                    bench_gpu_chains: bench_chains' chains of ops, fused
+                    against op by op and k copies; bench_gpu_paper: the
+                    paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
                     bench_gpu_stencil: seed 004's stencil, cached and direct)
                     and print their tables;
                     output and CSV kept in DIR/NAME.log, .csv.
@@ -167,8 +169,10 @@ run_bench() {
     esac
 }
 case $bench in
-    full) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do run_bench $b; done ;;
-    quick) for b in bench_gpu_transforms bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
+    full) for b in bench_gpu_transforms bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
+              run_bench $b
+          done ;;
+    quick) for b in bench_gpu_transforms bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
                run_bench $b --quick
            done ;;
 esac

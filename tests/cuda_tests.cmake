@@ -57,6 +57,20 @@ if(TARGET bench_gpu_transforms)
   endif()
 endif()
 
+# bench_gpu_chains --quick: every chain of bench_chains' list on small
+# arrays, fused, op by op and fused in place, checked on the device against
+# hl_execute (exit 2 on a difference); skipped (exit 77) without a device.
+if(TARGET bench_gpu_chains)
+  add_test(NAME bench_gpu_chains_quick COMMAND bench_gpu_chains --quick --reps 1)
+  set_tests_properties(bench_gpu_chains_quick PROPERTIES LABELS "bench;cuda"
+    SKIP_RETURN_CODE 77 TIMEOUT 300)
+  if(HL_SANITIZE)
+    # the CUDA driver maps memory where ASan's shadow gap would be
+    set_tests_properties(bench_gpu_chains_quick PROPERTIES
+      ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
+  endif()
+endif()
+
 # The Ising model on the GPU against the CPU, bit for bit (plain C over the
 # ising library, built with or without nvcc); exit 77 without a device or
 # without CUDA.  An HL_GPU_ONLY build given no Random123 has no ising
