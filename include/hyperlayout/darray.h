@@ -256,6 +256,22 @@ int64_t hl_redist_owner(const hl_redist *r);
 hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
                           int64_t *sent, int64_t *kept, int64_t *messages);
 
+/* One process's part of a redistribution fused with a transform, as
+ * hl_redist_plan_transform plans it (from boxes) for `owner` of any number
+ * of owners, without running anything and without MPI: a model for
+ * machines larger than this one, whose planning time and memory are those
+ * of one process of the real run (without relabelling). */
+typedef struct hl_redist_model_stats {
+    int64_t sent, kept, received;      /* bytes to others, staying, from others */
+    int64_t messages_out, messages_in; /* to and from other processes */
+    int64_t boxes;                     /* the boxes its plans copy (packing,
+                                          unpacking, the cells that stay) */
+} hl_redist_model_stats;
+/* plan NULL: the identity.  Errors as hl_redist_plan_transform's (no
+ * MPI), HL_ERR_ARG for owner outside 0..T-1, HL_ERR_UNSUPPORTED for a
+ * plan that runs cell by cell. */
+hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const hl_dist *to,
+                               int64_t owner, int64_t elem_size, hl_redist_model_stats *stats);
 /* The exchange's traffic as the planner computes it, for any process count
  * and without running anything (no MPI call: a model for machines larger
  * than this one): the bytes process `owner` of `procs` would send per

@@ -1169,35 +1169,68 @@ int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept)
     return sent * r->elem_size;
 }
 
-hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
-                          int64_t *sent, int64_t *kept, int64_t *messages)
+hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const hl_dist *to,
+                               int64_t owner, int64_t elem_size, hl_redist_model_stats *stats)
 {
-    if (!from || !to || !sent)
+    if (!from || !to || !stats)
         return HL_ERR_NULL;
-    if (!same_array(from, to))
+    memset(stats, 0, sizeof *stats);
+    cellmap map;
+    hl_status st = plan_map(plan, from, &map);
+    if (st != HL_OK)
+        return st;
+    if (!same_extents(to, map.out.rank, map.out.extent))
         return HL_ERR_MISMATCH;
     if (from->owners != to->owners || owner < 0 || owner >= from->owners || elem_size < 1)
         return HL_ERR_ARG;
-    /* the cells each new owner gets from this one */
-    int64_t *to_q = calloc((size_t)to->owners, sizeof *to_q);
-    if (!to_q)
-        return HL_ERR_NOMEM;
-    int64_t x[HL_MAX_RANK];
-    const int64_t slots = hl_dist_local_count(from, owner);
-    for (int64_t local = 0; local < slots; local++)
-        if (hl_dist_coord_of(from, owner, local, x))
-            to_q[hl_dist_owner_of(to, x)]++;
-    int64_t out = 0, n = 0;
-    for (int64_t q = 0; q < to->owners; q++)
-        if (q != owner && to_q[q]) {
-            out += to_q[q];
-            n++;
+    hl_box *pb = NULL;
+    int64_t npb = 0;
+    if (plan && (st = hl_plan_pass_boxes(plan, &pb, &npb)) != HL_OK)
+        return st;
+    const side f = {.d = from}, t = {.d = to};
+    pieces snd, rcv = {0};
+    st = pieces_sent(&f, pb, npb, &t, owner, &snd);
+    if (st == HL_OK)
+        st = pieces_received(&f, pb, npb, &t, owner, &rcv);
+    /* messages: runs of boxes with the same peer (both lists are in
+     * order of peers) */
+    for (int64_t k = 0; st == HL_OK && k < snd.n; k++) {
+        const int64_t bytes = hl_box_cells(&snd.box[k]) * elem_size;
+        if (snd.owner[k] == owner) {
+            stats->kept += bytes;
+        } else {
+            stats->sent += bytes;
+            stats->messages_out += k == 0 || snd.owner[k - 1] != snd.owner[k];
         }
-    *sent = out * elem_size;
+    }
+    for (int64_t k = 0; st == HL_OK && k < rcv.n; k++)
+        if (rcv.owner[k] != owner) {
+            stats->received += hl_box_cells(&rcv.box[k]) * elem_size;
+            stats->messages_in += k == 0 || rcv.owner[k - 1] != rcv.owner[k];
+            stats->boxes++;
+        }
+    stats->boxes += snd.n;
+    pieces_free(&snd);
+    pieces_free(&rcv);
+    free(pb);
+    return st;
+}
+
+hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
+                          int64_t *sent, int64_t *kept, int64_t *messages)
+{
+    if (!sent)
+        return HL_ERR_NULL;
+    if (from && to && !same_array(from, to))
+        return HL_ERR_MISMATCH;
+    hl_redist_model_stats m;
+    const hl_status st = hl_redist_model_plan(from, NULL, to, owner, elem_size, &m);
+    if (st != HL_OK)
+        return st;
+    *sent = m.sent;
     if (kept)
-        *kept = to_q[owner] * elem_size;
+        *kept = m.kept;
     if (messages)
-        *messages = n;
-    free(to_q);
+        *messages = m.messages_out;
     return HL_OK;
 }

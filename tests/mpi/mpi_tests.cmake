@@ -24,6 +24,20 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV}")
     endforeach()
   endforeach()
+  # issue 33's case: the 256^3 transpose on 2 processes, planned from boxes,
+  # against the cell by cell planner's placement (its planning takes seconds
+  # and about 1 GB: a smaller cube under the sanitizers)
+  if(HL_SANITIZE)
+    set(hl_cube 96)
+  else()
+    set(hl_cube 256)
+  endif()
+  add_test(NAME mpi_redist_cube_np2
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+            ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_redist_transform> --cube ${hl_cube}
+            ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(mpi_redist_cube_np2 PROPERTIES LABELS mpi TIMEOUT 300
+    ENVIRONMENT "${HL_MPI_ENV}")
   # transform --procs: the CLI across processes against the single-process CLI
   if(TARGET hyperlayout-cli)
     add_test(NAME mpi_cli_procs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_procs.sh
