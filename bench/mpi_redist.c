@@ -27,7 +27,7 @@
 #include "stats.h"
 
 static const char usage[] =
-    "usage: mpirun -np P bench_mpi_redist [--n N] [--reps R] [--model]\n"
+    "usage: mpirun -np P bench_mpi_redist [--n N] [--reps R] [--model] [--cells]\n"
     "\n"
     "Redistributes an N^3 float64 array (default 128) from slabs (block,none,none)\n"
     "to pencils (none,block,block) over P processes: hl_redist against\n"
@@ -35,7 +35,9 @@ static const char usage[] =
     "(permute:2,1,0, slabs in and out): hl_redist_plan_transform against\n"
     "MPI_Alltoallw with derived types doing the same move.  --model: also the\n"
     "bytes and messages process 0 would send for P = 1 ... 4096 (hl_redist_model,\n"
-    "nothing run; N = 256 unless --n is given).\n";
+    "nothing run; N = 256 unless --n is given).  hl_redist runs both ways: packed by\n"
+    "plans of the engine, and through MPI derived datatypes.  --cells: also time\n"
+    "planning the same moves cell by cell (the reference planner: seconds at 256^3).\n";
 
 /* Process q's box under an owner grid of blocks: start and extent per
  * dimension (dimension 0 first). */
@@ -78,11 +80,48 @@ static MPI_Datatype part(const int64_t *s, const int64_t *c, const int64_t *t, c
     return type;
 }
 
+/* One run of r (begin, end) after a barrier: the slowest process's time. */
+static double timed_redist(hl_redist *r, const double *in, double *out)
+{
+    double slowest;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    hl_redist_begin(r, in, out);
+    hl_redist_end(r);
+    const double t = MPI_Wtime() - t0;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+/* The slowest process's time to plan the same move cell by cell (the
+ * reference option: the planner before issue 33). */
+static double cell_planning(const hl_dist *from, const hl_plan *p, const hl_dist *to)
+{
+    const hl_redist_options reference = {.reference = true};
+    hl_redist *r = NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    hl_redist_plan_transform(&r, MPI_COMM_WORLD, from, p, to, 8, &reference);
+    const double t = MPI_Wtime() - t0;
+    double slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    hl_redist_destroy(r);
+    return slowest;
+}
+
+static void print_planning(double boxes, double cells)
+{
+    printf("planning (slowest process): from boxes %.3f ms", boxes * 1e3);
+    if (cells >= 0)
+        printf(", cell by cell %.3f s (%.0fx)", cells, cells / boxes);
+    printf("\n");
+}
+
 /* The distributed transpose out[y] = in[x], y = (x2, x1, x0), of an n^3
  * float64 array, slabs in (block over dimension 2) and slabs out: the
  * library's fused plan against MPI_Alltoallw with derived types.  Prints
  * on process 0; returns the number of wrong cells (all processes). */
-static int64_t transpose_bench(int64_t n, int reps, int me, int procs)
+static int64_t transpose_bench(int64_t n, int reps, int me, int procs, bool with_cells)
 {
     const int64_t ext[3] = {n, n, n};
     const int perm[3] = {2, 1, 0};
@@ -101,6 +140,11 @@ static int64_t transpose_bench(int64_t n, int reps, int me, int procs)
         st = hl_redist_plan_transform(&r, MPI_COMM_WORLD, &from, p, &to, 8, NULL);
     double t_plan = MPI_Wtime() - t0, plan_slowest = 0;
     MPI_Allreduce(&t_plan, &plan_slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    hl_redist *rt = NULL;
+    const hl_redist_options types = {.method = HL_HALO_DATATYPES};
+    if (st == HL_OK)
+        st = hl_redist_plan_transform(&rt, MPI_COMM_WORLD, &from, p, &to, 8, &types);
+    const double cells_plan = with_cells ? cell_planning(&from, p, &to) : -1;
     if (st != HL_OK) {
         if (me == 0)
             fprintf(stderr, "bench_mpi_redist: transpose: %s\n", hl_strerror(st));
@@ -146,29 +190,28 @@ static int64_t transpose_bench(int64_t n, int reps, int me, int procs)
         MPI_Type_commit(&rtype[q]);
         ones[q] = 1;
     }
+    double *out2 = malloc(sizeof *out2 * (size_t)(nb + 1));
     hl_redist_begin(r, in, out);
     hl_redist_end(r);
+    hl_redist_begin(rt, in, out2);
+    hl_redist_end(rt);
     MPI_Alltoallw(in, ones, zeros, stype, ref, ones, rdispl, rtype, MPI_COMM_WORLD);
     int64_t diff = 0, y[3];
     for (int64_t j = 0; j < nb; j++) {
         if (!hl_dist_coord_of(&to, me, j, y))
             continue;
         const double want = (double)(y[2] + n * y[1] + n * n * y[0]); /* x = (y2, y1, y0) */
-        diff += out[j] != want || ref[j] != want;
+        diff += out[j] != want || ref[j] != want || out2[j] != want;
     }
     int64_t all_diff = 0, kept = 0, sent = hl_redist_bytes(r, &kept), total = 0;
     MPI_Allreduce(&diff, &all_diff, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     double *t_hl = malloc(sizeof *t_hl * (size_t)reps), *t_w = malloc(sizeof *t_w * (size_t)reps);
+    double *t_ty = malloc(sizeof *t_ty * (size_t)reps);
     for (int k = 0; k < reps; k++) {
+        t_hl[k] = timed_redist(r, in, out);
+        t_ty[k] = timed_redist(rt, in, out2);
         double t, slowest;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        hl_redist_begin(r, in, out);
-        hl_redist_end(r);
-        t = MPI_Wtime() - t0;
-        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t_hl[k] = slowest;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
         MPI_Alltoallw(in, ones, zeros, stype, ref, ones, rdispl, rtype, MPI_COMM_WORLD);
@@ -178,20 +221,26 @@ static int64_t transpose_bench(int64_t n, int reps, int me, int procs)
     }
     if (me == 0) {
         const double a = bench_median(t_hl, reps), b = bench_median(t_w, reps);
+        const double c = bench_median(t_ty, reps);
         const double bytes = (double)(n * n * n * 8);
         printf("\ntranspose permute:2,1,0 of %" PRId64 "^3 float64, slabs in and out; median of "
                "%d\n",
                n, reps);
-        printf("same memory both ways and = the single-process transpose: %s; bytes changing "
-               "process: %" PRId64 ", kept on process 0: %" PRId64 "; planning %.3f s\n",
-               all_diff ? "NO" : "yes", total, kept, plan_slowest);
-        printf("%-36s %12s %10s %12s\n", "transpose", "ms", "GB/s sent", "GB/s array");
-        printf("%-36s %12.3f %10.2f %12.2f\n", "hl_redist_plan_transform", a * 1e3,
-               (double)total / a / 1e9, bytes / a / 1e9);
-        printf("%-36s %12.3f %10.2f %12.2f\n", "MPI_Alltoallw (subarray + vectors)", b * 1e3,
-               (double)total / b / 1e9, bytes / b / 1e9);
-        printf("ratio Alltoallw / hl time: %.2f\n", b / a);
+        printf("same memory all ways and = the single-process transpose: %s; bytes changing "
+               "process: %" PRId64 ", kept on process 0: %" PRId64 "\n",
+               all_diff ? "NO" : "yes", total, kept);
+        print_planning(plan_slowest, cells_plan);
+        printf("%-36s %12s %10s %12s %10s\n", "transpose", "ms", "GB/s sent", "GB/s array",
+               "MPI / this");
+        printf("%-36s %12.3f %10.2f %12.2f %10.2f\n", "hl_redist_plan_transform (pack)", a * 1e3,
+               (double)total / a / 1e9, bytes / a / 1e9, b / a);
+        printf("%-36s %12.3f %10.2f %12.2f %10.2f\n", "hl_redist_plan_transform (datatypes)",
+               c * 1e3, (double)total / c / 1e9, bytes / c / 1e9, b / c);
+        printf("%-36s %12.3f %10.2f %12.2f %10.2f\n", "MPI_Alltoallw (subarray + vectors)",
+               b * 1e3, (double)total / b / 1e9, bytes / b / 1e9, 1.0);
     }
+    free(out2), free(t_ty);
+    hl_redist_destroy(rt);
     for (int q = 0; q < procs; q++) {
         MPI_Type_free(&stype[q]);
         MPI_Type_free(&rtype[q]);
@@ -211,11 +260,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     int64_t n = 128;
     int reps = 10, model = 0, n_given = 0;
+    bool cells = false;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc)
             n = atoll(argv[++a]), n_given = 1;
         else if (!strcmp(argv[a], "--model"))
             model = 1;
+        else if (!strcmp(argv[a], "--cells"))
+            cells = true;
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
         else {
@@ -238,8 +290,16 @@ int main(int argc, char **argv)
     hl_status st = hl_dist_parse(&from, "block,none,none", 3, ext, procs, NULL);
     if (st == HL_OK)
         st = hl_dist_parse(&to, "none,block,block", 3, ext, procs, NULL);
+    double t0 = MPI_Wtime();
     if (st == HL_OK)
         st = hl_redist_plan(&r, MPI_COMM_WORLD, &from, &to, 8);
+    double plan_t = MPI_Wtime() - t0, plan_slowest = 0;
+    MPI_Allreduce(&plan_t, &plan_slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    hl_redist *rt = NULL;
+    const hl_redist_options types = {.method = HL_HALO_DATATYPES};
+    if (st == HL_OK)
+        st = hl_redist_plan_transform(&rt, MPI_COMM_WORLD, &from, NULL, &to, 8, &types);
+    const double cells_plan = st == HL_OK && cells ? cell_planning(&from, NULL, &to) : -1;
     if (st != HL_OK) {
         if (me == 0)
             fprintf(stderr, "bench_mpi_redist: %s\n", hl_strerror(st));
@@ -272,28 +332,28 @@ int main(int argc, char **argv)
         rtype[q] = part(ts, tc, qs, qc, tl);
         ones[q] = 1;
     }
-    /* both ways agree */
+    /* all ways agree */
+    double *out2 = malloc(sizeof *out2 * (size_t)(nb + 1));
     hl_redist_begin(r, in, out);
     hl_redist_end(r);
+    hl_redist_begin(rt, in, out2);
+    hl_redist_end(rt);
     MPI_Alltoallw(in, ones, zeros, stype, ref, ones, zeros, rtype, MPI_COMM_WORLD);
     int64_t diff = 0;
     for (int64_t j = 0; j < nb; j++) {
         const int64_t k = hl_dist_k_of(&to, me, j);
-        diff += k != HL_DIST_PADDING && (out[j] != ref[j] || out[j] != (double)k);
+        diff += k != HL_DIST_PADDING &&
+                (out[j] != ref[j] || out[j] != (double)k || out2[j] != (double)k);
     }
     int64_t all_diff = 0, kept = 0, sent = hl_redist_bytes(r, &kept), total = 0;
     MPI_Allreduce(&diff, &all_diff, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     double *t_hl = malloc(sizeof *t_hl * (size_t)reps), *t_w = malloc(sizeof *t_w * (size_t)reps);
+    double *t_ty = malloc(sizeof *t_ty * (size_t)reps);
     for (int k = 0; k < reps; k++) {
-        double t0, t, slowest;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        hl_redist_begin(r, in, out);
-        hl_redist_end(r);
-        t = MPI_Wtime() - t0;
-        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t_hl[k] = slowest;
+        double t, slowest;
+        t_hl[k] = timed_redist(r, in, out);
+        t_ty[k] = timed_redist(rt, in, out2);
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
         MPI_Alltoallw(in, ones, zeros, stype, ref, ones, zeros, rtype, MPI_COMM_WORLD);
@@ -311,14 +371,19 @@ int main(int argc, char **argv)
         printf("same memory both ways: %s; bytes changing process: %" PRId64
                " (each sent once: the lower bound)\n",
                all_diff ? "NO" : "yes", total);
-        printf("%-36s %12s %10s\n", "redistribution", "ms", "GB/s");
-        printf("%-36s %12.3f %10.2f\n", "hl_redist (Isend/Irecv)", a * 1e3,
-               (double)total / a / 1e9);
-        printf("%-36s %12.3f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
-               (double)total / b / 1e9);
-        printf("ratio Alltoallw / hl_redist time: %.2f\n", b / a);
+        const double c = bench_median(t_ty, reps);
+        print_planning(plan_slowest, cells_plan);
+        printf("%-36s %12s %10s %10s\n", "redistribution", "ms", "GB/s", "MPI / this");
+        printf("%-36s %12.3f %10.2f %10.2f\n", "hl_redist (pack)", a * 1e3,
+               (double)total / a / 1e9, b / a);
+        printf("%-36s %12.3f %10.2f %10.2f\n", "hl_redist (datatypes)", c * 1e3,
+               (double)total / c / 1e9, b / c);
+        printf("%-36s %12.3f %10.2f %10.2f\n", "MPI_Alltoallw (subarray types)", b * 1e3,
+               (double)total / b / 1e9, 1.0);
     }
-    all_diff += transpose_bench(n, reps, me, procs);
+    free(out2), free(t_ty);
+    hl_redist_destroy(rt);
+    all_diff += transpose_bench(n, reps, me, procs, cells);
     if (model && me == 0) {
         const int64_t m = n_given ? n : 256, e[3] = {m, m, m};
         printf("\nmodel: %" PRId64 "^3 float64, slabs -> pencils (hl_redist_model, nothing "
@@ -334,13 +399,13 @@ int main(int argc, char **argv)
             if (ms == HL_OK)
                 ms = hl_dist_parse(&t, "none,block,block", 3, e, p, NULL);
             for (int64_t q = 0; ms == HL_OK && q < p; q++) {
-                int64_t sent_q = 0, kept_q = 0, msgs = 0, cells = 0;
+                int64_t sent_q = 0, kept_q = 0, msgs = 0, owned = 0;
                 ms = hl_redist_model(&f, &t, q, 8, &sent_q, &kept_q, &msgs);
-                hl_dist_owner_elements(&f, q, &cells);
+                hl_dist_owner_elements(&f, q, &owned);
                 most = sent_q > most ? sent_q : most;
                 most_msgs = msgs > most_msgs ? msgs : most_msgs;
                 total_p += sent_q;
-                idle += cells == 0; /* more processes than slabs */
+                idle += owned == 0; /* more processes than slabs */
             }
             if (ms != HL_OK) {
                 printf("%6" PRId64 " (no model: %s)\n", p, hl_strerror(ms));

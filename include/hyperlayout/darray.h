@@ -202,9 +202,12 @@ typedef struct hl_redist_options {
     bool reference;
     /* How the cells that change process travel (as the halo exchange's):
      * packed into a buffer per peer by plans of the engine and unpacked
-     * likewise (HL_HALO_PACK, 0, the default), or described to MPI as one
-     * derived datatype per peer, sent from `in` and received into `out`
-     * (HL_HALO_DATATYPES; plans that run cell by cell always pack). */
+     * likewise (HL_HALO_PACK, 0), or described to MPI as one derived
+     * datatype per peer, sent from `in` and received into `out`
+     * (HL_HALO_DATATYPES; plans that run cell by cell always pack).  With
+     * no options (opt NULL, hl_redist_plan, hl_darray_transform_plan):
+     * datatypes for a plain redistribution (plan NULL), packing for a
+     * transform, the faster of the two on each (docs/darray.md). */
     hl_halo_method method;
 } hl_redist_options;
 
