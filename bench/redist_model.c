@@ -10,8 +10,8 @@
  * (each row in a child process of its own: its peak resident set after
  * planning less the resident set before), the bytes and messages the
  * process sends and receives, and its plan's boxes.  The process is owner
- * P/2 (in the middle: sends and receives the most where the edges are
- * short); slabs thinner than one plane (P > N) are not planned.
+ * 0, which always holds a slab (P > N: only N processes do, one plane
+ * each, and send to every other).
  *
  *   bench_redist_model [--n LIST] [--procs LIST] */
 #define _POSIX_C_SOURCE 200809L
@@ -28,7 +28,7 @@
 #include "hyperlayout/plan.h"
 
 static const char usage[] =
-    "usage: bench_redist_model [--n LIST] [--procs LIST]\n"
+    "usage: bench_redist_model [--n LIST] [--procs LIST] [--owner Q|middle]\n"
     "\n"
     "One process's plan of a redistribution (slabs -> pencils) and of a distributed\n"
     "transpose (permute:2,1,0, slabs in and out) of an N^3 float64 array, as it\n"
@@ -36,7 +36,9 @@ static const char usage[] =
     "peak memory added, bytes and messages, boxes.  Prints a Markdown table.\n"
     "\n"
     "  --n LIST      array extents, comma-separated (default 1024,2048,4096,8192)\n"
-    "  --procs LIST  process counts (default 64,256,1024,4096,16384,65536)\n";
+    "  --procs LIST  process counts (default 64,256,1024,4096,16384,65536)\n"
+    "  --owner Q     the process planned (default 0, which always holds a slab;\n"
+    "                `middle`: P/2)\n";
 
 typedef struct row {
     hl_status st;
@@ -65,6 +67,8 @@ static long rss_kb(void)
 }
 
 /* The row, planned in this process. */
+static int64_t owner; /* the process planned; -1: P/2 */
+
 static row plan_row(int64_t n, int64_t procs, bool transpose)
 {
     row r = {0};
@@ -84,7 +88,7 @@ static row plan_row(int64_t n, int64_t procs, bool transpose)
     r.seconds = 1e30;
     for (int k = 0; k < 3 && r.st == HL_OK; k++) {
         const double t0 = now();
-        r.st = hl_redist_model_plan(&from, p, &to, procs / 2, 8, &r.m);
+        r.st = hl_redist_model_plan(&from, p, &to, owner < 0 ? procs / 2 : owner, 8, &r.m);
         const double t = now() - t0;
         r.seconds = t < r.seconds ? t : r.seconds;
     }
@@ -142,6 +146,9 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc) {
             nn = parse_list(argv[++a], ns, 16);
+        } else if (!strcmp(argv[a], "--owner") && a + 1 < argc) {
+            a++;
+            owner = !strcmp(argv[a], "middle") ? -1 : atoll(argv[a]);
         } else if (!strcmp(argv[a], "--procs") && a + 1 < argc) {
             np = parse_list(argv[++a], ps, 16);
         } else {
@@ -154,8 +161,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    printf("bench_redist_model: one process's plan (owner P/2) from boxes, float64, no MPI; "
-           "time: best of 3; memory: peak resident set added by planning\n\n");
+    printf("bench_redist_model: one process's plan (owner %s) from boxes, float64, no MPI; "
+           "time: best of 3; memory: peak resident set added by planning\n\n",
+           owner < 0 ? "P/2" : owner == 0 ? "0" : "given");
     printf("| move | N | P | planning ms | memory MB | sent MB | received MB | msgs out | "
            "msgs in | boxes |\n");
     printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -164,11 +172,6 @@ int main(int argc, char **argv)
         for (int i = 0; i < nn; i++)
             for (int j = 0; j < np; j++) {
                 const char *move = t ? "transpose 2,1,0" : "slabs -> pencils";
-                if (ps[j] > ns[i]) {
-                    printf("| %s | %" PRId64 " | %" PRId64 " | - | - | - | - | - | - | - |\n",
-                           move, ns[i], ps[j]);
-                    continue;
-                }
                 const row r = child_row(ns[i], ps[j], t == 1);
                 if (r.st != HL_OK) {
                     printf("| %s | %" PRId64 " | %" PRId64 " | %s | | | | | | |\n", move, ns[i],

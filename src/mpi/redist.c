@@ -637,7 +637,7 @@ static hl_status lay_out(const pieces *l, const int64_t *peer_of, int P, int ski
     hl_status st = at && first && *order && *pos ? HL_OK : HL_ERR_NOMEM;
     for (int64_t k = 0; k < l->n && st == HL_OK; k++) {
         const int64_t q = peer_of ? peer_of[l->owner[k]] : l->owner[k];
-        at[q + 1] += hl_box_cells(&l->box[k]);
+        at[q + 1] += l->cells[k];
         first[q + 1]++;
     }
     for (int q = 0; q < P && st == HL_OK; q++) {
@@ -655,7 +655,7 @@ static hl_status lay_out(const pieces *l, const int64_t *peer_of, int P, int ski
         (*order)[first[q]++] = k;
         (*pos)[k] = at[q];
         if (q != skip)
-            at[q] += hl_box_cells(&l->box[k]);
+            at[q] += l->cells[k];
     }
     free(at), free(first);
     return st;
@@ -676,7 +676,9 @@ static hl_status gather_boxes(const pieces *l, const int64_t *order, const int64
         const int64_t q = peer_of ? peer_of[l->owner[k]] : l->owner[k];
         if ((q == skip) != keep)
             continue;
-        (*out)[(*n)++] = keep ? l->box[k] : at_position(&l->box[k], pos[k], into);
+        hl_box b;
+        pieces_box(l, k, &b);
+        (*out)[(*n)++] = keep ? b : at_position(&b, pos[k], into);
     }
     return HL_OK;
 }
@@ -722,7 +724,7 @@ static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, cons
         st = pieces_sent(from, pb, npb, to, r->me, &snd);
     st = darray_agree(r->comm, st);
     for (int64_t k = 0; k < snd.n && st == HL_OK; k++)
-        row[snd.owner[k]] += hl_box_cells(&snd.box[k]);
+        row[snd.owner[k]] += snd.cells[k];
     if (st == HL_OK && relabelled)
         st = relabel(r->comm, r->me, P, row, holds);
     for (int q = 0; q < P && st == HL_OK && !relabelled; q++)
@@ -1199,7 +1201,7 @@ hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const h
     /* messages: runs of boxes with the same peer (both lists are in
      * order of peers) */
     for (int64_t k = 0; st == HL_OK && k < snd.n; k++) {
-        const int64_t bytes = hl_box_cells(&snd.box[k]) * elem_size;
+        const int64_t bytes = snd.cells[k] * elem_size;
         if (snd.owner[k] == owner) {
             stats->kept += bytes;
         } else {
@@ -1209,7 +1211,7 @@ hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const h
     }
     for (int64_t k = 0; st == HL_OK && k < rcv.n; k++)
         if (rcv.owner[k] != owner) {
-            stats->received += hl_box_cells(&rcv.box[k]) * elem_size;
+            stats->received += rcv.cells[k] * elem_size;
             stats->messages_in += k == 0 || rcv.owner[k - 1] != rcv.owner[k];
             stats->boxes++;
         }

@@ -25,12 +25,70 @@
 /* Boxes out of one meeting at most: a pair of owners shares few boxes,
  * and a sender meets every receiver at once. */
 #define MAX_PIECES ((int64_t)1 << 22)
+#define CHUNK 64 /* receivers met at once */
 
 void pieces_free(pieces *l)
 {
-    free(l->box);
     free(l->owner);
+    free(l->cells);
+    free(l->at);
+    free(l->data);
     memset(l, 0, sizeof *l);
+}
+
+void pieces_box(const pieces *l, int64_t k, hl_box *b)
+{
+    const int64_t *d = l->data + l->at[k];
+    b->ndigits = (int)d[0];
+    b->src_base = d[1];
+    b->dst_base = d[2];
+    for (int t = 0; t < b->ndigits; t++) {
+        b->extent[t] = d[3 + 3 * t];
+        b->src_stride[t] = d[4 + 3 * t];
+        b->dst_stride[t] = d[5 + 3 * t];
+    }
+}
+
+static bool pieces_push(pieces *l, const hl_box *b, int64_t owner)
+{
+    const int64_t need = 3 + 3 * (int64_t)b->ndigits;
+    if (l->n == l->cap) {
+        const int64_t cap = l->cap ? 2 * l->cap : 64;
+        int64_t *o = realloc(l->owner, sizeof *o * (size_t)cap);
+        if (o)
+            l->owner = o;
+        int64_t *c = realloc(l->cells, sizeof *c * (size_t)cap);
+        if (c)
+            l->cells = c;
+        int64_t *a = realloc(l->at, sizeof *a * (size_t)cap);
+        if (a)
+            l->at = a;
+        if (!o || !c || !a)
+            return false;
+        l->cap = cap;
+    }
+    if (l->used + need > l->dcap) {
+        const int64_t cap = 2 * (l->used + need);
+        int64_t *d = realloc(l->data, sizeof *d * (size_t)cap);
+        if (!d)
+            return false;
+        l->data = d;
+        l->dcap = cap;
+    }
+    int64_t *d = l->data + l->used;
+    d[0] = b->ndigits;
+    d[1] = b->src_base;
+    d[2] = b->dst_base;
+    for (int t = 0; t < b->ndigits; t++) {
+        d[3 + 3 * t] = b->extent[t];
+        d[4 + 3 * t] = b->src_stride[t];
+        d[5 + 3 * t] = b->dst_stride[t];
+    }
+    l->owner[l->n] = owner;
+    l->cells[l->n] = hl_box_cells(b);
+    l->at[l->n++] = l->used;
+    l->used += need;
+    return true;
 }
 
 int64_t side_slots(const side *s, int64_t owner)
@@ -308,20 +366,9 @@ static hl_status meet_receivers(const hl_box *c, int64_t nc, const blist *r, con
     hl_status st = hl_box_meet(c, nc, r->b, r->n, MAX_PIECES, &m, &tag, &n);
     if (st != HL_OK)
         return st;
-    hl_box *box = realloc(out->box, sizeof *box * (size_t)(out->n + n > 0 ? out->n + n : 1));
-    if (box)
-        out->box = box;
-    int64_t *owner = realloc(out->owner, sizeof *owner * (size_t)(out->n + n > 0 ? out->n + n : 1));
-    if (owner)
-        out->owner = owner;
-    if (box && owner) {
-        memcpy(box + out->n, m, sizeof *m * (size_t)n);
-        for (int64_t k = 0; k < n; k++)
-            owner[out->n + k] = p >= 0 ? p : rowner[tag[k]];
-        out->n += n;
-    } else {
-        st = HL_ERR_NOMEM;
-    }
+    for (int64_t k = 0; k < n && st == HL_OK; k++)
+        if (!pieces_push(out, &m[k], p >= 0 ? p : rowner[tag[k]]))
+            st = HL_ERR_NOMEM;
     free(m);
     free(tag);
     return st;
@@ -337,10 +384,16 @@ hl_status pieces_sent(const side *from, const hl_box *plan, int64_t nplan, const
     hl_status st = plan_mixed(plan, nplan, &pm);
     if (st == HL_OK)
         st = senders_boxes(from, p, plan ? pm.b : NULL, pm.n, &c, &nc);
-    if (st == HL_OK && nc > 0)
-        st = receivers(to, 0, to->d->owners, &r, &rowner);
-    if (st == HL_OK && nc > 0)
-        st = meet_receivers(c, nc, &r, rowner, -1, out);
+    /* the receivers a few at a time (a meeting's boxes come in the order of
+     * the second list's, so the order is kept), for the memory */
+    for (int64_t q0 = 0; q0 < to->d->owners && st == HL_OK && nc > 0; q0 += CHUNK) {
+        const int64_t q1 = q0 + CHUNK < to->d->owners ? q0 + CHUNK : to->d->owners;
+        r.n = 0;
+        free(rowner);
+        rowner = NULL;
+        if ((st = receivers(to, q0, q1, &r, &rowner)) == HL_OK)
+            st = meet_receivers(c, nc, &r, rowner, -1, out);
+    }
     free(c);
     free(r.b);
     free(pm.b);

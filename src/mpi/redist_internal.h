@@ -27,11 +27,17 @@ int64_t side_slots(const side *s, int64_t owner);
  * other side's owner of box k.  plan: the one pass of the transform's boxes
  * (input offset -> output offset, hl_plan_pass_boxes), NULL: the identity. */
 typedef struct pieces {
-    hl_box *box;
-    int64_t *owner;
     int64_t n;
+    int64_t *owner, *cells; /* per box */
+    int64_t *at;            /* per box: where it starts in data */
+    int64_t *data;          /* packed: ndigits, src_base, dst_base, then per
+                               digit extent, src_stride, dst_stride (an hl_box
+                               holds 64 digits: 1.6 KB where these need ~100 B) */
+    int64_t cap, used, dcap;
 } pieces;
 
+/* Box k of l. */
+void pieces_box(const pieces *l, int64_t k, hl_box *b);
 void pieces_free(pieces *l);
 
 /* What owner p of `from` sends: to every owner of `to`, in the order of
