@@ -1,6 +1,6 @@
 /* bench_mpi_halo — the halo exchange of a 3-D (or 2-D) periodic grid, star
- * and box stencils: hl_darray's split-phase exchange (plans pack and unpack; and
- * derived datatypes instead of packing) against a hand-written one (the
+ * and box stencils: hl_darray's split-phase exchange (HL_HALO_PACK, the
+ * default; and HL_HALO_DATATYPES) against a hand-written one (the
  * faces, dimension by dimension, MPI_Sendrecv with subarray types on a
  * Cartesian communicator; for a box the later dimensions' faces are
  * widened by the earlier ones' halos, so edges and corners arrive too) and,
@@ -35,13 +35,13 @@ static const char usage[] =
     "                                   [--reps R] [--stencil star|box|both] [--model]\n"
     "\n"
     "Times the halo exchange (periodic) of an N^3 (--rank 2: N^2) float64 grid\n"
-    "(default 256), --grid processes per dimension (slowest first; default chosen)\n"
-    "with halo H (default 1) over P processes, block in every dimension, star\n"
-    "and box stencils (default both): hl_darray_halo_begin/end (packing and\n"
-    "derived datatypes) against a hand-written MPI_Sendrecv exchange and, when\n"
-    "built with PETSc (rank 3), DMDA's DMGlobalToLocalBegin/End.  --model: also the\n"
-    "bytes each process would send per exchange for P = 1 ... 4096\n"
-    "(hl_darray_halo_model, for N = 1024 unless --n is given), nothing run.\n";
+    "(default 256) with halo H (default 1) over P processes, block in every\n"
+    "dimension on the process grid G (slowest first; default chosen), star and\n"
+    "box stencils (default both): hl_darray_halo_begin/end (HL_HALO_PACK and\n"
+    "HL_HALO_DATATYPES) against a hand-written MPI_Sendrecv exchange and, when\n"
+    "built with PETSc (rank 3), DMDA's DMGlobalToLocalBegin/End.  --model: also\n"
+    "the bytes each process would send per exchange for P = 1 ... 4096 (3-D,\n"
+    "hl_darray_halo_model, for N = 1024 unless --n is given), nothing run.\n";
 
 /* The grid's rank: 3, or 2 (--rank 2). */
 static int R = 3;
@@ -361,7 +361,7 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
         for (int m = 0; m < NM; m++)
             us[m] = bench_median(t[m], reps) * 1e6;
         printf("%-36s %12s %14s %10s\n", "exchange", "us/exchange", "bytes (all)", "GB/s");
-        const char *name[NM] = {"hl_darray (plans, Isend/Irecv)", "hl_darray (derived datatypes)",
+        const char *name[NM] = {"hl_darray (HL_HALO_PACK)", "hl_darray (HL_HALO_DATATYPES)",
                                 "hand-written (Sendrecv, subarrays)",
                                 "PETSc DMDA (DMGlobalToLocal)"};
         for (int m = 0; m < NM; m++) {
@@ -374,7 +374,7 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
             printf("%-36s %12.1f %14" PRId64 " %10.2f\n", name[m], us[m], total,
                    (double)total / us[m] / 1e3);
         }
-        printf("ratio packing / datatypes time: %.2f\n", us[PACK] / us[TYPES]);
+        printf("ratio HL_HALO_PACK / HL_HALO_DATATYPES time: %.2f\n", us[PACK] / us[TYPES]);
         printf("ratio hand-written / hl_darray time: %.2f\n", us[HAND] / us[PACK]);
 #ifdef HL_HAVE_PETSC
         printf("ratio PETSc / hl_darray time: %.2f\n", us[PETSC] / us[PACK]);
