@@ -1,6 +1,6 @@
-/* bench_mpi_halo — the halo exchange of a 3-D periodic grid, star and box
- * stencils: hl_darray's split-phase exchange (plans pack and unpack; and
- * derived datatypes instead of packing) against a hand-written one (the
+/* bench_mpi_halo — the halo exchange of a 3-D (or 2-D) periodic grid, star
+ * and box stencils: hl_darray's split-phase exchange (HL_HALO_PACK, the
+ * default; and HL_HALO_DATATYPES) against a hand-written one (the
  * faces, dimension by dimension, MPI_Sendrecv with subarray types on a
  * Cartesian communicator; for a box the later dimensions' faces are
  * widened by the earlier ones' halos, so edges and corners arrive too) and,
@@ -10,8 +10,8 @@
  * process counts far beyond this machine (hl_darray_halo_model: nothing
  * runs).
  *
- *   mpirun -np P build/bin/bench_mpi_halo [--n N] [--halo H] [--reps R]
- *                                         [--stencil star|box|both] [--model]
+ *   mpirun -np P build/bin/bench_mpi_halo [--n N] [--rank 2|3] [--grid G,...] [--halo H]
+ *                                         [--reps R] [--stencil star|box|both] [--model]
  *
  * Times are the slowest process's, medians of R exchanges each started
  * after a barrier, the methods interleaved.  Every exchange is checked
@@ -31,21 +31,25 @@
 #include "stats.h"
 
 static const char usage[] =
-    "usage: mpirun -np P bench_mpi_halo [--n N] [--halo H] [--reps R]\n"
-    "                                   [--stencil star|box|both] [--model]\n"
+    "usage: mpirun -np P bench_mpi_halo [--n N] [--rank 2|3] [--grid G,...] [--halo H]\n"
+    "                                   [--reps R] [--stencil star|box|both] [--model]\n"
     "\n"
-    "Times the halo exchange (periodic) of an N^3 float64 grid (default 256)\n"
-    "with halo H (default 1) over P processes, block in every dimension, star\n"
-    "and box stencils (default both): hl_darray_halo_begin/end (packing and\n"
-    "derived datatypes) against a hand-written MPI_Sendrecv exchange and, when\n"
-    "built with PETSc, DMDA's DMGlobalToLocalBegin/End.  --model: also the\n"
-    "bytes each process would send per exchange for P = 1 ... 4096\n"
-    "(hl_darray_halo_model, for N = 1024 unless --n is given), nothing run.\n";
+    "Times the halo exchange (periodic) of an N^3 (--rank 2: N^2) float64 grid\n"
+    "(default 256) with halo H (default 1) over P processes, block in every\n"
+    "dimension on the process grid G (slowest first; default chosen), star and\n"
+    "box stencils (default both): hl_darray_halo_begin/end (HL_HALO_PACK and\n"
+    "HL_HALO_DATATYPES) against a hand-written MPI_Sendrecv exchange and, when\n"
+    "built with PETSc (rank 3), DMDA's DMGlobalToLocalBegin/End.  --model: also\n"
+    "the bytes each process would send per exchange for P = 1 ... 4096 (3-D,\n"
+    "hl_darray_halo_model, for N = 1024 unless --n is given), nothing run.\n";
+
+/* The grid's rank: 3, or 2 (--rank 2). */
+static int R = 3;
 
 /* The hand-written exchange: per dimension, the two faces (the box's
  * extent in the dimensions already done widened by their halos, so that
- * edges arrive as a box exchange would: here only faces are compared) sent
- * with MPI_Sendrecv. */
+ * edges and corners arrive as a box exchange needs) sent with
+ * MPI_Sendrecv. */
 typedef struct hand {
     MPI_Comm cart;
     MPI_Datatype send[3][2], recv[3][2];
@@ -56,28 +60,28 @@ static void hand_make(hand *h, hl_darray *a, int64_t halo, bool box)
 {
     const hl_dist *d = hl_darray_dist(a);
     int dims[3], periods[3] = {1, 1, 1};
-    for (int i = 0; i < 3; i++)
-        dims[2 - i] = (int)d->dim[i].owners; /* slowest first */
-    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &h->cart);
+    for (int i = 0; i < R; i++)
+        dims[R - 1 - i] = (int)d->dim[i].owners; /* slowest first */
+    MPI_Cart_create(MPI_COMM_WORLD, R, dims, periods, 0, &h->cart);
     int64_t start[3], owned[3], local[3];
     hl_darray_local(a, start, owned, local);
     int sizes[3], sub[3], at[3];
-    for (int i = 0; i < 3; i++)
-        sizes[2 - i] = (int)local[i];
-    for (int i = 0; i < 3; i++) { /* dimension i; MPI's is 2 - i */
-        MPI_Cart_shift(h->cart, 2 - i, 1, &h->peer[i][0], &h->peer[i][1]);
+    for (int i = 0; i < R; i++)
+        sizes[R - 1 - i] = (int)local[i];
+    for (int i = 0; i < R; i++) { /* dimension i; MPI's is R - 1 - i */
+        MPI_Cart_shift(h->cart, R - 1 - i, 1, &h->peer[i][0], &h->peer[i][1]);
         for (int side = 0; side < 2; side++) {
-            for (int j = 0; j < 3; j++) { /* box: dimensions done widened */
+            for (int j = 0; j < R; j++) { /* box: dimensions done widened */
                 const bool wide = box && j < i;
-                sub[2 - j] = j == i ? (int)halo : (int)(owned[j] + (wide ? 2 * halo : 0));
-                at[2 - j] = wide ? 0 : (int)halo;
+                sub[R - 1 - j] = j == i ? (int)halo : (int)(owned[j] + (wide ? 2 * halo : 0));
+                at[R - 1 - j] = wide ? 0 : (int)halo;
             }
             /* send my first (side 0) or last (side 1) H planes; receive into
              * the halo on the other side */
-            at[2 - i] = side == 0 ? (int)halo : (int)owned[i];
-            MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &h->send[i][side]);
-            at[2 - i] = side == 0 ? (int)(halo + owned[i]) : 0;
-            MPI_Type_create_subarray(3, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &h->recv[i][side]);
+            at[R - 1 - i] = side == 0 ? (int)halo : (int)owned[i];
+            MPI_Type_create_subarray(R, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &h->send[i][side]);
+            at[R - 1 - i] = side == 0 ? (int)(halo + owned[i]) : 0;
+            MPI_Type_create_subarray(R, sizes, sub, at, MPI_ORDER_C, MPI_DOUBLE, &h->recv[i][side]);
             MPI_Type_commit(&h->send[i][side]);
             MPI_Type_commit(&h->recv[i][side]);
         }
@@ -86,7 +90,7 @@ static void hand_make(hand *h, hl_darray *a, int64_t halo, bool box)
 
 static void hand_run(hand *h, double *u)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < R; i++) {
         /* side 0: my low face goes down, the upper neighbour's low face
          * comes into my high halo; side 1 the other way */
         MPI_Sendrecv(u, 1, h->send[i][0], h->peer[i][0], 10 + i, u, 1, h->recv[i][0],
@@ -98,7 +102,7 @@ static void hand_run(hand *h, double *u)
 
 static void hand_free(hand *h)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < R; i++)
         for (int s = 0; s < 2; s++) {
             MPI_Type_free(&h->send[i][s]);
             MPI_Type_free(&h->recv[i][s]);
@@ -141,9 +145,18 @@ static void model(int64_t n, int64_t halo, int me)
 static double value_of(const int64_t *x, int64_t n)
 {
     int64_t k = 0;
-    for (int i = 2; i >= 0; i--)
+    for (int i = R - 1; i >= 0; i--)
         k = k * n + ((x[i] % n) + n) % n;
     return (double)k;
+}
+
+/* Local cell j's coordinates in the local array (extents local). */
+static void coords(int64_t j, const int64_t *local, int64_t *y)
+{
+    for (int i = 0; i < R; i++) {
+        y[i] = j % local[i];
+        j /= local[i];
+    }
 }
 
 /* Halo cells of a box-shaped local array (extents local, box at halo ..
@@ -154,11 +167,11 @@ static int64_t wrong_cells(const double *u, const int64_t *start, const int64_t 
                            int64_t *filled)
 {
     int64_t bad = 0, count = 0;
-    for (int64_t j = 0; j < local[0] * local[1] * local[2]; j++) {
-        const int64_t y[3] = {j % local[0], j / local[0] % local[1], j / local[0] / local[1]};
-        int64_t x[3];
+    for (int64_t j = 0; j < local[0] * local[1] * (R == 3 ? local[2] : 1); j++) {
+        int64_t y[3], x[3];
         int off = 0;
-        for (int i = 0; i < 3; i++) {
+        coords(j, local, y);
+        for (int i = 0; i < R; i++) {
             off += y[i] < halo || y[i] >= halo + owned[i];
             x[i] = start[i] + y[i] - halo;
         }
@@ -241,19 +254,21 @@ static void petsc_free(petsc *p)
 
 /* One stencil: the exchanges checked, then timed, interleaved; prints a
  * table on process 0.  Returns the wrong cells (all processes). */
-static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int procs)
+static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int procs,
+                   const int64_t *grid)
 {
     hl_shape s;
-    hl_shape_init(&s, 3, (const int64_t[]){n, n, n}, HL_DTYPE_FLOAT64, 8);
+    hl_shape_init(&s, R, (const int64_t[]){n, n, n}, HL_DTYPE_FLOAT64, 8);
     const int64_t h[3] = {halo, halo, halo};
     const bool per[3] = {true, true, true};
+    const char *spec = R == 3 ? "block,block,block" : "block,block";
     const hl_halo_shape nb = box ? HL_HALO_BOX : HL_HALO_STAR;
-    const hl_darray_options o = {h, h, per, nb, NULL, HL_HALO_PACK};
-    const hl_darray_options ot = {h, h, per, nb, NULL, HL_HALO_DATATYPES};
+    const hl_darray_options o = {h, h, per, nb, grid, HL_HALO_PACK};
+    const hl_darray_options ot = {h, h, per, nb, grid, HL_HALO_DATATYPES};
     hl_darray *a = NULL, *b = NULL;
-    hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, &s, "block,block,block", &o);
+    hl_status st = hl_darray_create(&a, MPI_COMM_WORLD, &s, spec, &o);
     if (st == HL_OK)
-        st = hl_darray_create(&b, MPI_COMM_WORLD, &s, "block,block,block", &ot);
+        st = hl_darray_create(&b, MPI_COMM_WORLD, &s, spec, &ot);
     if (st != HL_OK) {
         if (me == 0)
             fprintf(stderr, "bench_mpi_halo: %s\n", hl_strerror(st));
@@ -264,10 +279,10 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
     const int64_t cells = hl_darray_local(a, start, owned, local);
     double *u = hl_darray_data(a);
     for (int64_t j = 0; j < cells; j++) { /* the box: its global index; the halo: -1 */
-        const int64_t y[3] = {j % local[0], j / local[0] % local[1], j / local[0] / local[1]};
-        int64_t x[3];
+        int64_t y[3], x[3];
         int off = 0;
-        for (int i = 0; i < 3; i++) {
+        coords(j, local, y);
+        for (int i = 0; i < R; i++) {
             off += y[i] < halo || y[i] >= halo + owned[i];
             x[i] = start[i] + y[i] - halo;
         }
@@ -289,7 +304,7 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
     bad[2] = wrong_cells(copy, start, owned, local, halo, n, box, &filled);
 #ifdef HL_HAVE_PETSC
     petsc pc;
-    const bool have_petsc = petsc_make(&pc, n, halo, box, hl_darray_dist(a)) == 0;
+    const bool have_petsc = R == 3 && petsc_make(&pc, n, halo, box, hl_darray_dist(a)) == 0;
     bad[3] = have_petsc ? pc.bad : 1;
 #endif
     MPI_Allreduce(bad, all_bad, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -330,9 +345,9 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
     }
     if (me == 0) {
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        printf("\nbench_mpi_halo: %" PRId64 "^3 float64, halo %" PRId64 ", %s, periodic, %d "
+        printf("\nbench_mpi_halo: %" PRId64 "^%d float64, halo %" PRId64 ", %s, periodic, %d "
                "process%s on %ld core%s%s; median of %d\n",
-               n, halo, box ? "box" : "star", procs, procs == 1 ? "" : "es", cores,
+               n, R, halo, box ? "box" : "star", procs, procs == 1 ? "" : "es", cores,
                cores == 1 ? "" : "s",
                procs > cores ? " (OVERSUBSCRIBED: timings include time-slicing)" : "", reps);
         printf("halo cells each exchange must fill, process 0: %" PRId64 "; wrong: hl packing %"
@@ -346,7 +361,7 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
         for (int m = 0; m < NM; m++)
             us[m] = bench_median(t[m], reps) * 1e6;
         printf("%-36s %12s %14s %10s\n", "exchange", "us/exchange", "bytes (all)", "GB/s");
-        const char *name[NM] = {"hl_darray (plans, Isend/Irecv)", "hl_darray (derived datatypes)",
+        const char *name[NM] = {"hl_darray (HL_HALO_PACK)", "hl_darray (HL_HALO_DATATYPES)",
                                 "hand-written (Sendrecv, subarrays)",
                                 "PETSc DMDA (DMGlobalToLocal)"};
         for (int m = 0; m < NM; m++) {
@@ -359,7 +374,7 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
             printf("%-36s %12.1f %14" PRId64 " %10.2f\n", name[m], us[m], total,
                    (double)total / us[m] / 1e3);
         }
-        printf("ratio packing / datatypes time: %.2f\n", us[PACK] / us[TYPES]);
+        printf("ratio HL_HALO_PACK / HL_HALO_DATATYPES time: %.2f\n", us[PACK] / us[TYPES]);
         printf("ratio hand-written / hl_darray time: %.2f\n", us[HAND] / us[PACK]);
 #ifdef HL_HAVE_PETSC
         printf("ratio PETSc / hl_darray time: %.2f\n", us[PETSC] / us[PACK]);
@@ -385,10 +400,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     int64_t n = 256, halo = 1, model_n = 0;
-    int reps = 20, do_model = 0, star = 1, box = 1;
+    int reps = 20, do_model = 0, star = 1, box = 1, ngrid = 0;
+    int64_t grid[3];
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--n") && a + 1 < argc)
             n = model_n = atoll(argv[++a]);
+        else if (!strcmp(argv[a], "--rank") && a + 1 < argc)
+            R = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--grid") && a + 1 < argc)
+            for (char *g = argv[++a]; *g && ngrid < 3; g += *g == ',')
+                grid[ngrid++] = strtoll(g, &g, 10);
         else if (!strcmp(argv[a], "--halo") && a + 1 < argc)
             halo = atoll(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
@@ -409,10 +430,11 @@ int main(int argc, char **argv)
             return help ? 0 : 2;
         }
     }
-    if (n < 1 || halo < 0 || reps < 1) {
+    if (n < 1 || halo < 0 || reps < 1 || R < 2 || R > 3 || (ngrid && ngrid != R)) {
         if (me == 0)
             fprintf(stderr, "bench_mpi_halo: --n, --reps must be positive, --halo >= 0, "
-                            "--stencil star, box or both\n");
+                            "--rank 2 or 3, --grid of rank numbers, --stencil star, box or "
+                            "both\n");
         MPI_Finalize();
         return 2;
     }
@@ -427,9 +449,9 @@ int main(int argc, char **argv)
 #endif
     int64_t wrong = 0;
     if (star)
-        wrong += run(n, halo, false, reps, me, procs);
+        wrong += run(n, halo, false, reps, me, procs, ngrid ? grid : NULL);
     if (box)
-        wrong += run(n, halo, true, reps, me, procs);
+        wrong += run(n, halo, true, reps, me, procs, ngrid ? grid : NULL);
     if (me == 0 && wrong)
         printf("WRONG halo cells: %" PRId64 "\n", wrong);
     if (do_model)

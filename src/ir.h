@@ -172,4 +172,10 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
                              int64_t elem_size, int64_t in_span, int64_t out_span,
                              const hl_plan_options *opt);
 
+/* Runs a plan of hl_plan_from_boxes whose boxes read and write disjoint
+ * cells of one buffer (a copy inside an array, which hl_execute refuses as
+ * overlapping), out of place on the calling thread.  HL_ERR_UNSUPPORTED for
+ * a plan of stages or ranges. */
+hl_status hl_execute_within(const hl_plan *p, void *buf);
+
 #endif

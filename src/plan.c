@@ -435,6 +435,18 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out)
     return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }
 
+hl_status hl_execute_within(const hl_plan *p, void *buf)
+{
+    if (!p || !buf)
+        return HL_ERR_NULL;
+    const int64_t j = hl_executor_index(&hl_cpu_executor);
+    if (p->nstages > 0 || p->nranges > 0 || p->ir.in_place || j < 0 || j >= HL_MAX_EXECUTORS ||
+        !p->exec[j])
+        return HL_ERR_UNSUPPORTED;
+    const hl_exec_ctx ctx = {0, 0, 1, NULL};
+    return hl_cpu_executor.run(&p->ir, p->exec[j], buf, buf, &ctx);
+}
+
 hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts)
 {
     if (parts < 1 || part < 0 || part >= parts)

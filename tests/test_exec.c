@@ -189,6 +189,36 @@ static void test_from_boxes(void **state)
     hl_plan_destroy(p);
 }
 
+/* A copy inside one buffer (a halo filled from the same array's cells,
+ * src/mpi/halo.c): the boxes read and write disjoint cells whose spans
+ * interleave, which hl_execute refuses as overlapping and
+ * hl_execute_within runs. */
+static void test_within(void **state)
+{
+    (void)state;
+    /* a 6 x 8 array: column 6 into column 0 and column 1 into column 7 */
+    hl_box b[2];
+    memset(b, 0, sizeof b);
+    for (int k = 0; k < 2; k++) {
+        b[k] = (hl_box){.ndigits = 1, .src_base = k ? 1 : 6, .dst_base = k ? 7 : 0};
+        b[k].extent[0] = 6, b[k].src_stride[0] = 8, b[k].dst_stride[0] = 8;
+    }
+    hl_plan *p;
+    assert_int_equal(hl_plan_from_boxes(&p, b, 2, 4, 48, 48, NULL), HL_OK);
+    int32_t a[48];
+    for (int j = 0; j < 48; j++)
+        a[j] = j;
+    assert_int_equal(hl_execute(p, a, a), HL_ERR_IN_PLACE);
+    assert_int_equal(hl_execute(p, a, a + 1), HL_ERR_OVERLAP);
+    assert_int_equal(hl_execute_within(p, a), HL_OK);
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 8; c++)
+            assert_int_equal(a[r * 8 + c], c == 0 ? r * 8 + 6 : c == 7 ? r * 8 + 1 : r * 8 + c);
+    assert_int_equal(hl_execute_within(NULL, a), HL_ERR_NULL);
+    assert_int_equal(hl_execute_within(p, NULL), HL_ERR_NULL);
+    hl_plan_destroy(p);
+}
+
 /* The description names the solver that runs; a short buffer is cut, still
  * terminated, and says how long the whole text is. */
 static void expect_solver(const hl_plan *p, const char *name)
@@ -297,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_parts_match_execute),
         cmocka_unit_test(test_parts_in_place),
         cmocka_unit_test(test_from_boxes),
+        cmocka_unit_test(test_within),
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_overlap),
     };

@@ -45,10 +45,15 @@ hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
  * corners (box stencils). */
 typedef enum hl_halo_shape { HL_HALO_STAR, HL_HALO_BOX } hl_halo_shape;
 
-/* How the exchange moves the cells: packed into a buffer per message by the
- * plan engine and sent as bytes (the default), or described to MPI as one
- * derived datatype per message (a struct of subarrays of the local
- * memory) and sent from and received into the array itself, no buffer. */
+/* How the exchange moves the cells.  HL_HALO_PACK (the default): packed
+ * into a buffer per message by the plan engine and sent as bytes, except
+ * where the dimension-by-dimension exchange (hl_darray_halo_begin) finds
+ * better: a face contiguous in the local memory is sent from (received
+ * into) the array itself, a face of rows of 64 bytes or more is a subarray
+ * datatype; the message a process sends itself is a copy, never MPI's.
+ * HL_HALO_DATATYPES: every message one derived datatype (a struct of
+ * subarrays of the local memory) sent from and received into the array
+ * itself, no buffer and no plan. */
 typedef enum hl_halo_method { HL_HALO_PACK, HL_HALO_DATATYPES } hl_halo_method;
 
 typedef struct hl_darray_options {
@@ -123,13 +128,27 @@ hl_status hl_darray_block(const hl_darray *a, int64_t j, int64_t *start, int64_t
 /* The halo exchange, split: fills every block's halo (the cells of the
  * star or the box around it within the widths, from whichever block holds
  * them, on this process or another; through the periodic images where the
- * dimension is periodic; outside a non-periodic edge nothing).  Begin
- * packs the cells other blocks need (with the plan engine, into buffers
- * made at create; or derived datatypes) and starts sending and receiving,
- * a process's own blocks' cells too (a message to itself); end waits and
- * writes the received cells into the halos.
- * Compute on the interior between the two.  Not collective in the MPI
- * sense, but every process must call both, in step.
+ * dimension is periodic; outside a non-periodic edge nothing).  Planned at
+ * create, with persistent requests.
+ *
+ * Where every process holds at most one block (block / none) and each side
+ * of every halo lies within the neighbouring block along its dimension,
+ * the faces go dimension by dimension: at most two messages per dimension,
+ * and for a box stencil the faces of dimension i span the halos of the
+ * dimensions before it, so that edges and corners arrive with them.  A
+ * star's faces all start in begin; a box's dimension 0 starts in begin and
+ * the later dimensions in end, each after the one before has arrived.
+ * Elsewhere (cyclic, UPC, halos wider than a neighbour's block) one message
+ * per pair of processes, all started in begin.  Begin packs what it sends
+ * and starts every receive; end waits and writes the received cells into
+ * the halos.  A process's cells that reach its own halo (a periodic
+ * dimension it holds whole, its blocks side by side) are copied.
+ *
+ * Compute on the interior between the two: the halo is not ready before
+ * end, and the owned cells within the halo widths of the box's faces (what
+ * others receive) must not change before end (they are read from the array
+ * while messages travel).  Not collective in the MPI sense, but every
+ * process must call both, in step.
  *   HL_ERR_ARG   begin while an exchange is in flight, end without one
  *   HL_ERR_COMM  MPI reported an error */
 hl_status hl_darray_halo_begin(hl_darray *a);
@@ -153,7 +172,8 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
 hl_status hl_darray_read_npy(hl_darray *a, const char *path);
 
 /* Bytes this process sends per exchange (to other processes and to
- * itself), and the number of messages. */
+ * itself), and the number of messages (dimension by dimension: one per
+ * face that has a neighbour; otherwise one per process it sends to). */
 int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
 
 /* ---- redistribution --------------------------------------------------- */

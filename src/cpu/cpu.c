@@ -70,7 +70,7 @@ static hl_status cpu_run(const hl_ir *ir, const void *state, const void *in, voi
                          const hl_exec_ctx *ctx)
 {
     const cpu_state *s = state;
-    if (in == out)
+    if (in == out && ir->in_place) /* else hl_execute_within: disjoint cells */
         return s->inplace ? hl_inplace_run(s->inplace, out, ctx)
                           : hl_cells_run_in_place(ir, out, ctx);
     if (s->copy)

@@ -13,14 +13,16 @@ typedef struct darray_box {
     int64_t start[HL_MAX_RANK], owned[HL_MAX_RANK];
 } darray_box;
 
-/* One message of an exchange: the cells sent to or received from `peer`,
- * moved between the local memory and buf by plan. */
+/* One message of an exchange: the cells sent to or received from `peer`
+ * (tag `tag`) in phase `phase` (halo.c), moved between the local memory
+ * and buf by plan (to itself: within the memory), or described by type, or
+ * (at >= 0) lying contiguous in the local memory from element `at`. */
 typedef struct darray_msg {
-    int peer;
-    int64_t elems;
-    hl_plan *plan;      /* HL_HALO_PACK */
+    int peer, tag, phase;
+    int64_t elems, at;
+    hl_plan *plan;     /* HL_HALO_PACK: rows too short for a datatype, or to itself */
     char *buf;
-    MPI_Datatype type;  /* HL_HALO_DATATYPES: the boxes in the local memory */
+    MPI_Datatype type; /* the boxes in the local memory */
 } darray_msg;
 
 struct hl_darray {
@@ -50,8 +52,12 @@ struct hl_darray {
     char *data;
     int nsend, nrecv;
     darray_msg *send, *recv;
-    MPI_Request *req; /* up to nrecv + nsend */
-    int nreq;         /* those of the exchange in flight */
+    /* Persistent requests, made at create: the receives, then the sends,
+     * each in phase order; phase p's are req[rfirst[p]..rfirst[p+1]) and
+     * req[sfirst[p]..sfirst[p+1]) (halo.c: phases) */
+    MPI_Request *req;
+    int nreq, nphases;
+    int rfirst[HL_MAX_RANK + 1], sfirst[HL_MAX_RANK + 1];
     bool in_flight;
 };
 

@@ -1,17 +1,34 @@
 /* hyperlayout — the halo exchange of a distributed array: planned once at
- * creation, run split-phase.
+ * creation (its messages, their plans or datatypes, buffers and persistent
+ * requests), run split-phase.
  *
- * Receiver r's halo, per dimension, is the interval below its box
- * [S - lo, S), the box [S, S + O) and the interval above [S + O, S + O + hi);
- * a sector picks one of the three per dimension, all but "the box
- * everywhere" (star: exactly one dimension off the box).  A periodic
- * dimension also sees the images of every box shifted by multiples of the
- * extent.  The cells r takes from sender s are the sectors' intersections
- * with s's box and its images: disjoint boxes, enumerated in the same
- * order by both, so that s packs them into one message in the order r
- * unpacks them.  Packing and unpacking are plans (hl_plan_from_boxes) run
- * by the copy engine; the buffers are made here, never during an
- * exchange. */
+ * Dimension by dimension, where every process holds at most one block and
+ * each side of every halo lies in the neighbouring block along its
+ * dimension (dims_apply: block / none, the common case): along dimension i
+ * each block sends its last lo_i cells to the block above and its first
+ * hi_i to the block below, at most 2d messages.  A box stencil's faces of
+ * dimension i span the halos of the dimensions before i, received first,
+ * so that edges and corners travel with the later dimensions' faces: a
+ * phase per dimension, the sends of one after the receives of the one
+ * before (begin starts the first, end the others).  A star's faces are
+ * independent: one phase.  A face lying contiguous in the local memory (a
+ * box stencil's slowest dimension's) is sent from, or received into, the
+ * array itself; a dimension of one block, periodic, is its own neighbour:
+ * a copy, no MPI.
+ *
+ * Elsewhere (several blocks per process, halos wider than a neighbour's
+ * block), one message per pair of processes.  Receiver r's halo, per
+ * dimension, is the interval below its box [S - lo, S), the box [S, S + O)
+ * and the interval above [S + O, S + O + hi); a sector picks one of the
+ * three per dimension, all but "the box everywhere" (star: exactly one
+ * dimension off the box).  A periodic dimension also sees the images of
+ * every box shifted by multiples of the extent.  The cells r takes from
+ * sender s are the sectors' intersections with s's box and its images:
+ * disjoint boxes, enumerated in the same order by both, so that s packs
+ * them into one message in the order r unpacks them.
+ *
+ * Packing and unpacking are plans (hl_plan_from_boxes) run by the copy
+ * engine; the buffers are made here, never during an exchange. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +36,7 @@
 #include "../ir.h"
 #include "darray_internal.h"
 
-enum { TAG = 0x4854 };
+enum { TAG = 0x4854 }; /* the dimension-by-dimension faces: TAG + 1 + 2 i + up */
 
 /* The boxes r takes from s, into out[] when not NULL; returns the count
  * (-1: no memory) and adds their cells to *cells.  For each: jr and js the
@@ -156,11 +173,15 @@ static int64_t local_offset(const hl_darray *a, const xfer *x, bool pack)
     return off;
 }
 
-/* The plan moving one message's boxes between the local memory and a
- * contiguous buffer: packing on the sender (local -> buffer) or unpacking
- * on the receiver (buffer -> local). */
+/* How a plan moves a message's boxes: from the local memory into a
+ * contiguous buffer (packing, on the sender), from the buffer into the
+ * memory (unpacking, on the receiver), or, for the message a process sends
+ * itself, from its cells straight to its halo (disjoint cells of one
+ * memory: hl_execute_within). */
+enum { PACK, UNPACK, WITHIN };
+
 static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int64_t elems,
-                              bool pack, hl_plan **plan)
+                              int how, hl_plan **plan)
 {
     hl_box *boxes = calloc((size_t)n, sizeof *boxes);
     if (!boxes)
@@ -172,20 +193,19 @@ static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int6
         int64_t stride = 1, packed = 1;
         for (int i = 0; i < a->rank; i++) {
             b->extent[i] = x[j].e[i];
-            (pack ? b->src_stride : b->dst_stride)[i] = stride;
-            (pack ? b->dst_stride : b->src_stride)[i] = packed;
+            b->src_stride[i] = how == UNPACK ? packed : stride;
+            b->dst_stride[i] = how == PACK ? packed : stride;
             stride *= a->local[i];
             packed *= x[j].e[i];
         }
-        const int64_t local = local_offset(a, &x[j], pack);
-        b->src_base = pack ? local : at;
-        b->dst_base = pack ? at : local;
+        b->src_base = how == UNPACK ? at : local_offset(a, &x[j], true);
+        b->dst_base = how == PACK ? at : local_offset(a, &x[j], false);
         at += packed;
     }
     const hl_plan_options one = {1, false}; /* the processes are the parallelism */
     const hl_status st =
-        hl_plan_from_boxes(plan, boxes, n, a->elem_size, pack ? a->local_count : elems,
-                           pack ? elems : a->local_count, &one);
+        hl_plan_from_boxes(plan, boxes, n, a->elem_size, how == UNPACK ? elems : a->local_count,
+                           how == PACK ? elems : a->local_count, &one);
     free(boxes);
     return st;
 }
@@ -239,6 +259,15 @@ static hl_status message_type(const hl_darray *a, const xfer *x, int64_t n, bool
     return st;
 }
 
+/* With packing, the message a process sends itself (a periodic dimension
+ * it holds whole, or a block beside another of its blocks) never goes
+ * through MPI: one plan copies its cells to its halo, both sides being
+ * the same boxes in the same order. */
+static bool by_mpi(const hl_darray *a, int peer)
+{
+    return a->method == HL_HALO_DATATYPES || peer != a->me;
+}
+
 /* The messages of one direction: to every receiver (sending) or from every
  * sender (receiving). */
 static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *count)
@@ -249,6 +278,8 @@ static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *c
     *count = 0;
     for (int q = 0; q < a->procs; q++) {
         const int r = sending ? q : a->me, s = sending ? a->me : q;
+        if (!sending && !by_mpi(a, q))
+            continue; /* the sending side copies it */
         int64_t elems = 0;
         const int64_t n = transfers(a, r, s, NULL, &elems);
         if (n < 0)
@@ -266,32 +297,215 @@ static hl_status plan_side(hl_darray *a, bool sending, darray_msg **msgs, int *c
             return HL_ERR_NOMEM;
         }
         darray_msg *msg = &(*msgs)[(*count)++];
-        msg->peer = q;
-        msg->elems = elems;
-        msg->type = MPI_DATATYPE_NULL;
+        *msg = (darray_msg){.peer = q, .tag = TAG, .elems = elems, .at = -1,
+                            .type = MPI_DATATYPE_NULL};
+        const int how = !by_mpi(a, q) ? WITHIN : sending ? PACK : UNPACK;
         hl_status st = a->method == HL_HALO_DATATYPES
                            ? message_type(a, x, n, sending, &msg->type)
-                           : message_plan(a, x, n, elems, sending, &msg->plan);
+                           : message_plan(a, x, n, elems, how, &msg->plan);
         free(x);
         if (st != HL_OK)
             return st;
-        /* the message to itself is unpacked from the send buffer */
-        const bool self = !sending && q == a->me;
-        if (a->method == HL_HALO_PACK && !self &&
+        if (how != WITHIN && a->method == HL_HALO_PACK &&
             !(msg->buf = malloc((size_t)(elems * a->elem_size))))
             return HL_ERR_NOMEM;
     }
     return HL_OK;
 }
 
+/* Whether the dimension-by-dimension scheme applies: at most one block per
+ * process (an owner grid with no more blocks than processes along each
+ * dimension), and each side of every block's halo within the block next to
+ * it (a periodic dimension of one block: the block itself).  It depends on
+ * the distribution only: every process finds the same. */
+static bool dims_apply(const hl_darray *a)
+{
+    if (a->upc)
+        return false;
+    for (int i = 0; i < a->rank; i++) {
+        const int64_t nb = a->nb[i], B = a->bext[i], L = a->dist.dim[i].extent;
+        if (nb > a->dist.dim[i].owners)
+            return false;
+        for (int64_t t = 0; t < nb; t++) { /* t sends its last lo up, its first hi down */
+            const int64_t owned = L - t * B < B ? L - t * B : B;
+            if (((t + 1 < nb || a->periodic[i]) && a->lo[i] > owned) ||
+                ((t > 0 || a->periodic[i]) && a->hi[i] > owned))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Whether this process's halo below (above) along dimension j is filled. */
+static bool side_filled(const hl_darray *a, int j, bool below)
+{
+    const int64_t t = a->box.start[j] / a->bext[j];
+    return a->periodic[j] || (below ? t > 0 : t + 1 < a->nb[j]);
+}
+
+/* A face of the dimension-by-dimension scheme along dimension i: the cells
+ * this process sends the block above (up) or below, or those it receives
+ * travelling up (from below, into its halo below) or down; false where
+ * there is none.  *peer: the other process; *x: the cells as the receiver
+ * sees them (transfers').  A box stencil's face spans the filled halos of
+ * the dimensions before i. */
+static bool face(const hl_darray *a, int i, bool up, bool sending, int *peer, xfer *x)
+{
+    const darray_box *b = &a->box;
+    const int64_t L = a->dist.dim[i].extent, nb = a->nb[i], w = up ? a->lo[i] : a->hi[i];
+    int64_t g[HL_MAX_RANK], js;
+    for (int j = 0; j < a->rank; j++)
+        g[j] = b->start[j] / a->bext[j];
+    const int64_t nt = sending == up ? g[i] + 1 : g[i] - 1;
+    const bool wraps = nt < 0 || nt >= nb;
+    if (a->nblocks == 0 || w == 0 || (wraps && !a->periodic[i]))
+        return false;
+    g[i] = (nt + nb) % nb;
+    *peer = (int)darray_locate(a, g, &js);
+    *x = (xfer){.jr = 0, .js = 0};
+    for (int j = 0; j < a->rank; j++) {
+        const bool wide = a->neighbourhood == HL_HALO_BOX && j < i;
+        const int64_t below = wide && side_filled(a, j, true) ? a->lo[j] : 0;
+        const int64_t above = wide && side_filled(a, j, false) ? a->hi[j] : 0;
+        x->g[j] = b->start[j] - below;
+        x->e[j] = b->owned[j] + below + above;
+    }
+    /* the sender's last w cells (up) or first, seen by a receiver across
+     * the array's edge as the image below (above) */
+    const int64_t S = b->start[i], O = b->owned[i];
+    x->m[i] = wraps ? (up ? -1 : 1) : 0;
+    x->g[i] = sending ? (up ? S + O - w : S) + x->m[i] * L : up ? S - w : S + O;
+    x->e[i] = w;
+    return true;
+}
+
+static int64_t cells_of(const hl_darray *a, const xfer *x)
+{
+    int64_t c = 1;
+    for (int j = 0; j < a->rank; j++)
+        c *= x->e[j];
+    return c;
+}
+
+/* Whether a face's cells lie contiguous in the local memory: whole frame
+ * extents below its first partial dimension, one cell above it. */
+static bool contiguous(const hl_darray *a, const xfer *x)
+{
+    int i = 0;
+    while (i < a->rank && x->e[i] == a->local[i])
+        i++;
+    for (i++; i < a->rank; i++)
+        if (x->e[i] != 1)
+            return false;
+    return true;
+}
+
+/* One face's message (peer, tag and phase set): contiguous in the memory
+ * and moved there directly, a subarray datatype, or a plan (packing
+ * through a buffer; to itself, a copy within the memory). */
+static hl_status face_msg(hl_darray *a, darray_msg *m, const xfer *x, bool sending)
+{
+    m->type = MPI_DATATYPE_NULL;
+    m->elems = cells_of(a, x);
+    m->at = -1;
+    if (m->elems * a->elem_size > INT_MAX)
+        return HL_ERR_UNSUPPORTED;
+    if (!by_mpi(a, m->peer))
+        return message_plan(a, x, 1, m->elems, WITHIN, &m->plan);
+    if (contiguous(a, x)) {
+        m->at = local_offset(a, x, sending);
+        return HL_OK;
+    }
+    /* Rows of 64 bytes or more go faster as a subarray type than packed:
+     * MPI's shared-memory transport packs them into its fragments as it
+     * copies (two copies, pipelined, instead of three); shorter rows (a
+     * face along dimension 0: the halo's width) are packed faster by the
+     * plan engine. */
+    if (a->method == HL_HALO_DATATYPES || x->e[0] * a->elem_size >= 64)
+        return message_type(a, x, 1, sending, &m->type);
+    if (!(m->buf = malloc((size_t)(m->elems * a->elem_size))))
+        return HL_ERR_NOMEM;
+    return message_plan(a, x, 1, m->elems, sending ? PACK : UNPACK, &m->plan);
+}
+
+static hl_status plan_dims(hl_darray *a)
+{
+    const int d = a->rank;
+    a->send = calloc((size_t)(2 * d), sizeof *a->send);
+    a->recv = calloc((size_t)(2 * d), sizeof *a->recv);
+    if (!a->send || !a->recv)
+        return HL_ERR_NOMEM;
+    int phase = 0;
+    for (int i = 0; i < d; i++) {
+        const int before = a->nsend + a->nrecv;
+        for (int up = 0; up < 2; up++) {
+            xfer x;
+            int peer = -1;
+            const int tag = TAG + 1 + 2 * i + up;
+            hl_status st = HL_OK;
+            if (face(a, i, up, true, &peer, &x)) {
+                a->send[a->nsend] = (darray_msg){.peer = peer, .tag = tag, .phase = phase};
+                st = face_msg(a, &a->send[a->nsend++], &x, true);
+            }
+            if (st == HL_OK && face(a, i, up, false, &peer, &x) && by_mpi(a, peer)) {
+                a->recv[a->nrecv] = (darray_msg){.peer = peer, .tag = tag, .phase = phase};
+                st = face_msg(a, &a->recv[a->nrecv++], &x, false);
+            }
+            if (st != HL_OK)
+                return st;
+        }
+        /* a process with no face along i has no phase for it; the others'
+         * phases are matched by tags */
+        phase += a->neighbourhood == HL_HALO_BOX && a->nsend + a->nrecv > before;
+    }
+    a->nphases = a->neighbourhood == HL_HALO_BOX ? phase : 1;
+    return HL_OK;
+}
+
+/* The persistent requests: every receive, then every send, each in phase
+ * order. */
+static hl_status make_requests(hl_darray *a)
+{
+    if (!(a->req = malloc(sizeof *a->req * (size_t)(a->nsend + a->nrecv + 1))))
+        return HL_ERR_NOMEM;
+    for (int sending = 0; sending < 2; sending++) {
+        int *first = sending ? a->sfirst : a->rfirst;
+        const darray_msg *msgs = sending ? a->send : a->recv;
+        for (int p = 0; p < a->nphases; p++) {
+            first[p] = a->nreq;
+            for (int j = 0; j < (sending ? a->nsend : a->nrecv); j++) {
+                const darray_msg *m = &msgs[j];
+                if (m->phase != p || !by_mpi(a, m->peer))
+                    continue;
+                const bool typed = m->type != MPI_DATATYPE_NULL;
+                void *mem = typed ? a->data : m->at >= 0 ? a->data + m->at * a->elem_size : m->buf;
+                const int count = typed ? 1 : (int)(m->elems * a->elem_size);
+                const MPI_Datatype type = typed ? m->type : MPI_BYTE;
+                MPI_Request *rq = &a->req[a->nreq];
+                if ((sending ? MPI_Send_init(mem, count, type, m->peer, m->tag, a->comm, rq)
+                             : MPI_Recv_init(mem, count, type, m->peer, m->tag, a->comm, rq)) !=
+                    MPI_SUCCESS)
+                    return HL_ERR_COMM;
+                a->nreq++;
+            }
+        }
+        first[a->nphases] = a->nreq;
+    }
+    return HL_OK;
+}
+
 hl_status darray_plan_halo(hl_darray *a)
 {
-    hl_status st = plan_side(a, true, &a->send, &a->nsend);
-    if (st == HL_OK)
-        st = plan_side(a, false, &a->recv, &a->nrecv);
-    if (st == HL_OK && !(a->req = malloc(sizeof *a->req * (size_t)(a->nsend + a->nrecv + 1))))
-        st = HL_ERR_NOMEM;
-    return st;
+    hl_status st;
+    if (dims_apply(a)) {
+        st = plan_dims(a);
+    } else {
+        a->nphases = 1;
+        st = plan_side(a, true, &a->send, &a->nsend);
+        if (st == HL_OK)
+            st = plan_side(a, false, &a->recv, &a->nrecv);
+    }
+    return st == HL_OK ? make_requests(a) : st;
 }
 
 static void free_side(darray_msg *m, int n)
@@ -307,25 +521,40 @@ static void free_side(darray_msg *m, int n)
 
 void darray_free_halo(hl_darray *a)
 {
+    for (int j = 0; j < a->nreq; j++)
+        MPI_Request_free(&a->req[j]);
     /* a message that failed half made is counted: its NULLs are freed */
     free_side(a->send, a->nsend);
     free_side(a->recv, a->nrecv);
     free(a->req);
     a->send = a->recv = NULL;
     a->req = NULL;
-    a->nsend = a->nrecv = 0;
+    a->nsend = a->nrecv = a->nreq = 0;
 }
 
-/* With packing, the message a process sends itself (a periodic dimension
- * it holds whole, or a block beside another of its blocks) never goes
- * through MPI: both sides enumerate the same boxes, so the receive plan
- * unpacks the send buffer directly. */
-static const darray_msg *self_send(const hl_darray *a)
+/* Phase p's sends: packed and started, then the copies to itself (while
+ * the messages travel). */
+static hl_status start_sends(hl_darray *a, int p)
 {
-    for (int j = 0; j < a->nsend; j++)
-        if (a->send[j].peer == a->me)
-            return &a->send[j];
-    return NULL;
+    hl_status st = HL_OK;
+    for (int j = 0; j < a->nsend; j++) {
+        const darray_msg *m = &a->send[j];
+        if (m->phase == p && m->plan && by_mpi(a, m->peer)) {
+            const hl_status e = hl_execute_part(m->plan, a->data, m->buf, 0, 1);
+            st = st == HL_OK ? e : st;
+        }
+    }
+    const int n = a->sfirst[p + 1] - a->sfirst[p];
+    if (n > 0 && MPI_Startall(n, &a->req[a->sfirst[p]]) != MPI_SUCCESS)
+        st = HL_ERR_COMM;
+    for (int j = 0; j < a->nsend; j++) {
+        const darray_msg *m = &a->send[j];
+        if (m->phase == p && !by_mpi(a, m->peer)) {
+            const hl_status e = hl_execute_within(m->plan, a->data);
+            st = st == HL_OK ? e : st;
+        }
+    }
+    return st;
 }
 
 hl_status hl_darray_halo_begin(hl_darray *a)
@@ -334,40 +563,19 @@ hl_status hl_darray_halo_begin(hl_darray *a)
         return HL_ERR_NULL;
     if (a->in_flight)
         return HL_ERR_ARG;
-    hl_status st = HL_OK;
-    int nreq = 0;
-    const bool typed = a->method == HL_HALO_DATATYPES;
-    for (int j = 0; j < a->nrecv; j++) {
-        const darray_msg *m = &a->recv[j];
-        if (!typed && m->peer == a->me)
-            continue;
-        const int rc = typed ? MPI_Irecv(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq])
-                             : MPI_Irecv(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE,
-                                         m->peer, TAG, a->comm, &a->req[nreq]);
-        nreq++;
-        if (rc != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-    }
-    for (int j = 0; j < a->nsend; j++) {
-        const darray_msg *m = &a->send[j];
-        int rc = MPI_SUCCESS;
-        if (typed) {
-            rc = MPI_Isend(a->data, 1, m->type, m->peer, TAG, a->comm, &a->req[nreq++]);
-        } else {
-            const hl_status p = hl_execute(m->plan, a->data, m->buf);
-            st = st == HL_OK ? p : st;
-            if (m->peer != a->me)
-                rc = MPI_Isend(m->buf, (int)(m->elems * a->elem_size), MPI_BYTE, m->peer, TAG,
-                               a->comm, &a->req[nreq++]);
-        }
-        if (rc != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-    }
-    a->nreq = nreq;
     a->in_flight = true;
+    /* every phase's receives at once: nothing reads their cells before end */
+    const int n = a->rfirst[a->nphases];
+    hl_status st = n > 0 && MPI_Startall(n, a->req) != MPI_SUCCESS ? HL_ERR_COMM : HL_OK;
+    if (a->nphases > 0) {
+        const hl_status e = start_sends(a, 0);
+        st = st == HL_OK ? e : st;
+    }
     return st;
 }
 
+/* Every phase runs, even after an error: the other processes wait for its
+ * messages. */
 hl_status hl_darray_halo_end(hl_darray *a)
 {
     if (!a)
@@ -375,15 +583,26 @@ hl_status hl_darray_halo_end(hl_darray *a)
     if (!a->in_flight)
         return HL_ERR_ARG;
     a->in_flight = false;
-    if (MPI_Waitall(a->nreq, a->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-        return HL_ERR_COMM;
     hl_status st = HL_OK;
-    const darray_msg *self = a->method == HL_HALO_PACK ? self_send(a) : NULL;
-    for (int j = 0; a->method == HL_HALO_PACK && j < a->nrecv; j++) {
-        const darray_msg *m = &a->recv[j];
-        const hl_status p = hl_execute(m->plan, m->peer == a->me ? self->buf : m->buf, a->data);
-        st = st == HL_OK ? p : st;
+    for (int p = 0; p < a->nphases; p++) {
+        const int n = a->rfirst[p + 1] - a->rfirst[p];
+        if (MPI_Waitall(n, &a->req[a->rfirst[p]], MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            st = HL_ERR_COMM;
+        for (int j = 0; j < a->nrecv; j++) {
+            const darray_msg *m = &a->recv[j];
+            if (m->phase == p && m->plan) {
+                const hl_status e = hl_execute_part(m->plan, m->buf, a->data, 0, 1);
+                st = st == HL_OK ? e : st;
+            }
+        }
+        if (p + 1 < a->nphases) {
+            const hl_status e = start_sends(a, p + 1);
+            st = st == HL_OK ? e : st;
+        }
     }
+    const int n = a->sfirst[a->nphases] - a->sfirst[0];
+    if (MPI_Waitall(n, &a->req[a->sfirst[0]], MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        st = HL_ERR_COMM;
     return st;
 }
 
@@ -413,7 +632,16 @@ hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
     a->me = (int)owner;
     hl_status st = darray_geometry(a, shape, spec, opt ? opt : &none);
     int64_t cells = 0, n = 0;
-    for (int r = 0; st == HL_OK && r < a->procs; r++) {
+    const bool dims = st == HL_OK && dims_apply(a);
+    for (int f = 0; dims && f < 2 * a->rank; f++) { /* dimension f / 2, up f % 2 */
+        xfer x;
+        int peer;
+        if (face(a, f / 2, f % 2, true, &peer, &x)) {
+            cells += cells_of(a, &x);
+            n++;
+        }
+    }
+    for (int r = 0; st == HL_OK && !dims && r < a->procs; r++) {
         int64_t c = 0;
         const int64_t t = transfers(a, r, a->me, NULL, &c);
         if (t < 0)

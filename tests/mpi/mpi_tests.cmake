@@ -10,10 +10,11 @@ if(TARGET hyperlayout_mpi)
   endif()
   # dist_oracle: darray's types against the local layouts; darray_halo: the
   # halo exchange against the global array, and errors agreed on everywhere;
-  # darray_npy: collective .npy files against the serial reader; redist:
+  # darray_halo_dims: the dimension-by-dimension exchange on every process
+  # grid, star and box, widths 1-2, periodic or not; darray_npy: collective .npy files against the serial reader; redist:
   # redistribution between random distributions; redist_transform:
   # distributed transforms and relabelling against the single-process plan
-  foreach(prog dist_oracle darray_halo darray_npy redist redist_transform)
+  foreach(prog dist_oracle darray_halo darray_halo_dims darray_npy redist redist_transform)
     add_executable(mpi_${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.c)
     target_link_libraries(mpi_${prog} PRIVATE hyperlayout_mpi hl_warnings)
     foreach(np 1 2 3 4)
