@@ -49,16 +49,17 @@ typedef struct xfer {
     int64_t g[HL_MAX_RANK], e[HL_MAX_RANK], m[HL_MAX_RANK];
 } xfer;
 
-/* A piece of a halo interval along one dimension inside one block of the
+/* A segment of a halo interval along one dimension inside one block of the
  * array (or of an image): block coordinate t, cells [x0, x1) in r's frame,
  * image m. */
 typedef struct seg {
     int64_t t, x0, x1, m;
 } seg;
 
-/* The pieces of [lo, hi) along dimension i, in increasing order; returns
+/* The segments of [lo, hi) along dimension i, in increasing order; returns
  * their count (at most cap). */
-static int64_t pieces(const hl_darray *a, int i, int64_t lo, int64_t hi, seg *out, int64_t cap)
+static int64_t block_segments(const hl_darray *a, int i, int64_t lo, int64_t hi, seg *out,
+                              int64_t cap)
 {
     const int64_t L = a->dist.dim[i].extent, B = a->bext[i];
     /* images m with [mL, (m+1)L) meeting [lo, hi) */
@@ -117,7 +118,7 @@ static int64_t transfers(const hl_darray *a, int r, int s, xfer *out, int64_t *c
                 const int64_t S = rb.start[i], O = rb.owned[i];
                 const int64_t lo = side[i] == 0 ? S - a->lo[i] : side[i] == 1 ? S : S + O;
                 const int64_t hi = side[i] == 0 ? S : side[i] == 1 ? S + O : S + O + a->hi[i];
-                ns[i] = lo < hi ? pieces(a, i, lo, hi, sg[i], cap[i]) : 0;
+                ns[i] = lo < hi ? block_segments(a, i, lo, hi, sg[i], cap[i]) : 0;
                 empty = ns[i] == 0;
             }
             if (empty)

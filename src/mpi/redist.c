@@ -627,7 +627,7 @@ static hl_status boxes_type(const hl_box *b, int64_t n, bool dst, MPI_Datatype e
  * all, displ the prefix sums, and per box (order[] sorted by peer, stable)
  * its first position; peer_of maps an owner to its peer, skip the peer
  * whose boxes are not a message (this process: they stay). */
-static hl_status lay_out(const pieces *l, const int64_t *peer_of, int P, int skip, int *counts,
+static hl_status lay_out(const moves *l, const int64_t *peer_of, int P, int skip, int *counts,
                          int *displ, int64_t **order, int64_t **pos)
 {
     int64_t *at = calloc((size_t)P + 1, sizeof *at);
@@ -663,9 +663,9 @@ static hl_status lay_out(const pieces *l, const int64_t *peer_of, int P, int ski
 
 /* The boxes of l in order, laid out in a buffer on one side (into: dst),
  * leaving out the boxes of peer skip (keep: only those, unchanged). */
-static hl_status gather_boxes(const pieces *l, const int64_t *order, const int64_t *pos,
-                              const int64_t *peer_of, int skip, bool into, bool keep,
-                              hl_box **out, int64_t *n)
+static hl_status gather_boxes(const moves *l, const int64_t *order, const int64_t *pos,
+                              const int64_t *peer_of, int skip, bool into, bool keep, hl_box **out,
+                              int64_t *n)
 {
     *n = 0;
     *out = malloc(sizeof **out * (size_t)(l->n > 0 ? l->n : 1));
@@ -677,7 +677,7 @@ static hl_status gather_boxes(const pieces *l, const int64_t *order, const int64
         if ((q == skip) != keep)
             continue;
         hl_box b;
-        pieces_box(l, k, &b);
+        moves_box(l, k, &b);
         (*out)[(*n)++] = keep ? b : at_position(&b, pos[k], into);
     }
     return HL_OK;
@@ -701,7 +701,6 @@ static hl_status peer_types(hl_redist *r, const hl_box *b, int64_t n, const int 
         st = boxes_type(b + j, e - j, dst, r->elem, r->elem_size, &(*types)[q]);
         j = e;
     }
-    (void)n;
     return st;
 }
 
@@ -713,7 +712,7 @@ static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, cons
                             int64_t npb, bool relabelled)
 {
     const int P = r->procs;
-    pieces snd = {0}, rcv = {0};
+    moves snd = {0}, rcv = {0};
     int64_t *holds = malloc(sizeof *holds * (size_t)P), *rank_of = malloc(sizeof *rank_of * (size_t)P);
     int64_t *row = calloc((size_t)P, sizeof *row);
     int64_t *sorder = NULL, *spos = NULL, *rorder = NULL, *rpos = NULL;
@@ -721,7 +720,7 @@ static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, cons
     int64_t ng = 0, ns = 0, nk = 0;
     hl_status st = holds && rank_of && row ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK)
-        st = pieces_sent(from, pb, npb, to, r->me, &snd);
+        st = moves_sent(from, pb, npb, to, r->me, &snd);
     st = darray_agree(r->comm, st);
     for (int64_t k = 0; k < snd.n && st == HL_OK; k++)
         row[snd.owner[k]] += snd.cells[k];
@@ -733,7 +732,7 @@ static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, cons
         for (int q = 0; q < P; q++)
             rank_of[holds[q]] = q;
         r->holds = holds[r->me];
-        st = pieces_received(from, pb, npb, to, r->holds, &rcv);
+        st = moves_received(from, pb, npb, to, r->holds, &rcv);
     }
     if (st == HL_OK)
         st = lay_out(&snd, rank_of, P, r->me, r->scount, r->sdispl, &sorder, &spos);
@@ -768,8 +767,8 @@ static hl_status plan_boxes(hl_redist *r, const side *from, const side *to, cons
                 st = boxes_plan(sb, ns, es, r->nrecv, out_slots, &r->scatter_plan);
         }
     }
-    pieces_free(&snd);
-    pieces_free(&rcv);
+    moves_free(&snd);
+    moves_free(&rcv);
     free(holds), free(rank_of), free(row);
     free(sorder), free(spos), free(rorder), free(rpos);
     free(gb), free(sb), free(kb);
@@ -1194,10 +1193,10 @@ hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const h
     if (plan && (st = hl_plan_pass_boxes(plan, &pb, &npb)) != HL_OK)
         return st;
     const side f = {.d = from}, t = {.d = to};
-    pieces snd, rcv = {0};
-    st = pieces_sent(&f, pb, npb, &t, owner, &snd);
+    moves snd, rcv = {0};
+    st = moves_sent(&f, pb, npb, &t, owner, &snd);
     if (st == HL_OK)
-        st = pieces_received(&f, pb, npb, &t, owner, &rcv);
+        st = moves_received(&f, pb, npb, &t, owner, &rcv);
     /* messages: runs of boxes with the same peer (both lists are in
      * order of peers) */
     for (int64_t k = 0; st == HL_OK && k < snd.n; k++) {
@@ -1216,8 +1215,8 @@ hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const h
             stats->boxes++;
         }
     stats->boxes += snd.n;
-    pieces_free(&snd);
-    pieces_free(&rcv);
+    moves_free(&snd);
+    moves_free(&rcv);
     free(pb);
     return st;
 }

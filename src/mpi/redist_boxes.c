@@ -27,7 +27,7 @@
 #define MAX_PIECES ((int64_t)1 << 22)
 #define CHUNK 64 /* receivers met at once */
 
-void pieces_free(pieces *l)
+void moves_free(moves *l)
 {
     free(l->owner);
     free(l->cells);
@@ -36,7 +36,7 @@ void pieces_free(pieces *l)
     memset(l, 0, sizeof *l);
 }
 
-void pieces_box(const pieces *l, int64_t k, hl_box *b)
+void moves_box(const moves *l, int64_t k, hl_box *b)
 {
     const int64_t *d = l->data + l->at[k];
     b->ndigits = (int)d[0];
@@ -49,7 +49,7 @@ void pieces_box(const pieces *l, int64_t k, hl_box *b)
     }
 }
 
-static bool pieces_push(pieces *l, const hl_box *b, int64_t owner)
+static bool moves_push(moves *l, const hl_box *b, int64_t owner)
 {
     const int64_t need = 3 + 3 * (int64_t)b->ndigits;
     if (l->n == l->cap) {
@@ -359,7 +359,7 @@ static hl_status senders_boxes(const side *from, int64_t p, const hl_box *plan, 
 /* Appends the boxes of c (sender's slot -> output offset) that meet the
  * receivers' boxes r, tagged with r's owners (sender: tag NULL) or with p. */
 static hl_status meet_receivers(const hl_box *c, int64_t nc, const blist *r, const int64_t *rowner,
-                                int64_t p, pieces *out)
+                                int64_t p, moves *out)
 {
     hl_box *m;
     int64_t *tag, n;
@@ -367,15 +367,15 @@ static hl_status meet_receivers(const hl_box *c, int64_t nc, const blist *r, con
     if (st != HL_OK)
         return st;
     for (int64_t k = 0; k < n && st == HL_OK; k++)
-        if (!pieces_push(out, &m[k], p >= 0 ? p : rowner[tag[k]]))
+        if (!moves_push(out, &m[k], p >= 0 ? p : rowner[tag[k]]))
             st = HL_ERR_NOMEM;
     free(m);
     free(tag);
     return st;
 }
 
-hl_status pieces_sent(const side *from, const hl_box *plan, int64_t nplan, const side *to,
-                      int64_t p, pieces *out)
+hl_status moves_sent(const side *from, const hl_box *plan, int64_t nplan, const side *to,
+                     int64_t p, moves *out)
 {
     memset(out, 0, sizeof *out);
     hl_box *c = NULL;
@@ -399,12 +399,12 @@ hl_status pieces_sent(const side *from, const hl_box *plan, int64_t nplan, const
     free(pm.b);
     free(rowner);
     if (st != HL_OK)
-        pieces_free(out);
+        moves_free(out);
     return st;
 }
 
-hl_status pieces_received(const side *from, const hl_box *plan, int64_t nplan, const side *to,
-                          int64_t q, pieces *out)
+hl_status moves_received(const side *from, const hl_box *plan, int64_t nplan, const side *to,
+                         int64_t q, moves *out)
 {
     memset(out, 0, sizeof *out);
     int64_t *rowner = NULL;
@@ -423,6 +423,6 @@ hl_status pieces_received(const side *from, const hl_box *plan, int64_t nplan, c
     free(pm.b);
     free(rowner);
     if (st != HL_OK)
-        pieces_free(out);
+        moves_free(out);
     return st;
 }

@@ -26,7 +26,7 @@ int64_t side_slots(const side *s, int64_t owner);
  * cell's slot in the sender's memory, dst in the receiver's; owner[k] the
  * other side's owner of box k.  plan: the one pass of the transform's boxes
  * (input offset -> output offset, hl_plan_pass_boxes), NULL: the identity. */
-typedef struct pieces {
+typedef struct moves {
     int64_t n;
     int64_t *owner, *cells; /* per box */
     int64_t *at;            /* per box: where it starts in data */
@@ -34,22 +34,22 @@ typedef struct pieces {
                                digit extent, src_stride, dst_stride (an hl_box
                                holds 64 digits: 1.6 KB where these need ~100 B) */
     int64_t cap, used, dcap;
-} pieces;
+} moves;
 
 /* Box k of l. */
-void pieces_box(const pieces *l, int64_t k, hl_box *b);
-void pieces_free(pieces *l);
+void moves_box(const moves *l, int64_t k, hl_box *b);
+void moves_free(moves *l);
 
 /* What owner p of `from` sends: to every owner of `to`, in the order of
  * those owners (then of their boxes). */
-hl_status pieces_sent(const side *from, const hl_box *plan, int64_t nplan, const side *to,
-                      int64_t p, pieces *out);
+hl_status moves_sent(const side *from, const hl_box *plan, int64_t nplan, const side *to,
+                     int64_t p, moves *out);
 
 /* What owner q of `to` receives: from every owner of `from`, in the order
- * of those owners; the boxes from p are those pieces_sent(p) gives for q,
+ * of those owners; the boxes from p are those moves_sent(p) gives for q,
  * in the same order, so sender and receiver agree on every message
  * without communicating. */
-hl_status pieces_received(const side *from, const hl_box *plan, int64_t nplan, const side *to,
-                          int64_t q, pieces *out);
+hl_status moves_received(const side *from, const hl_box *plan, int64_t nplan, const side *to,
+                         int64_t q, moves *out);
 
 #endif
