@@ -398,6 +398,28 @@ static void darray_chains(void)
             EXPECT(all == hl_darray_dist(B)->count, "darray case %d: %" PRId64 " cells", c, all);
             EXPECT(ok, "darray case %d '%s' %s -> %s: wrong cells on %d", c, ops, sa, sb, me);
         }
+        /* and a plain redistribution of A into B's distribution (no plan:
+         * through MPI datatypes), halos and padding untouched */
+        hl_darray *C = NULL;
+        if (hl_darray_create(&C, MPI_COMM_WORLD, &s, sb, c % 2 ? &oa : &ob) == HL_OK) {
+            const int64_t nc = hl_darray_local(C, start, owned, local);
+            int64_t *cm = hl_darray_data(C);
+            for (int64_t j = 0; j < nc; j++)
+                cm[j] = -5;
+            hl_redist *rc = NULL;
+            st = hl_darray_transform_plan(&rc, A, NULL, C);
+            EXPECT(st == HL_OK && hl_redist_begin(rc, am, cm) == HL_OK && hl_redist_end(rc) == HL_OK,
+                   "darray case %d: plain redistribution: %s", c, hl_strerror(st));
+            const int64_t *clo = c % 2 ? lo : NULL;
+            bool ok = true;
+            for (int64_t j = 0; j < nc; j++)
+                ok = ok && (darray_cell(C, j, clo, x)
+                                ? cm[j] == hl_kindex_tok(&hl_darray_dist(C)->ki, x)
+                                : cm[j] == -5);
+            EXPECT(ok, "darray case %d %s -> %s: plain redistribution wrong on %d", c, sa, sb, me);
+            hl_redist_destroy(rc);
+            hl_darray_destroy(C);
+        }
         hl_redist_destroy(r);
         free(want);
         hl_darray_destroy(A);
