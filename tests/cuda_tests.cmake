@@ -102,3 +102,16 @@ if(TARGET stencil)
     set_tests_properties(test_stencil_cuda PROPERTIES ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
   endif()
 endif()
+
+# hl.Plan and the functions on CuPy arrays (and PyTorch CUDA tensors where
+# torch imports) against the NumPy path; skipped (exit 77) without CuPy or
+# a device.  The python3 on PATH: on the GPU machine the one with CuPy.
+if(CMAKE_CUDA_COMPILER)
+  find_program(HL_DEVICE_PYTHON NAMES python3)
+  if(HL_DEVICE_PYTHON)
+    add_test(NAME python_device COMMAND ${HL_DEVICE_PYTHON}
+      ${CMAKE_CURRENT_SOURCE_DIR}/python_device.py)
+    set_tests_properties(python_device PROPERTIES LABELS "python;cuda" SKIP_RETURN_CODE 77
+      TIMEOUT 300 ENVIRONMENT "HYPERLAYOUT_LIBRARY=$<TARGET_FILE:hyperlayout>")
+  endif()
+endif()

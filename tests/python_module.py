@@ -448,8 +448,35 @@ def test_empty_and_0d():
     assert hl.flip(e, 0, out=out) is out
 
 
+def test_device_dispatch():
+    """Objects with __cuda_array_interface__ take the device path
+    (python_device.py runs it on a GPU): read through the interface, mixed
+    host and device arguments and non-contiguous ones refused, and without
+    a device the library's refusal."""
+    class Fake:  # a device array's interface over host memory, never read
+        def __init__(self, shape, typestr, strides=None):
+            self.mem = np.zeros(int(np.prod(shape)) * 8 + 8, np.uint8)
+            self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                             "data": (self.mem.ctypes.data, False),
+                                             "strides": strides, "version": 3}
+    a = Fake((4, 6), "<f4")
+    expect_error(lambda: hl.flip(a, 0, out=np.empty((4, 6), np.float32)), TypeError,
+                 ["both be device arrays"], "device input, host out")
+    expect_error(lambda: hl.flip(np.zeros((4, 6), np.float32), 0, out=a), TypeError,
+                 ["both be device arrays"], "host input, device out")
+    expect_error(lambda: hl.flip(Fake((4, 6), "<f4", (48, 8)), 0, out=Fake((4, 6), "<f4")),
+                 ValueError, ["not C-contiguous"], "a device array with gaps")
+    expect_error(lambda: hl.flip(a, 0, out=Fake((6, 4), "<f4")), ValueError, ["out must be"],
+                 "device out of another shape")
+    expect_error(lambda: hl.flip(a, 0), TypeError, ["give out="],
+                 "a device array of no known library, no out")
+    if hl._clib.hl_cuda_devices() == 0:
+        expect_error(lambda: hl.flip(a, 0, out=Fake((4, 6), "<f4")), hl.HyperlayoutError,
+                     ["no CUDA device"], "a device array without a device")
+
+
 for test in [test_nul_in_ops, test_ops_must_be_str, test_integer_arguments, test_threads,
-             test_masked_arrays, test_empty_and_0d]:
+             test_masked_arrays, test_empty_and_0d, test_device_dispatch]:
     test()
 
 print("python_module: %d checks passed (seed %d, %d random arrays; library %s, %s)"

@@ -88,6 +88,9 @@ for name, res, args in [
     ("hl_plan_in_span", _c.c_int64, [_plan_p]),
     ("hl_plan_out_span", _c.c_int64, [_plan_p]),
     ("hl_plan_out_shape", _c.POINTER(Shape), [_plan_p]),
+    ("hl_cuda_devices", _c.c_int, []),
+    ("hl_plan_cuda_prepare", _c.c_int, [_plan_p]),
+    ("hl_execute_cuda", _c.c_int, [_plan_p, _c.c_void_p, _c.c_void_p, _c.c_void_p]),
 ]:
     f = getattr(lib, name)
     f.restype = res

@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from . import device
 from .plan import Plan, check_axes, check_ops, check_out, check_threads, is_masked, masked
 
 
@@ -19,7 +20,29 @@ def _plan(ops, shape, dtype, threads):
 
 
 def _run(a, ops, out, threads):
-    return _plan(ops, a.shape, a.dtype, threads)(a, out=out)
+    return _plan(ops, a.shape, a.dtype, threads)(_unwrap(a), out=out)
+
+
+class _Device:
+    """A device array as the functions see it: its NumPy shape and dtype,
+    and a host stand-in of no content (np.asarray of it: zeros of its shape)
+    for NumPy to compute the shapes of the results the library has no plan
+    for; .obj the array itself."""
+
+    def __init__(self, a):
+        self.obj = device.adopt(a)
+        v = device.View(self.obj)
+        self.shape, self.dtype, self.size, self.ndim = v.shape, v.dtype, v.size, len(v.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.zeros(self.shape, dtype or self.dtype)
+
+    def reshape(self, *shape):
+        return self.obj.reshape(*shape)
+
+
+def _unwrap(a):
+    return a.obj if isinstance(a, _Device) else a
 
 
 def _keeps_masks(fn):
@@ -35,6 +58,8 @@ def _keeps_masks(fn):
 
 
 def _array(a):
+    if device.is_device(a):
+        return _Device(a)
     a = np.asarray(a)
     if a.dtype.hasobject:
         raise TypeError("hyperlayout: arrays of Python objects cannot be moved as bytes")
@@ -43,7 +68,19 @@ def _array(a):
 
 def _trivial(a, expected, out):
     """Arrays the library has no shape for (no dimension, or an extent 0):
-    NumPy's own result, through out when given."""
+    NumPy's own result, through out when given.  For a device array (whose
+    expected result NumPy computed on a stand-in, or which is a device array
+    already) the same on the device: no cells, or a copy of a."""
+    if isinstance(a, _Device):
+        if device.is_device(expected):
+            r = expected
+        else:
+            shape = a.shape if expected is a else np.shape(expected)
+            r = device.empty_like(a.obj, shape, a.dtype) if out is None else out
+            if np.prod(shape, dtype=np.int64):  # the identity: 0-d, or no axis to move
+                device.copy_into(a.obj.reshape(shape), r)
+            return r
+        return r if out is None else device.copy_into(r, out)
     r = np.array(expected, copy=True)
     if out is None:
         return r
@@ -207,4 +244,4 @@ def transform(a, ops, *, axes="numpy", out=None, threads=0):
     a = _array(a)
     if axes == "numpy":
         return _run(a, ops, out, threads)
-    return Plan(ops, a.shape, a.dtype, axes=axes, threads=threads)(a, out=out)
+    return Plan(ops, a.shape, a.dtype, axes=axes, threads=threads)(_unwrap(a), out=out)

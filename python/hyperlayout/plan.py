@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from . import _lib
+from . import _lib, device
 from ._lib import HyperlayoutError, check, lib
 
 
@@ -343,13 +343,63 @@ class Plan:
         array (np.ma) gives a masked array, its mask transformed as its data
         (out, when given, must then be a masked array: its data and mask are
         set)."""
+        if device.is_device(a) or device.is_device(out):
+            return self._device_call(a, out)
         if is_masked(a, out):
             self._check_input(np.asarray(np.ma.getdata(a)))
             return masked(a, out, self._call, self._mask)
         return self._call(a, out)
 
+    def _device_call(self, a, out):
+        """__call__ on device arrays (device.py): hl_execute_cuda on the
+        stream the input names, the plan prepared for the device once."""
+        if not (device.is_device(a) and (out is None or device.is_device(out))):
+            raise TypeError("hyperlayout: a and out must both be device arrays or both host "
+                            "arrays (copy with cupy.asarray / .get(), tensor.cuda() / .cpu())")
+        a = device.adopt(a)
+        src = device.View(a)
+        self._check_input(src)
+        src.check_contiguous("a")
+        if out is None:
+            out = device.empty_like(a, self.out_shape, self.dtype)
+        dst = device.View(device.adopt(out))
+        if dst.shape != tuple(self.out_shape) or dst.dtype != self.dtype:
+            raise ValueError("out must be an array of shape %r and dtype %s"
+                             % (tuple(self.out_shape), self.dtype))
+        dst.check_contiguous("out")
+        if dst.readonly:
+            raise ValueError("out is read-only")
+        if self._p is None:  # no cells, or 0-d: the identity where anything applies
+            return device.copy_into(a, out) if dst.size else out
+        with device.current(a):
+            self._prepare_cuda(device.device_id(a))
+            stream = device.stream(src)
+            st = lib.hl_execute_cuda(self._p, src.ptr, dst.ptr, stream)
+            if st == _lib.HL_ERR_IN_PLACE and src.ptr == dst.ptr:
+                # on the same stream: the copy is made before the plan reads
+                # it, and its memory is not reused before the plan is done
+                tmp = device.copy_into(a, device.empty_like(a, self.shape, self.dtype))
+                st = lib.hl_execute_cuda(self._p, device.View(tmp).ptr, dst.ptr, stream)
+            check(st)
+        return out
+
+    def _prepare_cuda(self, dev):
+        """The plan's device state, made once, for one device."""
+        prepared = getattr(self, "_cuda_device", False)
+        if prepared is not False:
+            if prepared != dev:
+                raise ValueError("hyperlayout: this hl.Plan runs on CUDA device %s; make "
+                                 "another hl.Plan for device %s" % (prepared, dev))
+            return
+        st = lib.hl_plan_cuda_prepare(self._p)
+        if st != 0 and lib.hl_cuda_devices() == 0:
+            raise HyperlayoutError(st, "this libhyperlayout has no CUDA device (built without "
+                                       "CUDA, or no GPU or driver)")
+        check(st)
+        self._cuda_device = dev
+
     def _check_input(self, a):
-        if a.shape != self.shape or a.dtype != self.dtype:
+        if tuple(a.shape) != self.shape or a.dtype != self.dtype:
             raise ValueError("hl.Plan for %r %s given an array %r %s"
                              % (self.shape, self.dtype, a.shape, a.dtype))
 
