@@ -211,4 +211,32 @@ done
 "$HL" transform "$dir/big.npy" "$dir/q.npy" flip:0 2>"$dir/quiet.err" || bad "run without a terminal"
 [ ! -s "$dir/quiet.err" ] && ok || bad "progress printed without a terminal or --progress"
 
+# ---- --device gpu ----------------------------------------------------------
+# Without a device (or without CUDA): one line naming the reason, exit 2, and
+# nothing written: an existing OUT keeps its bytes, no temporary is left.
+# With one: the same bytes as the CPU (a GPU machine runs this too).
+cp "$dir/a.npy" "$dir/gpu_keep.npy"
+"$HL" transform --device gpu "$dir/a.npy" "$dir/gpu_keep.npy" flip:0 shift:1,-1 2>"$dir/gpu.err"
+rc=$?
+if [ $rc -eq 0 ]; then
+    "$HL" transform "$dir/a.npy" "$dir/cpu_ref.npy" flip:0 shift:1,-1 || bad "CPU reference run"
+    cmp -s "$dir/gpu_keep.npy" "$dir/cpu_ref.npy" && ok || bad "--device gpu differs from the CPU"
+    "$HL" transform --device gpu --time "$dir/big.npy" "$dir/gpu_big.npy" permute:2,1,0 \
+        2>"$dir/gpu_time.err" || bad "--device gpu --time run"
+    "$HL" transform "$dir/big.npy" "$dir/cpu_big.npy" permute:2,1,0 || bad "CPU reference run"
+    cmp -s "$dir/gpu_big.npy" "$dir/cpu_big.npy" && ok || bad "--device gpu differs on big.npy"
+    for phase in upload execute download; do
+        grep -q "^$phase " "$dir/gpu_time.err" && ok || bad "--device gpu --time lacks $phase"
+    done
+else
+    [ $rc -eq 2 ] && [ "$(wc -l <"$dir/gpu.err")" -eq 1 ] &&
+        grep -q "^hyperlayout transform: --device gpu: " "$dir/gpu.err" && ok ||
+        { bad "--device gpu without a device: rc $rc"; cat "$dir/gpu.err"; }
+    cmp -s "$dir/a.npy" "$dir/gpu_keep.npy" && ok || bad "--device gpu without a device changed OUT"
+fi
+no_temps "$dir" "--device gpu"
+"$HL" transform --device tpu "$dir/a.npy" "$dir/t2.npy" flip:0 2>"$dir/dev.err"
+[ $? -eq 2 ] && grep -q "device needs 'cpu' or 'gpu'" "$dir/dev.err" && [ ! -e "$dir/t2.npy" ] && ok ||
+    bad "--device tpu was not refused"
+
 finish cli_faults "$skip skipped"

@@ -19,6 +19,7 @@
 #include "npy_source.h"
 #include "parse.h"
 #include "progress.h"
+#include "transform_gpu.h"
 #ifdef HL_HAVE_MPI
 #include "hyperlayout/darray.h"
 #endif
@@ -82,6 +83,10 @@ static const char transform_options[] =
     "                          work longer than a second)\n"
     "  --quiet                 no progress line\n"
     "  --time                  print the phases (read, plan, execute, write) on stderr\n"
+    "  --device cpu|gpu        where the plan runs (default cpu).  gpu: the first CUDA\n"
+    "                          device; the input is uploaded whole, the output made\n"
+    "                          whole beside it or range by range, downloaded and\n"
+    "                          written (--time shows upload, execute and download)\n"
     "  --procs GRID            across processes (under mpirun -np P): IN is read\n"
     "                          collectively into blocks over the process grid GRID\n"
     "                          (slowest dimension first, as 2,2,1 or 2x2x1; one\n"
@@ -95,7 +100,7 @@ typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
 
 typedef struct {
     hl_plan_options opt;
-    bool explain, numpy_axes, fortran_out, timing, no_verify;
+    bool explain, numpy_axes, fortran_out, timing, no_verify, gpu;
     progress_mode progress;
     in_place_mode in_place;
     const char *in, *out;
@@ -107,6 +112,7 @@ typedef struct {
 
 typedef struct {
     double read, plan, execute, write;
+    gpu_phases gpu; /* --device gpu: execute is gpu.execute */
     int64_t bytes;
 } phases;
 
@@ -175,6 +181,11 @@ static int parse_args(int argc, char **argv, transform_args *a)
             a->progress = PROGRESS_ALWAYS;
         } else if (!strcmp(arg, "--quiet")) {
             a->progress = PROGRESS_NEVER;
+        } else if (!strcmp(arg, "--device")) {
+            if (!value || (strcmp(value, "cpu") && strcmp(value, "gpu")))
+                return cli_error("transform", "--device needs 'cpu' or 'gpu'");
+            a->gpu = !strcmp(value, "gpu");
+            i++;
         } else if (!strcmp(arg, "--time")) {
             a->timing = true;
         } else if (!strcmp(arg, "--procs")) {
@@ -197,6 +208,9 @@ static int parse_args(int argc, char **argv, transform_args *a)
         return cli_error("transform", "--in-place needs a file, not '-'");
     if (a->wisdom && a->procs)
         return cli_error("transform", "--wisdom is not supported with --procs");
+    if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))
+        return cli_error("transform", "--device gpu runs in one process, out of the file's pages "
+                                      "(not with --procs or --in-place=unsafe)");
     return -1;
 }
 
@@ -433,6 +447,12 @@ static void print_times(const phases *ph, double total)
     fprintf(stderr, "plan     %8.3f s\n", ph->plan);
     fprintf(stderr, "execute  %8.3f s  %.2f GB/s (read and written)\n", ph->execute,
             ph->execute > 0 ? 2 * gb / ph->execute : 0.0);
+    if (ph->gpu.upload > 0) {
+        fprintf(stderr, "upload   %8.3f s  %.2f GB/s (to the GPU)\n", ph->gpu.upload,
+                gb / ph->gpu.upload);
+        fprintf(stderr, "download %8.3f s  %.2f GB/s (from the GPU)\n", ph->gpu.download,
+                ph->gpu.download > 0 ? gb / ph->gpu.download : 0.0);
+    }
     fprintf(stderr, "write    %8.3f s  %.2f GB/s\n", ph->write,
             ph->write > 0 ? gb / ph->write : 0.0);
     fprintf(stderr, "total    %8.3f s\n", total);
@@ -694,6 +714,10 @@ int cmd_transform(int argc, char **argv)
     rc = 0;
 
     char why[1024] = "";
+    if (a.gpu && !gpu_available(why, sizeof why)) { /* before any file is touched */
+        free(a.ops);
+        return cli_error("transform", "--device gpu: %s", why);
+    }
     phases ph = {0};
     npy_source src = {0};
     npy_sink sink = {0};
@@ -716,9 +740,10 @@ int cmd_transform(int argc, char **argv)
     }
     hl_shape logical;
     t0 = now_seconds();
-    /* in the file's own pages there is no output to cut */
+    /* in the file's own pages there is no output to cut; the GPU cuts its own */
     const int64_t elem = src.info.shape.elem_size;
-    const int64_t range = a.in_place == IN_PLACE_UNSAFE ? 0 : (RANGE_BYTES + elem - 1) / elem;
+    const int64_t range =
+        a.in_place == IN_PLACE_UNSAFE || a.gpu ? 0 : (RANGE_BYTES + elem - 1) / elem;
     st = chain_plan(&a, &src.info, range, &chain, &logical, why, sizeof why);
     ph.plan = now_seconds() - t0;
     if (st != HL_OK) {
@@ -749,7 +774,12 @@ int cmd_transform(int argc, char **argv)
     }
     progress pr;
     progress_start(&pr, "hyperlayout transform", a.progress, oi.data_bytes);
-    st = run_ranges(chain, &src, &sink, &pr, &ph, why, sizeof why);
+    if (a.gpu) {
+        st = gpu_run(chain, &src, &sink, &pr, &ph.gpu, why, sizeof why);
+        ph.execute = ph.gpu.execute;
+    } else {
+        st = run_ranges(chain, &src, &sink, &pr, &ph, why, sizeof why);
+    }
     progress_end(&pr);
     t0 = now_seconds();
     st = st == HL_OK ? npy_sink_commit(&sink, why, sizeof why) : (npy_sink_abort(&sink), st);
