@@ -176,5 +176,20 @@ cat "$dir/int.npy" | "$HL" stencil - "$dir/x.npy" >"$out" 2>"$err"
 refused $? "cat int.npy | hyperlayout stencil - x.npy"
 expect_err "standard input: the stencil needs float32 or float64, not int32"
 if [ -e "$dir/x.npy" ]; then bad "a failed run left x.npy"; else ok; fi
+# --device gpu: the same bits as the CPU where a GPU is; otherwise one line,
+# exit 2, nothing written
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --device tpu
+expect_err "--device needs cpu or gpu, not 'tpu'"
+expect_fail stencil "$dir/seed.npy" "$dir/x.npy" --device gpu --threads 2
+expect_err "not with --device gpu"
+if run stencil "$dir/seed.npy" "$dir/gpu.npy" --device gpu; then
+    same "$dir/want.npy" "$dir/gpu.npy"
+    expect_ok stencil "$dir/seed.npy" "$dir/gpu_cached.npy" --device gpu --cached
+    same "$dir/want.npy" "$dir/gpu_cached.npy"
+else
+    refused $? "hyperlayout stencil seed.npy gpu.npy --device gpu"
+    expect_err "--device gpu: "
+fi
+if [ -e "$dir/x.npy" ]; then bad "a refused --device run left x.npy"; else ok; fi
 
 finish stencil_cli

@@ -15,6 +15,7 @@
 #include "npy_source.h"
 #include "parse.h"
 #include "stencil.h"
+#include "stencil_gpu.h"
 
 static const char stencil_usage[] =
     "usage: hyperlayout stencil IN.npy OUT.npy [options]\n"
@@ -42,6 +43,10 @@ static const char stencil_usage[] =
     "  --cached           cached input tiles (default: read the array in place)\n"
     "  --halo H           halo width of the input tiles, 1..2^20 (default 1)\n"
     "  --threads N        OpenMP workers, 0 for all cores (default 0)\n"
+    "  --device cpu|gpu   where the steps run (default cpu).  gpu: the first CUDA\n"
+    "                     device, thread blocks as the workers and shared memory\n"
+    "                     as the scratch (--cached); rank 1 to 3, the same bits\n"
+    "                     as the CPU; --tiles, --halo and --threads are the CPU's\n"
     "  -h, --help         this text\n";
 
 typedef struct opts {
@@ -50,7 +55,8 @@ typedef struct opts {
     int64_t iterations, halo, threads;
     int64_t grid[HL_MAX_RANK];
     int grid_rank; /* 0: none given */
-    bool cached;
+    bool cached, gpu;
+    bool cpu_only; /* --tiles, --halo or --threads given */
 } opts;
 
 /* "4,4" most significant first into grid[0] = the last number. */
@@ -81,7 +87,7 @@ static int parse_grid(const char *s, opts *o)
 static int parse_opts(int argc, char **argv, opts *o)
 {
     static const char *const valued[] = {"--points", "--iterations", "--tiles", "--halo",
-                                         "--threads", NULL};
+                                         "--threads", "--device", NULL};
     char why[256];
     int npos = 0;
     for (int a = 1; a < argc; a++) {
@@ -106,7 +112,13 @@ static int parse_opts(int argc, char **argv, opts *o)
         if (a + 1 >= argc)
             return cli_error("stencil", "%s needs a value (see hyperlayout stencil --help)", arg);
         const char *v = argv[++a];
-        if (!strcmp(arg, "--points")) {
+        o->cpu_only |= !strcmp(arg, "--tiles") || !strcmp(arg, "--halo") ||
+                       !strcmp(arg, "--threads");
+        if (!strcmp(arg, "--device")) {
+            if (strcmp(v, "cpu") && strcmp(v, "gpu"))
+                return cli_error("stencil", "--device needs cpu or gpu, not '%s'", v);
+            o->gpu = !strcmp(v, "gpu");
+        } else if (!strcmp(arg, "--points")) {
             if (!strcmp(v, "star"))
                 o->points = STENCIL_STAR;
             else if (!strcmp(v, "box"))
@@ -130,6 +142,13 @@ static int parse_opts(int argc, char **argv, opts *o)
     }
     if (npos < 2)
         return cli_error("stencil", "needs IN.npy and OUT.npy (see hyperlayout stencil --help)");
+    if (o->gpu && o->cpu_only)
+        return cli_error("stencil", "--tiles, --halo and --threads choose how the CPU runs: "
+                                    "not with --device gpu");
+    if (o->gpu && stencil_gpu_devices() == 0)
+        return cli_error("stencil", "--device gpu: %s",
+                         stencil_gpu_built() ? "no CUDA device (no GPU or driver)"
+                                             : "this hyperlayout was built without CUDA");
     return 0;
 }
 
@@ -238,8 +257,14 @@ int cmd_stencil(int argc, char **argv)
         st = hl_tensor_init_standard(&t[0], a, s.rank, s.extent, s.elem_size);
     if (st == HL_OK)
         st = hl_tensor_init_standard(&t[1], b, s.rank, s.extent, s.elem_size);
-    if (st == HL_OK) {
-        const stencil_arg sa = {o.points, s.dtype};
+    const stencil_arg sa = {o.points, s.dtype};
+    if (st == HL_OK && o.gpu) {
+        const stencil_gpu_opts go = {.cached = o.cached};
+        st = s.rank > STENCIL_GPU_MAX_RANK ? HL_ERR_RANK
+                                           : stencil_gpu_run_host(s.rank, s.extent, &sa, a, b,
+                                                                  o.iterations, &go);
+        result = &t[1];
+    } else if (st == HL_OK) {
         const stencil_opts so = {(int)o.threads, o.grid_rank ? o.grid : NULL, o.halo, o.cached,
                                  o.iterations};
         st = stencil_run(&t[0], &t[1], &sa, &so, &result);
@@ -247,8 +272,11 @@ int cmd_stencil(int argc, char **argv)
     if (st == HL_OK) {
         if (write_output(o.out, &s, result->data, why, sizeof why) != HL_OK)
             rc = cli_error("stencil", "%s", why);
+    } else if (o.gpu && st == HL_ERR_RANK) {
+        rc = cli_error("stencil", "--device gpu: rank 1 to %d, not %d", STENCIL_GPU_MAX_RANK,
+                       s.rank);
     } else {
-        rc = cli_error("stencil", "%s", hl_strerror(st));
+        rc = cli_error("stencil", "%s%s", o.gpu ? "--device gpu: " : "", hl_strerror(st));
     }
     free(t);
     free(a);
