@@ -89,9 +89,7 @@ static void add_out(hl_plist *l, int e, int64_t stride)
     }
 }
 
-/* A box of B made ready: digits of extent > 1 with positive src strides,
- * by increasing src stride; false when they are not mixed-radix. */
-static bool normalise_b(const hl_box *b, hl_box *x)
+bool hl_box_by_src(const hl_box *b, hl_box *x)
 {
     x->ndigits = 0;
     x->src_base = b->src_base;
@@ -118,6 +116,15 @@ static bool normalise_b(const hl_box *b, hl_box *x)
         x->src_stride[u] = s;
         x->dst_stride[u] = d;
     }
+    return true;
+}
+
+/* A box of B made ready (hl_box_by_src); false when its digits are not
+ * mixed-radix on the src side. */
+static bool normalise_b(const hl_box *b, hl_box *x)
+{
+    if (!hl_box_by_src(b, x))
+        return false;
     for (int u = 0; u + 1 < x->ndigits; u++)
         if (x->src_stride[u + 1] % x->src_stride[u] != 0 ||
             x->src_stride[u + 1] / x->src_stride[u] < x->extent[u])

@@ -26,6 +26,11 @@
 hl_status hl_box_compose(const hl_box *a, int64_t na, const hl_box *b, int64_t nb,
                          int64_t max_boxes, hl_box **boxes, int64_t *nboxes);
 
+/* Box b with its digits of extent > 1 only, turned to positive src
+ * strides (the bases moved to match) and sorted by increasing src stride:
+ * the same cells at the same places; false for a src stride of 0. */
+bool hl_box_by_src(const hl_box *b, hl_box *x);
+
 /* The same where b may read cells a does not write: the boxes of the cells
  * both have (out[b's dst] = in[a's src]), in the order of b's boxes, and in
  * (*tags)[k] (tags not NULL; malloc'ed) the index of the box of b that box

@@ -242,16 +242,6 @@ typedef struct walk {
     hl_status st;
 } walk;
 
-static void add_digit(hl_box *b, int64_t extent, int64_t src_stride, int64_t dst_stride)
-{
-    if (extent == 1)
-        return;
-    b->extent[b->ndigits] = extent;
-    b->src_stride[b->ndigits] = src_stride;
-    b->dst_stride[b->ndigits] = dst_stride;
-    b->ndigits++;
-}
-
 /* Whether a box at bases (a's + ds, a's + dd) starts where a's digit t
  * ends, on both sides. */
 static bool continues(const hl_box *a, int t, int64_t ds, int64_t dd)
@@ -303,7 +293,7 @@ static bool merge(hl_box *a, const hl_box *b)
         }
     if (diff >= 0 || n == HL_BOX_MAX_DIGITS)
         return false;
-    add_digit(a, 2, ds, dd);
+    hl_box_add_digit(a, 2, ds, dd);
     return true;
 }
 
@@ -375,16 +365,16 @@ static void leaf(walk *w, int64_t lbase)
             const wprog *p = &w->prog[i];
             if (run[i]) {
                 b.src_base += p->a * m->b * m->lp;
-                add_digit(&b, full[i] * m->b + edge[i], m->lp, m->s);
+                hl_box_add_digit(&b, full[i] * m->b + edge[i], m->lp, m->s);
             } else if (!last_tile[i]) {
                 b.src_base += p->a * m->b * m->lp;
-                add_digit(&b, m->b, m->lp, m->s);
+                hl_box_add_digit(&b, m->b, m->lp, m->s);
                 if (full[i] > 1)
-                    add_digit(&b, full[i], p->step * m->b * m->lp, p->lstep);
+                    hl_box_add_digit(&b, full[i], p->step * m->b * m->lp, p->lstep);
             } else {
                 b.src_base += (p->a + p->step * (p->count - 1)) * m->b * m->lp;
                 b.dst_base += (p->count - 1) * p->lstep;
-                add_digit(&b, edge[i], m->lp, m->s);
+                hl_box_add_digit(&b, edge[i], m->lp, m->s);
             }
         }
         push(w, &b);

@@ -12,6 +12,16 @@ int64_t hl_box_cells(const hl_box *box)
     return cells;
 }
 
+void hl_box_add_digit(hl_box *b, int64_t extent, int64_t src_stride, int64_t dst_stride)
+{
+    if (extent == 1)
+        return;
+    b->extent[b->ndigits] = extent;
+    b->src_stride[b->ndigits] = src_stride;
+    b->dst_stride[b->ndigits] = dst_stride;
+    b->ndigits++;
+}
+
 void hl_box_swap(hl_box *b)
 {
     int64_t t = b->src_base;

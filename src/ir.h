@@ -139,6 +139,9 @@ int64_t hl_box_cells(const hl_box *box);
  * The same cells go to the same places. */
 void hl_box_normalize(hl_box *box);
 
+/* Appends a digit to b; a digit of extent 1 adds nothing and is left out. */
+void hl_box_add_digit(hl_box *b, int64_t extent, int64_t src_stride, int64_t dst_stride);
+
 /* The box the other way: src and dst exchanged. */
 void hl_box_swap(hl_box *box);
 

@@ -119,16 +119,6 @@ static bool push(blist *l, const hl_box *b)
     return true;
 }
 
-static void add_digit(hl_box *b, int64_t extent, int64_t src_stride, int64_t dst_stride)
-{
-    if (extent < 2)
-        return;
-    b->extent[b->ndigits] = extent;
-    b->src_stride[b->ndigits] = src_stride;
-    b->dst_stride[b->ndigits] = dst_stride;
-    b->ndigits++;
-}
-
 /* ---- a darray's owner: its blocks in their frames ---------------------- */
 
 /* One dimension's part of some of an owner's blocks: `courses` blocks of
@@ -156,7 +146,7 @@ static hl_status darray_boxes(const side *s, int64_t q, blist *out)
             hl_box b = {.src_base = 0, .dst_base = j * fc + lo};
             for (int i = 0; i < rank; i++) {
                 b.src_base += blk.start[i] * a->dist.ki.stride[i];
-                add_digit(&b, blk.owned[i], a->dist.ki.stride[i], fs[i]);
+                hl_box_add_digit(&b, blk.owned[i], a->dist.ki.stride[i], fs[i]);
             }
             if (!push(out, &b))
                 return HL_ERR_NOMEM;
@@ -193,8 +183,8 @@ static hl_status darray_boxes(const side *s, int64_t q, blist *out)
             const int64_t lp = a->dist.ki.stride[i];
             b.src_base += g->x0 * lp;
             b.dst_base += g->c0 * cstride[i];
-            add_digit(&b, g->ext, lp, fs[i]);
-            add_digit(&b, g->courses, a->dist.dim[i].owners * a->bext[i] * lp, cstride[i]);
+            hl_box_add_digit(&b, g->ext, lp, fs[i]);
+            hl_box_add_digit(&b, g->courses, a->dist.dim[i].owners * a->bext[i] * lp, cstride[i]);
         }
         if (!push(out, &b))
             return HL_ERR_NOMEM;
@@ -228,29 +218,11 @@ static hl_status side_boxes(const side *s, int64_t q, blist *out)
  * that break it are enumerated, the shorter of each offending pair (a
  * cyclic dimension whose period does not divide the extent: one box per
  * course). */
-static hl_status mixed_radix(const hl_box *b, blist *out, int64_t *made)
+static hl_status mixed_radix(const hl_box *b, blist *out)
 {
-    hl_box x = {.src_base = b->src_base, .dst_base = b->dst_base};
-    for (int t = 0; t < b->ndigits; t++) {
-        if (b->extent[t] < 2)
-            continue;
-        int64_t s = b->src_stride[t], d = b->dst_stride[t];
-        if (s < 0) {
-            x.src_base += (b->extent[t] - 1) * s;
-            x.dst_base += (b->extent[t] - 1) * d;
-            s = -s;
-            d = -d;
-        }
-        int u = x.ndigits++;
-        for (; u > 0 && x.src_stride[u - 1] > s; u--) {
-            x.extent[u] = x.extent[u - 1];
-            x.src_stride[u] = x.src_stride[u - 1];
-            x.dst_stride[u] = x.dst_stride[u - 1];
-        }
-        x.extent[u] = b->extent[t];
-        x.src_stride[u] = s;
-        x.dst_stride[u] = d;
-    }
+    hl_box x;
+    if (!hl_box_by_src(b, &x))
+        return HL_ERR_UNSUPPORTED; /* a cell read twice */
     /* the digits to enumerate, taken out of x */
     hl_box e = {0};
     for (int u = 0; u + 1 < x.ndigits;) {
@@ -260,7 +232,7 @@ static hl_status mixed_radix(const hl_box *b, blist *out, int64_t *made)
             continue;
         }
         const int t = x.extent[u] <= x.extent[u + 1] ? u : u + 1;
-        add_digit(&e, x.extent[t], x.src_stride[t], x.dst_stride[t]);
+        hl_box_add_digit(&e, x.extent[t], x.src_stride[t], x.dst_stride[t]);
         for (int v = t; v + 1 < x.ndigits; v++) {
             x.extent[v] = x.extent[v + 1];
             x.src_stride[v] = x.src_stride[v + 1];
@@ -285,17 +257,15 @@ static hl_status mixed_radix(const hl_box *b, blist *out, int64_t *made)
         for (int t = 0; t < e.ndigits && ++v[t] == e.extent[t]; t++)
             v[t] = 0;
     }
-    *made = count;
     return HL_OK;
 }
 
 /* The plan's boxes, mixed-radix on the input side (NULL: the identity). */
 static hl_status plan_mixed(const hl_box *plan, int64_t nplan, blist *out)
 {
-    int64_t made;
     hl_status st = HL_OK;
     for (int64_t j = 0; plan && j < nplan && st == HL_OK; j++)
-        st = mixed_radix(&plan[j], out, &made);
+        st = mixed_radix(&plan[j], out);
     return st;
 }
 
@@ -311,9 +281,8 @@ static hl_status receivers(const side *to, int64_t q0, int64_t q1, blist *out, i
         if ((st = side_boxes(to, q, &one)) != HL_OK)
             break;
         for (int64_t j = 0; j < one.n && st == HL_OK; j++) {
-            int64_t made = 0;
             const int64_t before = out->n;
-            if ((st = mixed_radix(&one.b[j], out, &made)) != HL_OK)
+            if ((st = mixed_radix(&one.b[j], out)) != HL_OK)
                 break;
             if (out->n > cap) {
                 cap = out->cap;
