@@ -22,32 +22,37 @@
 #include "plan_internal.h" /* internal: the plan's IR */
 #include "random_plans.h"
 
-/* The tile kernel's loops (src/cuda/kernels.cuh, tile_copy) for block l of
- * a tile box, on the host: the load with threadIdx.x along digit a into a
- * tile of rows HL_CUDA_TILE + 1 long, then the store with threadIdx.x along
- * digit b.  Every destination it writes is marked in seen[]. */
+/* The tile kernel's work (src/cuda/kernels.cuh, tile_copy) for block l of
+ * a tile box, on the host: the offsets of the tile's positions along A and
+ * B, then the load with threadIdx.x along A into a tile of rows
+ * HL_CUDA_TILE + 1 long, then the store with threadIdx.x along B.  Every
+ * destination it writes is marked in seen[]. */
 enum { TILE_ROWS = 8 };
 static void run_tile_block(const int64_t *box, int nd, int64_t l, int64_t E,
                            const unsigned char *in, int64_t in_span, unsigned char *out,
                            int64_t out_span, unsigned char *seen)
 {
     static unsigned char tile[HL_CUDA_TILE * (HL_CUDA_TILE + 1) * HL_CUDA_TILE_MAX_ELEM];
+    int64_t side[4][HL_CUDA_TILE];
     const int64_t pitch = HL_CUDA_TILE + 1;
-    int64_t s0, d0, na, nb;
-    hl_cuda_tile_origin(box, nd, l, &s0, &d0, &na, &nb);
+    int64_t s0, d0, ia, ib, na, nb;
+    hl_cuda_tile_origin(box, nd, l, &s0, &d0, &ia, &ib, &na, &nb);
     assert_true(na >= 1 && na <= HL_CUDA_TILE && nb >= 1 && nb <= HL_CUDA_TILE);
-    const int64_t sa = box[3], da = box[4], sb = box[6], db = box[7];
+    for (int ty = 0; ty < 2; ty++)
+        for (int64_t tx = 0; tx < (ty ? nb : na); tx++)
+            hl_cuda_tile_side(box, ty, (ty ? ib : ia) + tx, &side[2 * ty][tx],
+                              &side[2 * ty + 1][tx]);
     for (int64_t ty = 0; ty < TILE_ROWS; ty++)
         for (int64_t tx = 0; tx < na; tx++)
             for (int64_t j = ty; j < nb; j += TILE_ROWS) {
-                const int64_t s = s0 + tx * sa + j * sb;
+                const int64_t s = s0 + side[0][tx] + side[2][j];
                 assert_true(s >= 0 && s < in_span);
                 memcpy(tile + (j * pitch + tx) * E, in + s * E, (size_t)E);
             }
     for (int64_t ty = 0; ty < TILE_ROWS; ty++)
         for (int64_t tx = 0; tx < nb; tx++)
             for (int64_t i = ty; i < na; i += TILE_ROWS) {
-                const int64_t d = d0 + i * da + tx * db;
+                const int64_t d = d0 + side[1][i] + side[3][tx];
                 assert_true(d >= 0 && d < out_span);
                 if (seen[d]++)
                     fail_msg("tile block %lld: dst %lld written twice", (long long)l, (long long)d);
@@ -55,20 +60,22 @@ static void run_tile_block(const int64_t *box, int nd, int64_t l, int64_t E,
             }
 }
 
-/* Checks one lowered plan, staged with transposes of digits at least
- * tile_min long going to the tile kernel: every cell of the generic list
+/* Checks one lowered plan, staged with transposes of runs at least
+ * min_run bytes long going to the tile kernel: every cell of the generic list
  * (box_index.h) and every block of the tile list (tile_index.h), applied as
  * a copy, reproduce hl_execute; each destination is written once.  Returns
  * the tile blocks. */
 static int64_t reversed_cells; /* cells of flips staged as reversed cells, all checks */
+static int64_t packed;         /* tile boxes with a side of several digits, all checks */
 
-static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
+static int64_t check_staged(const hl_plan *p, int64_t min_run, rp_rng *r)
 {
     const hl_ir *ir = &p->ir;
     assert_true(ir->lowered);
     const int64_t E = ir->elem_size, nb = ir->nboxes;
     const int64_t in_span = ir->in_span, out_span = ir->out_span;
-    const int64_t words = ir->box_at[nb] + 1, gwords = hl_cuda_staged_words(nb, words) + 1;
+    const int64_t words = hl_cuda_tile_words(nb, ir->box_at[nb]) + 1;
+    const int64_t gwords = hl_cuda_staged_words(nb, ir->box_at[nb]) + 1;
     int64_t *w = malloc(sizeof *w * (size_t)(4 * (nb + 1) + words + gwords));
     unsigned char *in = malloc((size_t)(in_span * E + 1));
     unsigned char *want = malloc((size_t)(out_span * E + 1));
@@ -78,7 +85,7 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     hl_cuda_list g = {0, w, w + nb + 1, w + nb + 1 + gwords, 0};
     int64_t *v = w + 2 * (nb + 1) + gwords;
     hl_cuda_list t = {0, v, v + nb + 1, v + nb + 1 + words, 0};
-    hl_cuda_stage(ir->box_at, ir->box_data, nb, E, tile_min, &g, &t);
+    hl_cuda_stage(ir->box_at, ir->box_data, nb, E, min_run, &g, &t);
     assert_int_equal(g.n + t.n, nb);
     for (int64_t j = 0; j < in_span * E; j++)
         in[j] = (unsigned char)rp_next(r);
@@ -89,20 +96,28 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     int64_t tile_cells = 0;
     for (int64_t b = 0; b < t.n; b++) {
         const int64_t *box = t.data + t.at[b];
-        const int nd = hl_cuda_ir_digits(t.at, b);
-        int a, bb;
-        /* what the tile kernel gets: a contiguous in src, b in dst, long */
-        assert_true(hl_cuda_tile_pick(box, nd, E, tile_min, &a, &bb));
-        assert_true(a == 0 && bb == 1);
+        const int nd = hl_cuda_tile_digits(t.at, b), ka = (int)box[2], kb = (int)box[3];
+        /* what the tile kernel gets: side A from a digit contiguous in src,
+         * B from one contiguous in dst, each of runs of min_run bytes, and a
+         * side of fewer than a tile's cells only where no digit is left */
+        const int64_t *x = box + HL_CUDA_TILE_HEAD;
+        assert_true(ka >= 1 && kb >= 1 && ka + kb <= nd && E <= HL_CUDA_TILE_MAX_ELEM);
+        assert_true(llabs(x[1]) == 1 && llabs(x[3 * ka + 2]) == 1);
+        assert_true(x[0] * E >= min_run && x[3 * ka] * E >= min_run);
+        if (hl_cuda_tile_span(box, 0, ka) < HL_CUDA_TILE ||
+            hl_cuda_tile_span(box, ka, kb) < HL_CUDA_TILE)
+            for (int k = ka + kb; k < nd; k++)
+                assert_true(x[3 * k] == 1);
         int64_t cells = 1;
         for (int k = 0; k < nd; k++)
-            cells *= box[2 + 3 * k];
+            cells *= x[3 * k];
         tile_cells += cells;
+        packed += ka > 1 || kb > 1;
         assert_int_equal(t.start[b + 1] - t.start[b], hl_cuda_tile_blocks(box, nd));
     }
     for (int64_t l = 0; l < t.start[t.n]; l++) {
         const int64_t b = hl_cuda_box_find(t.start, t.n, l);
-        run_tile_block(t.data + t.at[b], hl_cuda_ir_digits(t.at, b), l - t.start[b], E, in,
+        run_tile_block(t.data + t.at[b], hl_cuda_tile_digits(t.at, b), l - t.start[b], E, in,
                        in_span, got, out_span, seen);
     }
     /* the generic kernel: cells of whole elements, at most 16 bytes unless
@@ -136,8 +151,8 @@ static int64_t check_staged(const hl_plan *p, int64_t tile_min, rp_rng *r)
     if (memcmp(got, want, (size_t)(out_span * E))) {
         char text[4096];
         (void)hl_plan_describe(p, text, sizeof text, NULL);
-        fail_msg("the staged kernels and hl_execute disagree (tile_min %lld) on\n%s",
-                 (long long)tile_min, text);
+        fail_msg("the staged kernels and hl_execute disagree (min_run %lld) on\n%s",
+                 (long long)min_run, text);
     }
     const int64_t blocks = t.start[t.n];
     free(w);
@@ -237,12 +252,12 @@ static int check_in_place(const hl_plan *p, rp_rng *r)
     return ir->npasses;
 }
 
-/* Checks one lowered plan: staged as prepare stages it and with every
- * transpose of digits of at least 2 going to tiles, and in place. */
+/* Checks one lowered plan: staged as prepare stages it (runs of 32 bytes)
+ * and with every transpose going to tiles, and in place. */
 static int64_t check_plan(const hl_plan *p, rp_rng *r, int64_t *blocks, int *passes)
 {
-    *blocks += check_staged(p, 16, r);
-    *blocks += check_staged(p, 2, r);
+    *blocks += check_staged(p, 32, r);
+    *blocks += check_staged(p, 1, r);
     *passes += check_in_place(p, r);
     return p->ir.cells;
 }
@@ -268,8 +283,9 @@ static void test_random_plans(void **state)
                   "blocks, %d in-place passes)\n",
                   lowered, total, (long long)cells, (long long)blocks, passes);
     assert_true(blocks > 1000 && passes > 500);
-    print_message("%lld generic cells read backwards and reversed\n", (long long)reversed_cells);
-    assert_true(reversed_cells > 1000);
+    print_message("%lld generic cells read backwards and reversed, %lld packed tile boxes\n",
+                  (long long)reversed_cells, (long long)packed);
+    assert_true(reversed_cells > 1000 && packed > 100);
     /* most plans lower; those that do not run cell by cell on the CPU only */
     assert_true(lowered > total / 2);
     assert_true(chains > 0);
@@ -403,8 +419,8 @@ static void test_copy_width(void **state)
 
 /* Staging: a box's digits in the IR's order (normal form, ir.h: increasing
  * dst stride) for the generic kernel; a transpose with both contiguous
- * digits long enough goes to the tile kernel with them first; elements
- * over 16 bytes never do. */
+ * runs long enough goes to the tile kernel, its sides first, completed by
+ * other digits where short; elements over 16 bytes never do. */
 static void test_stage(void **state)
 {
     (void)state;
@@ -427,7 +443,7 @@ static void test_stage(void **state)
     }
     int64_t w[4][40];
     hl_cuda_list g = {0, w[0], w[1], w[0] + 8, 0}, t = {0, w[2], w[3], w[2] + 8, 0};
-    hl_cuda_stage(at, data, 2, 4, 16, &g, &t);
+    hl_cuda_stage(at, data, 2, 4, 32, &g, &t);
     assert_int_equal(g.n, 1);
     assert_int_equal(t.n, 1);
     assert_int_equal(g.start[1], 1); /* 24 cells: one batch */
@@ -445,8 +461,9 @@ static void test_stage(void **state)
         assert_true((uint64_t)x[3] == by.magic && x[4] == by.shift);
         assert_true((uint64_t)x[5] == hl_cuda_div32_make(want_g[k][0]));
     }
-    /* tiles: a (src stride 1) = the 40, b (dst stride 1) = the 50, then 3 */
-    const int64_t want_t[11] = {0, 0, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
+    /* tiles: side A the 40 (src stride 1), side B the 50 (dst stride 1),
+     * each at least a tile long, then the 3 */
+    const int64_t want_t[13] = {0, 0, 1, 1, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
     assert_memory_equal(t.data, want_t, sizeof want_t);
     assert_int_equal(t.start[1], 2 * 2 * 3);
     /* the same cells either way */
@@ -462,31 +479,55 @@ static void test_stage(void **state)
             found += a1[i][0] == a2[j][0] && a1[i][1] == a2[j][1];
         assert_int_equal(found, 1);
     }
-    /* too short for tile_min 41, too wide at 24 bytes: both generic */
-    hl_cuda_stage(at, data, 2, 4, 41, &g, &t);
+    /* runs too short for min_run 41 x 4 bytes, too wide at 24 bytes: both
+     * generic */
+    hl_cuda_stage(at, data, 2, 4, 41 * 4, &g, &t);
     assert_true(g.n == 2 && t.n == 0);
-    hl_cuda_stage(at, data, 2, 24, 16, &g, &t);
+    hl_cuda_stage(at, data, 2, 24, 32, &g, &t);
     assert_true(g.n == 2 && t.n == 0);
+    /* packed: the swap of the two fastest dimensions of [64,16,16] float32.
+     * Each side has 16 cells of its own contiguous digit; the 64 is split
+     * to complete both — 2 for A, 2 for B, 16 left for the blocks — so that
+     * a tile holds two 16 x 16 faces along each side */
+    const int64_t at2[2] = {0, 11};
+    const int64_t swap[11] = {0, 0, 16, 16, 1, 16, 1, 16, 64, 256, 256};
+    hl_cuda_stage(at2, swap, 1, 4, 32, &g, &t);
+    assert_true(g.n == 0 && t.n == 1);
+    const int64_t want_p[19] = {0, 0, 2, 2, 16, 1, 16, 2, 256, 256, /* A */
+                                16, 16, 1, 2, 512, 512, /* B */
+                                16, 1024, 1024};
+    assert_int_equal(t.at[1], 19);
+    assert_memory_equal(t.data, want_p, sizeof want_p);
+    assert_int_equal(t.start[1], 16);
+    /* block 5: the 64's high digit is 5; positions 17 along A and 3 along B
+     * are (1, 1) and (3, 0) in their digits */
+    int64_t s0, dd0, ia, ib, na, nb, sa, da, sb, db;
+    hl_cuda_tile_origin(t.data, 5, 5, &s0, &dd0, &ia, &ib, &na, &nb);
+    assert_true(s0 == 5 * 1024 && dd0 == 5 * 1024 && ia == 0 && ib == 0 && na == 32 && nb == 32);
+    hl_cuda_tile_side(t.data, 0, 17, &sa, &da);
+    hl_cuda_tile_side(t.data, 1, 3, &sb, &db);
+    assert_true(sa == 1 + 256 && da == 16 + 256 && sb == 3 * 16 && db == 3);
+
     /* a digit contiguous on both sides: 16-byte cells of 4 float32, or 2 of
      * 6 bytes (12 of the 16 bytes) when its extent is 6 */
     const int64_t at1[2] = {0, 8};
     const int64_t rows[8] = {0, 0, 8, 1, 1, 5, 8, 8};
     const int64_t *d0 = g.data + HL_CUDA_BOX_HEAD; /* digit 0 */
-    hl_cuda_stage(at1, rows, 1, 4, 16, &g, &t);
+    hl_cuda_stage(at1, rows, 1, 4, 32, &g, &t);
     assert_true(g.n == 1 && g.data[2] == 16 && g.data[4] == 0 && d0[0] == 2 && d0[1] == 16);
     assert_true(g.data[3] == 10 && g.start[1] == 1);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 16);
     const int64_t rows6[8] = {0, 0, 6, 1, 1, 5, 6, 6};
-    hl_cuda_stage(at1, rows6, 1, 6, 16, &g, &t);
+    hl_cuda_stage(at1, rows6, 1, 6, 32, &g, &t);
     assert_true(g.data[2] == 12 && d0[0] == 3 && g.data[3] == 15);
     assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 4);
     /* read backwards (a flip of dimension 0): 4 float32 a cell, starting at
      * the cell's last element in the source and reversed; 2 of float64 */
     const int64_t flipped[8] = {107, 0, 8, -1, 1, 5, 8, 8};
-    hl_cuda_stage(at1, flipped, 1, 4, 16, &g, &t);
+    hl_cuda_stage(at1, flipped, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 4 * 104 && g.data[2] == 16 && g.data[4] == 4);
     assert_true(d0[0] == 2 && d0[1] == -16 && d0[2] == 16);
-    hl_cuda_stage(at1, flipped, 1, 8, 16, &g, &t);
+    hl_cuda_stage(at1, flipped, 1, 8, 32, &g, &t);
     assert_true(g.data[0] == 8 * 106 && g.data[2] == 16 && g.data[4] == 8 && d0[1] == -16);
     int64_t src = 0, dst = 0, bytes = 0, rev = 0;
     assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
@@ -494,17 +535,17 @@ static void test_stage(void **state)
     /* read forwards and written backwards (a flip as the IR writes it):
      * the cell starts at the destination's lowest address */
     const int64_t written_back[8] = {0, 107, 8, 1, -1, 5, 8, 8};
-    hl_cuda_stage(at1, written_back, 1, 4, 16, &g, &t);
+    hl_cuda_stage(at1, written_back, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 0 && g.data[1] == 4 * 104 && g.data[4] == 4 && d0[2] == -16);
     assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
     assert_true(src == 16 && dst == 4 * 100 && bytes == 16 && rev == 4);
     /* backwards on both sides: cells in order, not reversed */
     const int64_t both[8] = {107, 107, 8, -1, -1, 5, 8, 8};
-    hl_cuda_stage(at1, both, 1, 4, 16, &g, &t);
+    hl_cuda_stage(at1, both, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 4 * 104 && g.data[1] == 4 * 104 && g.data[4] == 0);
     /* a stride of -2 is not a row read backwards: one element a cell */
     const int64_t strided[8] = {107, 0, 8, -2, 1, 5, 8, 8};
-    hl_cuda_stage(at1, strided, 1, 4, 16, &g, &t);
+    hl_cuda_stage(at1, strided, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 4 * 107 && g.data[2] == 4 && g.data[4] == 0 && d0[0] == 8);
 }
 

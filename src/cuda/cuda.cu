@@ -39,9 +39,9 @@ extern "C" {
 
 namespace {
 
-// Transpose digits shorter than this are copied by the generic kernel: a
-// tile of 32 x 32 would leave most of its threads idle.
-constexpr int64_t TILE_MIN = 16;
+// Transposes whose contiguous runs are shorter than this on either side
+// (bytes: a sector of the memory system) are copied by the generic kernel.
+constexpr int64_t TILE_MIN_RUN = 32;
 
 constexpr int THREADS = 256;
 
@@ -217,10 +217,11 @@ void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
     const int64_t nb = ir->nboxes, words = nb > 0 ? ir->box_at[nb] : 0;
     for (hl_cuda_list *l : {g, t}) {
         l->at = st->take((size_t)nb + 1);
-        l->data = st->take((size_t)(l == g ? hl_cuda_staged_words(nb, words) : words));
+        l->data = st->take(
+            (size_t)(l == g ? hl_cuda_staged_words(nb, words) : hl_cuda_tile_words(nb, words)));
         l->start = st->take((size_t)nb + 1);
     }
-    hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN, g, t);
+    hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN_RUN, g, t);
 }
 
 hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
@@ -232,7 +233,7 @@ hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
     const int64_t nb = ir->lowered ? ir->nboxes : 0;
     const int np = device_passes(ir) ? ir->npasses : 0;
     const int64_t ir_words = nb > 0 ? ir->box_at[nb] : 0;
-    size_t words = 4 * (size_t)(nb + 1) + (size_t)ir_words +
+    size_t words = 4 * (size_t)(nb + 1) + (size_t)hl_cuda_tile_words(nb, ir_words) +
                    (size_t)hl_cuda_staged_words(nb, ir_words); // stage_boxes' arrays
     for (int j = 0; j < np; j++)
         if (ir->passes[j].sigma)

@@ -141,11 +141,16 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
 // HL_CUDA_TILE x TILE_ROWS threads, each moving HL_CUDA_TILE / TILE_ROWS
 // cells per side (thread coarsening: fewer, busier threads hide latency).
 constexpr int TILE_ROWS = 8;
+constexpr int TILE_CELLS = HL_CUDA_TILE / TILE_ROWS;
 
-// Transpose boxes through a shared-memory tile: loaded with threadIdx.x
-// along digit a (contiguous source), stored with threadIdx.x along digit b
-// (contiguous destination).  The tile's rows are HL_CUDA_TILE + 1 elements
-// long so that a warp reading a column hits 32 different banks.
+// Transpose boxes through a shared-memory tile (tile_index.h): the
+// offsets of the tile's positions along sides A and B first, one thread
+// each; then the tile loaded with threadIdx.x along A (reads contiguous in
+// the source) and stored with threadIdx.x along B (writes contiguous in the
+// destination).  The tile's rows are HL_CUDA_TILE + 1 elements long so
+// that a warp reading a column hits 32 different banks.  An element of one
+// access (words == 1) is loaded into registers for all of a thread's cells
+// before any is stored, so that its loads are in flight together.
 template <typename W>
 __global__ void __launch_bounds__(HL_CUDA_TILE *TILE_ROWS)
     tile_copy(const int64_t *__restrict__ at, const int64_t *__restrict__ data,
@@ -154,22 +159,54 @@ __global__ void __launch_bounds__(HL_CUDA_TILE *TILE_ROWS)
 {
     extern __shared__ uint4 smem[];
     W *tile = reinterpret_cast<W *>(smem);
+    __shared__ int64_t side[4][HL_CUDA_TILE]; // A's src, dst offsets; B's
     const int64_t pitch = HL_CUDA_TILE + 1;
-    const int64_t tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = threadIdx.x, ty = threadIdx.y;
     for (int64_t blk = blockIdx.x; blk < blocks; blk += gridDim.x) {
         const int64_t b = hl_cuda_box_find(start, nboxes, blk);
         const int64_t *box = data + at[b];
-        int64_t s0, d0, na, nb;
-        hl_cuda_tile_origin(box, hl_cuda_ir_digits(at, b), blk - start[b], &s0, &d0, &na, &nb);
-        const int64_t sa = box[3], da = box[4], sb = box[6], db = box[7];
-        if (tx < na)
-            for (int64_t j = ty; j < nb; j += TILE_ROWS)
-                move(tile + (j * pitch + tx) * words, in + (s0 + tx * sa + j * sb) * words, words);
+        int64_t s0, d0, ia, ib, na, nb;
+        hl_cuda_tile_origin(box, hl_cuda_tile_digits(at, b), blk - start[b], &s0, &d0, &ia, &ib,
+                            &na, &nb);
+        if (ty < 2 && tx < (ty ? nb : na))
+            hl_cuda_tile_side(box, ty, (ty ? ib : ia) + tx, &side[2 * ty][tx],
+                              &side[2 * ty + 1][tx]);
         __syncthreads();
-        if (tx < nb)
-            for (int64_t i = ty; i < na; i += TILE_ROWS)
-                move(out + (d0 + i * da + tx * db) * words, tile + (tx * pitch + i) * words, words);
-        __syncthreads(); // the tile is refilled by the next iteration
+        if (words == 1) {
+            W v[TILE_CELLS];
+            const int64_t from = tx < na ? s0 + side[0][tx] : 0;
+#pragma unroll
+            for (int u = 0; u < TILE_CELLS; u++) {
+                const int j = ty + u * TILE_ROWS;
+                if (tx < na && j < nb)
+                    v[u] = in[from + side[2][j]];
+            }
+#pragma unroll
+            for (int u = 0; u < TILE_CELLS; u++) {
+                const int j = ty + u * TILE_ROWS;
+                if (tx < na && j < nb)
+                    tile[j * pitch + tx] = v[u];
+            }
+            __syncthreads();
+            const int64_t to = tx < nb ? d0 + side[3][tx] : 0;
+#pragma unroll
+            for (int u = 0; u < TILE_CELLS; u++) {
+                const int i = ty + u * TILE_ROWS;
+                if (tx < nb && i < na)
+                    out[to + side[1][i]] = tile[tx * pitch + i];
+            }
+        } else {
+            if (tx < na)
+                for (int64_t j = ty; j < nb; j += TILE_ROWS)
+                    move(tile + (j * pitch + tx) * words,
+                         in + (s0 + side[0][tx] + side[2][j]) * words, words);
+            __syncthreads();
+            if (tx < nb)
+                for (int64_t i = ty; i < na; i += TILE_ROWS)
+                    move(out + (d0 + side[1][i] + side[3][tx]) * words,
+                         tile + (tx * pitch + i) * words, words);
+        }
+        __syncthreads(); // the tile and the offsets are refilled by the next iteration
     }
 }
 
