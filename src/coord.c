@@ -8,15 +8,13 @@
 
 /* ---- crinkle arithmetic ---------------------------------------------------- */
 
-/* Position of x after the crinkle of [0, L) by n: the residue classes one
- * after another, the first L mod n of them one cell longer. */
-static int64_t crinkle_pos(int64_t L, int64_t n, int64_t x)
+int64_t hl_crinkle_pos(int64_t L, int64_t n, int64_t x)
 {
     const int64_t len = L / n, rem = L % n, q = x / n, r = x % n;
     return r * len + (r < rem ? r : rem) + q;
 }
 
-static int64_t crinkle_unpos(int64_t L, int64_t n, int64_t p)
+int64_t hl_crinkle_unpos(int64_t L, int64_t n, int64_t p)
 {
     const int64_t len = L / n, rem = L % n, split = rem * (len + 1);
     int64_t r, q;
@@ -201,12 +199,12 @@ static int uncrinkle_print(char *buf, size_t size, hl_coord_map m)
 
 static int64_t crinkle_apply(hl_coord_map m, int64_t L, int64_t x)
 {
-    return crinkle_pos(L, m.arg, x);
+    return hl_crinkle_pos(L, m.arg, x);
 }
 
 static int64_t crinkle_unapply(hl_coord_map m, int64_t L, int64_t y)
 {
-    return crinkle_unpos(L, m.arg, y);
+    return hl_crinkle_unpos(L, m.arg, y);
 }
 
 static hl_coord_map crinkle_inverse(hl_coord_map m, int64_t L)
@@ -277,7 +275,7 @@ static int crinkle_image(hl_coord_map m, int64_t L, const hl_ival *in, int n, hl
             int64_t last = in[t].hi - ((in[t].hi - first) % step);
             if (k == cap)
                 return -1;
-            out[k++] = (hl_ival){crinkle_pos(L, step, first), crinkle_pos(L, step, last)};
+            out[k++] = (hl_ival){hl_crinkle_pos(L, step, first), hl_crinkle_pos(L, step, last)};
         }
     }
     return k;

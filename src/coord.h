@@ -50,6 +50,14 @@ typedef struct hl_coord_info {
 
 extern const hl_coord_info hl_coord_table[HL_COORD_COUNT];
 
+/* Position of x after the crinkle of [0, L) by n (1 <= n <= L): the
+ * residue classes one after another, the first L mod n of them one cell
+ * longer; and the x at position p.  The one home of this arithmetic for the
+ * maps, the in-place passes and the CPU's in-place crinkles (kindex.h's
+ * hl_kcrinkle is the same with dividers, for k-index loops). */
+int64_t hl_crinkle_pos(int64_t L, int64_t n, int64_t x);
+int64_t hl_crinkle_unpos(int64_t L, int64_t n, int64_t p);
+
 /* Domain of map m of dimension i (m == nmaps: what the digits receive). */
 int64_t hl_coord_domain(const hl_layout *lay, int i, int m);
 

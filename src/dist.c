@@ -8,6 +8,7 @@
 
 #include "dist_boxes.h"
 #include "ir.h"
+#include "intmath.h"
 
 static hl_status fail(hl_dist *d, hl_status st)
 {
@@ -393,16 +394,6 @@ static void leaf(walk *w, int64_t lbase)
     }
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static int64_t mulmod(int64_t a, int64_t b, int64_t m)
 {
     __extension__ typedef unsigned __int128 u128;
@@ -456,7 +447,7 @@ static void deal(walk *w, int i, int64_t M, int64_t rho, int64_t sum)
         }
         return;
     }
-    const int64_t g = gcd64(m->G, M), up = M / g, end = m->G < M ? m->G : M;
+    const int64_t g = hl_gcd64(m->G, M), up = M / g, end = m->G < M ? m->G : M;
     const int64_t inv = up > 1 ? inverse_mod(m->G / g % up, up) : 0;
     for (int64_t a = rho % g; a < end && w->st == HL_OK; a += g) {
         int64_t sigma = 0;

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "ir.h"
+#include "coord.h"
+#include "intmath.h"
 
 /* Longer dimensions get no stored sigma (8 bytes per position in the plan):
  * a reflection or rotation of them (flips, shifts) is one or two reflection
@@ -83,20 +85,6 @@ static bool dihedral(const hl_layout *lay, int i, int64_t lp, int64_t *a, int64_
 
 /* ---- moves ---------------------------------------------------------------- */
 
-static int64_t crinkle_pos(int64_t L, int64_t n, int64_t x)
-{
-    const int64_t len = L / n, rem = L % n, q = x / n, r = x % n;
-    return r * len + (r < rem ? r : rem) + q;
-}
-
-static int64_t crinkle_unpos(int64_t L, int64_t n, int64_t p)
-{
-    const int64_t len = L / n, rem = L % n, split = rem * (len + 1);
-    if (p < split)
-        return p % (len + 1) * n + p / (len + 1);
-    return (p - split) % len * n + rem + (p - split) / len;
-}
-
 int64_t hl_ir_move_apply(const hl_ir_pass *pass, int64_t u)
 {
     const int64_t L = pass->len;
@@ -105,9 +93,9 @@ int64_t hl_ir_move_apply(const hl_ir_pass *pass, int64_t u)
         if (m.op == HL_MOVE_DIHEDRAL)
             u = ((m.a + m.e * u) % L + L) % L;
         else if (m.op == HL_MOVE_CRINKLE)
-            u = crinkle_pos(L, m.a, u);
+            u = hl_crinkle_pos(L, m.a, u);
         else
-            u = crinkle_unpos(L, m.a, u);
+            u = hl_crinkle_unpos(L, m.a, u);
     }
     return u;
 }
@@ -456,16 +444,6 @@ static int plan_swaps(const int *tgt, const int *cur0, int r, const int64_t *ext
     return n;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* ---- choosing the passes ---------------------------------------------------- */
 
 /* The planner's costs, in passes at the copy's speed: moving whole slabs
@@ -480,7 +458,7 @@ static double slab_cost(int64_t bytes) { return bytes >= 1024 ? 1.0 : 1.5; }
 
 static double swap_cost(swap_t w, int64_t es)
 {
-    const int64_t bytes = w.inner * es, g = gcd64(w.m, w.k);
+    const int64_t bytes = w.inner * es, g = hl_gcd64(w.m, w.k);
     if (w.m == 1 || w.k == 1)
         return 0;
     if (w.mid > 1)
@@ -703,7 +681,7 @@ hl_status hl_ir_transposes(const hl_layout *src, const hl_layout *dst, int64_t e
             continue;
         }
         const swap_t w = chosen[j].sw;
-        const int64_t g = gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
+        const int64_t g = hl_gcd64(w.m, w.k), a = w.m / g, b = w.k / g;
         if (g == 1 || w.m == w.k || w.mid > 1 || g * w.inner * es < LONG_SLAB_BYTES ||
             w.m * w.k * w.inner * es <= (1 << 19) ||
             (w.inner * es >= LONG_SLAB_BYTES && w.m * w.k <= MAX_LEN)) {

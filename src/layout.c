@@ -11,6 +11,7 @@
 #include "coord.h"
 #include "hyperlayout/kindex.h"
 #include "lower.h"
+#include "intmath.h"
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -318,7 +319,6 @@ int64_t hl_layout_span(const hl_layout *lay)
     return max + 1;
 }
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* The smallest and largest value dimension i's maps hand to its digits:
  * the whole last domain unless an offset moves the values inside it. */
@@ -381,7 +381,7 @@ static int sorted_digits(const hl_layout *lay, int *order, int64_t *lo, int64_t 
         if (count[t] == 1)
             continue;
         int v = n++;
-        while (v > 0 && abs64(lay->digit[order[v - 1]].stride) > abs64(g->stride)) {
+        while (v > 0 && hl_abs64(lay->digit[order[v - 1]].stride) > hl_abs64(g->stride)) {
             order[v] = order[v - 1];
             v--;
         }
@@ -389,7 +389,7 @@ static int sorted_digits(const hl_layout *lay, int *order, int64_t *lo, int64_t 
     }
     int64_t reach = 1; /* what the digits below can add, plus one */
     for (int v = 0; v < n; v++) {
-        int64_t s = abs64(lay->digit[order[v]].stride);
+        int64_t s = hl_abs64(lay->digit[order[v]].stride);
         if (s < reach)
             return -1;
         if (__builtin_mul_overflow(s, count[order[v]], &reach))
@@ -440,7 +440,7 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x)
     int64_t rest = offset - min;
     for (int v = n - 1; v >= 0; v--) {
         const int t = order[v];
-        const int64_t s = abs64(lay->digit[t].stride), u = rest / s;
+        const int64_t s = hl_abs64(lay->digit[t].stride), u = rest / s;
         if (u >= count[t])
             return HL_ERR_RANGE;
         rest -= u * s;

@@ -1,6 +1,7 @@
 /* hyperlayout — pieces (pieces.h): cutting boxes of sub-digits so that
  * their affine expressions stay affine. */
 #include "pieces.h"
+#include "intmath.h"
 
 #include <stdlib.h>
 

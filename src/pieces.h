@@ -34,14 +34,6 @@ typedef struct hl_plist {
     bool fail;
 } hl_plist;
 
-static inline int64_t hl_floor_div(int64_t a, int64_t b)
-{
-    const int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-static inline int64_t hl_ceil_div(int64_t a, int64_t b) { return -hl_floor_div(-a, b); }
-
 void hl_piece_push(hl_plist *l, const hl_piece *p);
 
 /* Range of expression e over the piece. */

@@ -7,6 +7,7 @@
 
 #include "ir.h"
 #include "plan_internal.h"
+#include "intmath.h"
 
 typedef struct {
     hl_box *boxes;
@@ -32,8 +33,6 @@ static hl_status keep(cut_list *c, const hl_box *b)
     return HL_OK;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
-static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 /* The box without digit t, that digit fixed at k. */
 static void fix_digit(hl_box *out, const hl_box *b, int t, int64_t k)
@@ -75,10 +74,10 @@ static hl_status cut(cut_list *c, const hl_box *b)
     const int64_t e = x.extent[t];
     const int64_t s = x.dst_stride[t];
     const int64_t rmin = dmin - x.dst_base, rmax = dmax - x.dst_base - (e - 1) * s;
-    int64_t in_lo = ceil_div(c->lo - x.dst_base - rmin, s);
-    int64_t in_hi = floor_div(c->hi - 1 - x.dst_base - rmax, s);
-    int64_t any_lo = ceil_div(c->lo - x.dst_base - rmax, s);
-    int64_t any_hi = floor_div(c->hi - 1 - x.dst_base - rmin, s);
+    int64_t in_lo = hl_ceil_div(c->lo - x.dst_base - rmin, s);
+    int64_t in_hi = hl_floor_div(c->hi - 1 - x.dst_base - rmax, s);
+    int64_t any_lo = hl_ceil_div(c->lo - x.dst_base - rmax, s);
+    int64_t any_hi = hl_floor_div(c->hi - 1 - x.dst_base - rmin, s);
     in_lo = in_lo < 0 ? 0 : in_lo;
     in_hi = in_hi > e - 1 ? e - 1 : in_hi;
     any_lo = any_lo < 0 ? 0 : any_lo;

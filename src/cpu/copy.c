@@ -141,7 +141,7 @@ static void swap_digits(kbox *k, int a, int b)
 static void source_order(kbox *k, int first)
 {
     for (int a = first + 1; a < k->n; a++)
-        for (int c = a; c > first && abs64(k->ss[c - 1]) > abs64(k->ss[c]); c--)
+        for (int c = a; c > first && hl_abs64(k->ss[c - 1]) > hl_abs64(k->ss[c]); c--)
             swap_digits(k, c, c - 1);
 }
 
@@ -230,7 +230,7 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
         int t = -1;
         for (int j = first + count; j < k->n && t < 0; j++)
             if ((count == 0 ? j == first : st[j] == st[first] * *full) &&
-                !(skip_src_unit && abs64(k->ss[j]) == 1))
+                !(skip_src_unit && hl_abs64(k->ss[j]) == 1))
                 t = j;
         if (t < 0)
             break;
@@ -259,7 +259,7 @@ static int take_run(kbox *k, int first, const int64_t *st, int64_t side, bool sk
  * source streams read side by side), the src run up to TR_COL_BYTES. */
 static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
 {
-    if (abs64(k->ds[0]) != 1 || abs64(k->ss[0]) == 1)
+    if (hl_abs64(k->ds[0]) != 1 || hl_abs64(k->ss[0]) == 1)
         return false;
     int64_t rows_full, cols_full, side = row_bytes / es;
     if (side < 2)
@@ -269,7 +269,7 @@ static bool plan_transpose(kbox *k, int64_t es, int64_t row_bytes)
     const int nd = take_run(k, 0, k->ds, side, true, &k->rows_in, &k->row_chunk, &rows_full);
     int s0 = -1;
     for (int t = nd; t < k->n && s0 < 0; t++)
-        if (abs64(k->ss[t]) == 1)
+        if (hl_abs64(k->ss[t]) == 1)
             s0 = t;
     if (nd == 0 || s0 < 0)
         return false;
@@ -380,12 +380,6 @@ static void cut_digit(kbox *k, int t, int64_t chunk)
     k->cut = chunk;
 }
 
-/* a / b rounded down (b > 0): the line of a byte offset below the base */
-static int64_t floor_div64(int64_t a, int64_t b)
-{
-    return a / b - (a % b < 0);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -433,9 +427,9 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
         int64_t last = INT64_MIN;
         for (int64_t c = off[a];; c = c + line < off[z] ? c + line : off[z]) {
             k->ptab[k->npf++] = c;
-            if (floor_div64(c * es, 64) != last)
+            if (hl_floor_div(c * es, 64) != last)
                 k->ptab_lined[k->npf_lined++] = c;
-            last = floor_div64(c * es, 64);
+            last = hl_floor_div(c * es, 64);
             if (c == off[z])
                 break;
         }
@@ -451,7 +445,7 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
      * block, blocks upwards: 12 GB/s; rows far apart, each a rising stream
      * from block to block, need nothing: flip:1 tile:8,8 of [4096,4096]
      * ran 0.75x with the requests) */
-    const int64_t along = abs64(k->ss[k->inner]) * k->ext[k->inner] * es;
+    const int64_t along = hl_abs64(k->ss[k->inner]) * k->ext[k->inner] * es;
     bool down = false;
     for (int64_t j = 0; j + 1 < entries && !down; j++)
         down = k->stab[j + 1] == k->stab[j] - k->row_len * k->ss[0];
@@ -503,7 +497,7 @@ static void order_by_source(kbox *k, int t)
     for (; t < k->n; t++) {
         int best = t;
         for (int u = t + 1; u < k->n; u++)
-            if (abs64(k->ss[u]) < abs64(k->ss[best]))
+            if (hl_abs64(k->ss[u]) < hl_abs64(k->ss[best]))
                 best = u;
         move_digit(k, best, t);
     }
@@ -545,7 +539,7 @@ static void whole_rows(kbox *k, int64_t es, int64_t most)
     }
     bool nearest = nb < k->n && cells == most && (run * es) % 64 == 0;
     for (int t = nb + 1; t < k->n && nearest; t++)
-        nearest = abs64(k->ds[t]) > abs64(k->ds[nb]);
+        nearest = hl_abs64(k->ds[t]) > hl_abs64(k->ds[nb]);
     if (!nearest)
         restore_digits(k, keep);
 }
@@ -624,7 +618,7 @@ static bool plan_block(kbox *k, const plan_ctx *pc, hl_status *st)
     } else {
         int best = nb;
         for (int t = nb + 1; t < k->n; t++)
-            if (abs64(k->ss[t]) < abs64(k->ss[best]))
+            if (hl_abs64(k->ss[t]) < hl_abs64(k->ss[best]))
                 best = t;
         move_digit(k, best, nb);
     }
@@ -687,7 +681,7 @@ static int64_t lanes_steps(const kbox *k, int t, int64_t cells, int64_t span, in
         return 1;
     for (int64_t c = k->ext[t]; c > 1; c--)
         if (k->ext[t] % c == 0 && c * cells * es <= LANES_OUT_BYTES &&
-            (span + (c - 1) * abs64(k->ss[t])) * es <= LANES_SPAN_BYTES)
+            (span + (c - 1) * hl_abs64(k->ss[t])) * es <= LANES_SPAN_BYTES)
             return c;
     return 1;
 }
@@ -751,10 +745,10 @@ static bool plan_lanes(kbox *k, const plan_ctx *pc, hl_status *st)
         k->ext[0] * es > LANES_BOX_ROW_BYTES || split_row(k, es))
         return false;
     int nb = 1;
-    int64_t cells = k->ext[0], span = (k->ext[0] - 1) * abs64(k->ss[0]) + 1;
+    int64_t cells = k->ext[0], span = (k->ext[0] - 1) * hl_abs64(k->ss[0]) + 1;
     while (nb < k->n && k->ds[nb] == cells && cells * k->ext[nb] * es <= LANES_OUT_BYTES &&
-           (span + (k->ext[nb] - 1) * abs64(k->ss[nb])) * es <= LANES_SPAN_BYTES) {
-        span += (k->ext[nb] - 1) * abs64(k->ss[nb]);
+           (span + (k->ext[nb] - 1) * hl_abs64(k->ss[nb])) * es <= LANES_SPAN_BYTES) {
+        span += (k->ext[nb] - 1) * hl_abs64(k->ss[nb]);
         cells *= k->ext[nb++];
     }
     const int64_t c = lanes_steps(k, nb, cells, span, es);
@@ -806,7 +800,7 @@ static bool far_rows(const kbox *k, int64_t es, int64_t bytes)
 {
     const int64_t rows = k->rows_in * k->row_chunk;
     return bytes % 64 == 0 && k->lines && rows > FAR_ROWS_MAX &&
-           abs64(k->stab[1] - k->stab[0]) * es >= FAR_ROW_BYTES;
+           hl_abs64(k->stab[1] - k->stab[0]) * es >= FAR_ROW_BYTES;
 }
 
 /* The output runs of a plane's columns the planner chooses among, longest
@@ -1002,14 +996,14 @@ static bool plan_group_runs(kbox *k, const plan_ctx *pc, hl_status *st)
         /* a member that is both halves (an odd row's crinkle, its last
          * cell a member of its own: read twice, crinkle:0:2 of [4095,4097]
          * ran at 0.75 of [4096,4096]) */
-        x->split = x->n == 2 && x->ext[1] == 2 && abs64(x->ss[1]) == 1;
+        x->split = x->n == 2 && x->ext[1] == 2 && hl_abs64(x->ss[1]) == 1;
         if (x->n != 1)
             continue;
         for (int y = m + 1; y < k->nmem; y++) {
             member *z = &k->mem[y];
             /* an odd row's halves differ by a cell */
             if (!z->halves && z->n == 1 && z->ds[0] == 1 && z->ss[0] == x->ss[0] &&
-                abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
+                hl_abs64(z->ext[0] - x->ext[0]) <= 1 && z->src_off == x->src_off + x->ss[0] / 2) {
                 x->halves = y;
                 z->halves = -1;
                 break;
@@ -1223,7 +1217,7 @@ static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
     for (int t = 1; t < k->n; t++) {
         if (k->ss[t] % f || k->ds[t] % f)
             return es;
-        unit_src = abs64(k->ss[t]) == f ? t : unit_src;
+        unit_src = hl_abs64(k->ss[t]) == f ? t : unit_src;
         unit_dst = k->ds[t] == f ? t : unit_dst;
     }
     /* a transpose of the rows, of whole micro-blocks at least (Morton's
@@ -1359,15 +1353,15 @@ static bool join_halves(hl_box *a, const hl_box *b)
 {
     const int64_t ds = b->dst_base - a->dst_base;
     int row = -1;
-    if (a->ndigits != b->ndigits || a->ndigits >= HL_BOX_MAX_DIGITS || abs64(b->src_base - a->src_base) != 1)
+    if (a->ndigits != b->ndigits || a->ndigits >= HL_BOX_MAX_DIGITS || hl_abs64(b->src_base - a->src_base) != 1)
         return false;
     for (int t = 0; t < a->ndigits; t++) {
         if (a->extent[t] != b->extent[t] || a->src_stride[t] != b->src_stride[t] ||
             a->dst_stride[t] != b->dst_stride[t])
             return false;
-        if (a->dst_stride[t] == 1 && abs64(a->src_stride[t]) == 2)
+        if (a->dst_stride[t] == 1 && hl_abs64(a->src_stride[t]) == 2)
             row = t;
-        else if (abs64(a->dst_stride[t]) <= abs64(ds)) /* the new digit would not come next */
+        else if (hl_abs64(a->dst_stride[t]) <= hl_abs64(ds)) /* the new digit would not come next */
             return false;
     }
     if (row < 0)

@@ -12,6 +12,7 @@
 #include "copy.h"
 #include "rowgroup.h"
 #include "transpose.h"
+#include "../intmath.h"
 
 enum {
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
@@ -150,7 +151,6 @@ copy_plane_fn hl_copy_run_cell, hl_copy_run_transpose, hl_copy_run_lanes, hl_cop
 /* The register transpose's row (measure.c runs its candidates through it). */
 extern const copy_solver hl_copy_transpose_solver;
 
-static inline int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* copy.c's planning steps that measuring replays on its candidates: */
 

@@ -492,8 +492,8 @@ void hl_copy_run_rows(const kbox *k, const int64_t *d, char *out, const char *in
     if (k->cut)
         n = n - d[k->inner] * k->cut < k->cut ? n - d[k->inner] * k->cut : k->cut;
     /* the span a row (or the rows read with it) reads: n * |ss| cells */
-    const int64_t span = n * abs64(k->ss[0]) * es;
-    if (next && abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
+    const int64_t span = n * hl_abs64(k->ss[0]) * es;
+    if (next && hl_abs64(k->ss[0]) <= 4 && span <= PREFETCH_MAX)
         prefetch_run(in + next, span, k->ss[0] > 0 ? 1 : -1, es);
     if (k->ways == 2) {
         copy_halves(out, k->ds[1], in, n, k->ss[0], k->ss[1], es, stream, isa);
@@ -519,7 +519,7 @@ void hl_copy_run_block(const kbox *k, const int64_t *d, char *out, const char *i
         if (left < k->cut)
             cells = k->block / k->cut * left;
     }
-    if (next && k->row_len >= 16 && abs64(k->ss[0]) == 1)
+    if (next && k->row_len >= 16 && hl_abs64(k->ss[0]) == 1)
         for (int64_t j = 0; j < cells / k->row_len; j++)
             prefetch_run(in + next + k->stab[j] * es, k->row_len * es, k->ss[0], es);
     const bool pairs = k->pairs.steps && cells == k->block; /* (whole blocks) */

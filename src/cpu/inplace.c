@@ -23,6 +23,7 @@
 
 #include "elem.h"
 #include "intranspose.h"
+#include "../coord.h"
 
 /* Rows of dimension 0 up to this size are permuted through a copy in
  * cache (a vectorisable gather) rather than along cycles. */
@@ -646,12 +647,6 @@ static void local_transpose(char *chunk, char *buf, int64_t b, int64_t n, int64_
     }
 }
 
-static int64_t crinkle_at(int64_t L, int64_t n, int64_t x)
-{
-    const int64_t len = L / n, rem = L % n, q = x / n, r = x % n;
-    return r * len + (r < rem ? r : rem) + q;
-}
-
 /* The rows left over by the chunks (Q - m b of them, and L mod N slabs):
  * gathered by residue into buf, and each residue's run moved to its place
  * with its share of them after it (inverse: back). */
@@ -662,7 +657,7 @@ static void tail_row(const stream_step *st, int64_t L, char *base, int64_t es, c
     char *tail = base + qm * n * es;
     if (!st->inverse) {
         for (int64_t x = 0; x < t; x++)
-            memcpy(buf + crinkle_at(t, n, x) * es, tail + x * es, (size_t)es);
+            memcpy(buf + hl_crinkle_pos(t, n, x) * es, tail + x * es, (size_t)es);
         for (int64_t r = n - 1; r >= 0; r--) {
             const int64_t at = r * q + (r < R ? r : R), c = rem + (r < R);
             if (qm > 0 && at != r * qm)
@@ -677,7 +672,7 @@ static void tail_row(const stream_step *st, int64_t L, char *base, int64_t es, c
                 memmove(base + r * qm * es, base + at * es, (size_t)(qm * es));
         }
         for (int64_t x = 0; x < t; x++)
-            memcpy(tail + x * es, buf + crinkle_at(t, n, x) * es, (size_t)es);
+            memcpy(tail + x * es, buf + hl_crinkle_pos(t, n, x) * es, (size_t)es);
     }
 }
 

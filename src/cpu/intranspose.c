@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "transpose.h"
+#include "../intmath.h"
 
 enum {
     IN_CACHE = 1 << 19,   /* a matrix this small goes through one buffer (half an L2) */
@@ -58,23 +59,13 @@ struct hl_intranspose {
     int phase[3];
 };
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 hl_status hl_intranspose_create(hl_intranspose **out, int64_t groups, int64_t rows, int64_t cols,
                                 int64_t bytes, int64_t mid)
 {
     hl_intranspose *t = calloc(1, sizeof *t);
     if (!t)
         return HL_ERR_NOMEM;
-    *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = gcd64(rows, cols),
+    *t = (hl_intranspose){.groups = groups, .m = rows, .n = cols, .es = bytes, .c = hl_gcd64(rows, cols),
                           .isa = hl_cpu_isa_current(), .mid = mid > 1 ? mid : 1};
     t->b = cols / t->c;
     if (t->mid > 1 && rows != cols) {

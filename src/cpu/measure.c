@@ -64,7 +64,7 @@ static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds,
         keep[t] = 0;
     int s1 = -1;
     for (int t = 0; t < n && s1 < 0; t++)
-        if (abs64(ss[t]) == 1)
+        if (hl_abs64(ss[t]) == 1)
             s1 = t;
     /* the output run: what the longest candidate needs, and a whole digit 0
      * that a plane can take whole (hl_copy_transpose_sizes' odd run) */
@@ -81,7 +81,7 @@ static int64_t sample_digits(int64_t *ext, const int64_t *ss, const int64_t *ds,
             int pick = -1;
             for (int t = 0; t < n; t++) {
                 const int64_t low = pass == 0 ? (keep[t] ? ext[t] : 1) : (keep[t] ? keep[t] : 1);
-                if (ext[t] > low && (pick < 0 || abs64(ds[t]) > abs64(ds[pick])))
+                if (ext[t] > low && (pick < 0 || hl_abs64(ds[t]) > hl_abs64(ds[pick])))
                     pick = t;
             }
             if (pick < 0 || cells <= budget)
@@ -104,12 +104,12 @@ static void walk_sample(char *at, int64_t base, const int64_t *ext, const int64_
 {
     int r = 0;
     for (int t = 0; t < n; t++)
-        if (abs64(st[t]) == 1) {
+        if (hl_abs64(st[t]) == 1) {
             r = t;
             break;
         }
     const int64_t lo = st[r] < 0 ? (ext[r] - 1) * st[r] : 0;
-    const int64_t unit = abs64(st[r]) == 1 ? ext[r] : 1, reps = abs64(st[r]) == 1 ? 1 : ext[r];
+    const int64_t unit = hl_abs64(st[r]) == 1 ? ext[r] : 1, reps = hl_abs64(st[r]) == 1 ? 1 : ext[r];
     int64_t d[WORK_DIGITS] = {0}, off = base, runs = 1;
     for (int t = 0; t < n; t++)
         runs *= t == r ? 1 : ext[t];
