@@ -121,6 +121,20 @@ void hl_ir_box(const hl_ir *ir, int64_t b, hl_box *box)
     }
 }
 
+uint64_t hl_ir_boxes_hash(const hl_ir *ir)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    const int64_t words = ir->nboxes > 0 ? ir->box_at[ir->nboxes] : 0;
+    const int64_t head[2] = {ir->elem_size, ir->nboxes};
+    const int64_t *parts[3] = {head, ir->box_at, ir->box_data};
+    const int64_t lens[3] = {2, ir->nboxes > 0 ? ir->nboxes + 1 : 0, words};
+    for (int j = 0; j < 3; j++)
+        for (int64_t i = 0; i < lens[j]; i++)
+            for (int b = 0; b < 8; b++)
+                h = (h ^ (((uint64_t)parts[j][i] >> (8 * b)) & 0xff)) * 0x100000001b3u;
+    return h;
+}
+
 void hl_ir_free(hl_ir *ir)
 {
     free(ir->steps);

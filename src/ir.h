@@ -158,6 +158,10 @@ hl_status hl_ir_pack_boxes(hl_ir *ir, const hl_box *boxes, int64_t nboxes);
 /* Box b of the IR. */
 void hl_ir_box(const hl_ir *ir, int64_t b, hl_box *box);
 
+/* A 64-bit hash of the IR's element size and boxes (FNV-1a over their
+ * words): the key of what a device executor measured for them (wisdom). */
+uint64_t hl_ir_boxes_hash(const hl_ir *ir);
+
 /* Frees what the IR holds (boxes, steps, passes). */
 void hl_ir_free(hl_ir *ir);
 

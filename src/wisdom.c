@@ -16,10 +16,14 @@
 #include "atomic.h"
 #include "wisdom_internal.h"
 
-/* A register transpose's columns, or (compose) whether a chain's passes
- * run as one: merge in columns (0 or 1), the problem's hash in problem. */
+/* What an entry chose: a register transpose's columns, whether a chain's
+ * passes run as one (merge in columns, 0 or 1; the problem's hash in
+ * problem), or a device's tile runs (in columns; the boxes' hash in
+ * problem, the architecture in isa). */
+typedef enum { TRANSPOSE, COMPOSE, DEVICE } kind;
+
 typedef struct entry {
-    bool compose;
+    kind kind;
     uint64_t problem;
     char isa[HL_WISDOM_ISA_MAX + 1];
     int64_t elem_size;
@@ -55,10 +59,10 @@ static bool valid_columns(int64_t c)
 
 static bool same_key(const entry *a, const entry *b)
 {
-    if (a->compose != b->compose || strcmp(a->isa, b->isa) != 0 || a->elem_size != b->elem_size ||
+    if (a->kind != b->kind || strcmp(a->isa, b->isa) != 0 || a->elem_size != b->elem_size ||
         a->threads != b->threads)
         return false;
-    if (a->compose)
+    if (a->kind != TRANSPOSE)
         return a->problem == b->problem;
     if (a->stream != b->stream || a->ndigits != b->ndigits)
         return false;
@@ -152,7 +156,7 @@ static bool compose_entry_of(const hl_wisdom_chain_key *k, entry *x)
     if (!k->isa || !valid_isa(k->isa, strlen(k->isa)) || k->elem_size < 1 || k->threads < 1)
         return false;
     memset(x, 0, sizeof *x);
-    x->compose = true;
+    x->kind = COMPOSE;
     x->problem = k->problem;
     strcpy(x->isa, k->isa);
     x->elem_size = k->elem_size;
@@ -176,6 +180,33 @@ hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge)
     if (!key || !compose_entry_of(key, &x))
         return HL_ERR_ARG;
     x.columns = merge;
+    return put(&x);
+}
+
+static bool device_entry_of(const hl_wisdom_device_key *k, entry *x)
+{
+    if (!k->arch || !valid_isa(k->arch, strlen(k->arch)) || k->elem_size < 1)
+        return false;
+    memset(x, 0, sizeof *x);
+    x->kind = DEVICE;
+    x->problem = k->boxes;
+    strcpy(x->isa, k->arch);
+    x->elem_size = k->elem_size;
+    return true;
+}
+
+bool hl_wisdom_lookup_device(const hl_wisdom_device_key *key, int64_t *tiles)
+{
+    entry x;
+    return key && device_entry_of(key, &x) && find(&x, tiles);
+}
+
+hl_status hl_wisdom_record_device(const hl_wisdom_device_key *key, int64_t tiles)
+{
+    entry x;
+    if (!key || !device_entry_of(key, &x) || tiles < 0 || tiles > HL_WISDOM_TILES_MAX)
+        return HL_ERR_ARG;
+    x.columns = tiles;
     return put(&x);
 }
 
@@ -241,17 +272,25 @@ hl_status hl_wisdom_export(char **text)
     *text = NULL;
     sbuf b = {NULL, 0, 0, false};
     pthread_mutex_lock(&lock);
-    /* version 1 where it says all: readers of version 1 keep reading it */
-    bool composes = false;
-    for (int64_t i = 0; i < wisdom.n; i++)
-        composes = composes || wisdom.e[i].compose;
-    sb_printf(&b, "hyperlayout-wisdom %d\n", composes ? HL_WISDOM_VERSION : 1);
+    /* the lowest version that says all: older readers keep reading it */
+    int version = 1;
+    for (int64_t i = 0; i < wisdom.n; i++) {
+        const int need = wisdom.e[i].kind == DEVICE ? 3 : wisdom.e[i].kind == COMPOSE ? 2 : 1;
+        version = need > version ? need : version;
+    }
+    sb_printf(&b, "hyperlayout-wisdom %d\n", version);
     for (int64_t i = 0; i < wisdom.n; i++) {
         const entry *x = &wisdom.e[i];
-        if (x->compose) {
+        if (x->kind == COMPOSE) {
             sb_printf(&b, "compose isa=%s elem=%lld threads=%d problem=%016llx merge=%d\n", x->isa,
                       (long long)x->elem_size, x->threads, (unsigned long long)x->problem,
                       x->columns ? 1 : 0);
+            continue;
+        }
+        if (x->kind == DEVICE) {
+            sb_printf(&b, "cuda arch=%s elem=%lld boxes=%016llx tiles=%lld\n", x->isa,
+                      (long long)x->elem_size, (unsigned long long)x->problem,
+                      (long long)x->columns);
             continue;
         }
         sb_printf(&b, "transpose isa=%s elem=%lld threads=%d stream=%d digits=", x->isa,
@@ -324,33 +363,62 @@ static bool int_field(const char *s, const char *end, const char *name, int64_t 
     return field(s, end, name, &vs) && parse_i64(vs, end, v);
 }
 
-/* The fields of a compose line (version 2), tokens 1 to 5. */
-static bool parse_compose(const char *const *tok, const char *const *tend, entry *x)
+/* An ISA or architecture field `name=` spanning [s, end), into x->isa. */
+static bool isa_field(const char *s, const char *end, const char *name, entry *x)
 {
-    memset(x, 0, sizeof *x);
-    x->compose = true;
     const char *vs;
-    if (!field(tok[1], tend[1], "isa", &vs) || !valid_isa(vs, (size_t)(tend[1] - vs)))
+    if (!field(s, end, name, &vs) || !valid_isa(vs, (size_t)(end - vs)))
         return false;
-    memcpy(x->isa, vs, (size_t)(tend[1] - vs));
-    int64_t threads, merge;
-    if (!int_field(tok[2], tend[2], "elem", &x->elem_size) || x->elem_size < 1 ||
-        !int_field(tok[3], tend[3], "threads", &threads) || threads < 1 || threads > INT_MAX ||
-        !int_field(tok[5], tend[5], "merge", &merge) || (merge != 0 && merge != 1) ||
-        !field(tok[4], tend[4], "problem", &vs) || tend[4] - vs != 16)
+    memcpy(x->isa, vs, (size_t)(end - vs));
+    return true;
+}
+
+/* A hash field `name=` of 16 lowercase hexadecimal digits, into x->problem. */
+static bool hash_field(const char *s, const char *end, const char *name, entry *x)
+{
+    const char *vs;
+    if (!field(s, end, name, &vs) || end - vs != 16)
         return false;
-    for (const char *c = vs; c < tend[4]; c++) {
+    for (const char *c = vs; c < end; c++) {
         const int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1;
         if (d < 0)
             return false;
         x->problem = x->problem << 4 | (uint64_t)d;
     }
+    return true;
+}
+
+/* The fields of a compose line (version 2), tokens 1 to 5. */
+static bool parse_compose(const char *const *tok, const char *const *tend, entry *x)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = COMPOSE;
+    int64_t threads, merge;
+    if (!isa_field(tok[1], tend[1], "isa", x) ||
+        !int_field(tok[2], tend[2], "elem", &x->elem_size) || x->elem_size < 1 ||
+        !int_field(tok[3], tend[3], "threads", &threads) || threads < 1 || threads > INT_MAX ||
+        !int_field(tok[5], tend[5], "merge", &merge) || (merge != 0 && merge != 1) ||
+        !hash_field(tok[4], tend[4], "problem", x))
+        return false;
     x->threads = (int)threads;
     x->columns = merge;
     return true;
 }
 
-/* One entry line [s, end) (no newline); compose lines from version 2. */
+/* The fields of a cuda line (version 3), tokens 1 to 4. */
+static bool parse_device(const char *const *tok, const char *const *tend, entry *x)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = DEVICE;
+    return isa_field(tok[1], tend[1], "arch", x) &&
+           int_field(tok[2], tend[2], "elem", &x->elem_size) && x->elem_size >= 1 &&
+           hash_field(tok[3], tend[3], "boxes", x) &&
+           int_field(tok[4], tend[4], "tiles", &x->columns) && x->columns >= 0 &&
+           x->columns <= HL_WISDOM_TILES_MAX;
+}
+
+/* One entry line [s, end) (no newline); compose lines from version 2, cuda
+ * lines from version 3. */
 static bool parse_entry(const char *s, const char *end, int64_t version, entry *x)
 {
     const char *tok[8];
@@ -372,13 +440,14 @@ static bool parse_entry(const char *s, const char *end, int64_t version, entry *
     }
     if (version >= 2 && n == 6 && tend[0] - tok[0] == 7 && strncmp(tok[0], "compose", 7) == 0)
         return parse_compose(tok, tend, x);
+    if (version >= 3 && n == 5 && tend[0] - tok[0] == 4 && strncmp(tok[0], "cuda", 4) == 0)
+        return parse_device(tok, tend, x);
     if (n != 7 || tend[0] - tok[0] != 9 || strncmp(tok[0], "transpose", 9) != 0)
         return false;
     memset(x, 0, sizeof *x);
-    const char *vs;
-    if (!field(tok[1], tend[1], "isa", &vs) || !valid_isa(vs, (size_t)(tend[1] - vs)))
+    if (!isa_field(tok[1], tend[1], "isa", x))
         return false;
-    memcpy(x->isa, vs, (size_t)(tend[1] - vs));
+    const char *vs;
     int64_t threads, stream;
     if (!int_field(tok[2], tend[2], "elem", &x->elem_size) || x->elem_size < 1 ||
         !int_field(tok[3], tend[3], "threads", &threads) || threads < 1 || threads > INT_MAX ||

@@ -42,4 +42,20 @@ typedef struct hl_wisdom_chain_key {
 bool hl_wisdom_lookup_compose(const hl_wisdom_chain_key *key, bool *merge);
 hl_status hl_wisdom_record_compose(const hl_wisdom_chain_key *key, bool merge);
 
+/* The problem of a device executor's choice for a plan's boxes (the CUDA
+ * executor: which transposes go through tiles): the device's architecture
+ * ("sm90"), the element size and the hash of the IR's boxes
+ * (hl_ir_boxes_hash). */
+typedef struct hl_wisdom_device_key {
+    const char *arch;
+    int64_t elem_size;
+    uint64_t boxes;
+} hl_wisdom_device_key;
+
+/* The value: the shortest run, in bytes, of a transpose that goes through
+ * tiles (0: none does), 0 to HL_WISDOM_TILES_MAX. */
+enum { HL_WISDOM_TILES_MAX = 65536 };
+bool hl_wisdom_lookup_device(const hl_wisdom_device_key *key, int64_t *tiles);
+hl_status hl_wisdom_record_device(const hl_wisdom_device_key *key, int64_t tiles);
+
 #endif

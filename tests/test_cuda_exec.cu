@@ -15,6 +15,7 @@
 #include "hyperlayout/cuda.h"
 #include "hyperlayout/plan.h"
 #include "hyperlayout/shape.h"
+#include "hyperlayout/wisdom.h"
 #include "random_plans.h"
 
 #define CHECK(cond)                                                                                \
@@ -150,6 +151,40 @@ int main()
     CUDA_OK(cudaMalloc(&d_out_base, d_cap));
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreate(&stream));
+
+    // MEASURE: the tile kernel's share timed on the device, recorded as a
+    // cuda wisdom line, followed by a later ESTIMATE plan of the same boxes;
+    // both equal to hl_execute
+    {
+        hl_wisdom_forget();
+        hl_shape s;
+        CHECK(hl_shape_parse(&s, "[64,64,16,16,float32]") == HL_OK);
+        const int perm[4] = {1, 0, 2, 3}; // the swap of the two fastest: packed tiles
+        hl_plan_options opt = {};
+        opt.effort = HL_EFFORT_MEASURE;
+        hl_plan *p, *q;
+        CHECK(hl_plan_permute(&p, &s, perm, &opt) == HL_OK);
+        CHECK(hl_plan_cuda_prepare(p) == HL_OK);
+        static char text[1 << 16];
+        CHECK(hl_plan_describe(p, text, sizeof text, nullptr) == HL_OK);
+        std::printf("MEASURE:\n%s", text);
+        CHECK(std::strstr(text, "(measured)") != nullptr);
+        char *w = nullptr;
+        CHECK(hl_wisdom_export(&w) == HL_OK && std::strstr(w, "\ncuda arch=sm") != nullptr);
+        std::printf("%s", w);
+        std::free(w);
+        rp_rng r0 = {5};
+        int64_t c0 = 0;
+        CHECK(check(p, &r0, nullptr, &c0));
+        CHECK(hl_plan_permute(&q, &s, perm, nullptr) == HL_OK);
+        CHECK(hl_plan_cuda_prepare(q) == HL_OK);
+        CHECK(hl_plan_describe(q, text, sizeof text, nullptr) == HL_OK);
+        CHECK(std::strstr(text, "(wisdom)") != nullptr);
+        CHECK(check(q, &r0, nullptr, &c0));
+        hl_plan_destroy(p);
+        hl_plan_destroy(q);
+        hl_wisdom_forget();
+    }
 
     // unprepared: refused, never prepared inside execute
     {

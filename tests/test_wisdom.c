@@ -363,7 +363,7 @@ static void test_malformed(void **state)
             fail_msg("text %zu gave %s, not HL_ERR_SYNTAX:\n%s", i, hl_strerror(st), syntax[i]);
         assert_int_equal(hl_wisdom_count(), 1);
     }
-    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 3\n"), HL_ERR_UNSUPPORTED);
+    assert_int_equal(hl_wisdom_import("hyperlayout-wisdom 4\n"), HL_ERR_UNSUPPORTED);
     static const char *const compose_syntax[] = {
         /* compose lines only from version 2 */
         "hyperlayout-wisdom 1\ncompose isa=avx2 elem=4 threads=1 problem=00112233445566ff merge=1\n",
@@ -536,6 +536,48 @@ static void test_compose_wisdom(void **state)
     free(b);
 }
 
+/* The CUDA executor's choices (cuda lines, version 3): read, written back
+ * as they were, replaced under the same key; malformed lines and cuda lines
+ * in older versions are syntax errors that leave the wisdom as it was.  (A
+ * device measures and follows them: tests/test_cuda_exec.cu.) */
+static void test_device_wisdom(void **state)
+{
+    (void)state;
+    hl_wisdom_forget();
+    static const char text[] = "hyperlayout-wisdom 3\n"
+                               "cuda arch=sm90 elem=4 boxes=00112233445566ff tiles=32\n"
+                               "cuda arch=sm90 elem=8 boxes=00112233445566ff tiles=0\n"
+                               "compose isa=avx2 elem=4 threads=1 problem=0011223344556677 merge=1\n";
+    assert_int_equal(hl_wisdom_import(text), HL_OK);
+    assert_int_equal(hl_wisdom_count(), 3);
+    char *out;
+    assert_int_equal(hl_wisdom_export(&out), HL_OK);
+    assert_string_equal(out, text);
+    free(out);
+    assert_int_equal(
+        hl_wisdom_import("hyperlayout-wisdom 3\ncuda arch=sm90 elem=4 boxes=00112233445566ff tiles=1\n"),
+        HL_OK);
+    assert_int_equal(hl_wisdom_count(), 3);
+    assert_int_equal(hl_wisdom_export(&out), HL_OK);
+    assert_non_null(strstr(out, "cuda arch=sm90 elem=4 boxes=00112233445566ff tiles=1\n"));
+    free(out);
+    static const char *const bad[] = {
+        "hyperlayout-wisdom 2\ncuda arch=sm90 elem=4 boxes=00112233445566ff tiles=32\n",
+        "hyperlayout-wisdom 3\ncuda arch=sm90 elem=4 boxes=00112233445566ff tiles=-1\n",
+        "hyperlayout-wisdom 3\ncuda arch=sm90 elem=4 boxes=00112233445566ff tiles=65537\n",
+        "hyperlayout-wisdom 3\ncuda arch=sm90 elem=4 boxes=00112233445566f tiles=32\n",
+        "hyperlayout-wisdom 3\ncuda arch=SM90 elem=4 boxes=00112233445566ff tiles=32\n",
+        "hyperlayout-wisdom 3\ncuda arch=sm90 elem=0 boxes=00112233445566ff tiles=32\n",
+        "hyperlayout-wisdom 3\ncuda arch=sm90 elem=4 tiles=32\n",
+        "hyperlayout-wisdom 3\ncuda isa=sm90 elem=4 boxes=00112233445566ff tiles=32\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (hl_wisdom_import(bad[i]) != HL_ERR_SYNTAX)
+            fail_msg("cuda text %zu was not HL_ERR_SYNTAX:\n%s", i, bad[i]);
+    assert_int_equal(hl_wisdom_count(), 3);
+    hl_wisdom_forget();
+}
+
 static void test_effort_option(void **state)
 {
     (void)state;
@@ -565,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_concurrent),
         cmocka_unit_test(test_compose_wisdom),
+        cmocka_unit_test(test_device_wisdom),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -24,7 +24,13 @@
  * threads and the ISA; the value says whether they run composed.  Later
  * plans of the same steps follow it instead of the cost model.
  *
- * The text format, version 2: lines ending in '\n'; blank lines and lines
+ * A plan prepared for CUDA (cuda.h) under MEASURE times which transposes go
+ * through the tile kernel (none; those of runs of 32 bytes and more, the
+ * estimate; all) on the device, recorded under the device's architecture,
+ * the element size and a hash of the plan's boxes; later preparations of
+ * the same boxes on the same architecture follow it.
+ *
+ * The text format, version 3: lines ending in '\n'; blank lines and lines
  * starting with '#' are ignored; the first other line is the header
  *
  *     hyperlayout-wisdom 2
@@ -41,10 +47,16 @@
  *
  *     compose isa=avx512 elem=4 threads=2 problem=8acfa4bf02de67b3 merge=1
  *
- * problem 16 lowercase hexadecimal digits, merge 0 or 1.  A later entry
- * with the same key replaces an earlier one.  Version 1 (no compose lines)
- * is read as well, and written while the wisdom holds no compose entry;
- * another version number in the header is HL_ERR_UNSUPPORTED. */
+ * problem 16 lowercase hexadecimal digits, merge 0 or 1; or five fields
+ *
+ *     cuda arch=sm90 elem=4 boxes=1f0c3a9e5d7b2c40 tiles=32
+ *
+ * arch as isa, boxes 16 lowercase hexadecimal digits, tiles from 0 (no
+ * tile kernel) to 65536 (the shortest run in bytes that goes through it).
+ * A later entry with the same key replaces an earlier one.  Versions 1 (no
+ * compose or cuda lines) and 2 (no cuda lines) are read as well, and
+ * written while the wisdom holds nothing newer; another version number in
+ * the header is HL_ERR_UNSUPPORTED. */
 #ifndef HYPERLAYOUT_WISDOM_H
 #define HYPERLAYOUT_WISDOM_H
 
@@ -57,7 +69,7 @@ extern "C" {
 #endif
 
 /* The format version hl_wisdom_export writes and hl_wisdom_import reads. */
-#define HL_WISDOM_VERSION 2
+#define HL_WISDOM_VERSION 3
 
 /* The wisdom as text (the format above) in *text, malloc'd: the caller
  * frees it.  HL_ERR_NULL, HL_ERR_NOMEM. */

@@ -25,6 +25,7 @@
 // on the CPU), in place without slab passes (the CPU walks cycles of cells,
 // or transposes in place).
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,6 +33,7 @@
 
 extern "C" {
 #include "../plan_internal.h"
+#include "../wisdom_internal.h"
 #include "hyperlayout/cuda.h"
 }
 #include "kernels.cuh"
@@ -40,8 +42,14 @@ extern "C" {
 namespace {
 
 // Transposes whose contiguous runs are shorter than this on either side
-// (bytes: a sector of the memory system) are copied by the generic kernel.
+// (bytes: a sector of the memory system) are copied by the generic kernel:
+// the estimate.  MEASURE times the candidates (TILE_RUNS: this, every
+// transpose through tiles, none) and keeps the fastest as wisdom.
 constexpr int64_t TILE_MIN_RUN = 32;
+constexpr int64_t TILE_RUNS[] = {TILE_MIN_RUN, 1, 0};
+
+// Buffers MEASURE times the candidates on: larger plans keep the estimate.
+constexpr size_t MEASURE_BYTES_MAX = (size_t)2 << 30;
 
 constexpr int THREADS = 256;
 
@@ -66,6 +74,8 @@ struct cuda_state {
     void *saved;         // in place: the chunks' first elements
     int64_t *mem;        // the one allocation holding everything above
     uint64_t align; // of the generic list's byte offsets (stage.h)
+    int64_t tile_run; // the shortest run that went through tiles, bytes (0: none)
+    const char *how;  // of tile_run: "estimate", "measured", "wisdom"
     int device;
     int blocks_max; // enough blocks to fill the device; the loops do the rest
 };
@@ -212,7 +222,8 @@ struct staging {
 };
 
 // The boxes: both lists, their arrays taken from st.
-void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
+void stage_boxes(const hl_ir *ir, int64_t tile_run, staging *st, hl_cuda_list *g,
+                 hl_cuda_list *t)
 {
     const int64_t nb = ir->nboxes, words = nb > 0 ? ir->box_at[nb] : 0;
     for (hl_cuda_list *l : {g, t}) {
@@ -221,12 +232,14 @@ void stage_boxes(const hl_ir *ir, staging *st, hl_cuda_list *g, hl_cuda_list *t)
             (size_t)(l == g ? hl_cuda_staged_words(nb, words) : hl_cuda_tile_words(nb, words)));
         l->start = st->take((size_t)nb + 1);
     }
-    hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, TILE_MIN_RUN, g, t);
+    hl_cuda_stage(ir->box_at, ir->box_data, nb, ir->elem_size, tile_run > 0 ? tile_run : INT64_MAX,
+                  g, t);
 }
 
-hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
+// The state of ir with transposes of runs of tile_run bytes and more
+// through tiles (0: none).
+hl_status build(const hl_ir *ir, int64_t tile_run, cuda_state **out)
 {
-    (void)opt;
     cuda_state *s = static_cast<cuda_state *>(std::calloc(1, sizeof *s));
     if (!s)
         return HL_ERR_NOMEM;
@@ -247,8 +260,10 @@ hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
     }
 
     hl_cuda_list g = {}, t = {};
+    s->tile_run = tile_run;
+    s->how = "estimate";
     if (ir->lowered)
-        stage_boxes(ir, &st, &g, &t);
+        stage_boxes(ir, tile_run, &st, &g, &t);
     // in place: each pass's chunks, and the largest saved buffer
     hl_status status = HL_OK;
     int64_t saved_elems = 0;
@@ -314,6 +329,121 @@ hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
     return HL_OK;
 }
 
+// The current device's architecture as wisdom names it ("sm90").
+bool device_arch(char *buf, size_t size)
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return std::snprintf(buf, size, "sm%d%d", major, minor) < (int)size;
+}
+
+// Milliseconds of one out-of-place run of s from in to out: the median of
+// three after a warm-up, on the default stream; < 0 on an error.
+float time_run(const hl_ir *ir, const cuda_state *s, const void *in, void *out)
+{
+    cudaEvent_t a, b;
+    if (cudaEventCreate(&a) != cudaSuccess)
+        return -1;
+    if (cudaEventCreate(&b) != cudaSuccess) {
+        (void)cudaEventDestroy(a);
+        return -1;
+    }
+    float ms[3] = {-1, -1, -1};
+    bool ok = launch_copy(s, ir->elem_size, in, out, nullptr) == cudaSuccess;
+    for (int r = 0; r < 3 && ok; r++)
+        ok = cudaEventRecord(a, nullptr) == cudaSuccess &&
+             launch_copy(s, ir->elem_size, in, out, nullptr) == cudaSuccess &&
+             cudaEventRecord(b, nullptr) == cudaSuccess && cudaEventSynchronize(b) == cudaSuccess &&
+             cudaEventElapsedTime(&ms[r], a, b) == cudaSuccess;
+    (void)cudaEventDestroy(a);
+    (void)cudaEventDestroy(b);
+    if (!ok) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    const float lo = ms[0] < ms[1] ? ms[0] : ms[1], hi = ms[0] < ms[1] ? ms[1] : ms[0];
+    return ms[2] < lo ? lo : ms[2] > hi ? hi : ms[2];
+}
+
+// MEASURE: each candidate of TILE_RUNS built and timed on scratch buffers
+// of the plan's spans (candidates that stage the same lists are not timed
+// again); the fastest kept, and recorded under key.  Without the memory
+// for the buffers, the estimate, unrecorded.
+hl_status measure(const hl_ir *ir, const hl_wisdom_device_key *key, cuda_state **out)
+{
+    const size_t in_bytes = (size_t)(ir->in_span * ir->elem_size);
+    const size_t out_bytes = (size_t)(ir->out_span * ir->elem_size);
+    void *in = nullptr, *to = nullptr;
+    if (in_bytes + out_bytes > MEASURE_BYTES_MAX || cudaMalloc(&in, in_bytes + 1) != cudaSuccess ||
+        cudaMalloc(&to, out_bytes + 1) != cudaSuccess || cudaMemset(in, 0, in_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaFree(in);
+        return build(ir, TILE_MIN_RUN, out);
+    }
+    cuda_state *best = nullptr;
+    float best_ms = 0;
+    hl_status st = HL_OK;
+    int64_t seen[3][2];
+    int nseen = 0;
+    for (const int64_t run : TILE_RUNS) {
+        cuda_state *s = nullptr;
+        st = build(ir, run, &s);
+        if (st != HL_OK)
+            break;
+        bool same = false;
+        for (int k = 0; k < nseen; k++)
+            same = same || (seen[k][0] == s->tiles.n && seen[k][1] == s->generic.n);
+        seen[nseen][0] = s->tiles.n;
+        seen[nseen++][1] = s->generic.n;
+        const float ms = same ? -1 : time_run(ir, s, in, to);
+        if (ms >= 0 && (!best || ms < best_ms)) {
+            cuda_destroy(best);
+            best = s;
+            best_ms = ms;
+        } else {
+            cuda_destroy(s);
+        }
+    }
+    (void)cudaFree(in);
+    (void)cudaFree(to);
+    if (st != HL_OK || !best) {
+        cuda_destroy(best);
+        return st != HL_OK ? st : build(ir, TILE_MIN_RUN, out);
+    }
+    best->how = "measured";
+    (void)hl_wisdom_record_device(key, best->tile_run); // the plan stands without it
+    *out = best;
+    return HL_OK;
+}
+
+// The tile runs from wisdom, by measuring (MEASURE), or the estimate.
+hl_status cuda_prepare(const hl_ir *ir, const hl_plan_options *opt, void **out)
+{
+    char arch[16];
+    const hl_wisdom_device_key key = {arch, ir->elem_size, ir->lowered ? hl_ir_boxes_hash(ir) : 0};
+    const bool keyed = ir->lowered && ir->nboxes > 0 && device_arch(arch, sizeof arch);
+    int64_t run = TILE_MIN_RUN;
+    cuda_state *s = nullptr;
+    hl_status st;
+    if (keyed && hl_wisdom_lookup_device(&key, &run)) {
+        st = build(ir, run, &s);
+        if (st == HL_OK)
+            s->how = "wisdom";
+    } else if (keyed && opt && opt->effort == HL_EFFORT_MEASURE) {
+        st = measure(ir, &key, &s);
+    } else {
+        st = build(ir, run, &s);
+    }
+    if (st == HL_OK)
+        *out = s;
+    return st;
+}
+
 hl_status cuda_run(const hl_ir *ir, const void *state, const void *in, void *out,
                    const hl_exec_ctx *ctx)
 {
@@ -353,6 +483,11 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
                     s->generic.total == 1 ? "" : "es", (long long)s->tiles.total,
                     s->tiles.total == 1 ? "" : "s", (long long)s->tiles.n,
                     s->tiles.n == 1 ? "" : "es");
+    if (s->tile_run > 0)
+        n += hl_appendf(buf, size, n, "  tiles: transposes of runs of %lld byte%s and more (%s)\n",
+                        (long long)s->tile_run, s->tile_run == 1 ? "" : "s", s->how);
+    else
+        n += hl_appendf(buf, size, n, "  tiles: none (%s)\n", s->how);
     if (!s->in_place)
         return n + hl_appendf(buf, size, n, "  in place: no (not by slab passes)\n");
     n += hl_appendf(buf, size, n, "  in place: %d pass%s\n", s->npasses,
