@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "bench_ops.h"
+#include "gpu_bench_common.h"
 #include "hyperlayout/cuda.h"
 
 static const char usage[] =
@@ -56,12 +57,7 @@ static const char usage[] =
 
 namespace {
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using gpu_bench::median;
 
 struct timing {
     double seconds, gbps, copy_gbps, ratio;
@@ -124,30 +120,6 @@ bool verify(const hl_plan *p, const std::vector<unsigned char> &host, void *d_in
     return std::memcmp(got.data(), want.data(), bytes) == 0;
 }
 
-// Rank-r shapes of 2^k elements: extents as equal as powers of two allow,
-// and the same with every extent moved off its power of two (alternately
-// -1 and +1: odd edges on both sides of every transpose tile).
-std::vector<std::string> shapes_of(int k)
-{
-    std::vector<std::string> out;
-    for (int r = 1; r <= 6; r++) {
-        if (r > 1 && k / r < 2)
-            break;
-        for (int odd = 0; odd < 2; odd++) {
-            std::string s = "[";
-            for (int i = 0; i < r; i++) {
-                const int bits = k / r + (i < k % r ? 1 : 0);
-                int64_t e = (int64_t)1 << bits;
-                if (odd)
-                    e += i % 2 ? 1 : -1;
-                s += std::to_string(e) + (i + 1 < r ? "," : "]");
-            }
-            out.push_back(s);
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -187,11 +159,8 @@ int main(int argc, char **argv)
         std::printf("bench_gpu_transforms: SKIP: no CUDA device\n");
         return 77;
     }
-    int k = 20;
-    if (!quick)
-        for (k = 10; ((int64_t)8 << (k + 1)) <= mib << 20; k++)
-            ;
-    else
+    const int k = gpu_bench::elements_log2(quick, mib);
+    if (quick)
         reps = std::min(reps, 3);
     FILE *csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
     if (csv_path && !csv) {
@@ -213,7 +182,7 @@ int main(int argc, char **argv)
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreate(&stream));
     size_t cap = 0; // the largest float64 array of the shapes
-    for (const std::string &shape : shapes_of(k)) {
+    for (const std::string &shape : gpu_bench::shapes_of(k)) {
         hl_shape s;
         if (hl_shape_parse(&s, (shape.substr(0, shape.size() - 1) + ",float64]").c_str()) != HL_OK)
             return 2;
@@ -224,7 +193,7 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMalloc(&d_b, cap));
     int wrong = 0;
     const char *dtypes[] = {"float32", "float64"};
-    for (const std::string &shape : shapes_of(k)) {
+    for (const std::string &shape : gpu_bench::shapes_of(k)) {
         if (only_shape && shape != only_shape)
             continue;
         for (const char *dtype : dtypes) {

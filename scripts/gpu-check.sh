@@ -5,7 +5,7 @@
 #
 #   scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
 #                        [-- CMAKE_ARGS...]
-#   scripts/gpu-check.sh --stage-deps
+#   scripts/gpu-check.sh --stage-deps [--librett DIR]
 #
 # Exits non-zero when configuring, building or any test fails, and when a GPU
 # is there (nvidia-smi -L lists one, or --require-gpu) but a test was skipped:
@@ -17,7 +17,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/gpu-check.sh [--build-dir DIR] [--require-gpu] [--bench|--bench-quick]
                             [-- CMAKE_ARGS...]
-       scripts/gpu-check.sh --stage-deps
+       scripts/gpu-check.sh --stage-deps [--librett DIR]
 
 Configures DIR (default build-gpu/, in the repository root) with
 -DHL_GPU_ONLY=ON -DCMAKE_BUILD_TYPE=Release (the library with CUDA, the CUDA
@@ -34,8 +34,9 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
   --build-dir DIR   build directory (relative to the repository root)
   --require-gpu     insist on a GPU: no GPU listed or any skipped test fails
   --bench           after the tests, run the GPU benchmarks that were built
-                    (bench_gpu_transforms, beside CuPy through
-                    bench/gpu_vs_cupy.py when python3 has CuPy;
+                    (bench_gpu_transforms, beside CuPy, LibreTT and cuTENSOR
+                    through bench/gpu_vs_cupy.py when python3 has CuPy, or
+                    beside bench_gpu_librett alone when it has not;
                     bench_gpu_chains: bench_chains' chains of ops, fused
                     against op by op and k copies; bench_gpu_paper: the
                     paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
@@ -46,11 +47,17 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
                     check, and so does one that skips (exit 77) where a GPU
                     is present
   --bench-quick     the same with --quick (small sizes, a smoke run)
-  --stage-deps      only copy /usr/include/Random123 (Debian's librandom123-dev)
-                    to .gpu-deps/include/ (ignored by git) and exit: run it
-                    where the headers are, and carry .gpu-deps to the GPU
-                    machine, whose build of the Ising GPU test and benchmark
-                    needs them (without them test_ising_cuda reports Skipped)
+  --stage-deps      only stage what the GPU machine lacks in .gpu-deps/
+                    (ignored by git) and exit: run it where the headers are,
+                    and carry .gpu-deps to the GPU machine.  Copies
+                    /usr/include/Random123 (Debian's librandom123-dev) to
+                    .gpu-deps/include/, which the Ising GPU test and benchmark
+                    need (without them test_ising_cuda reports Skipped); with
+                    --librett DIR (or LIBRETT_SRC=DIR), also builds LibreTT
+                    from DIR (a source tree or a git directory) into
+                    .gpu-deps/librett with scripts/peer-librett.sh, for
+                    bench_gpu_librett (sm_90; LIBRETT_ARCH=N for another)
+  --librett DIR     with --stage-deps: LibreTT's sources, as above
   -h, --help        this text
   -- CMAKE_ARGS     further arguments for the cmake configure step,
                     e.g. -- -DCMAKE_CUDA_ARCHITECTURES=90
@@ -61,6 +68,7 @@ build_dir=build-gpu
 require_gpu=0
 bench=""
 stage_only=0
+librett_src=${LIBRETT_SRC:-}
 cmake_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -72,6 +80,9 @@ while [ $# -gt 0 ]; do
         --bench) bench=full; shift ;;
         --bench-quick) bench=quick; shift ;;
         --stage-deps) stage_only=1; shift ;;
+        --librett) [ $# -ge 2 ] || { echo "gpu-check: --librett needs a directory" >&2; exit 2; }
+                   librett_src=$2; shift 2 ;;
+        --librett=*) librett_src=${1#--librett=}; shift ;;
         --) shift; cmake_args=("$@"); break ;;
         *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -90,9 +101,26 @@ r123=.gpu-deps/include
 if [ ! -f "$r123/Random123/philox.h" ] && [ -f /usr/include/Random123/philox.h ]; then
     mkdir -p "$r123" && cp -R /usr/include/Random123 "$r123/" || fail "copying Random123 to $r123"
 fi
+if [ -n "$librett_src" ] && [ "$stage_only" = 0 ]; then
+    fail "--librett goes with --stage-deps"
+fi
 if [ "$stage_only" = 1 ]; then
     [ -f "$r123/Random123/philox.h" ] || fail "no /usr/include/Random123 here to stage (install librandom123-dev)"
     say "Random123 staged in $r123"
+    # LibreTT for bench_gpu_librett, built here (outside the tree, installed
+    # in .gpu-deps/librett with its sources for a rebuild there)
+    if [ -n "$librett_src" ]; then
+        if [ -f "$librett_src/CMakeLists.txt" ]; then
+            set -- --src "$librett_src"
+        else
+            set -- --git-dir "$librett_src"
+        fi
+        scripts/peer-librett.sh "$@" --arch "${LIBRETT_ARCH:-90}" || fail "staging LibreTT from $librett_src"
+    elif [ -f .gpu-deps/librett/lib/librett.a ]; then
+        say "LibreTT: already staged in .gpu-deps/librett ($(sed -n 's/^commit: //p' .gpu-deps/librett/BUILD-INFO 2>/dev/null))"
+    else
+        say "LibreTT: not staged (--librett DIR stages it): bench_gpu_librett will not be built"
+    fi
     exit 0
 fi
 if [ -f "$r123/Random123/philox.h" ]; then
@@ -117,6 +145,39 @@ if [ "$require_gpu" = 1 ] && [ "$gpus" -eq 0 ]; then
 fi
 if command -v nvcc >/dev/null 2>&1; then
     nvcc --version | tail -n 2
+fi
+
+# LibreTT (for bench_gpu_librett), when staged in .gpu-deps/librett: used as
+# built where this nvcc release, C++ compiler and GPU architecture match the
+# build's (BUILD-INFO), else built again from its staged sources; when that
+# fails, bench_gpu_librett is left out (one line says so).
+if [ -f .gpu-deps/librett/lib/librett.a ]; then
+    arch=90
+    if [ "$gpus" -gt 0 ]; then
+        cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .') || cc=""
+        case $cc in ''|*[!0-9]*) ;; *) arch=$cc ;; esac
+    fi
+    set +e
+    why=$(scripts/peer-librett.sh --status --arch "$arch" 2>&1)
+    st=$?
+    set -e
+    # HL_LIBRETT given either way: the build directory's cache keeps it
+    if [ "$st" = 0 ]; then
+        say "LibreTT: $why"
+        cmake_args=(-DHL_LIBRETT=ON ${cmake_args[@]+"${cmake_args[@]}"})
+    else
+        say "LibreTT: $why; building it again from .gpu-deps/librett/src"
+        if scripts/peer-librett.sh --rebuild --arch "$arch"; then
+            cmake_args=(-DHL_LIBRETT=ON ${cmake_args[@]+"${cmake_args[@]}"})
+        else
+            say "LibreTT: the rebuild failed: bench_gpu_librett is left out"
+            cmake_args=(-DHL_LIBRETT=OFF ${cmake_args[@]+"${cmake_args[@]}"})
+            rm -f "$build_dir/bin/bench_gpu_librett" # not an earlier build's
+        fi
+    fi
+else
+    say "LibreTT: none in .gpu-deps/librett (stage it with --stage-deps --librett DIR): no bench_gpu_librett"
+    rm -f "$build_dir/bin/bench_gpu_librett"
 fi
 
 say "configuring $build_dir (HL_GPU_ONLY=ON, Release)"
@@ -146,12 +207,9 @@ run_bench() {
         return 0
     fi
     local cmd=("$exe")
-    if [ "$name" = bench_gpu_transforms ]; then
-        if command -v python3 >/dev/null 2>&1 && python3 -c 'import cupy' >/dev/null 2>&1; then
-            cmd=(python3 bench/gpu_vs_cupy.py --bench "$exe")
-        else
-            say "python3 with CuPy not found: $name without the CuPy columns"
-        fi
+    if [ "$name" = bench_gpu_transforms ] && [ "$have_cupy" = 1 ]; then
+        # with LibreTT's rows (bench_gpu_librett, where built) and cuTENSOR's
+        cmd=(python3 bench/gpu_vs_cupy.py --bench "$exe")
     fi
     say "running $name $* (log: $build_dir/$name.log)"
     set +e
@@ -168,11 +226,23 @@ run_bench() {
         *) bench_failed="${bench_failed:+$bench_failed }$name(exit $rc)" ;;
     esac
 }
+# bench/gpu_vs_cupy.py runs bench_gpu_librett itself; without CuPy it runs
+# on its own after bench_gpu_transforms.
+have_cupy=0
+peers="bench_gpu_librett"
+if [ -n "$bench" ]; then
+    if command -v python3 >/dev/null 2>&1 && python3 -c 'import cupy' >/dev/null 2>&1; then
+        have_cupy=1
+        peers=""
+    else
+        say "python3 with CuPy not found: bench_gpu_transforms without the CuPy and cuTENSOR columns"
+    fi
+fi
 case $bench in
-    full) for b in bench_gpu_transforms bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
+    full) for b in bench_gpu_transforms $peers bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
               run_bench $b
           done ;;
-    quick) for b in bench_gpu_transforms bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
+    quick) for b in bench_gpu_transforms $peers bench_gpu_chains bench_gpu_paper bench_gpu_ising bench_gpu_stencil; do
                run_bench $b --quick
            done ;;
 esac

@@ -71,6 +71,20 @@ if(TARGET bench_gpu_chains)
   endif()
 endif()
 
+# LibreTT's plans on the transpose rows of the quick run (bench_gpu_librett,
+# built only where LibreTT is staged: scripts/peer-librett.sh), each checked
+# against hl_execute (exit 1 on a difference, which would mean the
+# transposition handed to LibreTT is wrong); skipped (exit 77) without a device.
+if(TARGET bench_gpu_librett)
+  add_test(NAME bench_gpu_librett_quick COMMAND bench_gpu_librett --quick --reps 1)
+  set_tests_properties(bench_gpu_librett_quick PROPERTIES LABELS "bench;cuda"
+    SKIP_RETURN_CODE 77 TIMEOUT 300)
+  if(HL_SANITIZE)
+    set_tests_properties(bench_gpu_librett_quick PROPERTIES
+      ENVIRONMENT "ASAN_OPTIONS=protect_shadow_gap=0")
+  endif()
+endif()
+
 # The Ising model on the GPU against the CPU, bit for bit (plain C over the
 # ising library, built with or without nvcc); exit 77 without a device or
 # without CUDA.  An HL_GPU_ONLY build given no Random123 has no ising

@@ -1,0 +1,280 @@
+// bench_gpu_librett — LibreTT (cuTT's maintained successor) on the transpose
+// rows of bench_gpu_transforms, against a device-to-device cudaMemcpy of the
+// same bytes, in the same form so that bench/gpu_vs_cupy.py sets it beside
+// hyperlayout and CuPy.
+//
+// The rows: every shape and element type of bench_gpu_transforms (the same
+// --mib/--quick/--shape/--op), and of bench/bench_ops.h's ops those that are
+// one transposition of a tensor (bench_op_transpose: permute:reverse,
+// permute:1,0,.. and tile:8,..).  LibreTT's dimension 0 is the fastest, as
+// the library's; output dimension j is input dimension perm[j] in both, so
+// the permutations go over as they are, less the extents of 1
+// (bench_transpose_squeeze; tests/test_bench_ops.c checks the forms against
+// hl_execute on the host).  Each row: librettPlanMeasure (or
+// librettPlan with --heuristic), its output on a pattern compared byte for
+// byte with hl_execute's on the CPU (WRONG and exit 1 when they differ),
+// then librettExecute timed with events, alternating with cudaMemcpyAsync
+// device to device of the same bytes on the plan's stream.  GB/s counts the
+// bytes read + written; the ratio is the median of the per-repeat ratios
+// (copy time / LibreTT time).  Exit 77 without a device.
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include <librett/librett.h>
+
+#include "bench_ops.h"
+#include "gpu_bench_common.h"
+#include "hyperlayout/cuda.h"
+
+static const char usage[] =
+    "usage: bench_gpu_librett [--quick] [--mib N] [--reps N] [--op NAME]\n"
+    "                         [--shape SHAPE] [--csv FILE] [--no-verify] [--heuristic]\n"
+    "\n"
+    "Times LibreTT (cuTT's successor) on the transpose rows of bench_gpu_transforms\n"
+    "(permute:reverse, permute:1,0,.. and tile:8,.. on the same shapes and element\n"
+    "types) against cudaMemcpy device to device of the same bytes in the same run.\n"
+    "  --quick       2^20 elements, 3 repeats (a smoke run)\n"
+    "  --mib N       array size, as bench_gpu_transforms (default 512)\n"
+    "  --reps N      repeats per row (default 10; the median is reported)\n"
+    "  --op NAME     only ops whose name starts with NAME\n"
+    "  --shape S     only the shape written exactly S (as in the table)\n"
+    "  --csv FILE    also write the rows as CSV (bench_gpu_transforms' columns)\n"
+    "  --no-verify   skip the comparison with hyperlayout's CPU engine\n"
+    "  --heuristic   librettPlan (LibreTT's model picks the kernel) instead of\n"
+    "                librettPlanMeasure (it times its candidates)\n"
+    "Exit status: 0, 1 when LibreTT's output is wrong or CUDA fails, 2 for bad\n"
+    "arguments, 77 when there is no CUDA device.\n";
+
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                                   \
+            std::fprintf(stderr, "bench_gpu_librett: %s: %s\n", #call, cudaGetErrorString(e_));    \
+            std::exit(1);                                                                          \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+struct timing {
+    double seconds, gbps, copy_gbps, ratio;
+};
+
+// Median time of LibreTT's plan h from `from` to `to` and of the copy a <- b
+// on stream (the plan's), alternating.
+timing time_librett(librettHandle h, void *from, void *to, void *a, const void *b, size_t bytes,
+                    int reps, cudaStream_t stream)
+{
+    cudaEvent_t e[3];
+    for (auto &x : e)
+        CUDA_OK(cudaEventCreate(&x));
+    std::vector<double> tp, tc, ratio;
+    for (int i = -1; i < reps; i++) { // i == -1: warm-up
+        CUDA_OK(cudaEventRecord(e[0], stream));
+        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_OK(cudaEventRecord(e[1], stream));
+        if (librettExecute(h, from, to) != LIBRETT_SUCCESS) {
+            std::fprintf(stderr, "bench_gpu_librett: librettExecute failed\n");
+            std::exit(1);
+        }
+        CUDA_OK(cudaEventRecord(e[2], stream));
+        CUDA_OK(cudaEventSynchronize(e[2]));
+        float copy_ms, plan_ms;
+        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
+        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
+        if (i < 0)
+            continue;
+        tc.push_back(copy_ms * 1e-3);
+        tp.push_back(plan_ms * 1e-3);
+        ratio.push_back((double)copy_ms / plan_ms);
+    }
+    for (auto &x : e)
+        CUDA_OK(cudaEventDestroy(x));
+    const double t = gpu_bench::median(tp), c = gpu_bench::median(tc);
+    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9,
+            gpu_bench::median(ratio)};
+}
+
+// LibreTT's output of h on `host` against hyperlayout's plan p on the CPU.
+bool verify(librettHandle h, const hl_plan *p, const std::vector<unsigned char> &host,
+            void *d_in, void *d_out, cudaStream_t stream)
+{
+    const size_t bytes = host.size();
+    std::vector<unsigned char> want(bytes), got(bytes);
+    CUDA_OK(cudaMemcpyAsync(d_in, host.data(), bytes, cudaMemcpyHostToDevice, stream));
+    CUDA_OK(cudaMemsetAsync(d_out, 0, bytes, stream));
+    if (librettExecute(h, d_in, d_out) != LIBRETT_SUCCESS)
+        return false;
+    CUDA_OK(cudaMemcpyAsync(got.data(), d_out, bytes, cudaMemcpyDeviceToHost, stream));
+    if (hl_execute(p, host.data(), want.data()) != HL_OK)
+        return false;
+    CUDA_OK(cudaStreamSynchronize(stream));
+    return std::memcmp(got.data(), want.data(), bytes) == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool quick = false, check = true, measure = true;
+    int reps = 10;
+    int64_t mib = 512;
+    const char *csv_path = nullptr, *only_op = nullptr, *only_shape = nullptr;
+    for (int a = 1; a < argc; a++) {
+        const std::string o = argv[a];
+        const bool has = a + 1 < argc;
+        if (o == "--quick")
+            quick = true;
+        else if (o == "--no-verify")
+            check = false;
+        else if (o == "--heuristic")
+            measure = false;
+        else if (o == "--reps" && has)
+            reps = std::atoi(argv[++a]);
+        else if (o == "--mib" && has)
+            mib = std::atoll(argv[++a]);
+        else if (o == "--op" && has)
+            only_op = argv[++a];
+        else if (o == "--shape" && has)
+            only_shape = argv[++a];
+        else if (o == "--csv" && has)
+            csv_path = argv[++a];
+        else {
+            const bool help = o == "--help" || o == "-h";
+            std::fputs(usage, help ? stdout : stderr);
+            return help ? 0 : 2;
+        }
+    }
+    if (reps < 1 || mib < 1) {
+        std::fprintf(stderr, "bench_gpu_librett: --reps and --mib need positive numbers\n");
+        return 2;
+    }
+    if (hl_cuda_devices() == 0) {
+        std::printf("bench_gpu_librett: SKIP: no CUDA device\n");
+        return 77;
+    }
+    const int k = gpu_bench::elements_log2(quick, mib);
+    if (quick)
+        reps = std::min(reps, 3);
+    FILE *csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
+    if (csv_path && !csv) {
+        std::fprintf(stderr, "bench_gpu_librett: cannot write %s\n", csv_path);
+        return 2;
+    }
+    if (csv)
+        std::fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
+                          "in_place_gbps,in_place_ratio\n");
+    librettInitialize();
+    cudaDeviceProp prop;
+    int dev;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+    std::printf("bench_gpu_librett: LibreTT (%s) on %s; 2^%d elements; median of %d; GB/s = "
+                "(bytes read + written) / s; ratio = cudaMemcpy D2D time / LibreTT time\n\n",
+                measure ? "librettPlanMeasure" : "librettPlan", prop.name, k, reps);
+    std::printf("%-22s %-8s %-26s %6s %9s %9s %7s\n", "shape", "dtype", "op", "rank", "GB/s",
+                "copy", "ratio");
+    cudaStream_t stream;
+    CUDA_OK(cudaStreamCreate(&stream));
+    size_t cap = 0; // the largest float64 array of the shapes
+    for (const std::string &shape : gpu_bench::shapes_of(k)) {
+        hl_shape s;
+        if (hl_shape_parse(&s, (shape.substr(0, shape.size() - 1) + ",float64]").c_str()) != HL_OK)
+            return 2;
+        cap = std::max(cap, (size_t)hl_shape_bytes(&s));
+    }
+    void *d_a, *d_b;
+    CUDA_OK(cudaMalloc(&d_a, cap));
+    CUDA_OK(cudaMalloc(&d_b, cap));
+    int wrong = 0, unplanned = 0;
+    const char *dtypes[] = {"float32", "float64"};
+    for (const std::string &shape : gpu_bench::shapes_of(k)) {
+        if (only_shape && shape != only_shape)
+            continue;
+        for (const char *dtype : dtypes) {
+            const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
+            hl_shape s;
+            if (hl_shape_parse(&s, text.c_str()) != HL_OK)
+                return 2;
+            const size_t bytes = (size_t)hl_shape_bytes(&s);
+            std::vector<unsigned char> host(bytes);
+            for (size_t b = 0; b < bytes; b++)
+                host[b] = (unsigned char)(b * 7 + (b >> 12));
+            for (const bench_op &op : bench_ops) {
+                int64_t dim64[2 * HL_MAX_RANK];
+                int perm[2 * HL_MAX_RANK], dim[2 * HL_MAX_RANK];
+                int rank = bench_op_transpose(&op, &s, dim64, perm);
+                if (rank == 0 || (only_op && std::strncmp(op.name, only_op, std::strlen(only_op))))
+                    continue;
+                rank = bench_transpose_squeeze(rank, dim64, perm);
+                std::printf("%-22s %-8s %-26s %6d", shape.c_str(), dtype, op.name, rank);
+                // LibreTT counts elements and extents in int
+                bool fits = hl_shape_count(&s) <= INT_MAX;
+                for (int i = 0; i < rank; i++)
+                    dim[i] = (int)dim64[i];
+                if (!fits) {
+                    std::printf(" %9s (more than INT_MAX elements: not for LibreTT)\n", "-");
+                    unplanned++;
+                    continue;
+                }
+                hl_plan *p = nullptr;
+                const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0, nullptr, 0};
+                if (check && op.make(&p, &s, &opt) != HL_OK) {
+                    std::fprintf(stderr, "bench_gpu_librett: cannot plan %s on %s\n", op.name,
+                                 text.c_str());
+                    return 2;
+                }
+                librettHandle h;
+                const librettResult pr =
+                    measure ? librettPlanMeasure(&h, rank, dim, perm, (size_t)s.elem_size, stream,
+                                                 d_a, d_b)
+                            : librettPlan(&h, rank, dim, perm, (size_t)s.elem_size, stream);
+                if (pr != LIBRETT_SUCCESS) {
+                    std::printf(" %9s (LibreTT cannot plan it: librettResult %d)\n", "-", (int)pr);
+                    unplanned++;
+                    hl_plan_destroy(p);
+                    continue;
+                }
+                if (check && !verify(h, p, host, d_a, d_b, stream)) {
+                    std::printf(" WRONG: LibreTT's output differs from hl_execute's\n");
+                    wrong++;
+                    librettDestroy(h);
+                    hl_plan_destroy(p);
+                    continue;
+                }
+                hl_plan_destroy(p);
+                const timing t = time_librett(h, d_a, d_b, d_b, d_a, bytes, reps, stream);
+                librettDestroy(h);
+                std::printf(" %9.1f %9.1f %7.3f\n", t.gbps, t.copy_gbps, t.ratio);
+                if (csv)
+                    std::fprintf(csv, "\"%s\",%s,\"%s\",%d,%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
+                                 shape.c_str(), dtype, op.name, 0, t.seconds, t.gbps,
+                                 t.copy_gbps, t.ratio, 0.0, 0.0);
+                std::fflush(stdout);
+            }
+        }
+    }
+    CUDA_OK(cudaFree(d_a));
+    CUDA_OK(cudaFree(d_b));
+    CUDA_OK(cudaStreamDestroy(stream));
+    librettFinalize();
+    if (csv)
+        std::fclose(csv);
+    if (unplanned)
+        std::printf("\nbench_gpu_librett: %d row%s LibreTT did not plan\n", unplanned,
+                    unplanned == 1 ? "" : "s");
+    if (wrong) {
+        std::printf("\nbench_gpu_librett: %d row%s WRONG on the device\n", wrong,
+                    wrong == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
