@@ -102,6 +102,21 @@ def median_seconds(fn, reps):
     return times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] + times[n // 2])
 
 
+def write_csv_atomic(path, header, rows):
+    """HEADER and ROWS as CSV to PATH.tmp, renamed over PATH when complete."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=os.path.join("build-gpu", "bin", "bench_gpu_transforms"))
@@ -157,11 +172,8 @@ def main():
                          r["ratio_to_copy"], r["in_place_gbps"], r["in_place_ratio"]])
         sys.stdout.flush()
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["shape", "dtype", "op", "hl_gbps", "cupy_gbps", "copy_gbps", "hl_over_cupy",
-                        "hl_over_copy", "hl_in_place_gbps", "hl_in_place_over_copy"])
-            w.writerows(out_rows)
+        write_csv_atomic(args.csv, ["shape", "dtype", "op", "hl_gbps", "cupy_gbps", "copy_gbps", "hl_over_cupy",
+                                    "hl_over_copy", "hl_in_place_gbps", "hl_in_place_over_copy"], out_rows)
     below = [r for r in out_rows if float(r[7]) < 0.9]
     print("\n%d rows; %d behind CuPy%s; %d below 0.9x the copy" % (
         len(out_rows), len(behind), (": " + "; ".join(behind)) if behind else "", len(below)))
