@@ -17,15 +17,26 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The text demo, the paper's pictures (PNG files in $(BUILD)/demo/) and a short
-# run of the paper's Figure 11/12 benchmark.
+# The Python that draws the plots: the first of Debian's /usr/bin/python3 and
+# the python3 on PATH that can import matplotlib (cmake/plot_python.cmake
+# chooses the same way for the build); empty when none can.
+PLOT_PYTHON ?= $(shell for p in /usr/bin/python3 python3; do \
+	$$p -c 'import numpy, matplotlib' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+
+# The text demo, the paper's pictures (PNG files in $(BUILD)/demo/), a short
+# run of the paper's Figure 11/12 benchmark, the Ising sweep with its plots,
+# and Figures 11 and 12 drawn from the benchmark's CSV (bench/plot.py).
 demo: build
 	$(BUILD)/bin/hyperlayout demo
-	@mkdir -p $(BUILD)/demo
 	$(BUILD)/bin/hyperlayout demo --pictures $(BUILD)/demo
-	$(BUILD)/bin/bench_paper --sizes 1024,4096 --reps 3
+	$(BUILD)/bin/bench_paper --sizes 1024,4096 --reps 3 --csv $(BUILD)/demo/bench_paper.csv
 	$(BUILD)/bin/hyperlayout ising --dims 2 --L 128 --T 1.5:3.5:0.1 --start up --therm 1000 --sweeps 5000 \
 	  --out $(BUILD)/demo-ising --force
+	@if [ -n "$(PLOT_PYTHON)" ]; then \
+	  $(PLOT_PYTHON) bench/plot.py --out-dir $(BUILD)/demo $(BUILD)/demo/bench_paper.csv; \
+	else \
+	  echo "make demo: no python3 with matplotlib: Figures 11 and 12 not drawn (make deps installs python3-matplotlib)"; \
+	fi
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

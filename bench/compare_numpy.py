@@ -103,6 +103,21 @@ def best_time(fn, reps):
     return best
 
 
+def write_csv_atomic(path, header, rows):
+    """HEADER and ROWS as CSV to PATH.tmp, renamed over PATH when complete."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def run_csv(cmd):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "out.csv")
@@ -152,11 +167,10 @@ def transforms(args):
         out_rows.append(row)
         sys.stdout.flush()
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["shape", "dtype", "op", "engine_1t_gbps", "numpy_gbps", "copy_1t_gbps", "engine_over_numpy"] +
-                       (["engine_%dt_gbps" % args.threads, "copy_%dt_gbps" % args.threads] if more else []))
-            w.writerows(out_rows)
+        write_csv_atomic(args.csv, ["shape", "dtype", "op", "engine_1t_gbps", "numpy_gbps", "copy_1t_gbps",
+                                    "engine_over_numpy"] +
+                         (["engine_%dt_gbps" % args.threads, "copy_%dt_gbps" % args.threads] if more else []),
+                         out_rows)
 
 
 def permutes(args):
@@ -201,10 +215,7 @@ def permutes(args):
         sys.stdout.flush()
         out_rows.append([r[k] for k in r.keys()] + [np_gbps])
     if args.csv and rows:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(list(rows[0].keys()) + ["numpy_gbps"])
-            w.writerows(out_rows)
+        write_csv_atomic(args.csv, list(rows[0].keys()) + ["numpy_gbps"], out_rows)
 
 
 def main():

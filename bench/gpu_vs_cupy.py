@@ -211,6 +211,21 @@ def fmt(v, width, prec):
     return ("%*.*f" % (width, prec, v)) if v is not None else "%*s" % (width, "-")
 
 
+def write_csv_atomic(path, header, rows):
+    """HEADER and ROWS as CSV to PATH.tmp, renamed over PATH when complete."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def main():
     global cp
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -367,13 +382,10 @@ def main():
                          blank(cutensor_gbps), blank(over["cuTENSOR"])])
         sys.stdout.flush()
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["shape", "dtype", "op", "hl_gbps", "cupy_gbps", "copy_gbps", "hl_over_cupy",
-                        "hl_over_copy", "hl_in_place_gbps", "hl_in_place_over_copy",
-                        "librett_gbps", "librett_over_copy", "hl_over_librett",
-                        "cutensor_gbps", "hl_over_cutensor"])
-            w.writerows(out_rows)
+        write_csv_atomic(args.csv, ["shape", "dtype", "op", "hl_gbps", "cupy_gbps", "copy_gbps", "hl_over_cupy",
+                                    "hl_over_copy", "hl_in_place_gbps", "hl_in_place_over_copy",
+                                    "librett_gbps", "librett_over_copy", "hl_over_librett",
+                                    "cutensor_gbps", "hl_over_cutensor"], out_rows)
     below = [r for r in out_rows if float(r[7]) < 0.9]
     print("\n%d rows; %d below 0.9x the copy" % (len(out_rows), len(below)))
     for peer in ("CuPy", "LibreTT", "cuTENSOR"):

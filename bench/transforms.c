@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "bestcopy.h"
 #include "bench_ops.h"
 #include "hyperlayout.h"
@@ -102,11 +103,14 @@ int main(int argc, char **argv)
     const char *const *shapes = quick ? small : full;
     if (quick)
         reps = reps < 2 ? reps : 2;
-    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
-    if (csv_path && !csv) {
+    /* the CSV appears whole, renamed into place when the run is complete */
+    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
+    atomic_file *csv_file = NULL;
+    if (csv_path && atomic_file_open(&csv_file, csv_path) != HL_OK) {
         fprintf(stderr, "bench_transforms: cannot write %s\n", csv_path);
         return 2;
     }
+    FILE *csv = csv_file ? atomic_file_stream(csv_file) : NULL;
     if (csv)
         fprintf(csv, "shape,dtype,op,threads,boxes,seconds,gbps,copy_gbps,memcpy_gbps,stream_gbps,"
                      "ratio_to_copy,in_place_gbps,in_place_ratio\n");
@@ -179,7 +183,9 @@ int main(int argc, char **argv)
             free(out);
         }
     }
-    if (csv)
-        fclose(csv);
+    if (csv_file && atomic_file_commit(csv_file) != HL_OK) {
+        fprintf(stderr, "bench_transforms: cannot write %s\n", csv_path);
+        return 2;
+    }
     return 0;
 }

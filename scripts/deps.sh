@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs, from Debian's packages only, what building and testing hyperlayout
 # needs.  As root it runs apt-get; otherwise it prints the exact command and
-# stops.  Does nothing when everything is already there.
+# stops.  Does nothing when everything is already there.  python3-matplotlib
+# draws the plots: the Ising command's observables.png and bench/plot.py's
+# figures (make demo's Figures 11 and 12).
 #
 # --bench also installs what the benchmarks can compare against but the build
 # does not need: libxsmm-dev (bench_peers' libxsmm transposes) and petsc-dev
@@ -9,7 +11,7 @@
 # Debian package: see docs/plan.md ("Peers") for pointing bench_peers at a copy.
 set -eu
 
-PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy libopenmpi-dev openmpi-bin"
+PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy python3-matplotlib libopenmpi-dev openmpi-bin"
 if [ "${1:-}" = "--bench" ]; then
     PACKAGES="$PACKAGES libxsmm-dev petsc-dev"
 fi

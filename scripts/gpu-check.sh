@@ -42,7 +42,11 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
                     paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
                     bench_gpu_stencil: seed 004's stencil, cached and direct)
                     and print their tables;
-                    output and CSV kept in DIR/NAME.log, .csv.
+                    output and CSV kept in DIR/NAME.log, .csv; then
+                    bench/plot.py draws the GPU figures into DIR
+                    (figure11_gpu, figure12_gpu, figure13_gpu,
+                    engine_vs_cupy or gpu_transforms_ratio; .png, .svg)
+                    where a python3 has matplotlib (else one line says so).
                     A benchmark that fails (a wrong kernel: exit 2) fails the
                     check, and so does one that skips (exit 77) where a GPU
                     is present
@@ -246,6 +250,31 @@ case $bench in
                run_bench $b --quick
            done ;;
 esac
+
+# The GPU figures from the benchmarks' CSV (bench/plot.py), with the first
+# python3 that has matplotlib; without one a line says so and nothing fails.
+# A CSV that plot.py cannot draw fails the check.
+if [ -n "$bench" ]; then
+    plot_py=""
+    for p in /usr/bin/python3 python3; do
+        if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy, matplotlib' >/dev/null 2>&1; then
+            plot_py=$p; break
+        fi
+    done
+    csvs=()
+    for b in bench_gpu_paper bench_gpu_ising bench_gpu_transforms; do
+        [ -s "$build_dir/$b.csv" ] && csvs+=("$build_dir/$b.csv")
+    done
+    if [ ${#csvs[@]} -eq 0 ]; then
+        say "no GPU benchmark CSV to draw"
+    elif [ -z "$plot_py" ]; then
+        say "no python3 with matplotlib: the GPU figures are not drawn (CSV in $build_dir)"
+    elif "$plot_py" bench/plot.py --out-dir "$build_dir" "${csvs[@]}"; then
+        say "GPU figures drawn into $build_dir"
+    else
+        bench_failed="${bench_failed:+$bench_failed }bench/plot.py"
+    fi
+fi
 
 total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$log" || true)
 passed=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" | grep -c ' Passed ' || true)

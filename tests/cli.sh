@@ -123,7 +123,7 @@ expect_out "^file          standard input$"
 grep -v "^file " "$dir/info_two.txt" >"$dir/info_two_rest.txt"
 grep -v "^file " "$out" | cmp -s - "$dir/info_two_rest.txt" && ok || bad "cat two.npz | info - lists otherwise"
 
-# demo --pictures: the paper's pictures as PNG files (Figures 8 and 10)
+# demo --pictures: the paper's pictures as PNG files (Figures 8, 9 and 10)
 expect_ok demo --help
 expect_out "--pictures DIR"
 mkdir "$dir/pics"
@@ -141,19 +141,24 @@ done
 [ "$(png_ihdr "$dir/pics/figure8.png")" = "${sig}0000033000000130" ] && ok || bad "figure8.png size"
 [ "$(png_ihdr "$dir/pics/figure10.png")" = "${sig}0000033000000130" ] && ok || bad "figure10.png size"
 [ "$(png_ihdr "$dir/pics/transforms.png")" = "${sig}0000054800000130" ] && ok || bad "transforms.png size"
+# Figure 9: three panels of the [8,8,8] cube, 918x344
+expect_out "figure9.png"
+[ "$(png_ihdr "$dir/pics/figure9.png")" = "${sig}0000039600000158" ] && ok || bad "figure9.png size"
 # the files were renamed into place: no temporary is left behind
-[ "$(ls -A "$dir/pics" | wc -l)" -eq 12 ] && ok || bad "demo --pictures left other files: $(ls -A "$dir/pics")"
+[ "$(ls -A "$dir/pics" | wc -l)" -eq 13 ] && ok || bad "demo --pictures left other files: $(ls -A "$dir/pics")"
 # every pixel against the transforms' definitions, where a python3 is at hand
 if command -v python3 >/dev/null 2>&1; then
     if python3 "$(dirname "$0")/pictures_check.py" "$dir/pics" >"$out" 2>&1; then ok
     else bad "pictures_check.py"; cat "$out"; fi
 fi
-expect_fail demo --pictures "$dir/missing"
-expect_err "hyperlayout demo: --pictures '$dir/missing': No such file or directory"
-"$HL" demo --pictures "$dir/missing" 2>/dev/null
-[ $? -eq 2 ] && ok || bad "demo --pictures with a missing directory: exit status not 2"
+# a directory that is not there is made, parents and all (mkdir -p)
+expect_ok demo --pictures "$dir/new/pics"
+[ -f "$dir/new/pics/figure9.png" ] && [ -f "$dir/new/pics/figure8.png" ] && ok \
+    || bad "demo --pictures did not make $dir/new/pics"
 expect_fail demo --pictures "$dir/a.npy"
-expect_err "not a directory"
+expect_err "hyperlayout demo: --pictures '$dir/a.npy': not a directory"
+"$HL" demo --pictures "$dir/a.npy/sub" 2>/dev/null
+[ $? -eq 2 ] && ok || bad "demo --pictures under a file: exit status not 2"
 expect_fail demo --pictures
 expect_fail demo --pictures "$dir/pics" "[4,4]"
 expect_err "--pictures takes no SHAPE"

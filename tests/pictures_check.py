@@ -6,7 +6,11 @@ row filters) and recomputes every re-laid-out picture from original.png with
 the definitions of the transforms on Python lists -- crinkle by step n is
 concatenate([a[r::n] for r in range(n)]) along the axis, as NumPy would write
 it -- independently of the library.  Dimension 0 is the column x, dimension 1
-the row y.  Usage: pictures_check.py DIR
+the row y.  figure9.png (the [8,8,8] checkerboard cube: standard, crinkled
+in dimension 0, crinkled in all three) is checked at the centre of every
+visible face of every cube and at every cell of the memory strips, against
+the parity of the cell that the crinkle definition puts there.
+Usage: pictures_check.py DIR
 """
 import struct
 import sys
@@ -83,6 +87,68 @@ def on_rows(img, f):
     return [f(row) for row in img]
 
 
+# figure9.png's geometry, as apps/hyperlayout/pictures.c draws it
+F9_N, F9_C, F9_DX, F9_DY = 8, 20, 8, 6
+F9_PW, F9_GAP, F9_OX, F9_BY, F9_SX, F9_SY, F9_SCELL = 290, 12, 40, 224, 17, 284, 4
+F9_W, F9_H = F9_GAP + 3 * (F9_PW + F9_GAP), 344
+F9_BASE = ((32, 52, 128), (238, 226, 196))
+
+
+def f9_shade(parity, face):
+    out = []
+    for v in F9_BASE[parity]:
+        if face == 1:
+            v = v + (255 - v) * 3 // 10
+        elif face == 2:
+            v = v * 70 // 100
+        out.append(v)
+    return tuple(out)
+
+
+def check_figure9(path):
+    """The number of failures; prints each."""
+    m = read_png(path)
+    if len(m) != F9_H or len(m[0]) != F9_W:
+        print(f"FAIL: figure9.png is {len(m[0])}x{len(m)}, not {F9_W}x{F9_H}")
+        return 1
+    n = F9_N
+    # cube[x2][x1][x0] = parity of the cell stored there
+    std = [[[(x0 + x1 + x2) % 2 for x0 in range(n)] for x1 in range(n)] for x2 in range(n)]
+    dim0 = [[crinkle(row) for row in plane] for plane in std]
+    allc = crinkle([crinkle([crinkle(row) for row in plane]) for plane in std])
+    fails = 0
+    for j, (name, cube) in enumerate((("standard", std), ("crinkle:0:2", dim0), ("crinkle:all:2", allc))):
+        px = F9_GAP + j * (F9_PW + F9_GAP)
+        ox, by = px + F9_OX, F9_BY
+        bad = []
+        for a in range(n):
+            for b in range(n):
+                # front face x2 = 0 (a = x0, b = x1); top x1 = n-1 (a = x0, b = x2);
+                # right x0 = n-1 (a = x1, b = x2)
+                spots = (
+                    ("front", ox + a * F9_C + F9_C // 2, by - b * F9_C - F9_C // 2, cube[0][b][a], 0),
+                    ("top", ox + a * F9_C + F9_C // 2 + int((b + 0.5) * F9_DX),
+                     by - n * F9_C - int((b + 0.5) * F9_DY), cube[b][n - 1][a], 1),
+                    ("right", ox + n * F9_C + int((b + 0.5) * F9_DX),
+                     by - a * F9_C - F9_C // 2 - int((b + 0.5) * F9_DY), cube[b][a][n - 1], 2),
+                )
+                for face, x, y, par, shade in spots:
+                    if m[y][x] != f9_shade(par, shade):
+                        bad.append(f"{face} ({a},{b})")
+        for k in range(n ** 3):
+            x0, x1, x2 = k % n, k // n % n, k // (n * n)
+            r, c = k // (n * n), k % (n * n)
+            for dy in range(F9_SCELL):
+                for dx in range(F9_SCELL):
+                    if m[F9_SY + r * (F9_SCELL + 1) + dy][px + F9_SX + c * F9_SCELL + dx] != \
+                            f9_shade(cube[x2][x1][x0], 0):
+                        bad.append(f"memory k={k}")
+        if bad:
+            print(f"FAIL: figure9.png, {name}: {len(bad)} wrong cells, e.g. {bad[:3]}")
+            fails += 1
+    return fails
+
+
 def main():
     d = sys.argv[1]
     img = read_png(f"{d}/original.png")
@@ -124,7 +190,9 @@ def main():
         elif any(m[12 + y][12 + x] != img[y // 2][x // 2] for y in range(256) for x in range(256)):
             print(f"FAIL: the first panel of {name} is not the original")
             fails += 1
-    print(f"pictures_check: {len(expected) + 7 - fails} passed, {fails} failed")
+    f9 = check_figure9(f"{d}/figure9.png")
+    fails += f9
+    print(f"pictures_check: {len(expected) + 10 - fails} passed, {fails} failed")
     return 1 if fails else 0
 
 

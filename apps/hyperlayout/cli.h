@@ -22,6 +22,10 @@ int demo_pictures(const char *dir);
 extern int cli_quiet;
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* mkdir -p: creates PATH and its missing parents; 0, or -1 with errno set
+ * (ENOTDIR when PATH or a parent is there but no directory). */
+int cli_make_dirs(const char *path);
+
 /* Parses a shape given on the command line; the brackets may be left out
  * ("16,16,16" reads as "[16,16,16]"), which spares quoting in the shell. */
 hl_status cli_parse_shape(hl_shape *s, const char *arg);

@@ -1,8 +1,8 @@
 /* hyperlayout demo — the k-index apparatus of seed 000 at work, everything
  * computed by the library: notation, strides, bit fields, a cell's
  * neighbours under each boundary mode, and flip / shift / crinkle of small
- * 2D arrays drawn as grids; with --pictures, the paper's Figures 8 and 10 as
- * PNG files (pictures.c). */
+ * 2D arrays drawn as grids; with --pictures, the paper's Figures 8, 9 and 10
+ * as PNG files (pictures.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +25,19 @@ static const char demo_usage[] =
     "                 cell, x0 = 0 and x1 = L1-1, so the boundary modes differ)\n"
     "  --grid SHAPE   a 2D shape to draw, at most [16,16]; may repeat\n"
     "                 (default: [4,4] and [5,7])\n"
-    "  --pictures DIR instead, write the paper's pictures (Figures 8 and 10) into\n"
-    "                 DIR, which must exist: a generated 128x128 RGB test image\n"
+    "  --pictures DIR instead, write the paper's pictures (Figures 8, 9 and 10)\n"
+    "                 into DIR (made, with its parents, when it is not there):\n"
+    "                 a generated 128x128 RGB test image\n"
     "                 with one-pixel lines, and that image crinkled and uncrinkled\n"
     "                 with step 2 in dimension 0 (x) and 1 (y), crinkled in both,\n"
     "                 flipped in each and shifted, each by one plan (hl_execute):\n"
     "                 original.png, crinkle_dim0.png, crinkle_dim1.png,\n"
     "                 crinkle_both.png, uncrinkle_dim0.png, uncrinkle_dim1.png,\n"
     "                 flip_dim0.png, flip_dim1.png, shift.png (128x128), and the\n"
-    "                 side-by-side figure8.png, figure10.png, transforms.png\n"
+    "                 side-by-side figure8.png, figure10.png, transforms.png;\n"
+    "                 and figure9.png: an [8,8,8] cube coloured as the checkerboard\n"
+    "                 update sees it, standard, crinkled with step 2 in dimension 0\n"
+    "                 and in all three, each cube over its memory order\n"
     "  -h, --help     this text\n";
 
 static const char *const default_shapes[] = {"[16,16,16]", "[4,4,4]", "[6,12]", "[5,3,7]"};

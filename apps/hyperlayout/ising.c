@@ -196,36 +196,6 @@ static int parse_temps(const char *s, double *v, const char **why)
 
 /* ---- output directory ---- */
 
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            const char c = *p;
-            *p = '\0';
-            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-                return -1;
-            *p = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    struct stat sb;
-    if (stat(path, &sb) < 0)
-        return -1;
-    if (!S_ISDIR(sb.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- an earlier run in the output directory ---- */
 
 /* Whether s is at least min characters, all decimal digits. */
@@ -776,7 +746,7 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
      * how it went to all */
     if (me != 0)
         goto prepared;
-    if (make_dirs(out) < 0) {
+    if (cli_make_dirs(out) < 0) {
         rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
         goto prepared;
     }

@@ -1,7 +1,11 @@
 /* hyperlayout — the command-line tool: dispatches to one subcommand. */
+#define _POSIX_C_SOURCE 200809L /* mkdir, stat */
+
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "atomic_file.h"
 #include "cli.h"
@@ -16,7 +20,7 @@ static const char usage[] =
     "  demo [SHAPE ...]   the k-index apparatus at work on the given shapes\n"
     "                     (default: the paper's examples)\n"
     "  demo --pictures DIR\n"
-    "                     the paper's Figures 8 and 10 as PNG files in DIR\n"
+    "                     the paper's Figures 8, 9 and 10 as PNG files in DIR\n"
     "  dist SPEC SHAPE    how a distribution (block,cyclic:4,none or upc:[3][2])\n"
     "                     deals an array to processes: grid, shares, owner map\n"
     "  info FILE.npy      shape, type and sizes of a NumPy .npy file (or .npz members)\n"
@@ -52,6 +56,35 @@ int cli_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+int cli_make_dirs(const char *path)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            const char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+                return -1;
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat sb;
+    if (stat(path, &sb) < 0)
+        return -1;
+    if (!S_ISDIR(sb.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
 }
 
 hl_status cli_parse_shape(hl_shape *s, const char *arg)
