@@ -84,6 +84,9 @@ static ising *make(const lattice *l, uint64_t seed, ising_variant v, const ensem
     ising *is = NULL;
     assert_int_equal(ising_create(&is, l->rank, l->L, seed), HL_OK);
     assert_int_equal(ising_set_variant(is, v), HL_OK);
+    /* one thread unless a test says otherwise: on a shared machine a team's
+     * barriers can cost more than the sweeps (threads: test_threads_isas) */
+    assert_int_equal(ising_set_threads(is, 1), HL_OK);
     assert_int_equal(ising_set_dynamics(is, e->dyn), HL_OK);
     assert_int_equal(ising_set_beta(is, e->beta, e->h), HL_OK);
     return is;

@@ -12,6 +12,10 @@
  * compare it with ising_msc_thread word for word). */
 #include "msc.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The vectors below never cross a call that is not inlined into this file:
  * no ABI to keep (GCC warns of 64-byte vectors without AVX-512). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -44,11 +48,21 @@ static inline msc_v msc_mul(msc_v a, uint32_t m)
 #if defined(__AVX512F__)
     return (msc_v)_mm512_mul_epu32((__m512i)a, _mm512_set1_epi64(m));
 #elif defined(__AVX2__)
-    typedef uint64_t v4 __attribute__((vector_size(32)));
+    __m256i h[2];
+    memcpy(h, &a, sizeof a);
     const __m256i mm = _mm256_set1_epi64x(m);
-    const v4 lo = (v4)_mm256_mul_epu32((__m256i)(v4){a[0], a[1], a[2], a[3]}, mm);
-    const v4 hi = (v4)_mm256_mul_epu32((__m256i)(v4){a[4], a[5], a[6], a[7]}, mm);
-    return (msc_v){lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
+    h[0] = _mm256_mul_epu32(h[0], mm);
+    h[1] = _mm256_mul_epu32(h[1], mm);
+    memcpy(&a, h, sizeof a);
+    return a;
+#elif defined(__SSE2__)
+    __m128i h[4];
+    memcpy(h, &a, sizeof a);
+    const __m128i mm = _mm_set1_epi64x(m);
+    for (int i = 0; i < 4; i++)
+        h[i] = _mm_mul_epu32(h[i], mm);
+    memcpy(&a, h, sizeof a);
+    return a;
 #else
     return (a & msc_splat(0xffffffffu)) * msc_splat(m);
 #endif
@@ -154,6 +168,111 @@ static inline uint64_t msc_shifted(const ising_msc_geom *geo, const uint64_t *o,
     return o[j] >> 1 | (j + 1 < wpr ? o[j + 1] << 63 : (o[0] & 1) << geo->last_bit);
 }
 
+/* Vectors of eight words decided together: their Philox chains are
+ * independent, so the multiplies of one hide the latency of the others'. */
+#if defined(__AVX512F__)
+#define MSC_GROUP 4
+#else
+#define MSC_GROUP 2
+#endif
+
+/* One vector's words: spins, valid bits, neighbours, and where they go back. */
+typedef struct msc_vec {
+    msc_v S, V, NB[2 * ISING_MAX_RANK];
+    uint64_t *store; /* the eight in one half-row: stored as a vector */
+    int64_t off[MSC_LANES];
+    int n;
+} msc_vec;
+
+/* Gathers the n <= 8 words from v on (the walk at word j of row rw). */
+static inline __attribute__((always_inline)) void msc_gather(const ising_msc_geom *geo, const uint64_t *bits_c,
+                                                             uint64_t *bits, int rank, int c, int64_t v,
+                                                             int64_t v1, msc_row *rw, int64_t *jp, msc_vec *x)
+{
+    const int twod = 2 * rank;
+    const int64_t wpr = geo->wpr;
+    int64_t j = *jp;
+    const int n = v1 - v < MSC_LANES ? (int)(v1 - v) : MSC_LANES;
+    x->n = n;
+    x->store = NULL;
+    if (n == MSC_LANES && j + MSC_LANES <= wpr) {
+        /* one half-row: vector loads, the shifted words' carries by word */
+        const uint64_t *o = bits_c + rw->other;
+        uint64_t carry[MSC_LANES];
+        x->store = bits + rw->self + j;
+        x->S = msc_loadu(x->store);
+        x->NB[0] = msc_loadu(o + j);
+        if (rw->r == 0) {
+            carry[0] = j > 0 ? o[j - 1] >> 63 : o[wpr - 1] >> geo->last_bit & 1;
+            for (int l = 1; l < MSC_LANES; l++)
+                carry[l] = o[j + l - 1] >> 63;
+            x->NB[1] = x->NB[0] << 1 | msc_loadu(carry);
+        } else {
+            for (int l = 0; l < MSC_LANES - 1; l++)
+                carry[l] = o[j + l + 1] << 63;
+            carry[MSC_LANES - 1] = j + MSC_LANES < wpr ? o[j + MSC_LANES] << 63 : (o[0] & 1) << geo->last_bit;
+            x->NB[1] = x->NB[0] >> 1 | msc_loadu(carry);
+        }
+        for (int k = 2; k < twod; k++)
+            x->NB[k] = msc_loadu(bits_c + rw->nb[k - 2] + j);
+        x->V = msc_splat(~(uint64_t)0);
+        if (j + MSC_LANES == wpr)
+            x->V[MSC_LANES - 1] = geo->last_mask;
+        j += MSC_LANES;
+        if (j == wpr && v + MSC_LANES < v1) {
+            j = 0;
+            msc_row_next(geo, rank, c, rw);
+        }
+    } else {
+        uint64_t s[MSC_LANES], val[MSC_LANES], nb[2 * ISING_MAX_RANK][MSC_LANES];
+        for (int l = 0; l < MSC_LANES; l++) {
+            if (l >= n) {
+                s[l] = val[l] = 0;
+                for (int k = 0; k < twod; k++)
+                    nb[k][l] = 0;
+                x->off[l] = -1;
+                continue;
+            }
+            const uint64_t *o = bits_c + rw->other;
+            x->off[l] = rw->self + j;
+            s[l] = bits_c[x->off[l]];
+            val[l] = j == wpr - 1 ? geo->last_mask : ~(uint64_t)0;
+            nb[0][l] = o[j];
+            nb[1][l] = msc_shifted(geo, o, rw->r, j);
+            for (int k = 2; k < twod; k++)
+                nb[k][l] = bits_c[rw->nb[k - 2] + j];
+            if (++j == wpr && v + l + 1 < v1) {
+                j = 0;
+                msc_row_next(geo, rank, c, rw);
+            }
+        }
+        x->S = msc_loadu(s);
+        x->V = msc_loadu(val);
+        for (int k = 0; k < twod; k++)
+            x->NB[k] = msc_loadu(nb[k]);
+    }
+    *jp = j;
+}
+
+/* The bit-sliced count of the 2d one-bit words ~(S ^ NB[k]) & V (ising_msc_count). */
+static inline __attribute__((always_inline)) void msc_count_v(msc_v S, msc_v V, const msc_v *NB, int twod,
+                                                              int cbits, msc_v *cnt)
+{
+    for (int b = 0; b < cbits; b++)
+        cnt[b] = msc_splat(0);
+    for (int k = 0; k < twod; k += 2) {
+        const msc_v a = ~(S ^ NB[k]) & V, b = ~(S ^ NB[k + 1]) & V, x = cnt[0] ^ a;
+        msc_v carry = (cnt[0] & a) | (x & b);
+        cnt[0] = x ^ b;
+        const int top = ising_msc_cbits(k + 2);
+        for (int q = 1; q < top; q++) {
+            const msc_v c2 = cnt[q] & carry;
+            cnt[q] ^= carry;
+            carry = c2;
+        }
+    }
+}
+
 /* Colour c's words v0 .. v1-1 in phase t, in place; acc as the byte kernels'. */
 static inline __attribute__((always_inline)) void msc_walk(const ising_msc_geom *geo, const ising_msc_plan *pl,
                                                            uint64_t *bits, uint64_t seed, uint64_t t, int rank,
@@ -167,137 +286,74 @@ static inline __attribute__((always_inline)) void msc_walk(const ising_msc_geom 
     msc_row_start(geo, rank, c, row0, &rw);
     msc_v msum = msc_splat(0), bsum = msc_splat(0), vsum = msc_splat(0);
     const msc_v lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    for (int64_t v = v0; v < v1; v += MSC_LANES) {
-        msc_v S, V, NB[2 * ISING_MAX_RANK];
-        uint64_t *store = NULL; /* the eight words in one half-row: stored as a vector */
-        int64_t off[MSC_LANES];
-        const int n = v1 - v < MSC_LANES ? (int)(v1 - v) : MSC_LANES;
-        if (n == MSC_LANES && j + MSC_LANES <= wpr) {
-            /* one half-row: vector loads, the shifted words' carries by word */
-            const uint64_t *o = bits + rw.other;
-            uint64_t carry[MSC_LANES];
-            store = bits + rw.self + j;
-            S = msc_loadu(store);
-            NB[0] = msc_loadu(o + j);
-            if (rw.r == 0) {
-                carry[0] = j > 0 ? o[j - 1] >> 63 : o[wpr - 1] >> geo->last_bit & 1;
-                for (int l = 1; l < MSC_LANES; l++)
-                    carry[l] = o[j + l - 1] >> 63;
-                NB[1] = NB[0] << 1 | msc_loadu(carry);
-            } else {
-                for (int l = 0; l < MSC_LANES - 1; l++)
-                    carry[l] = o[j + l + 1] << 63;
-                carry[MSC_LANES - 1] =
-                    j + MSC_LANES < wpr ? o[j + MSC_LANES] << 63 : (o[0] & 1) << geo->last_bit;
-                NB[1] = NB[0] >> 1 | msc_loadu(carry);
+    for (int64_t v = v0; v < v1; v += MSC_GROUP * MSC_LANES) {
+        msc_vec x[MSC_GROUP];
+        msc_v cls[MSC_GROUP][ISING_MSC_CLASSES], accept[MSC_GROUP], open[MSC_GROUP], vv[MSC_GROUP];
+        msc_v anyopen = msc_splat(0);
+        for (int g = 0; g < MSC_GROUP; g++) {
+            const int64_t vg = v + g * MSC_LANES;
+            vv[g] = msc_splat((uint64_t)vg) + lane;
+            accept[g] = open[g] = msc_splat(0);
+            if (vg >= v1) {
+                x[g].n = 0;
+                continue;
             }
-            for (int k = 2; k < twod; k++)
-                NB[k] = msc_loadu(bits + rw.nb[k - 2] + j);
-            V = msc_splat(~(uint64_t)0);
-            if (j + MSC_LANES == wpr)
-                V[MSC_LANES - 1] = geo->last_mask;
-            j += MSC_LANES;
-            if (j == wpr && v + MSC_LANES < v1) {
-                j = 0;
-                msc_row_next(geo, rank, c, &rw);
+            msc_gather(geo, bits, bits, rank, c, vg, v1, &rw, &j, &x[g]);
+            msc_v cnt[ISING_MSC_CBITS];
+            msc_count_v(x[g].S, x[g].V, x[g].NB, twod, cbits, cnt);
+            for (int k = 0; k < pl->ncls; k++) {
+                const int nn = pl->cls_n[k];
+                msc_v m = x[g].V;
+                for (int b = 0; b < cbits; b++)
+                    m &= (nn >> b & 1) ? cnt[b] : ~cnt[b];
+                if (pl->signs == 2)
+                    m &= pl->cls_s[k] ? x[g].S : ~x[g].S;
+                cls[g][k] = m;
+                if (pl->always[k])
+                    accept[g] |= m;
+                else
+                    open[g] |= m;
             }
-        } else {
-            uint64_t s[MSC_LANES], val[MSC_LANES], nb[2 * ISING_MAX_RANK][MSC_LANES];
-            for (int l = 0; l < MSC_LANES; l++) {
-                if (l >= n) {
-                    s[l] = val[l] = 0;
-                    for (int k = 0; k < twod; k++)
-                        nb[k][l] = 0;
-                    off[l] = -1;
-                    continue;
-                }
-                const uint64_t *o = bits + rw.other;
-                off[l] = rw.self + j;
-                s[l] = bits[off[l]];
-                val[l] = j == wpr - 1 ? geo->last_mask : ~(uint64_t)0;
-                nb[0][l] = o[j];
-                nb[1][l] = msc_shifted(geo, o, rw.r, j);
-                for (int k = 2; k < twod; k++)
-                    nb[k][l] = bits[rw.nb[k - 2] + j];
-                if (++j == wpr && v + l + 1 < v1) {
-                    j = 0;
-                    msc_row_next(geo, rank, c, &rw);
-                }
-            }
-            S = msc_loadu(s);
-            V = msc_loadu(val);
-            for (int k = 0; k < twod; k++)
-                NB[k] = msc_loadu(nb[k]);
+            anyopen |= open[g];
         }
-        /* aligned neighbours, bit-sliced (ising_msc_count on vectors) */
-        msc_v cnt[ISING_MSC_CBITS];
-        {
-            for (int b = 0; b < cbits; b++)
-                cnt[b] = msc_splat(0);
-            for (int k = 0; k < twod; k += 2) {
-                const msc_v a = ~(S ^ NB[k]), b = ~(S ^ NB[k + 1]), x = cnt[0] ^ a;
-                msc_v carry = (cnt[0] & a) | (x & b);
-                cnt[0] = x ^ b;
-                const int top = ising_msc_cbits(k + 2);
-                for (int q = 1; q < top; q++) {
-                    const msc_v c2 = cnt[q] & carry;
-                    cnt[q] ^= carry;
-                    carry = c2;
-                }
-            }
-        }
-        msc_v cls[ISING_MSC_CLASSES], accept = msc_splat(0), open = msc_splat(0);
-        for (int k = 0; k < pl->ncls; k++) {
-            const int nn = pl->cls_n[k];
-            msc_v m = V;
-            for (int b = 0; b < cbits; b++)
-                m &= (nn >> b & 1) ? cnt[b] : ~cnt[b];
-            if (pl->signs == 2)
-                m &= pl->cls_s[k] ? S : ~S;
-            cls[k] = m;
-            if (pl->always[k])
-                accept |= m;
-            else
-                open |= m;
-        }
-        const msc_v vv = msc_splat((uint64_t)v) + lane;
-        for (int p = 0; p < 32 && msc_any(open); p += 2) {
-            msc_v u[2];
-            msc_philox(vv, (uint32_t)(p / 2), seed, t, &u[0], &u[1]);
-            for (int e = 0; e < 2; e++) {
+        /* planes two at a time for the whole group, while any spin is open */
+        for (int p = 0; p < 32 && msc_any(anyopen); p += 2) {
+            msc_v u0[MSC_GROUP], u1[MSC_GROUP];
+            for (int g = 0; g < MSC_GROUP; g++)
+                msc_philox(vv[g], (uint32_t)(p / 2), seed, t, &u0[g], &u1[g]);
+            anyopen = msc_splat(0);
+            for (int g = 0; g < MSC_GROUP; g++) {
                 msc_v tb = msc_splat(0);
-                for (int i = 0; i < pl->nplane[p + e]; i++)
-                    tb |= cls[pl->plane[p + e][i]];
-                accept |= open & tb & ~u[e];
-                open &= ~(tb ^ u[e]);
+                for (int i = 0; i < pl->nplane[p]; i++)
+                    tb |= cls[g][pl->plane[p][i]];
+                accept[g] |= open[g] & tb & ~u0[g];
+                open[g] &= ~(tb ^ u0[g]);
+                tb = msc_splat(0);
+                for (int i = 0; i < pl->nplane[p + 1]; i++)
+                    tb |= cls[g][pl->plane[p + 1][i]];
+                accept[g] |= open[g] & tb & ~u1[g];
+                open[g] &= ~(tb ^ u1[g]);
+                anyopen |= open[g];
             }
         }
-        const msc_v ns = S ^ accept;
-        if (store) {
-            msc_storeu(store, ns);
-        } else {
-            for (int l = 0; l < n; l++)
-                bits[off[l]] = ns[l];
-        }
-        msum += msc_popcount(ns);
-        vsum += msc_popcount(V);
-        if (bonds) {
-            msc_v nc[ISING_MSC_CBITS];
-            for (int b = 0; b < cbits; b++)
-                nc[b] = msc_splat(0);
-            for (int k = 0; k < twod; k += 2) {
-                const msc_v a = ~(ns ^ NB[k]) & V, b = ~(ns ^ NB[k + 1]) & V, x = nc[0] ^ a;
-                msc_v carry = (nc[0] & a) | (x & b);
-                nc[0] = x ^ b;
-                const int top = ising_msc_cbits(k + 2);
-                for (int q = 1; q < top; q++) {
-                    const msc_v c2 = nc[q] & carry;
-                    nc[q] ^= carry;
-                    carry = c2;
-                }
+        for (int g = 0; g < MSC_GROUP; g++) {
+            if (x[g].n == 0)
+                continue;
+            const msc_v ns = x[g].S ^ accept[g];
+            if (x[g].store) {
+                msc_storeu(x[g].store, ns);
+            } else {
+                for (int l = 0; l < x[g].n; l++)
+                    bits[x[g].off[l]] = ns[l];
             }
-            for (int b = 0; b < cbits; b++)
-                bsum += msc_popcount(nc[b]) << b;
+            msum += msc_popcount(ns);
+            vsum += msc_popcount(x[g].V);
+            if (bonds) {
+                msc_v nc[ISING_MSC_CBITS];
+                msc_count_v(ns, x[g].V, x[g].NB, twod, cbits, nc);
+                for (int b = 0; b < cbits; b++)
+                    bsum += msc_popcount(nc[b]) << b;
+            }
         }
     }
     const int64_t sites = msc_hsum(vsum);
