@@ -25,50 +25,34 @@
 typedef uint64_t msc_v __attribute__((vector_size(64)));
 #define MSC_LANES 8
 
-static inline msc_v msc_splat(uint64_t x)
+static inline __attribute__((always_inline)) msc_v msc_splat(uint64_t x)
 {
     return (msc_v){x, x, x, x, x, x, x, x};
 }
 
-static inline msc_v msc_loadu(const uint64_t *p)
+static inline __attribute__((always_inline)) msc_v msc_loadu(const uint64_t *p)
 {
     msc_v v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void msc_storeu(uint64_t *p, msc_v v)
+static inline __attribute__((always_inline)) void msc_storeu(uint64_t *p, msc_v v)
 {
     memcpy(p, &v, sizeof v);
 }
 
 /* The low 32 bits of each lane times m, as 64-bit products. */
-static inline msc_v msc_mul(msc_v a, uint32_t m)
+static inline __attribute__((always_inline)) msc_v msc_mul(msc_v a, uint32_t m)
 {
 #if defined(__AVX512F__)
     return (msc_v)_mm512_mul_epu32((__m512i)a, _mm512_set1_epi64(m));
-#elif defined(__AVX2__)
-    __m256i h[2];
-    memcpy(h, &a, sizeof a);
-    const __m256i mm = _mm256_set1_epi64x(m);
-    h[0] = _mm256_mul_epu32(h[0], mm);
-    h[1] = _mm256_mul_epu32(h[1], mm);
-    memcpy(&a, h, sizeof a);
-    return a;
-#elif defined(__SSE2__)
-    __m128i h[4];
-    memcpy(h, &a, sizeof a);
-    const __m128i mm = _mm_set1_epi64x(m);
-    for (int i = 0; i < 4; i++)
-        h[i] = _mm_mul_epu32(h[i], mm);
-    memcpy(&a, h, sizeof a);
-    return a;
 #else
     return (a & msc_splat(0xffffffffu)) * msc_splat(m);
 #endif
 }
 
-static inline int msc_any(msc_v x)
+static inline __attribute__((always_inline)) int msc_any(msc_v x)
 {
 #if defined(__AVX512F__)
     return _mm512_test_epi64_mask((__m512i)x, (__m512i)x) != 0;
@@ -78,21 +62,25 @@ static inline int msc_any(msc_v x)
 }
 
 /* Per-lane population counts (SWAR), summed into 64-bit lanes. */
-static inline msc_v msc_popcount(msc_v x)
+static inline __attribute__((always_inline)) msc_v msc_popcount(msc_v x)
 {
     x = x - ((x >> 1) & msc_splat(0x5555555555555555ull));
     x = (x & msc_splat(0x3333333333333333ull)) + ((x >> 2) & msc_splat(0x3333333333333333ull));
     x = (x + (x >> 4)) & msc_splat(0x0f0f0f0f0f0f0f0full);
-    return (x * msc_splat(0x0101010101010101ull)) >> 56;
+    /* byte sums by shifts: no 64-bit multiply (AVX2 and SSE2 lack one) */
+    x += x >> 8;
+    x += x >> 16;
+    x += x >> 32;
+    return x & msc_splat(0x7f);
 }
 
-static inline int64_t msc_hsum(msc_v x)
+static inline __attribute__((always_inline)) int64_t msc_hsum(msc_v x)
 {
     return (int64_t)((x[0] + x[1]) + (x[2] + x[3]) + (x[4] + x[5]) + (x[6] + x[7]));
 }
 
 /* Planes 2m and 2m + 1 of the eight words v (ising_msc_planes, lane by lane). */
-static inline void msc_philox(msc_v v, uint32_t m, uint64_t seed, uint64_t t, msc_v *p0, msc_v *p1)
+static inline __attribute__((always_inline)) void msc_philox(msc_v v, uint32_t m, uint64_t seed, uint64_t t, msc_v *p0, msc_v *p1)
 {
     const msc_v lo32 = msc_splat(0xffffffffu);
     /* high halves of c1, c3 may hold garbage: the multiplies read low halves only */
