@@ -39,7 +39,7 @@ Without a GPU the CUDA tests report Skipped and the script exits 0.
                     beside bench_gpu_librett alone when it has not;
                     bench_gpu_chains: bench_chains' chains of ops, fused
                     against op by op and k copies; bench_gpu_paper: the
-                    paper's Figures 11 and 12; bench_gpu_ising: Figure 13;
+                    paper's Figures 11 and 12; bench_gpu_ising: Figure 13 and variant M;
                     bench_gpu_stencil: seed 004's stencil, cached and direct)
                     and print their tables;
                     output and CSV kept in DIR/NAME.log, .csv; then

@@ -1,7 +1,8 @@
 /* test_ising_cuda — the Ising sweeps on the GPU against the CPU's, bit for
  * bit: the spins after every call, the magnetisation and bond sum of every
  * sweep, and whole runs with a checkpoint and --resume.  Ranks 1..5, extents
- * with and without powers of two, variants A, B, C and the reference, both
+ * with and without powers of two, variants A, B, C, the reference and M
+ * (multi-spin coding: the device's words against the CPU's), both
  * dynamics, with and without a field.  Plain C (no cmocka: the GPU machine
  * lacks it); exits 77 (Skipped) without CUDA or a device. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
@@ -81,10 +82,10 @@ static void compare(ising *pair[2], const char *what)
 /* Sweeps in calls of 1, 2 and 5 on both; the series and spins must match. */
 static void sweeps_match(void)
 {
-    static const ising_variant variants[] = {ISING_A, ISING_B, ISING_C, ISING_REFERENCE};
+    static const ising_variant variants[] = {ISING_A, ISING_B, ISING_C, ISING_REFERENCE, ISING_M};
     int pairs = 0;
     for (size_t li = 0; li < sizeof lattices / sizeof *lattices; li++)
-        for (int vi = 0; vi < 4; vi++)
+        for (int vi = 0; vi < 5; vi++)
             for (int dyn = 0; dyn < 2; dyn++)
                 for (int hi = 0; hi < 2; hi++) {
                     const lattice *l = &lattices[li];
@@ -167,11 +168,14 @@ static int stop_at_first(void *ctx, int temp, int64_t done, int64_t total)
     return ++*calls == 1;
 }
 
+static ising_variant run_variant = ISING_AUTO;
+
 static hl_status run_one(const ising_params *p, ising_device dev, const char *ck, int resume, int stop,
                          ising_result *r, int *complete)
 {
     int calls = 0;
     ising_options o = {0};
+    o.variant = run_variant;
     o.device = dev;
     o.checkpoint = ck;
     o.checkpoint_every = 1e9;
@@ -234,6 +238,8 @@ int main(void)
     }
     sweeps_match();
     state_moves();
+    runs_resume();
+    run_variant = ISING_M; /* M's runs: device and CPU, stopped and resumed across them */
     runs_resume();
     if (failures) {
         printf("%d failure(s)\n", failures);

@@ -38,7 +38,8 @@ static const char ising_usage[] =
     "then --sweeps measured sweeps; the spins carry over from one temperature to the\n"
     "next.  A sweep updates every site once (one colour, then the other).  Results\n"
     "do not depend on --variant or --threads: the random numbers are Philox4x32-10\n"
-    "keyed by --seed and counted by (sweep, site).\n"
+    "keyed by --seed and counted by (sweep, site); variant M has its own stream\n"
+    "(see below), the same on any thread count, instruction set or device.\n"
     "\n"
     "lattice\n"
     "  --dims D             rank, 1..8 (default: the number of --L values, else 2)\n"
@@ -56,14 +57,20 @@ static const char ising_usage[] =
     "  --seed S             seed of the random numbers, 0..2^64-1 (default 1)\n"
     "  --variant V          A (general k-index), B (power-of-two bit operations),\n"
     "                       C (hand-written 2D kernel), reference (one site at a\n"
-    "                       time, slow) or auto (default: C in 2D, else B when\n"
-    "                       every extent is a power of two, else A)\n"
+    "                       time, slow), M (multi-spin coding: 64 spins per 64-bit\n"
+    "                       word, neighbours counted bit-sliced, any rank, several\n"
+    "                       times faster; random numbers Philox bit planes keyed by\n"
+    "                       (seed, sweep, word): another trajectory than A/B/C's,\n"
+    "                       the same ensemble; a checkpoint of M resumes as M only)\n"
+    "                       or auto (default: C in 2D, else B when every extent is a\n"
+    "                       power of two, else A)\n"
     "  --threads N          OpenMP threads, 1..4096, or 0 for all cores (the default;\n"
     "                       where other jobs share the cores, OMP_WAIT_POLICY=passive\n"
     "                       stops idle threads from busy-waiting, which can cost more\n"
     "                       than the threads gain)\n"
     "  --device cpu|gpu     where the sweeps run (default cpu).  gpu: the first CUDA\n"
-    "                       device, one thread per four sites, the same variants and\n"
+    "                       device, one thread per four sites (M: per 64-spin word),\n"
+    "                       the same variants and\n"
     "                       the same results bit for bit (M and B reduced on the\n"
     "                       device; the spins come back only for snapshots and\n"
     "                       checkpoints).  Without a GPU, or in a build without\n"
@@ -548,12 +555,14 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
                 variant = ISING_B;
             else if (!strcmp(v, "C") || !strcmp(v, "c"))
                 variant = ISING_C;
+            else if (!strcmp(v, "M") || !strcmp(v, "m"))
+                variant = ISING_M;
             else if (!strcmp(v, "reference"))
                 variant = ISING_REFERENCE;
             else if (!strcmp(v, "auto"))
                 variant = ISING_AUTO;
             else
-                return cli_error(cmd, "--variant is A, B, C, reference or auto, not '%s'", v);
+                return cli_error(cmd, "--variant is A, B, C, M, reference or auto, not '%s'", v);
         } else if (!strcmp(o, "--device")) {
             one_process_option = 1;
             if (!strcmp(v, "cpu"))
@@ -790,6 +799,7 @@ prepared:
     p.therm = therm;
     p.sweeps = sweeps;
     p.start = start;
+    p.multispin = variant == ISING_M; /* M's stream: its checkpoints resume as M only */
     p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
                  : dims == 1   ? ISING_HEATBATH
                                : ISING_METROPOLIS;
@@ -811,7 +821,7 @@ prepared:
         if (st == HL_ERR_MISMATCH) {
             rc = cli_error(cmd,
                            "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                           "or dynamics differ)",
+                           "or dynamics differ, or one of the runs is variant M)",
                            ckpath);
             goto checked;
         }
@@ -889,7 +899,7 @@ checked:
     if (st == HL_ERR_MISMATCH) {
         rc = cli_error(cmd,
                        "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                       "or dynamics differ)",
+                       "or dynamics differ, or one of the runs is variant M)",
                        ckpath);
         goto done;
     }

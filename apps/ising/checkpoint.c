@@ -4,7 +4,8 @@
  * and reads them):
  *   "HLISING\0" u32 version  u32 0x01020304
  *   params: i32 rank, i64 extent[rank], u64 seed, f64 h, i32 ntemps,
- *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start, i32 dynamics
+ *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start,
+ *           i32 dynamics + 256 * multispin (variant M's stream; 0 before it was)
  *   state:  i32 temp (ntemps when all are done), i64 done, i64 sweep, i64 measured,
  *           i64 magnetisation[measured], i64 bonds[measured],
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
@@ -113,7 +114,8 @@ static void result_unpack(const double *d, ising_result *r)
 
 static void params_put(ck_io *io, const ising_params *p)
 {
-    int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start, dyn = (int32_t)p->dynamics;
+    int32_t rank = p->rank, ntemps = p->ntemps, start = (int32_t)p->start,
+            dyn = (int32_t)p->dynamics + 256 * (p->multispin != 0);
     PUT(io, rank);
     put(io, p->extent, (size_t)p->rank * sizeof p->extent[0]);
     PUT(io, p->seed);
@@ -154,7 +156,8 @@ static hl_status params_check(ck_io *io, const ising_params *p)
     GET(io, start);
     GET(io, dyn);
     same &=
-        therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start && dyn == (int32_t)p->dynamics;
+        therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start &&
+        dyn == (int32_t)p->dynamics + 256 * (p->multispin != 0);
     if (io->bad)
         return HL_ERR_FORMAT;
     return same ? HL_OK : HL_ERR_MISMATCH;

@@ -35,12 +35,22 @@ hl_status ising_sync_host(const ising *is)
     if (!is)
         return HL_ERR_NULL;
     ising_mirror *mr = is->mirror;
-    if (!mr || !mr->host_stale)
-        return HL_OK;
-    hl_status st = ising_gpu_get(mr->gpu, is->spins);
-    if (st == HL_OK)
+    ising_msc_state *ms = is->msc;
+    if (mr && mr->host_stale) {
+        /* variant M keeps bits on the device: they come to the host's bits */
+        hl_status st = is->variant == ISING_M ? ising_gpu_get_bits(mr->gpu, ms->bits, 2 * ms->geo.words)
+                                               : ising_gpu_get(mr->gpu, is->spins);
+        if (st != HL_OK)
+            return st;
         mr->host_stale = 0;
-    return st;
+        if (is->variant == ISING_M) {
+            ms->bytes_stale = 1;
+            ms->bits_stale = 0;
+        }
+    }
+    if (ms && ms->bytes_stale)
+        ising_msc_unpack(is);
+    return HL_OK;
 }
 
 void ising_host_rewritten(ising *is)
@@ -48,6 +58,10 @@ void ising_host_rewritten(ising *is)
     if (is->mirror) {
         is->mirror->host_stale = 0;
         is->mirror->device_stale = 1;
+    }
+    if (is->msc) {
+        is->msc->bytes_stale = 0;
+        is->msc->bits_stale = 1;
     }
 }
 
@@ -84,6 +98,27 @@ hl_status ising_set_device(ising *is, ising_device d)
 hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
 {
     ising_mirror *mr = is->mirror;
+    if (is->variant == ISING_M) {
+        ising_msc_state *ms = is->msc;
+        hl_status st = HL_OK;
+        if (mr->device_stale) {
+            if (ms->bits_stale)
+                ising_msc_pack(is);
+            st = ising_gpu_put_bits(mr->gpu, ms->bits, 2 * ms->geo.words);
+            if (st != HL_OK)
+                return st;
+            mr->device_stale = 0;
+        }
+        ising_msc_table tab;
+        ising_msc_table_init(&tab, &is->table);
+        st = ising_gpu_sweep_msc(mr->gpu, &ms->geo, &tab, is->seed, is->sweep, count, magnetisation, bonds);
+        if (st != HL_OK)
+            return st;
+        if (count > 0)
+            mr->host_stale = 1;
+        is->sweep += count;
+        return HL_OK;
+    }
     /* the reference variant runs Listing 7 literally on the device too */
     ising_geom geo;
     hl_status st = ising_geom_init(&geo, is->rank, is->extent, is->variant);

@@ -18,6 +18,13 @@
  *   B  the power-of-two bit operations of kindex.h (every extent 2^n),
  *   C  a hand-written two-dimensional kernel (d = 2),
  *   REFERENCE  Listing 7 literally, one site at a time: slow, the oracle.
+ *   M  multi-spin coding (msc.h): the same crinkled layout with 64 spins per
+ *      64-bit word, neighbours counted bit-sliced, any rank and even extents.
+ *      Its random numbers are its own (Philox bit planes keyed by word): M's
+ *      trajectory differs from A/B/C's, and is the same on any thread count,
+ *      instruction set or device.  The byte store stays what the functions
+ *      below read and write: the bits are packed from it before M's sweeps
+ *      and unpacked when it is read.
  *
  * Every function returns an hl_status and prints nothing. */
 #ifndef ISING_H
@@ -38,6 +45,7 @@ typedef enum ising_variant {
     ISING_B,
     ISING_C,
     ISING_REFERENCE,
+    ISING_M, /* multi-spin coding: 64 spins per word, its own random stream (msc.h) */
     ISING_VARIANT_COUNT
 } ising_variant;
 
@@ -56,10 +64,12 @@ int64_t ising_count(const ising *is); /* N, the number of sites */
 uint64_t ising_seed(const ising *is);
 
 /* HL_ERR_NOT_POW2 for B unless every extent is a power of two, HL_ERR_RANK
- * for C unless d = 2.  AUTO resolves at once; ising_variant_of says to what. */
+ * for C unless d = 2.  AUTO resolves at once; ising_variant_of says to what
+ * (never M: its trajectories are not A/B/C's).  Switching to or from M on the
+ * GPU brings the spins home first (HL_ERR_DEVICE if that fails). */
 hl_status ising_set_variant(ising *is, ising_variant v);
 ising_variant ising_variant_of(const ising *is);
-/* "A", "B", "C", "reference" or "auto". */
+/* "A", "B", "C", "reference", "M" or "auto". */
 const char *ising_variant_name(ising_variant v);
 
 /* OpenMP threads for sweeps (0: OpenMP's default).  Results do not depend on it. */

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "msc.h"
 #include "site.h"
 
 /* Sites of one colour per unit of work: a multiple of ISING_BLOCK, so
@@ -25,6 +26,10 @@ typedef struct ising_kernels {
      * when `bonds`, acc[1] += sum of new spin times neighbour sum */
     void (*unit)(const struct ising *is, int c, int64_t g0, int64_t g1, const uint32_t *word, int bonds,
                  int64_t acc[2]);
+    /* variant M (msc.h, msc_impl.h): colour c's words v0 .. v1-1 of the
+     * current sweep, in place in the lattice's packed bits; acc as unit's */
+    void (*msc)(const struct ising *is, const ising_msc_plan *plan, int c, int64_t v0, int64_t v1, int bonds,
+                int64_t acc[2]);
 } ising_kernels;
 
 extern const ising_kernels ising_kernels_generic;

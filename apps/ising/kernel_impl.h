@@ -613,4 +613,6 @@ static void unit(const ising *is, int c, int64_t g0, int64_t g1, const uint32_t 
     }
 }
 
-const ising_kernels ISING_KERNELS = {ISING_ISA_NAME, generate, unit};
+#include "msc_impl.h"
+
+const ising_kernels ISING_KERNELS = {ISING_ISA_NAME, generate, unit, msc_unit};

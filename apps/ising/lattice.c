@@ -113,6 +113,7 @@ void ising_destroy(ising *is)
         ising_gpu_destroy(is->mirror->gpu);
         free(is->mirror);
     }
+    ising_msc_free(is);
     free(is->spins);
     free(is);
 }
@@ -141,13 +142,19 @@ hl_status ising_set_variant(ising *is, ising_variant v)
 {
     if (!is)
         return HL_ERR_NULL;
+    const ising_variant to =
+        v == ISING_AUTO ? (is->rank == 2 ? ISING_C : is->pow2 ? ISING_B : ISING_A) : v;
     switch (v) {
     case ISING_AUTO:
-        is->variant = is->rank == 2 ? ISING_C : is->pow2 ? ISING_B : ISING_A;
-        return HL_OK;
     case ISING_A:
     case ISING_REFERENCE:
         break;
+    case ISING_M: {
+        hl_status st = ising_msc_attach(is);
+        if (st != HL_OK)
+            return st;
+        break;
+    }
     case ISING_B:
         if (!is->pow2)
             return HL_ERR_NOT_POW2;
@@ -159,7 +166,14 @@ hl_status ising_set_variant(ising *is, ising_variant v)
     default:
         return HL_ERR_ARG;
     }
-    is->variant = v;
+    if ((to == ISING_M) != (is->variant == ISING_M)) {
+        /* the spins' home changes: bytes and bits, and the device's copy */
+        hl_status st = ising_sync_host(is);
+        if (st != HL_OK)
+            return st;
+        ising_host_rewritten(is);
+    }
+    is->variant = to;
     return HL_OK;
 }
 
@@ -181,6 +195,8 @@ const char *ising_variant_name(ising_variant v)
         return "C";
     case ISING_REFERENCE:
         return "reference";
+    case ISING_M:
+        return "M";
     default:
         return "?";
     }

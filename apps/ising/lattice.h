@@ -16,6 +16,15 @@ typedef struct ising_mirror {
     int device_stale; /* the host's spins are newer */
 } ising_mirror;
 
+/* Variant M's packed spins (msc.h) beside the byte store, and which copy is
+ * newer; behind a pointer for the same reason as the mirror. */
+typedef struct ising_msc_state {
+    uint64_t *bits;  /* 2 * geo.words words */
+    int bits_stale;  /* the byte store is newer */
+    int bytes_stale; /* the bits are newer */
+    ising_msc_geom geo;
+} ising_msc_state;
+
 struct ising {
     int rank;
     int64_t extent[ISING_MAX_RANK];
@@ -35,6 +44,7 @@ struct ising {
     const ising_kernels *kernels;
     int8_t *spins; /* crinkled: spins[hl_kindex_crinkle(k)] is site k */
     ising_mirror *mirror; /* NULL on the CPU */
+    ising_msc_state *msc; /* variant M's bits; NULL until M is chosen */
 };
 
 /* Colour (0 or 1) of logical site k: the parity of its coordinate sum. */
@@ -43,6 +53,14 @@ int ising_colour_of(const ising *is, int64_t k);
 /* The host's spins are about to be overwritten whole: the device's copy is
  * out of date from now on (device.c). */
 void ising_host_rewritten(ising *is);
+
+/* Variant M (msc.c): its state made (HL_ERR_NOMEM), the bits brought up to
+ * date from the bytes or back, the sweeps on the CPU. */
+hl_status ising_msc_attach(ising *is);
+void ising_msc_free(ising *is);
+void ising_msc_pack(ising *is);
+void ising_msc_unpack(const ising *is);
+hl_status ising_msc_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);
 
 /* Sweeps on the GPU (device.c). */
 hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds);

@@ -41,11 +41,15 @@ static int64_t next_batch(double seconds, int64_t batch)
     return b < 1 ? 1 : (int64_t)b;
 }
 
-hl_status ising_run(const ising_params *p, const ising_options *o, ising_result *results,
+hl_status ising_run(const ising_params *pp, const ising_options *o, ising_result *results,
                     int *complete)
 {
-    if (!p || !o || !results || !complete)
+    if (!pp || !o || !results || !complete)
         return HL_ERR_NULL;
+    /* the stream follows the variant: a checkpoint of M resumes as M only */
+    ising_params q = *pp;
+    q.multispin = o->variant == ISING_M;
+    const ising_params *p = &q;
     *complete = 0;
     hl_status st = check_params(p);
     if (st != HL_OK)

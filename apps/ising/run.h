@@ -29,6 +29,9 @@ typedef struct ising_params {
     int64_t sweeps;     /* measured sweeps at each temperature (>= 2) */
     ising_start start;
     ising_dynamics dynamics;
+    /* 1: variant M's random stream (multi-spin coding), 0: A/B/C's.  ising_run
+     * sets it from its options' variant; the checkpoint functions compare it. */
+    int multispin;
 } ising_params;
 
 /* How to run it (never changes the results). */

@@ -80,6 +80,8 @@ hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t 
         return HL_ERR_ARG;
     if (is->mirror)
         return ising_sweep_gpu(is, count, magnetisation, bonds);
+    if (is->variant == ISING_M)
+        return ising_msc_sweep(is, count, magnetisation, bonds);
     /* the team the process can start (hl_threads_usable): libgomp ends the
      * process on a team it cannot create; results do not depend on it */
     const int nt = hl_threads_usable(is->threads);

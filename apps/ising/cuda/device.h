@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "geom.h"
+#include "msc.h"
 #include "site.h"
 
 #ifdef __cplusplus
@@ -36,6 +37,15 @@ hl_status ising_gpu_get(ising_gpu *g, int8_t *spins);
  * device: only they come back, never the spins. */
 hl_status ising_gpu_sweep(ising_gpu *g, const ising_geom *geo, ising_variant variant, const ising_table *tab,
                           uint64_t seed, int64_t sweep0, int64_t count, int64_t *magnetisation, int64_t *bonds);
+
+/* Variant M: `words` packed words (msc.h) to and from the device, in a
+ * buffer of their own made at the first put (HL_ERR_NOMEM when it does not
+ * fit); and the sweeps on them, one thread per colour word
+ * (ising_msc_thread), the sums as ising_gpu_sweep's. */
+hl_status ising_gpu_put_bits(ising_gpu *g, const uint64_t *bits, int64_t words);
+hl_status ising_gpu_get_bits(ising_gpu *g, uint64_t *bits, int64_t words);
+hl_status ising_gpu_sweep_msc(ising_gpu *g, const ising_msc_geom *geo, const ising_msc_table *tab, uint64_t seed,
+                              int64_t sweep0, int64_t count, int64_t *magnetisation, int64_t *bonds);
 
 /* The device's name, for reports ("" when there is none). */
 const char *ising_gpu_name(const ising_gpu *g);

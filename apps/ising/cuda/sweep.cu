@@ -58,6 +58,61 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// Variant M: one thread per colour word (msc.h's ising_msc_thread); sums as above.
+template <int RANK>
+__global__ void __launch_bounds__(kThreads)
+    msc_half_sweep(const __grid_constant__ ising_msc_geom geo, uint64_t *bits,
+                   const __grid_constant__ ising_msc_table tab, uint64_t seed, uint64_t t, int c, int bonds,
+                   unsigned long long *sums)
+{
+    int64_t m = 0, b = 0;
+    const int64_t stride = (int64_t)gridDim.x * kThreads;
+    for (int64_t v = (int64_t)blockIdx.x * kThreads + threadIdx.x; v < geo.words; v += stride)
+        ising_msc_thread(&geo, RANK, bits, &tab, seed, t, c, v, bonds, &m, &b);
+    __shared__ long long part[2][kWarps];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    long long mm = warp_sum(m), bb = bonds ? warp_sum(b) : 0;
+    if (lane == 0) {
+        part[0][warp] = mm;
+        part[1][warp] = bb;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        mm = warp_sum(lane < kWarps ? part[0][lane] : 0);
+        bb = bonds ? warp_sum(lane < kWarps ? part[1][lane] : 0) : 0;
+        if (lane == 0) {
+            atomicAdd(&sums[0], (unsigned long long)mm);
+            if (bonds)
+                atomicAdd(&sums[1], (unsigned long long)bb);
+        }
+    }
+}
+
+typedef void (*msc_launcher)(unsigned blocks, const ising_msc_geom &geo, uint64_t *bits, const ising_msc_table &tab,
+                             uint64_t seed, uint64_t t, int c, int bonds, unsigned long long *sums);
+
+template <int RANK>
+void msc_launch(unsigned blocks, const ising_msc_geom &geo, uint64_t *bits, const ising_msc_table &tab,
+                uint64_t seed, uint64_t t, int c, int bonds, unsigned long long *sums)
+{
+    msc_half_sweep<RANK><<<blocks, kThreads>>>(geo, bits, tab, seed, t, c, bonds, sums);
+}
+
+msc_launcher msc_pick(int rank)
+{
+    switch (rank) {
+    case 1: return msc_launch<1>;
+    case 2: return msc_launch<2>;
+    case 3: return msc_launch<3>;
+    case 4: return msc_launch<4>;
+    case 5: return msc_launch<5>;
+    case 6: return msc_launch<6>;
+    case 7: return msc_launch<7>;
+    case 8: return msc_launch<8>;
+    default: return nullptr;
+    }
+}
+
 typedef void (*launcher)(unsigned blocks, const ising_geom &geo, int8_t *spins, const ising_table &tab,
                          uint64_t seed, uint64_t t, int c, int64_t threads, int bonds, unsigned long long *sums);
 
@@ -110,6 +165,8 @@ hl_status status_of(cudaError_t e)
 struct ising_gpu {
     int8_t *spins;
     int64_t count;
+    uint64_t *bits; // variant M's words, made at the first put
+    int64_t words;
     unsigned long long *sums; // kBatch sweeps x (magnetisation, bonds)
     unsigned long long *host; // their copy
     unsigned blocks;          // resident blocks of the device
@@ -169,6 +226,7 @@ extern "C" void ising_gpu_destroy(ising_gpu *g)
     if (!g)
         return;
     cudaFree(g->spins);
+    cudaFree(g->bits);
     cudaFree(g->sums);
     std::free(g->host);
     std::free(g);
@@ -205,6 +263,65 @@ extern "C" hl_status ising_gpu_sweep(ising_gpu *g, const ising_geom *geo, ising_
         if (st == HL_OK)
             st = status_of(cudaGetLastError());
         // the copy waits for the kernels, and reports what went wrong in them
+        if (st == HL_OK)
+            st = status_of(cudaMemcpy(g->host, g->sums, (size_t)(2 * n) * sizeof *g->host,
+                                      cudaMemcpyDeviceToHost));
+        if (st != HL_OK)
+            return st;
+        for (int64_t i = 0; i < n; i++) {
+            if (magnetisation)
+                magnetisation[done + i] = (int64_t)g->host[2 * i];
+            if (bonds)
+                bonds[done + i] = (int64_t)g->host[2 * i + 1];
+        }
+        done += n;
+    }
+    return HL_OK;
+}
+
+extern "C" hl_status ising_gpu_put_bits(ising_gpu *g, const uint64_t *bits, int64_t words)
+{
+    if (g->bits && g->words != words) {
+        cudaFree(g->bits);
+        g->bits = nullptr;
+    }
+    if (!g->bits) {
+        hl_status st = status_of(cudaMalloc(&g->bits, (size_t)words * sizeof *bits));
+        if (st != HL_OK) {
+            g->bits = nullptr;
+            return st;
+        }
+        g->words = words;
+    }
+    return status_of(cudaMemcpy(g->bits, bits, (size_t)words * sizeof *bits, cudaMemcpyHostToDevice));
+}
+
+extern "C" hl_status ising_gpu_get_bits(ising_gpu *g, uint64_t *bits, int64_t words)
+{
+    if (!g->bits || g->words != words)
+        return HL_ERR_ARG;
+    return status_of(cudaMemcpy(bits, g->bits, (size_t)words * sizeof *bits, cudaMemcpyDeviceToHost));
+}
+
+extern "C" hl_status ising_gpu_sweep_msc(ising_gpu *g, const ising_msc_geom *geo, const ising_msc_table *tab,
+                                         uint64_t seed, int64_t sweep0, int64_t count, int64_t *magnetisation,
+                                         int64_t *bonds)
+{
+    const msc_launcher run = msc_pick(geo->rank);
+    if (!run || !g->bits)
+        return HL_ERR_ARG;
+    const int64_t wanted = (geo->words + kThreads - 1) / kThreads;
+    const unsigned blocks = wanted < (int64_t)g->blocks ? (unsigned)wanted : g->blocks;
+    for (int64_t done = 0; done < count;) {
+        const int64_t n = count - done < kBatch ? count - done : kBatch;
+        hl_status st = status_of(cudaMemsetAsync(g->sums, 0, (size_t)(2 * n) * sizeof *g->sums));
+        for (int64_t i = 0; st == HL_OK && i < n; i++) {
+            const int64_t s = sweep0 + done + i;
+            run(blocks, *geo, g->bits, *tab, seed, ising_phase(s, 0), 0, 0, g->sums + 2 * i);
+            run(blocks, *geo, g->bits, *tab, seed, ising_phase(s, 1), 1, 1, g->sums + 2 * i);
+        }
+        if (st == HL_OK)
+            st = status_of(cudaGetLastError());
         if (st == HL_OK)
             st = status_of(cudaMemcpy(g->host, g->sums, (size_t)(2 * n) * sizeof *g->host,
                                       cudaMemcpyDeviceToHost));
