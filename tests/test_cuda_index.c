@@ -67,6 +67,7 @@ static void run_tile_block(const int64_t *box, int nd, int64_t l, int64_t E,
  * the tile blocks. */
 static int64_t reversed_cells; /* cells of flips staged as reversed cells, all checks */
 static int64_t packed;         /* tile boxes with a side of several digits, all checks */
+static int64_t scattered_cells; /* generic cells of one run on one side only, all checks */
 
 static int64_t check_staged(const hl_plan *p, int64_t min_run, rp_rng *r)
 {
@@ -125,13 +126,30 @@ static int64_t check_staged(const hl_plan *p, int64_t min_run, rp_rng *r)
     const int width = hl_cuda_copy_width((int64_t)g.align, 0, 0);
     int64_t generic_elems = 0;
     for (int64_t c = 0; c < g.start[g.n] * HL_CUDA_BATCH; c++) {
-        int64_t s, d, n, rev;
+        int64_t s, d, n, rev, sc[3];
         if (!hl_cuda_batch_cell(g.at, g.data, g.start, g.n, c / HL_CUDA_BATCH, c % HL_CUDA_BATCH,
-                                &s, &d, &n, &rev))
+                                &s, &d, &n, &rev, sc))
             continue;
         reversed_cells += rev != 0;
         assert_true(rev == 0 || (rev == E && n > E));
         assert_true(n % E == 0 && (n <= 16 || n == E));
+        if (sc[0]) { /* scattered: one run on one side, elements sc[1|2] apart on the other */
+            scattered_cells++;
+            assert_true(rev == 0 && sc[0] == E && n > E && (sc[1] == E) != (sc[2] == E));
+            assert_true(sc[1] == E ? s % width == 0 : d % width == 0);
+            assert_true(n % width == 0 && s % E == 0 && d % E == 0);
+            for (int64_t q = 0; q < n / E; q++) {
+                const int64_t sq = s + q * sc[1], dq = d + q * sc[2];
+                if (sq < 0 || sq + E > in_span * E || dq < 0 || dq + E > out_span * E)
+                    fail_msg("scattered cell %lld: element %lld out of the arrays", (long long)c,
+                             (long long)q);
+                if (seen[dq / E]++)
+                    fail_msg("cell %lld: dst %lld written twice", (long long)c, (long long)(dq / E));
+                memcpy(got + dq, in + sq, (size_t)E);
+            }
+            generic_elems += n / E;
+            continue;
+        }
         assert_true(s % width == 0 && d % width == 0 && n % width == 0);
         if (s < 0 || s + n > in_span * E || d < 0 || d + n > out_span * E || s % E || d % E)
             fail_msg("cell %lld: src byte %lld of %lld, dst byte %lld of %lld", (long long)c,
@@ -283,9 +301,10 @@ static void test_random_plans(void **state)
                   "blocks, %d in-place passes)\n",
                   lowered, total, (long long)cells, (long long)blocks, passes);
     assert_true(blocks > 1000 && passes > 500);
-    print_message("%lld generic cells read backwards and reversed, %lld packed tile boxes\n",
-                  (long long)reversed_cells, (long long)packed);
-    assert_true(reversed_cells > 1000 && packed > 100);
+    print_message("%lld generic cells read backwards and reversed, %lld scattered, %lld packed "
+                  "tile boxes\n",
+                  (long long)reversed_cells, (long long)scattered_cells, (long long)packed);
+    assert_true(reversed_cells > 1000 && scattered_cells > 1000 && packed > 100);
     /* most plans lower; those that do not run cell by cell on the CPU only */
     assert_true(lowered > total / 2);
     assert_true(chains > 0);
@@ -443,7 +462,9 @@ static void test_stage(void **state)
     }
     int64_t w[4][40];
     hl_cuda_list g = {0, w[0], w[1], w[0] + 8, 0}, t = {0, w[2], w[3], w[2] + 8, 0};
-    hl_cuda_stage(at, data, 2, 4, 32, &g, &t);
+    /* elements of 3 bytes (no scattered cells: box 0's digit 2 would be one
+     * at 4 bytes, below) */
+    hl_cuda_stage(at, data, 2, 3, 32, &g, &t);
     assert_int_equal(g.n, 1);
     assert_int_equal(t.n, 1);
     assert_int_equal(g.start[1], 1); /* 24 cells: one batch */
@@ -452,8 +473,9 @@ static void test_stage(void **state)
     /* in bytes: bases, the cell (one element: no digit is contiguous on
      * both sides), the cells, then extent, strides and the dividers by the
      * extent */
-    const int64_t want_g[3][3] = {{3, -8, 4}, {4, 24, 12}, {2, 4, 48}};
-    assert_true(g.data[0] == 416 && g.data[1] == 192 && g.data[2] == 4 && g.data[3] == 24);
+    const int64_t want_g[3][3] = {{3, -6, 3}, {4, 18, 9}, {2, 3, 36}};
+    assert_true(g.data[0] == 312 && g.data[1] == 144 && g.data[2] == 3 && g.data[3] == 24);
+    assert_true(g.data[4] == 0 && g.data[5] == 0);
     for (int k = 0; k < 3; k++) {
         const int64_t *x = g.data + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * k;
         assert_memory_equal(x, want_g[k], sizeof want_g[k]);
@@ -466,18 +488,32 @@ static void test_stage(void **state)
     const int64_t want_t[13] = {0, 0, 1, 1, 40, 1, 50, 50, -40, 1, 3, 2000, 2000};
     assert_memory_equal(t.data, want_t, sizeof want_t);
     assert_int_equal(t.start[1], 2 * 2 * 3);
-    /* the same cells either way */
-    int64_t a1[24][2], a2[24][2];
-    for (int64_t i = 0; i < 24; i++) {
-        a1[i][0] = 4 * (data[0] + (i % 3) * data[3] + (i / 3 % 4) * data[6] + (i / 12) * data[9]);
-        a1[i][1] = 4 * (data[1] + (i % 3) * data[4] + (i / 3 % 4) * data[7] + (i / 12) * data[10]);
-        hl_cuda_box_offsets(g.data, 3, i, &a2[i][0], &a2[i][1]);
-    }
-    for (int64_t i = 0; i < 24; i++) {
-        int found = 0;
-        for (int64_t j = 0; j < 24; j++)
-            found += a1[i][0] == a2[j][0] && a1[i][1] == a2[j][1];
-        assert_int_equal(found, 1);
+    /* the same cells either way; and at 4 bytes, where digit 2 (2 elements
+     * contiguous in the source, continued by digit 0's |src stride| 2) is a
+     * scattered cell of 8 bytes, its elements 48 bytes apart in the
+     * destination, the threads along digit 0 */
+    for (int64_t E = 3; E <= 4; E++) {
+        hl_cuda_stage(at, data, 2, E, 32, &g, &t);
+        const int nd = hl_cuda_box_digits(g.at, 0);
+        if (E == 4) {
+            assert_true(nd == 2 && g.cells == 12 && g.data[2] == 8);
+            assert_true(g.data[5] == 4 && g.data[6] == 4 && g.data[7] == 48);
+        }
+        int64_t a1[24][2], a2[24][2];
+        for (int64_t i = 0; i < 24; i++) {
+            a1[i][0] = E * (data[0] + (i % 3) * data[3] + (i / 3 % 4) * data[6] + (i / 12) * data[9]);
+            a1[i][1] = E * (data[1] + (i % 3) * data[4] + (i / 3 % 4) * data[7] + (i / 12) * data[10]);
+            const int64_t per = E == 4 ? 2 : 1; /* elements a cell */
+            hl_cuda_box_offsets(g.data, nd, i / per, &a2[i][0], &a2[i][1]);
+            a2[i][0] += i % per * g.data[6];
+            a2[i][1] += i % per * g.data[7];
+        }
+        for (int64_t i = 0; i < 24; i++) {
+            int found = 0;
+            for (int64_t j = 0; j < 24; j++)
+                found += a1[i][0] == a2[j][0] && a1[i][1] == a2[j][1];
+            assert_int_equal(found, 1);
+        }
     }
     /* runs too short for min_run 41 x 4 bytes, too wide at 24 bytes: both
      * generic */
@@ -530,19 +566,41 @@ static void test_stage(void **state)
     hl_cuda_stage(at1, flipped, 1, 8, 32, &g, &t);
     assert_true(g.data[0] == 8 * 106 && g.data[2] == 16 && g.data[4] == 8 && d0[1] == -16);
     int64_t src = 0, dst = 0, bytes = 0, rev = 0;
-    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
+    int64_t sc[3] = {-1, -1, -1};
+    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev, sc));
     assert_true(src == 8 * 104 && dst == 16 && bytes == 16 && rev == 8); /* elements 105, 104 */
+    assert_true(sc[0] == 0 && sc[1] == 0 && sc[2] == 0);
     /* read forwards and written backwards (a flip as the IR writes it):
      * the cell starts at the destination's lowest address */
     const int64_t written_back[8] = {0, 107, 8, 1, -1, 5, 8, 8};
     hl_cuda_stage(at1, written_back, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 0 && g.data[1] == 4 * 104 && g.data[4] == 4 && d0[2] == -16);
-    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev));
+    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 1, &src, &dst, &bytes, &rev, sc));
     assert_true(src == 16 && dst == 4 * 100 && bytes == 16 && rev == 4);
     /* backwards on both sides: cells in order, not reversed */
     const int64_t both[8] = {107, 107, 8, -1, -1, 5, 8, 8};
     hl_cuda_stage(at1, both, 1, 4, 32, &g, &t);
     assert_true(g.data[0] == 4 * 104 && g.data[1] == 4 * 104 && g.data[4] == 0);
+    /* the crinkle of [8] float32 by 2 (x = 2q + r to 4r + q): the r digit
+     * is a scattered cell of 8 bytes read as one and written 16 bytes
+     * apart, the threads along q (reading every 8 bytes, writing every 4) */
+    const int64_t at3[2] = {0, 8};
+    const int64_t crinkle[8] = {0, 0, 4, 2, 1, 2, 1, 4};
+    hl_cuda_stage(at3, crinkle, 1, 4, 32, &g, &t);
+    assert_true(g.n == 1 && t.n == 0 && g.at[1] == HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS);
+    assert_true(g.data[2] == 8 && g.data[3] == 4 && g.data[4] == 0);
+    assert_true(g.data[5] == 4 && g.data[6] == 4 && g.data[7] == 16);
+    assert_true(d0[0] == 4 && d0[1] == 8 && d0[2] == 4);
+    assert_int_equal(hl_cuda_copy_width((int64_t)g.align, 0, 0), 8); /* dst's 4 do not count */
+    assert_true(hl_cuda_batch_cell(g.at, g.data, g.start, 1, 0, 3, &src, &dst, &bytes, &rev, sc));
+    assert_true(src == 24 && dst == 12 && bytes == 8 && sc[0] == 4 && sc[1] == 4 && sc[2] == 16);
+    /* its inverse, the uncrinkle: digit 0 (the 2, dst stride 1) is the cell,
+     * gathered 16 bytes apart and written as one; the threads along the 4 */
+    const int64_t uncrinkle[8] = {0, 0, 2, 4, 1, 4, 1, 2};
+    hl_cuda_stage(at3, uncrinkle, 1, 4, 32, &g, &t);
+    assert_true(g.n == 1 && g.data[2] == 8 && g.data[3] == 4);
+    assert_true(g.data[5] == 4 && g.data[6] == 16 && g.data[7] == 4);
+    assert_true(d0[0] == 4 && d0[1] == 4 && d0[2] == 8);
     /* a stride of -2 is not a row read backwards: one element a cell */
     const int64_t strided[8] = {107, 0, 8, -2, 1, 5, 8, 8};
     hl_cuda_stage(at1, strided, 1, 4, 32, &g, &t);

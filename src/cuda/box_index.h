@@ -7,9 +7,13 @@
  *   box_at[b], b in [0, nboxes]    offsets into box_data
  *   box_data                       per box HL_CUDA_BOX_HEAD words:
  *                                  src_base, dst_base (bytes), the bytes of
- *                                  one cell, the box's cells, and the bytes
- *                                  of the elements a cell holds reversed (0:
- *                                  a cell is copied as it is); then per digit
+ *                                  one cell, the box's cells, the bytes of
+ *                                  the elements a cell holds reversed (0:
+ *                                  a cell is copied as it is), and for a
+ *                                  scattered cell the bytes of its elements
+ *                                  and the bytes between them in the source
+ *                                  and in the destination (0, 0, 0: a cell
+ *                                  is one run on both sides); then per digit
  *                                  HL_CUDA_DIGIT_WORDS words: extent,
  *                                  src_stride, dst_stride (bytes), the
  *                                  64-bit divider by the extent (magic,
@@ -26,7 +30,9 @@
  * element, or several elements contiguous on both sides (up to 16 bytes,
  * so that one thread moves them with one access), or several elements read
  * backwards and written forwards (a flip of dimension 0): one access each
- * way, the elements reversed in the register between. */
+ * way, the elements reversed in the register between; or several elements
+ * contiguous on one side only (scattered: a crinkle's pair of elements),
+ * one access on that side and one per element on the other. */
 #ifndef HYPERLAYOUT_CUDA_BOX_INDEX_H
 #define HYPERLAYOUT_CUDA_BOX_INDEX_H
 
@@ -35,7 +41,7 @@
 #include "hyperlayout/base.h"
 #include "hyperlayout/kindex.h"
 
-#define HL_CUDA_BOX_HEAD 5
+#define HL_CUDA_BOX_HEAD 8
 /* Words per digit of a generic box: the dividers save a division (tens of
  * instructions on a GPU) per digit and cell. */
 #define HL_CUDA_DIGIT_WORDS 6
@@ -130,13 +136,15 @@ HL_HOSTDEV static inline void hl_cuda_box_offsets(const int64_t *box, int ndigit
 
 /* Cell k in [0, HL_CUDA_BATCH) of batch `batch` of the kernel's boxes —
  * for thread `tid` of the block, k = u HL_CUDA_BATCH_THREADS + tid, u <
- * HL_CUDA_BATCH_CELLS: its byte offsets and size, and the bytes of its
- * elements reversed (0: none); false where the batch (its box's last) has
- * no cell k. */
+ * HL_CUDA_BATCH_CELLS: its byte offsets and size, the bytes of its
+ * elements reversed (0: none), and scatter[0..2]: a scattered cell's
+ * element bytes and steps in the source and the destination (0: the cell
+ * is one run); false where the batch (its box's last) has no cell k. */
 HL_HOSTDEV static inline int hl_cuda_batch_cell(const int64_t *box_at, const int64_t *box_data,
                                                 const int64_t *start, int64_t nboxes,
                                                 int64_t batch, int64_t k, int64_t *src,
-                                                int64_t *dst, int64_t *bytes, int64_t *reversed)
+                                                int64_t *dst, int64_t *bytes, int64_t *reversed,
+                                                int64_t *scatter)
 {
     const int64_t b = hl_cuda_box_find(start, nboxes, batch);
     const int64_t *box = box_data + box_at[b];
@@ -146,6 +154,9 @@ HL_HOSTDEV static inline int hl_cuda_batch_cell(const int64_t *box_at, const int
     hl_cuda_box_offsets(box, hl_cuda_box_digits(box_at, b), i, src, dst);
     *bytes = box[2];
     *reversed = box[4];
+    scatter[0] = box[5];
+    scatter[1] = box[6];
+    scatter[2] = box[7];
     return 1;
 }
 

@@ -59,6 +59,72 @@ __device__ __forceinline__ W reversed(W v)
     }
 }
 
+template <int E> struct elem_of;
+template <> struct elem_of<1> { typedef uint8_t type; };
+template <> struct elem_of<2> { typedef uint16_t type; };
+template <> struct elem_of<4> { typedef uint32_t type; };
+template <> struct elem_of<8> { typedef uint64_t type; };
+
+// A scattered cell (box_index.h) of elements of E bytes: gathered from
+// `step` bytes apart into one W, or one W scattered to `step` bytes apart.
+template <int E, typename W>
+__device__ __forceinline__ W gather(const char *p, int64_t step)
+{
+    constexpr int n = (int)sizeof(W) / E;
+    if constexpr (n < 1) {
+        return W{};
+    } else {
+        typedef typename elem_of<E>::type T;
+        union {
+            W w;
+            T t[n];
+        } r;
+#pragma unroll
+        for (int j = 0; j < n; j++)
+            r.t[j] = *reinterpret_cast<const T *>(p + j * step);
+        return r.w;
+    }
+}
+
+template <int E, typename W>
+__device__ __forceinline__ void scatter(char *p, int64_t step, W v)
+{
+    constexpr int n = (int)sizeof(W) / E;
+    if constexpr (n >= 1) {
+        typedef typename elem_of<E>::type T;
+        union {
+            W w;
+            T t[n];
+        } r;
+        r.w = v;
+#pragma unroll
+        for (int j = 0; j < n; j++)
+            *reinterpret_cast<T *>(p + j * step) = r.t[j];
+    }
+}
+
+template <typename W>
+__device__ __forceinline__ W gather_by(const char *p, int64_t step, int64_t e)
+{
+    switch (e) {
+    case 1: return gather<1, W>(p, step);
+    case 2: return gather<2, W>(p, step);
+    case 4: return gather<4, W>(p, step);
+    default: return gather<8, W>(p, step);
+    }
+}
+
+template <typename W>
+__device__ __forceinline__ void scatter_by(char *p, int64_t step, int64_t e, W v)
+{
+    switch (e) {
+    case 1: scatter<1>(p, step, v); break;
+    case 2: scatter<2>(p, step, v); break;
+    case 4: scatter<4>(p, step, v); break;
+    default: scatter<8>(p, step, v); break;
+    }
+}
+
 template <typename W>
 __device__ __forceinline__ W reversed_by(W v, int64_t e)
 {
@@ -100,6 +166,7 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
         if (box[2] == (int64_t)sizeof(W)) {
             W v[HL_CUDA_BATCH_CELLS];
             int64_t to[HL_CUDA_BATCH_CELLS];
+            const int64_t e = box[5], sstep = box[6], dstep = box[7]; // scattered: e > 0
 #pragma unroll
             for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++) {
                 const int64_t i = first + u * HL_CUDA_BATCH_THREADS;
@@ -107,13 +174,19 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
                 if (i < box[3]) {
                     int64_t s;
                     hl_cuda_box_offsets(box, nd, i, &s, &to[u]);
-                    v[u] = *reinterpret_cast<const W *>(in + s);
+                    v[u] = e && sstep != e ? gather_by<W>(in + s, sstep, e)
+                                           : *reinterpret_cast<const W *>(in + s);
                 }
             }
 #pragma unroll
             for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++)
-                if (to[u] >= 0)
-                    *reinterpret_cast<W *>(out + to[u]) = box[4] ? reversed_by(v[u], box[4]) : v[u];
+                if (to[u] >= 0) {
+                    if (e && dstep != e)
+                        scatter_by(out + to[u], dstep, e, v[u]);
+                    else
+                        *reinterpret_cast<W *>(out + to[u]) =
+                            box[4] ? reversed_by(v[u], box[4]) : v[u];
+                }
         } else {
             for (int u = 0; u < HL_CUDA_BATCH_CELLS; u++) {
                 const int64_t i = first + u * HL_CUDA_BATCH_THREADS;
@@ -121,6 +194,27 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
                     continue;
                 int64_t s, d;
                 hl_cuda_box_offsets(box, nd, i, &s, &d);
+                const int64_t e = box[5];
+                if (e && (int64_t)sizeof(W) <= e) { // scattered, elements of whole accesses
+                    for (int64_t q = 0; q < box[2] / e; q++)
+                        move(reinterpret_cast<W *>(out + d + q * box[7]),
+                             reinterpret_cast<const W *>(in + s + q * box[6]), e / (int64_t)sizeof(W));
+                    continue;
+                }
+                if (e) { // scattered, wider than the access: a W of elements at a time
+                    const int64_t n = (int64_t)sizeof(W) / e;
+                    for (int64_t j = 0; j < box[2] / (int64_t)sizeof(W); j++) {
+                        const char *p = in + s + j * n * box[6];
+                        char *q = out + d + j * n * box[7];
+                        const W v = box[6] == e ? *reinterpret_cast<const W *>(p)
+                                                : gather_by<W>(p, box[6], e);
+                        if (box[7] == e)
+                            *reinterpret_cast<W *>(q) = v;
+                        else
+                            scatter_by(q, box[7], e, v);
+                    }
+                    continue;
+                }
                 if (box[4] == 0) {
                     move(reinterpret_cast<W *>(out + d), reinterpret_cast<const W *>(in + s),
                          box[2] / (int64_t)sizeof(W));
@@ -128,10 +222,10 @@ __global__ void __launch_bounds__(HL_CUDA_BATCH_THREADS)
                 }
                 // a reversed cell wider than the access (pointers off its alignment):
                 // element by element, byte by byte
-                const int64_t e = box[4], k = box[2] / e;
+                const int64_t r = box[4], k = box[2] / r;
                 for (int64_t q = 0; q < k; q++)
-                    for (int64_t c = 0; c < e; c++)
-                        out[d + q * e + c] = in[s + (k - 1 - q) * e + c];
+                    for (int64_t c = 0; c < r; c++)
+                        out[d + q * r + c] = in[s + (k - 1 - q) * r + c];
             }
         }
     }

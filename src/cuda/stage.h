@@ -130,36 +130,97 @@ static inline int hl_cuda_push_tile(hl_cuda_list *l, const int64_t *box, int ndi
     return 1;
 }
 
+/* The scattered cell of a generic box (box_index.h), if it has one: a
+ * digit c of a power-of-two extent k >= 2, k es <= 16 (es 1, 2, 4 or 8),
+ * contiguous forwards on one side, that neighbouring threads' cells
+ * continue there — a transpose with one side too short for tiles, such as
+ * a crinkle of dimension 0 by 2 (x = 2q + r to r L/2 + q: the digit r is
+ * read as one 8-byte float32 pair and written as two floats L/2 apart).
+ * Either c is read contiguously and the threads run along digit 0, which
+ * writes contiguously and reads the next cell (|src stride| k); or c is
+ * digit 0, written contiguously, and the threads run along a digit *lanes
+ * that reads contiguously and writes the next cell (|dst stride| k).  Of
+ * several candidates, the one whose threads' digit is the longest.
+ * Returns c, or -1. */
+static inline int hl_cuda_scatter_pick(const int64_t *box, int ndigits, int64_t es, int *lanes)
+{
+    const int64_t *x = box + 2;
+    if (ndigits < 2 || (es != 1 && es != 2 && es != 4 && es != 8))
+        return -1;
+    if ((x[1] == 1 || x[1] == -1) && (x[2] == 1 || x[2] == -1))
+        return -1; /* a run on both sides: whole cells of digit 0 */
+    int best = -1;
+    for (int c = 0; c < ndigits; c++) {
+        const int64_t k = x[3 * c];
+        if (k < 2 || k & (k - 1) || k * es > 16)
+            continue;
+        /* of the candidates, the one whose threads' digit is the longest */
+        if (c > 0 && x[3 * c + 1] == 1 && (x[2] == 1 || x[2] == -1) &&
+            (x[1] == k || x[1] == -k) && (best < 0 || x[0] > x[3 * *lanes])) {
+            best = c;
+            *lanes = 0;
+        }
+        if (c == 0 && x[2] == 1)
+            for (int t = 1; t < ndigits; t++)
+                if ((x[3 * t + 1] == 1 || x[3 * t + 1] == -1) &&
+                    (x[3 * t + 2] == k || x[3 * t + 2] == -k) &&
+                    (best < 0 || x[3 * t] > x[3 * *lanes])) {
+                    best = 0;
+                    *lanes = t;
+                }
+    }
+    return best;
+}
+
 /* Appends an IR box of elements of es bytes to the generic list, in bytes.
  * When digit 0 is contiguous on both sides, forwards or backwards (a
- * flip), k of its elements make one cell — the
- * largest power of two dividing its extent with k es <= 16 — so that a
- * thread moves up to 16 bytes with one access instead of one element.  A
- * cell starts at its lowest address on either side; read in one direction
- * and written in the other, its elements are reversed on the way. */
+ * flip), k of its elements make one cell — the largest power of two
+ * dividing its extent with k es <= 16 — so that a thread moves up to 16
+ * bytes with one access instead of one element.  A cell starts at its
+ * lowest address on either side; read in one direction and written in the
+ * other, its elements are reversed on the way.  Otherwise a scattered cell
+ * (hl_cuda_scatter_pick) is one access on one side and k on the other, its
+ * digit dropped and the threads' digit first.  Else one element a cell. */
 static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int ndigits,
                                         int64_t es)
 {
     int64_t *y = l->data + l->at[l->n];
     int64_t k = 1, sdir = 1, ddir = 1; /* digit 0's directions when it is contiguous */
-    if (ndigits > 0) {
-        const int64_t *x0 = box + 2;
-        if ((x0[1] == 1 || x0[1] == -1) && (x0[2] == 1 || x0[2] == -1)) {
-            while (2 * k * es <= 16 && x0[0] % (2 * k) == 0)
-                k *= 2;
-            sdir = x0[1];
-            ddir = x0[2];
-        }
+    int lanes = 0;
+    const int c = hl_cuda_scatter_pick(box, ndigits, es, &lanes);
+    const int64_t *x0 = box + 2;
+    if (ndigits > 0 && (x0[1] == 1 || x0[1] == -1) && (x0[2] == 1 || x0[2] == -1)) {
+        while (2 * k * es <= 16 && x0[0] % (2 * k) == 0)
+            k *= 2;
+        sdir = x0[1];
+        ddir = x0[2];
     }
     y[0] = (box[0] - (sdir < 0 ? k - 1 : 0)) * es;
     y[1] = (box[1] - (ddir < 0 ? k - 1 : 0)) * es;
     y[2] = k * es;
     y[4] = k > 1 && sdir != ddir ? es : 0;
-    uint64_t align = (uint64_t)y[0] | (uint64_t)y[1] | (uint64_t)y[2];
+    y[5] = y[6] = y[7] = 0;
+    if (c >= 0) {
+        const int64_t *xc = box + 2 + 3 * c;
+        y[2] = xc[0] * es;
+        y[5] = es;
+        y[6] = xc[1] * es;
+        y[7] = xc[2] * es;
+    }
+    /* a scattered cell's strided side takes one element per access:
+     * aligned to the element, not to the access width */
+    const uint64_t on_src = c < 0 || y[6] == es ? ~(uint64_t)0 : 0;
+    const uint64_t on_dst = c < 0 || y[7] == es ? ~(uint64_t)0 : 0;
+    uint64_t align = ((uint64_t)y[0] & on_src) | ((uint64_t)y[1] & on_dst) | (uint64_t)y[2];
     int64_t cells = 1;
-    for (int t = 0; t < ndigits; t++) {
+    int m = 0;
+    for (int j = 0; j < ndigits; j++) {
+        /* with a scattered cell: the threads' digit first, c dropped */
+        const int t = c < 0 ? j : j == 0 ? lanes : j <= lanes ? j - 1 : j;
+        if (t == c)
+            continue;
         const int64_t *x = box + 2 + 3 * t;
-        int64_t *z = y + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * t;
+        int64_t *z = y + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * m++;
         const int64_t unit = t == 0 ? k : 1;
         z[0] = x[0] / unit;
         z[1] = x[1] * es * unit;
@@ -168,13 +229,13 @@ static inline void hl_cuda_push_generic(hl_cuda_list *l, const int64_t *box, int
         z[3] = (int64_t)by.magic;
         z[4] = by.shift;
         z[5] = z[0] < HL_CUDA_CELLS32 ? (int64_t)hl_cuda_div32_make(z[0]) : 0;
-        align |= (uint64_t)z[1] | (uint64_t)z[2];
+        align |= ((uint64_t)z[1] & on_src) | ((uint64_t)z[2] & on_dst);
         cells *= z[0];
     }
     y[3] = cells;
     l->align |= align;
     l->cells += cells;
-    l->at[l->n + 1] = l->at[l->n] + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * (int64_t)ndigits;
+    l->at[l->n + 1] = l->at[l->n] + HL_CUDA_BOX_HEAD + HL_CUDA_DIGIT_WORDS * (int64_t)m;
     l->start[l->n + 1] = l->start[l->n] + (cells + HL_CUDA_BATCH - 1) / HL_CUDA_BATCH;
     l->n++;
 }
