@@ -3,6 +3,7 @@
 random shapes and dtypes, out= and in place, reusable and inverse plans,
 non-contiguous inputs, errors.  usage: python_module.py [SEED] [ROUNDS]
 (the library: HYPERLAYOUT_LIBRARY, else the source tree's build/lib)."""
+import ctypes
 import os
 import sys
 import threading
@@ -475,8 +476,33 @@ def test_device_dispatch():
                      ["no CUDA device"], "a device array without a device")
 
 
+def test_abi():
+    """The module's ctypes declarations are the library's (checked at import);
+    a structure laid out otherwise, or a constant changed, is named."""
+    L = hl._lib
+
+    def same(got, want, what):
+        global checks
+        checks += 1
+        if got != want:
+            raise AssertionError("%s: got %r, want %r" % (what, got, want))
+    declared = L.declared_abi()
+    same(len(declared), 17, "sizes, offsets and constants declared")
+    same(L.abi_mismatches(declared, L._library_value), [], "no ABI difference")
+
+    class Shorter(ctypes.Structure):  # hl_shape of a library built with HL_MAX_RANK 16
+        _fields_ = [("rank", ctypes.c_int), ("extent", ctypes.c_int64 * 16),
+                    ("dtype", ctypes.c_int), ("elem_size", ctypes.c_int64)]
+    wrong = [("hl_shape", ctypes.sizeof(Shorter)),
+             ("hl_shape.dtype", Shorter.dtype.offset), ("HL_ERR_IN_PLACE", 20), ("hl_thing", 1)]
+    got = L.abi_mismatches(wrong, L._library_value)
+    same(len(got), 4, "four differences named")
+    same(got[1], "hl_shape.dtype: 136 here, 264 in the library", "an offset's difference")
+    same(got[3], "hl_thing: 1 here, unknown in the library", "a name the library lacks")
+
+
 for test in [test_nul_in_ops, test_ops_must_be_str, test_integer_arguments, test_threads,
-             test_masked_arrays, test_empty_and_0d, test_device_dispatch]:
+             test_masked_arrays, test_empty_and_0d, test_device_dispatch, test_abi]:
     test()
 
 print("python_module: %d checks passed (seed %d, %d random arrays; library %s, %s)"

@@ -91,10 +91,46 @@ for name, res, args in [
     ("hl_cuda_devices", _c.c_int, []),
     ("hl_plan_cuda_prepare", _c.c_int, [_plan_p]),
     ("hl_execute_cuda", _c.c_int, [_plan_p, _c.c_void_p, _c.c_void_p, _c.c_void_p]),
+    ("hl_abi_value", _c.c_int, [_c.c_char_p, _c.POINTER(_c.c_int64)]),
 ]:
     f = getattr(lib, name)
     f.restype = res
     f.argtypes = args
+
+
+def abi_mismatches(declared, value_of):
+    """The declarations above that the library was not built with: for each
+    (name, Python's value) in DECLARED, VALUE_OF(name) is the library's (None
+    where it does not know the name); one line per difference."""
+    out = []
+    for name, ours in declared:
+        theirs = value_of(name)
+        if theirs != ours:
+            out.append("%s: %s here, %s in the library" % (
+                name, ours, "unknown" if theirs is None else theirs))
+    return out
+
+
+def declared_abi():
+    """(name, value) of every size, offset and constant this module declares."""
+    items = []
+    for c_name, struct in (("hl_shape", Shape), ("hl_plan_options", PlanOptions)):
+        items.append((c_name, ctypes.sizeof(struct)))
+        items += [("%s.%s" % (c_name, f[0]), getattr(struct, f[0]).offset) for f in struct._fields_]
+    items += [(n, globals()[n]) for n in ("HL_MAX_RANK", "HL_OPS_NUMPY_AXES", "HL_ERR_DIM",
+                                           "HL_ERR_UNSUPPORTED", "HL_ERR_IN_PLACE")]
+    return items
+
+
+def _library_value(name):
+    v = _c.c_int64()
+    return v.value if lib.hl_abi_value(name.encode(), _c.byref(v)) == 0 else None
+
+
+_wrong = abi_mismatches(declared_abi(), _library_value)
+if _wrong:
+    raise ImportError("hyperlayout: this Python module and %s were built from different headers "
+                      "(%s); install matching versions" % (lib._name, "; ".join(_wrong)))
 
 
 
