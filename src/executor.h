@@ -14,12 +14,14 @@
 
 #include "ir.h"
 
-/* How one call shares the work.  threads > 0: the executor starts a team of
- * that many threads and does all of it.  threads == 0: the calling thread
- * does share `part` of `parts` and starts no thread (hl_execute_part). */
+/* How one call shares the work.  team > 0: the executor starts a team of
+ * that many threads and does all of it.  team == 0: no team; the calling
+ * thread does share `share` of `shares` (hl_execute_share).  (A plan's
+ * threads, hl_plan_options.threads, become a team through
+ * hl_threads_usable.) */
 typedef struct hl_exec_ctx {
-    int threads;
-    int part, parts;
+    int team;
+    int share, shares;
     /* Device executors: the stream to run on, asynchronously (a
      * cudaStream_t; NULL is the default stream).  Host executors ignore it. */
     void *stream;

@@ -408,9 +408,9 @@ hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, vo
     if (in != out && buffers_overlap(p, in, out))
         return HL_ERR_OVERLAP;
     /* stages need every share of one before the next: a whole run (a
-     * share of a run, hl_execute_part, goes cell by cell) */
+     * share of a run, hl_execute_share, goes cell by cell) */
     const bool staged = p->nstages > 0 || (p->scratch && in == out); /* composed, in place */
-    if (staged && (e != &hl_cpu_executor || ctx->threads > 0))
+    if (staged && (e != &hl_cpu_executor || ctx->team > 0))
         return hl_plan_run_stages(p, e, in, out, ctx);
     /* the CPU keeps no state of the whole where the ranges have theirs */
     if (p->nranges > 0 && in != out && e == &hl_cpu_executor) {
@@ -447,10 +447,10 @@ hl_status hl_execute_within(const hl_plan *p, void *buf)
     return hl_cpu_executor.run(&p->ir, p->exec[j], buf, buf, &ctx);
 }
 
-hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts)
+hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int share, int shares)
 {
-    if (parts < 1 || part < 0 || part >= parts)
+    if (shares < 1 || share < 0 || share >= shares)
         return HL_ERR_ARG;
-    const hl_exec_ctx ctx = {0, part, parts, NULL};
+    const hl_exec_ctx ctx = {0, share, shares, NULL};
     return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
 }

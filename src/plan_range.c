@@ -1,4 +1,4 @@
-/* hyperlayout — the part of a plan that writes one range of its output:
+/* hyperlayout — the plan of one range of a plan's output:
  * its boxes cut to the range, so that a big output can be produced slab by
  * slab through a small buffer (the CLI writes files this way, keeping its
  * memory at the input plus one slab). */
@@ -106,7 +106,7 @@ static hl_status cut(cut_list *c, const hl_box *b)
 }
 
 /* The plan of p's boxes cut to output [first, first + count). */
-static hl_status plan_part(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+static hl_status plan_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
                            const hl_plan_options *opt)
 {
     cut_list c = {NULL, 0, 0, first, first + count};
@@ -117,22 +117,22 @@ static hl_status plan_part(hl_plan **part, const hl_plan *p, int64_t first, int6
         st = cut(&c, &b);
     }
     if (st == HL_OK)
-        st = hl_plan_from_boxes(part, c.boxes, c.n, p->ir.elem_size, p->ir.in_span, count, opt);
+        st = hl_plan_from_boxes(range, c.boxes, c.n, p->ir.elem_size, p->ir.in_span, count, opt);
     free(c.boxes);
     return st;
 }
 
-hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt)
 {
-    if (!part || !p)
+    if (!range || !p)
         return HL_ERR_NULL;
-    *part = NULL;
+    *range = NULL;
     if (first < 0 || count < 1 || first > p->ir.out_span - count)
         return HL_ERR_RANGE;
     if (!p->ir.lowered)
         return HL_ERR_UNSUPPORTED;
-    return plan_part(part, p, first, count, opt);
+    return plan_range(range, p, first, count, opt);
 }
 
 hl_status hl_plan_make_ranges(hl_plan *p)
@@ -148,7 +148,7 @@ hl_status hl_plan_make_ranges(hl_plan *p)
     o.range = 0;
     for (int64_t r = 0; r < k; r++) {
         const int64_t first = r * range;
-        const hl_status st = plan_part(&p->ranges[r], p, first, first + range <= n ? range : n - first,
+        const hl_status st = plan_range(&p->ranges[r], p, first, first + range <= n ? range : n - first,
                                        &o);
         if (st != HL_OK)
             return st;

@@ -455,7 +455,7 @@ static hl_status copy_bytes(const hl_executor *e, void *dst, const void *src, si
 {
     if (e->copy)
         return e->copy(dst, src, bytes, ctx);
-    const int team = ctx->threads > 1 ? ctx->threads : 1;
+    const int team = ctx->team > 1 ? ctx->team : 1;
 #pragma omp parallel for num_threads(team) schedule(static) if (team > 1 && bytes >= (1u << 20))
     for (int t = 0; t < team; t++) {
         const size_t lo = bytes / (size_t)team * (size_t)t / 64 * 64;

@@ -379,11 +379,11 @@ hl_status hl_tile_cache_fill(const hl_tile_cache *c, void *scratch)
     hl_status st = HL_OK;
     const void *src = c->tile->data;
     if (c->copy)
-        st = hl_execute_part(c->copy, src, scratch, 0, 1);
+        st = hl_execute_share(c->copy, src, scratch, 0, 1);
     for (int j = 0; st == HL_OK && j < c->nextra; j++)
-        st = hl_execute_part(c->extra[j], src, scratch, 0, 1);
+        st = hl_execute_share(c->extra[j], src, scratch, 0, 1);
     if (st == HL_OK && c->fill_const)
-        st = hl_execute_part(c->fill_const, c->constant, scratch, 0, 1);
+        st = hl_execute_share(c->fill_const, c->constant, scratch, 0, 1);
     return st;
 }
 
@@ -391,5 +391,5 @@ hl_status hl_tile_cache_writeback(const hl_tile_cache *c, const void *scratch)
 {
     if (!c || !scratch)
         return HL_ERR_NULL;
-    return hl_execute_part(c->back, scratch, c->tile->data, 0, 1);
+    return hl_execute_share(c->back, scratch, c->tile->data, 0, 1);
 }

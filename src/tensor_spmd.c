@@ -4,7 +4,7 @@
  *
  * Everything a tile needs — its views, its caches' plans — is made when
  * the runner is, so a run only fills, calls the kernel and writes back.
- * The plans run on the worker's own thread (hl_execute_part with one
+ * The plans run on the worker's own thread (hl_execute_share with one
  * part): a worker is the seed's core and starts no threads.  The one-input
  * one-output runner (hl_spmd_create / hl_spmd_run) is this runner with
  * one of each. */

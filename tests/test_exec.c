@@ -1,5 +1,5 @@
 /* Executing plans other ways than hl_execute: shares run by the caller's
- * own threads (hl_execute_part, sequentially and from an OpenMP region),
+ * own threads (hl_execute_share, sequentially and from an OpenMP region),
  * plans made straight from boxes (the IR's entry point), and what
  * hl_plan_describe says about the solvers a plan uses. */
 #include <setjmp.h>
@@ -69,7 +69,7 @@ static void test_parts_match_execute(void **state)
             memset(got, 0xff, sizeof *got * (size_t)n);
             /* in any order: the shares are disjoint */
             for (int part = parts - 1; part >= 0; part--)
-                assert_int_equal(hl_execute_part(p[k], in, got, part, parts), HL_OK);
+                assert_int_equal(hl_execute_share(p[k], in, got, part, parts), HL_OK);
             if (memcmp(got, want, sizeof *got * (size_t)n))
                 fail_msg("plan %d, %d parts", k, parts);
         }
@@ -77,7 +77,7 @@ static void test_parts_match_execute(void **state)
         memset(got, 0xff, sizeof *got * (size_t)n);
         int bad = 0;
 #pragma omp parallel num_threads(3) reduction(| : bad)
-        bad |= hl_execute_part(p[k], in, got, omp_get_thread_num(), omp_get_num_threads()) != HL_OK;
+        bad |= hl_execute_share(p[k], in, got, omp_get_thread_num(), omp_get_num_threads()) != HL_OK;
         assert_false(bad);
         assert_memory_equal(got, want, sizeof *got * (size_t)n);
     }
@@ -120,7 +120,7 @@ static void test_parts_in_place(void **state)
             memcpy(got, in, sizeof *got * (size_t)m);
             hl_status st = HL_OK;
             for (int part = 0; part < parts && st == HL_OK; part++)
-                st = hl_execute_part(plans[k], got, got, part, parts);
+                st = hl_execute_share(plans[k], got, got, part, parts);
             if (k == 2 && parts > 1) {
                 assert_int_equal(st, HL_ERR_IN_PLACE);
                 assert_memory_equal(got, in, sizeof *got * (size_t)m);
@@ -130,11 +130,11 @@ static void test_parts_in_place(void **state)
             }
         }
     }
-    assert_int_equal(hl_execute_part(one, in, got, 2, 2), HL_ERR_ARG);
-    assert_int_equal(hl_execute_part(one, in, got, -1, 2), HL_ERR_ARG);
-    assert_int_equal(hl_execute_part(one, in, got, 0, 0), HL_ERR_ARG);
-    assert_int_equal(hl_execute_part(NULL, in, got, 0, 1), HL_ERR_NULL);
-    assert_int_equal(hl_execute_part(one, NULL, got, 0, 1), HL_ERR_NULL);
+    assert_int_equal(hl_execute_share(one, in, got, 2, 2), HL_ERR_ARG);
+    assert_int_equal(hl_execute_share(one, in, got, -1, 2), HL_ERR_ARG);
+    assert_int_equal(hl_execute_share(one, in, got, 0, 0), HL_ERR_ARG);
+    assert_int_equal(hl_execute_share(NULL, in, got, 0, 1), HL_ERR_NULL);
+    assert_int_equal(hl_execute_share(one, NULL, got, 0, 1), HL_ERR_NULL);
     hl_plan_destroy(one);
     hl_plan_destroy(fused);
     hl_plan_destroy(two);
@@ -277,7 +277,7 @@ static void test_describe(void **state)
 
 /* Buffers that overlap without being the same are refused (HL_ERR_OVERLAP)
  * before anything is written, by hl_execute and by every share of
- * hl_execute_part; buffers that merely touch, and in == out, still run. */
+ * hl_execute_share; buffers that merely touch, and in == out, still run. */
 static void test_overlap(void **state)
 {
     (void)state;
@@ -302,7 +302,7 @@ static void test_overlap(void **state)
         for (size_t j = 0; j < sizeof bad_out / sizeof bad_out[0]; j++) {
             assert_int_equal(hl_execute(p, a, bad_out[j]), HL_ERR_OVERLAP);
             for (int part = 0; part < 3; part++)
-                assert_int_equal(hl_execute_part(p, a, bad_out[j], part, 3), HL_ERR_OVERLAP);
+                assert_int_equal(hl_execute_share(p, a, bad_out[j], part, 3), HL_ERR_OVERLAP);
             assert_memory_equal(buf, keep, sizeof buf); /* nothing written */
         }
         /* a byte of overlap is overlap too: out one byte short of in's end */

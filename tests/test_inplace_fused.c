@@ -2,7 +2,7 @@
  * (src/cpu/inplace.c, fuse_passes): flips, shifts and crinkles of several
  * dimensions, with and without dimension 0's gather of each row, on random
  * and chosen shapes, element sizes 1 to 16, 1-4 threads and shares of
- * hl_execute_part: the array permuted in place equals the plan run out of
+ * hl_execute_share: the array permuted in place equals the plan run out of
  * place, byte for byte.  Shifts whose extents are coprime make a single
  * cycle, which several threads walk in segments (run_segmented). */
 #include <setjmp.h>
@@ -52,7 +52,7 @@ static void check(const hl_plan *p, int parts, char *text, size_t cap)
     if (strstr(text, "in place: 1 pass\n") && parts > 1) {
         memcpy(got, in, (size_t)bytes);
         for (int part = 0; part < parts; part++)
-            assert_int_equal(hl_execute_part(p, got, got, part, parts), HL_OK);
+            assert_int_equal(hl_execute_share(p, got, got, part, parts), HL_OK);
         if (memcmp(got, want, (size_t)bytes))
             fail_msg("in place in %d shares differs from out of place:\n%s", parts, text);
     }

@@ -7,7 +7,7 @@
  * extents odd and prime, element sizes 1 to 12, 1-3 threads.  The array
  * transformed in place equals the plan run out of place, byte for byte;
  * the fast cases are streamed (not walked cell by cell); shares of
- * hl_execute_part agree. */
+ * hl_execute_share agree. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -66,7 +66,7 @@ static void check_plan_at(const hl_plan *p, const char *solver, int parts, int64
         memcpy(got, in, (size_t)bytes);
         hl_status st = HL_OK;
         for (int part = 0; part < parts && st == HL_OK; part++)
-            st = hl_execute_part(p, got, got, part, parts);
+            st = hl_execute_share(p, got, got, part, parts);
         if (st == HL_ERR_IN_PLACE)
             assert_memory_equal(got, in, (size_t)bytes);
         else if (st != HL_OK || memcmp(got, want, (size_t)bytes))

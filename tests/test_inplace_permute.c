@@ -5,7 +5,7 @@
  * out of place, byte for byte; each in-place solver is reached on purpose,
  * at every instruction-set level the CPU has;
  * chains of permutes (and of permutes with flips) run in place equal their
- * out-of-place result; shares of hl_execute_part agree too. */
+ * out-of-place result; shares of hl_execute_share agree too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -283,7 +283,7 @@ static void test_parts(void **state)
         for (int parts = 1; parts <= 3; parts++) {
             memcpy(got, in, (size_t)bytes);
             for (int part = 0; part < parts; part++)
-                assert_int_equal(hl_execute_part(p, got, got, part, parts), HL_OK);
+                assert_int_equal(hl_execute_share(p, got, got, part, parts), HL_OK);
             assert_memory_equal(got, want, (size_t)bytes);
         }
         free(in);

@@ -1,7 +1,7 @@
 /* "Execution is thread-safe": one plan run from many threads at once, under
  * ThreadSanitizer (this program is built with -fsanitize=thread and the
  * library's sources).  Eight threads run whole plans into their own outputs
- * and four share one output through hl_execute_part; every result is
+ * and four share one output through hl_execute_share; every result is
  * checked.  The plans use one OpenMP thread each (libgomp is not built for
  * TSan, so its own synchronisation would be invisible to it). */
 #include <pthread.h>
@@ -40,7 +40,7 @@ static void *run_share(void *arg)
 {
     worker *w = arg;
     for (int k = 0; k < PLANS; k++)
-        if (hl_execute_part(plans[k], in, shared_out[k], w->id, SHARED) != HL_OK)
+        if (hl_execute_share(plans[k], in, shared_out[k], w->id, SHARED) != HL_OK)
             w->bad = 1;
     return NULL;
 }

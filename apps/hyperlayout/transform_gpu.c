@@ -2,7 +2,7 @@
  * with hl_execute_cuda, download, write.  The input stays on the device
  * whole (an output range may read any of it); the output is made whole when
  * it fits beside the input, otherwise range by range through one device
- * buffer as large as fits (hl_plan_output_range, each part prepared in
+ * buffer as large as fits (hl_plan_output_range, each range plan prepared in
  * turn). */
 #include "transform_gpu.h"
 
@@ -131,13 +131,13 @@ hl_status gpu_run(hl_plan *chain, npy_source *src, npy_sink *sink, progress *pr,
         const int64_t count = out_bytes / elem - first < range_bytes / elem
                                   ? out_bytes / elem - first
                                   : range_bytes / elem;
-        hl_plan *part = NULL;
-        st = hl_plan_output_range(&part, chain, first, count, NULL);
+        hl_plan *range = NULL;
+        st = hl_plan_output_range(&range, chain, first, count, NULL);
         if (st != HL_OK)
             snprintf(why, cap, "cutting the output into ranges: %s", hl_strerror(st));
         else
-            st = execute(part, d_in, d_out, ph, why, cap);
-        hl_plan_destroy(part);
+            st = execute(range, d_in, d_out, ph, why, cap);
+        hl_plan_destroy(range);
         if (st == HL_OK)
             st = download(d_out, count * elem, host, sink, pr, first * elem, ph, why, cap);
         first += count;

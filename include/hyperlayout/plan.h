@@ -58,7 +58,8 @@ typedef struct hl_plan hl_plan;
 enum { HL_EFFORT_ESTIMATE = 0, HL_EFFORT_MEASURE = 1 };
 
 typedef struct hl_plan_options {
-    int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default;
+    int threads;    /* OpenMP threads for hl_execute; 0 = OpenMP's default (all
+                       cores unless OMP_NUM_THREADS says otherwise);
                        more than the process can have: fewer
                        (hl_threads_usable) */
     bool reference; /* evaluate cell by cell, never through the box engine:
@@ -106,7 +107,7 @@ int hl_threads_usable(int requested);
 hl_status hl_plan_problem(hl_plan **plan, const hl_problem *pr, const hl_plan_options *opt);
 
 /* The problem p was planned for; NULL for a plan made from boxes (an
- * output range's part). */
+ * output range's plan). */
 const hl_problem *hl_plan_get_problem(const hl_plan *p);
 
 /* A plan between two layouts of the same extents; elements of elem_size
@@ -168,27 +169,27 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
  * where they do.  Padding slots of the output are left untouched. */
 hl_status hl_execute(const hl_plan *p, const void *in, void *out);
 
-/* Runs share `part` of `parts` (0 <= part < parts) of the plan's work on the
- * calling thread, starting no thread: for callers that bring their own
- * (every thread of an OpenMP region, the workers of an SPMD runner), each
- * calling it with its own part; the plan is done when every part has
+/* Runs share `share` of `shares` (0 <= share < shares) of the plan's work
+ * on the calling thread, starting no thread: for callers that bring their
+ * own (every thread of an OpenMP region, the workers of an SPMD runner),
+ * each calling it with its own share; the plan is done when every share has
  * returned.  Shares of one output are disjoint, so they need no
  * synchronisation.  In place (in == out) the steps of some plans must
- * follow one another: with parts > 1 such a plan returns HL_ERR_IN_PLACE
+ * follow one another: with shares > 1 such a plan returns HL_ERR_IN_PLACE
  * (before touching the array), a plan of one pass is shared, and a plan
- * that walks cycles of cells does the whole walk in part 0. */
-hl_status hl_execute_part(const hl_plan *p, const void *in, void *out, int part, int parts);
+ * that walks cycles of cells does the whole walk in share 0. */
+hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int share, int shares);
 
-/* The part of p that writes output elements [first, first + count), planned
- * now (hl_plan_range gives the parts planned with the plan): a plan
+/* The range plan of p that writes output elements [first, first + count),
+ * planned now (hl_plan_range gives those planned with the plan): a plan
  * reading p's input and writing p's output element first + j to element j
  * of its own output (count elements).  Producing a big output range by
  * range through one small buffer keeps the memory at the input plus the
  * buffer.  HL_ERR_RANGE for a range outside p's output span;
  * HL_ERR_UNSUPPORTED for plans without boxes (hl_plan_boxes(p) == 0: cell
- * by cell, or stages: cut the last of hl_plan_stage instead).  The part runs
- * out of place only, and cannot be composed or inverted. */
-hl_status hl_plan_output_range(hl_plan **part, const hl_plan *p, int64_t first, int64_t count,
+ * by cell, or stages: cut the last of hl_plan_stage instead).  A range plan
+ * runs out of place only, and cannot be composed or inverted. */
+hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt);
 
 /* A plan planned with hl_plan_options.range (and boxes: a plan of one pass,
@@ -204,10 +205,10 @@ const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *c
 
 /* An estimate of the distinct input pages of page_bytes bytes one run of p
  * reads (at most the input's; 0 for plans that run cell by cell).  For a
- * part from hl_plan_output_range it tells whether the part reads about as
+ * range plan from hl_plan_output_range it tells whether it reads about as
  * much as it writes, or touches far more pages than it uses (an output
  * range of a transpose reads a little of every input row), where huge
- * pages or bigger parts pay. */
+ * pages or bigger ranges pay. */
 int64_t hl_plan_pages_read(const hl_plan *p, int64_t page_bytes);
 
 /* What the plan does, in a few lines of text (like fftw_print_plan): the

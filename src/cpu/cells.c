@@ -70,12 +70,12 @@ void hl_cells_run(const hl_ir *ir, const char *in, char *out, const hl_exec_ctx 
 {
     const int64_t n = hl_layout_count(&ir->steps[ir->nsteps - 1].dst);
     const int64_t nchunks = (n + CHUNK - 1) / CHUNK;
-    if (ctx->threads == 0) {
-        cells_range(ir, nchunks * ctx->part / ctx->parts, nchunks * (ctx->part + 1) / ctx->parts,
+    if (ctx->team == 0) {
+        cells_range(ir, nchunks * ctx->share / ctx->shares, nchunks * (ctx->share + 1) / ctx->shares,
                     in, out);
         return;
     }
-    const int threads = nchunks < 2 ? 1 : ctx->threads;
+    const int threads = nchunks < 2 ? 1 : ctx->team;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < nchunks; c++)
         cells_range(ir, c, c + 1, in, out);
@@ -83,7 +83,7 @@ void hl_cells_run(const hl_ir *ir, const char *in, char *out, const hl_exec_ctx 
 
 hl_status hl_cells_run_in_place(const hl_ir *ir, char *a, const hl_exec_ctx *ctx)
 {
-    if (ctx->threads == 0 && ctx->part != 0)
+    if (ctx->team == 0 && ctx->share != 0)
         return HL_OK; /* one walk, done by share 0 */
     const int64_t n = ir->in_span, es = ir->elem_size;
     uint64_t *seen = calloc((size_t)(n / 64 + 1), sizeof *seen);

@@ -10,7 +10,7 @@
 void hl_cells_run(const hl_ir *ir, const char *in, char *out, const hl_exec_ctx *ctx);
 
 /* In place along cycles (the caller checked ir->in_place).  A shared call
- * (ctx->threads == 0) does the whole walk in share 0 and nothing in the
+ * (ctx->team == 0) does the whole walk in share 0 and nothing in the
  * others.  HL_ERR_NOMEM when the visited bits cannot be allocated. */
 hl_status hl_cells_run_in_place(const hl_ir *ir, char *a, const hl_exec_ctx *ctx);
 

@@ -695,15 +695,15 @@ hl_status hl_copy_run(const hl_copy *c, const char *in, char *out, const hl_exec
     for (int64_t i = 0; i < c->nboxes; i++)
         work += c->box[i].planes * c->box[i].plane_cells * c->box[i].es;
     const bool stage_needed = c->stream;
-    if (ctx->threads == 0) {
+    if (ctx->team == 0) {
         char *stage = stage_needed ? aligned_alloc(STAGE_ALIGN, 2 * STAGE_BYTES) : NULL;
         if (stage_needed && !stage)
             return HL_ERR_NOMEM;
-        run_share(c, work, ctx->part, ctx->parts, in, out, stage);
+        run_share(c, work, ctx->share, ctx->shares, in, out, stage);
         free(stage);
         return HL_OK;
     }
-    const int use = work >= (1 << 16) ? ctx->threads : 1;
+    const int use = work >= (1 << 16) ? ctx->team : 1;
     int failed = 0;
 #pragma omp parallel num_threads(use) reduction(| : failed)
     {

@@ -145,7 +145,7 @@ static int64_t piece_of(const moved_dim *m, int64_t es, int workers)
  * with few tasks (a long dimension of small slabs) each task further into
  * runs of its cycles or pairs, so that every worker gets some.  The cut
  * depends only on the number of workers, so that workers sharing a pass
- * (hl_execute_part) agree on it. */
+ * (hl_execute_share) agree on it. */
 static bool is_gather(const moved_dim *m);
 
 static task_split split_items(const moved_dim *m, int64_t es, int workers)
@@ -763,15 +763,15 @@ static void run_stream(const moved_dim *m, char *a, int64_t es, const hl_exec_ct
             continue;
         }
         const int64_t items = step_items(m, st, es);
-        if (ctx->threads == 0) {
-            const int64_t lo = items * ctx->part / ctx->parts, hi = items * (ctx->part + 1) / ctx->parts;
+        if (ctx->team == 0) {
+            const int64_t lo = items * ctx->share / ctx->shares, hi = items * (ctx->share + 1) / ctx->shares;
             for (int64_t t = lo; t < hi; t++)
                 step_item(m, st, t, a, es, buf);
             continue;
         }
         /* items of equal cost, each worker a contiguous share (interleaved
          * blocks halved a reflection's speed on two threads) */
-        const int use = items > 1 ? ctx->threads : 1;
+        const int use = items > 1 ? ctx->team : 1;
 #pragma omp parallel num_threads(use)
         {
             const int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
@@ -1044,20 +1044,20 @@ static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx 
         run_stream(m, a, es, ctx, buf, stride);
         return;
     }
-    if (ctx->threads > 1 && segmented(m, es, ctx->threads)) {
-        run_segmented(m, a, es, ctx->threads, buf);
+    if (ctx->team > 1 && segmented(m, es, ctx->team)) {
+        run_segmented(m, a, es, ctx->team, buf);
         return;
     }
-    if (ctx->threads == 0) {
-        const task_split ts = split_items(m, es, ctx->parts);
-        const int64_t lo = ts.items * ctx->part / ctx->parts;
-        const int64_t hi = ts.items * (ctx->part + 1) / ctx->parts;
+    if (ctx->team == 0) {
+        const task_split ts = split_items(m, es, ctx->shares);
+        const int64_t lo = ts.items * ctx->share / ctx->shares;
+        const int64_t hi = ts.items * (ctx->share + 1) / ctx->shares;
         m->solver->run(m, &ts, lo, hi, a, es, buf);
         return;
     }
-    const task_split ts = split_items(m, es, ctx->threads);
+    const task_split ts = split_items(m, es, ctx->team);
     const bool small = m->len * m->slab * m->groups * es < (1 << 16);
-    const int use = ts.items > 1 && !small ? ctx->threads : 1;
+    const int use = ts.items > 1 && !small ? ctx->team : 1;
     if (is_gather(m)) { /* many short rows: one contiguous share each */
 #pragma omp parallel num_threads(use)
         {
@@ -1074,22 +1074,22 @@ static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx 
 
 hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx)
 {
-    if (ctx->threads == 0 && ctx->parts > 1 && ip->n > 1 && !ip->transposes && !ip->whole)
+    if (ctx->team == 0 && ctx->shares > 1 && ip->n > 1 && !ip->transposes && !ip->whole)
         return HL_ERR_IN_PLACE; /* the second pass must wait for every share of the first */
     hl_exec_ctx whole = *ctx;
-    if (ctx->threads == 0 && ctx->parts > 1 && ip->phases > 1) {
+    if (ctx->team == 0 && ctx->shares > 1 && ip->phases > 1) {
         /* A permutation of dimensions ran in share 0 as a walk of cells
          * before it had passes; it still runs there whole rather than be
          * refused. */
-        if (ctx->part != 0)
+        if (ctx->share != 0)
             return HL_OK;
-        whole.parts = 1;
+        whole.shares = 1;
         ctx = &whole;
     }
     /* every buffer is allocated before the first pass: a failure must leave
      * the array as it was */
-    const int workers = ctx->threads > 0 ? ctx->threads : 1;
-    const int split = ctx->threads > 0 ? ctx->threads : ctx->parts;
+    const int workers = ctx->team > 0 ? ctx->team : 1;
+    const int split = ctx->team > 0 ? ctx->team : ctx->shares;
     int64_t stride = 64;
     for (int j = 0; j < ip->n; j++) {
         const int64_t b = buffer_of(&ip->dim[j], ip->es, split);

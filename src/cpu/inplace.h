@@ -14,8 +14,8 @@ typedef struct hl_inplace hl_inplace;
 hl_status hl_inplace_create(hl_inplace **ip, const hl_ir_pass *passes, int npasses,
                             int64_t elem_size);
 
-/* Applies the passes to a (its N elements).  With ctx->threads == 0 and
- * ctx->parts > 1 only a single pass can be shared (the passes of a plan
+/* Applies the passes to a (its N elements).  With ctx->team == 0 and
+ * ctx->shares > 1 only a single pass can be shared (the passes of a plan
  * follow each other): HL_ERR_IN_PLACE otherwise. */
 hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx);
 

@@ -503,13 +503,13 @@ static void run_item(const hl_intranspose *t, int ph, int64_t item, char *a, cha
 void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx, char *buf,
                         int64_t stride)
 {
-    if (ctx->threads == 0) {
+    if (ctx->team == 0) {
         if (t->nphases == 1) {
             const int64_t items = phase_items(t, 0);
-            for (int64_t it = items * ctx->part / ctx->parts;
-                 it < items * (ctx->part + 1) / ctx->parts; it++)
+            for (int64_t it = items * ctx->share / ctx->shares;
+                 it < items * (ctx->share + 1) / ctx->shares; it++)
                 run_item(t, 0, it, a, buf);
-        } else if (ctx->part == 0) { /* the passes need each other whole */
+        } else if (ctx->share == 0) { /* the passes need each other whole */
             for (int ph = 0; ph < t->nphases; ph++)
                 for (int64_t it = 0; it < phase_items(t, ph); it++)
                     run_item(t, ph, it, a, buf);
@@ -517,7 +517,7 @@ void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx
         return;
     }
     const bool small = t->groups * t->mid * t->m * t->n * t->es < SMALL_BYTES;
-    const int use = small ? 1 : ctx->threads;
+    const int use = small ? 1 : ctx->team;
 #pragma omp parallel num_threads(use)
     {
         char *mine = buf + omp_get_thread_num() * stride;

@@ -35,9 +35,9 @@ int hl_intranspose_phases(const hl_intranspose *t);
 /* Bytes of buffer one worker needs. */
 int64_t hl_intranspose_buffer(const hl_intranspose *t);
 
-/* Runs the transposes on a.  ctx->threads > 0: a team of that many, each
- * worker w using buf + w * stride.  ctx->threads == 0: share ctx->part of
- * ctx->parts of a one-phase solver, or (several phases) the whole of it in
+/* Runs the transposes on a.  ctx->team > 0: a team of that many, each
+ * worker w using buf + w * stride.  ctx->team == 0: share ctx->share of
+ * ctx->shares of a one-phase solver, or (several phases) the whole of it in
  * share 0. */
 void hl_intranspose_run(const hl_intranspose *t, char *a, const hl_exec_ctx *ctx, char *buf,
                         int64_t stride);

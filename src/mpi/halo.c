@@ -541,7 +541,7 @@ static hl_status start_sends(hl_darray *a, int p)
     for (int j = 0; j < a->nsend; j++) {
         const darray_msg *m = &a->send[j];
         if (m->phase == p && m->plan && by_mpi(a, m->peer)) {
-            const hl_status e = hl_execute_part(m->plan, a->data, m->buf, 0, 1);
+            const hl_status e = hl_execute_share(m->plan, a->data, m->buf, 0, 1);
             st = st == HL_OK ? e : st;
         }
     }
@@ -592,7 +592,7 @@ hl_status hl_darray_halo_end(hl_darray *a)
         for (int j = 0; j < a->nrecv; j++) {
             const darray_msg *m = &a->recv[j];
             if (m->phase == p && m->plan) {
-                const hl_status e = hl_execute_part(m->plan, m->buf, a->data, 0, 1);
+                const hl_status e = hl_execute_share(m->plan, m->buf, a->data, 0, 1);
                 st = st == HL_OK ? e : st;
             }
         }
