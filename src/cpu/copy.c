@@ -1094,7 +1094,7 @@ static const copy_solver cell = {
     .run = hl_copy_run_cell,
     .describe = describe_planes,
 };
-const copy_solver hl_copy_transpose_solver = {
+const copy_solver hl_copy_register_transpose_solver = {
     .name = "register transpose",
     .plan = plan_register_transpose,
     .run = hl_copy_run_transpose,
@@ -1147,7 +1147,7 @@ static const copy_solver row_groups = {
  * the same part): a box's, and a row group's (its members' pieces of one
  * run, planned from the members, not from the box's digits). */
 static const copy_solver *const box_solvers[] = {
-    &cell, &hl_copy_transpose_solver, &lane_permutes, &short_row_blocks,
+    &cell, &hl_copy_register_transpose_solver, &lane_permutes, &short_row_blocks,
     &memcpy_rows, &reversed_rows, &strided_rows,
 };
 static const copy_solver *const group_solvers[] = {&group_lane_permutes, &row_groups};

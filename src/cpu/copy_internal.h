@@ -149,7 +149,7 @@ copy_plane_fn hl_copy_run_cell, hl_copy_run_transpose, hl_copy_run_lanes, hl_cop
     hl_copy_run_rows, hl_copy_run_group;
 
 /* The register transpose's row (measure.c runs its candidates through it). */
-extern const copy_solver hl_copy_transpose_solver;
+extern const copy_solver hl_copy_register_transpose_solver;
 
 
 /* copy.c's planning steps that measuring replays on its candidates: */

@@ -173,7 +173,7 @@ static hl_status measure_columns(int64_t (*dig)[WORK_DIGITS], int n, int64_t src
         int64_t work[3][WORK_DIGITS];
         kbox c;
         memset(&c, 0, sizeof c);
-        c.solver = &hl_copy_transpose_solver;
+        c.solver = &hl_copy_register_transpose_solver;
         c.ext = work[0];
         c.ss = work[1];
         c.ds = work[2];

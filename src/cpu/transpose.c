@@ -1,10 +1,8 @@
 /* hyperlayout — the copy kernel's register transposes (transpose.h). */
 #include "transpose.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
-#include "hyperlayout/plan.h"
 #include "elem.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -70,14 +68,14 @@ static void cells_edge16(char *out, const int64_t *dtab, const char *const *row,
     cells(out, dtab, row, a0, r, 0, cm, dir, 16);
 }
 
-static void generic4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+void hl_transpose4_generic(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                      int64_t dir, bool lines)
 {
     (void)lines;
     cells(out, dtab, row, 0, r, 0, c, dir, 4);
 }
 
-static void generic8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+void hl_transpose8_generic(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                      int64_t dir, bool lines)
 {
     (void)lines;
@@ -168,13 +166,13 @@ INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, in
 WIDE(mk_sse2_4w, mk_sse2_4, 4, 4)
 WIDE(mk_sse2_8w, mk_sse2_8, 2, 4)
 
-static void sse2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+void hl_transpose4_sse2(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_sse2_4w, 16, 16, 4);
 }
 
-static void sse2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+void hl_transpose8_sse2(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                    int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_sse2_8w, 8, 8, 8);
@@ -267,13 +265,13 @@ WIDE(mk_avx2_8w, mk_avx2_8, 4, 2)
 #undef INLINE
 #define INLINE static inline __attribute__((always_inline))
 
-AVX2 static void avx2_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+AVX2 void hl_transpose4_avx2(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_avx2_4w, 16, 16, 4);
 }
 
-AVX2 static void avx2_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+AVX2 void hl_transpose8_avx2(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_avx2_8w, 8, 8, 8);
@@ -443,116 +441,51 @@ AVX512 static void edge_avx512_8(char *out, const int64_t *dtab, const char *con
     }
 }
 
-AVX512 static void avx512_4(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+AVX512 void hl_transpose4_avx512(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                             int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP_EDGE(mk_avx512_4, 16, 16, 4, edge_avx512_4);
 }
 
-AVX512 static void avx512_8(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+AVX512 void hl_transpose8_avx512(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                             int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP_EDGE(mk_avx512_8, 8, 8, 8, edge_avx512_8);
 }
 
-AVX512 static void avx512_16(char *out, const int64_t *dtab, const char *const *row, int64_t r,
+AVX512 void hl_transpose16_avx512(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                              int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_avx512_16, 4, 4, 16);
 }
 #endif
 
-static void lines_generic(char *dst, const char *src, int64_t n)
+void hl_lines_generic(char *dst, const char *src, int64_t n)
 {
     memcpy(dst, src, (size_t)n);
 }
 
 #if defined(HL_X86)
-static void lines_sse2(char *dst, const char *src, int64_t n)
+void hl_lines_sse2(char *dst, const char *src, int64_t n)
 {
     for (int64_t i = 0; i < n; i += 16)
         _mm_stream_si128((__m128i *)(void *)(dst + i),
                          _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
 }
 
-AVX2 static void lines_avx2(char *dst, const char *src, int64_t n)
+AVX2 void hl_lines_avx2(char *dst, const char *src, int64_t n)
 {
     for (int64_t i = 0; i < n; i += 32)
         _mm256_stream_si256((__m256i *)(void *)(dst + i),
                             _mm256_loadu_si256((const __m256i *)(const void *)(src + i)));
 }
 
-AVX512 static void lines_avx512(char *dst, const char *src, int64_t n)
+AVX512 void hl_lines_avx512(char *dst, const char *src, int64_t n)
 {
     for (int64_t i = 0; i < n; i += 64)
         _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
 }
 #endif
-
-static const hl_cpu_isa isa_generic = {"generic", generic4, generic8, NULL, lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
-#if defined(HL_X86)
-static const hl_cpu_isa isa_sse2 = {"sse2", sse2_4, sse2_8, NULL, lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", avx2_4, avx2_8, NULL, lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, hl_gather_avx2};
-static const hl_cpu_isa isa_avx512 = {"avx512", avx512_4, avx512_8, avx512_16, lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512, hl_gather_avx512};
-#endif
-
-static const hl_cpu_isa *best(void)
-{
-#if defined(HL_X86)
-    if (__builtin_cpu_supports("avx512f"))
-        return &isa_avx512;
-    if (__builtin_cpu_supports("avx2"))
-        return &isa_avx2;
-    if (__builtin_cpu_supports("sse2"))
-        return &isa_sse2;
-#endif
-    return &isa_generic;
-}
-
-static _Atomic(const hl_cpu_isa *) forced;
-
-const hl_cpu_isa *hl_cpu_isa_current(void)
-{
-    const hl_cpu_isa *f = atomic_load(&forced);
-    return f ? f : best();
-}
-
-hl_status hl_isa_force(const char *name)
-{
-    if (!name || !strcmp(name, "auto")) {
-        atomic_store(&forced, NULL);
-        return HL_OK;
-    }
-    const hl_cpu_isa *want = NULL;
-    bool have = false;
-    if (!strcmp(name, "generic")) {
-        want = &isa_generic;
-        have = true;
-    }
-#if defined(HL_X86)
-    else if (!strcmp(name, "sse2")) {
-        want = &isa_sse2;
-        have = __builtin_cpu_supports("sse2");
-    } else if (!strcmp(name, "avx2")) {
-        want = &isa_avx2;
-        have = __builtin_cpu_supports("avx2");
-    } else if (!strcmp(name, "avx512")) {
-        want = &isa_avx512;
-        have = __builtin_cpu_supports("avx512f");
-    }
-#endif
-    else if (strcmp(name, "sse2") && strcmp(name, "avx2") && strcmp(name, "avx512"))
-        return HL_ERR_ARG;
-    if (!have)
-        return HL_ERR_UNSUPPORTED;
-    atomic_store(&forced, want);
-    return HL_OK;
-}
-
-const char *hl_isa_name(void)
-{
-    return hl_cpu_isa_current()->name;
-}
 
 void hl_transpose_block(const hl_cpu_isa *isa, char *out, const int64_t *dtab,
                         const char *const *row, int64_t r, int64_t c, int64_t dir, bool lines,
