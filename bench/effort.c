@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 #include "stats.h"
 
 enum { NLEN = 4, MAXREP = 64 };

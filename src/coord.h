@@ -58,6 +58,11 @@ extern const hl_coord_info hl_coord_table[HL_COORD_COUNT];
 int64_t hl_crinkle_pos(int64_t L, int64_t n, int64_t x);
 int64_t hl_crinkle_unpos(int64_t L, int64_t n, int64_t p);
 
+/* Position of coordinate x along one dimension after a coordinate map acting
+ * on [0, L), and the coordinate at position y. */
+int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x);
+int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y);
+
 /* Domain of map m of dimension i (m == nmaps: what the digits receive). */
 int64_t hl_coord_domain(const hl_layout *lay, int i, int m);
 

@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "box_compose.h"
+#include "coord.h"
+#include "hyperlayout/expert.h"
 #include "lower.h"
 #include "plan_internal.h"
 #include "threads.h"

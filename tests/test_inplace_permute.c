@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 

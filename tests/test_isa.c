@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 
 #include "check.h"
 #include "reference.h"

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 
 #define TMPDIR_PREFIX "hl_wisdom"
 #include "scratch.h"

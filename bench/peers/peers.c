@@ -18,6 +18,7 @@
 
 #include "../bestcopy.h"
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 #include "peers.h"
 #include "../stats.h"
 

@@ -1,7 +1,7 @@
 /* hyperlayout — distributed layouts: which owner holds each cell of an
  * array, and where in that owner's local memory.
  *
- * A distributed layout is a digit map (DESIGN.md) in which some digits pick
+ * A distributed layout is a digit map (layout.h, docs/layout.md) in which some digits pick
  * an owner instead of adding to an offset.  Coordinate x_i of an array of
  * extents L_i is split into three mixed-radix digits, least significant
  * first:
@@ -30,7 +30,7 @@
  *     owner's cells form a standard local array of extents E_i = C_i*b_i
  *     (y_i = phase_i + b_i*course_i, ScaLAPACK's local index):
  *     S_i = E_0*...*E_(i-1), K_i = b_i*S_i, R = E_0*...*E_(d-1).
- *   round-robin dealing of tiles (UPC, seed 001): P_i = G_i and C_i = 1, so
+ *   round-robin dealing of tiles (UPC's tiles, docs/dist.md): P_i = G_i and C_i = 1, so
  *     the owner sum is the tile index (UPC's block number) and the round is
  *     UPC's course; each tile takes B = b_0*...*b_(d-1) local slots, one tile
  *     after another: S_i = b_0*...*b_(i-1) (the phase is the k index inside

@@ -1,7 +1,7 @@
 /* hyperlayout — fields: unknown x equation x component data whose storage
- * order is chosen at compile time and costs nothing at run time (seed 002,
- * Quinoa's tk::Data; the seed calls it the data's memory layout, a word this
- * library keeps for hl_layout).
+ * order is chosen at compile time and costs nothing at run time (as
+ * Quinoa's tk::Data; docs/fields.md), what the literature calls the data's
+ * memory layout, a word this library keeps for hl_layout.
  *
  * A field set holds NPROP real values (properties) for each of NUNK unknowns
  * (particles, mesh cells, nodes...).  The properties are grouped into

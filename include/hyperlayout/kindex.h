@@ -1,4 +1,4 @@
-/* hyperlayout — the k-index apparatus (seed 000, sections 4–8).
+/* hyperlayout — the k-index apparatus (docs/kindex.md).
  *
  * A cell x = (x0, ..., x(d-1)) of an array with extents L0..L(d-1) has the
  * k index k = x0 + L0*x1 + L0*L1*x2 + ...  (dimension 0 varies fastest).

@@ -1,7 +1,7 @@
 /* hyperlayout — layouts: logical coordinates -> physical offset.
  *
- * Every layout of the seeds is one kind of object, a digit map (DESIGN.md,
- * "the core abstraction"):
+ * Every layout the library knows is one kind of object, a digit map
+ * (docs/layout.md):
  *
  *   1. each logical coordinate x_i first passes through a short pipeline of
  *      maps: flip (x -> L-1-x), shift (cyclic) and crinkle / uncrinkle with
@@ -85,7 +85,7 @@ hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
 hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
                             const int64_t *stride, int64_t base);
 
-/* Tiled (seed 001's blocking): tiles of tile[0] x tile[1] x ... cells, each
+/* Tiled (UPC's blocking): tiles of tile[0] x tile[1] x ... cells, each
  * tile's cells in k order, tiles in k order; a tile extent that does not
  * divide its extent pads the last tile of that dimension. */
 hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
@@ -149,10 +149,6 @@ bool hl_layout_is_bijection(const hl_layout *lay);
  * interleave. */
 bool hl_layout_is_injective(const hl_layout *lay);
 
-/* Position of coordinate x along one dimension after a coordinate map acting
- * on [0, L) (exposed for the plan engine and the tests). */
-int64_t hl_coord_apply(hl_coord_map m, int64_t L, int64_t x);
-int64_t hl_coord_unapply(hl_coord_map m, int64_t L, int64_t y);
 
 /* "flip", "shift", "crinkle", "uncrinkle", "offset" ("unknown" otherwise). */
 const char *hl_coord_name(hl_coord_op op);

@@ -1,5 +1,5 @@
-/* hyperlayout — neighbourhoods and precomputed neighbour tables (seed 000,
- * section 6: "a degree of freedom with an embedded neighbour list").
+/* hyperlayout — neighbourhoods and precomputed neighbour tables (a degree
+ * of freedom with an embedded neighbour list; docs/kindex.md).
  *
  * A neighbourhood is a list of m offset vectors (rank entries each, dimension
  * 0 first), in k order of the offset box with the centre left out:

@@ -7,7 +7,7 @@
  * A plan from layout `src` to layout `dst` (same logical extents, same
  * element size) moves every cell: out[dst(x)] = in[src(x)] for every logical
  * coordinate x, offsets in elements.  The convenience constructors build the
- * plans of seed 000 section 8 on a standard (k-order) array of a shape:
+ * plans of the paper's transforms (docs/plan.md) on a standard (k-order) array of a shape:
  *
  *   flip      out[x] = in[x'] with x'_i = L_i-1-x_i on the listed dimensions
  *   shift     out[(x+s) mod L] = in[x]                      (NumPy's roll)
@@ -74,17 +74,6 @@ typedef struct hl_plan_options {
                        is destroyed; otherwise (NULL, smaller) the plan makes its own */
     int64_t scratch_bytes;
 } hl_plan_options;
-
-/* The instruction-set level of the CPU kernels in plans created from now
- * on: "generic", "sse2", "avx2", "avx512", or NULL / "auto" for the best this
- * CPU and build have (the default).  Process-wide; a plan keeps the level it
- * was made with.  HL_ERR_UNSUPPORTED when the CPU or the build lacks the
- * level, HL_ERR_ARG for a name not listed.  For checking one level against
- * another (tests) and for measuring them. */
-hl_status hl_isa_force(const char *name);
-
-/* The level plans created now get ("avx512", ...). */
-const char *hl_isa_name(void);
 
 /* The OpenMP team the library starts when `requested` threads are asked
  * for (0 or less: OpenMP's default, omp_get_max_threads()): at most

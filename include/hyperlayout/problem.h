@@ -45,7 +45,7 @@ typedef struct hl_problem hl_problem;
 hl_status hl_problem_create(hl_problem **pr, const hl_layout *src, const hl_layout *dst,
                             int64_t elem_size);
 
-/* The transforms of seed 000 section 8 on a standard array of `shape`
+/* The paper's transforms on a standard array of `shape`
  * (plan.h's hl_plan_flip ... describe each). */
 hl_status hl_problem_flip(hl_problem **pr, const hl_shape *shape, uint64_t dims);
 hl_status hl_problem_shift(hl_problem **pr, const hl_shape *shape, const int64_t *shift);

@@ -1,4 +1,4 @@
-/* hyperlayout — shapes and the paper's notation (seed 000, section 3).
+/* hyperlayout — shapes and the paper's notation (docs/notation.md).
  *
  * A shape is a rank, one extent per dimension and an element type.  The
  * notation prints the most significant dimension first, like a C declaration

@@ -1,5 +1,5 @@
 /* hyperlayout — logical tensor views, index casting, cached tiles and an
- * SPMD runner (seed 004, "Logical Tensor Indexing for SPMD Programming").
+ * SPMD runner ("Logical Tensor Indexing for SPMD Programming"; docs/tensor.md).
  *
  * A view (hl_tensor) is a data pointer, an hl_layout and a logical domain
  * lo <= x < lo + extent (lo <= 0 < lo + extent: coordinate 0 is always a
@@ -123,7 +123,7 @@ static inline void hl_tensor_to_root(const hl_tensor *t, const int64_t *x, int64
 
 /* Whether cell x lies at least `margin` cells inside the top-level tensor
  * in every dimension: margin 0 asks "inside the array at all", margin 1
- * "not on its boundary" (the seed's 0 < x as B.row_ix < B.max_row - 1). */
+ * "not on its boundary" (the paper's 0 < x as B.row_ix < B.max_row - 1). */
 static inline bool hl_tensor_inside_root(const hl_tensor *t, const int64_t *x, int64_t margin)
 {
     for (int i = 0; i < t->rank; i++) {
@@ -194,13 +194,14 @@ hl_status hl_tile_cache_fill(const hl_tile_cache *c, void *scratch);
 /* Copies the tile's cells (not the halo) from scratch back to the tile. */
 hl_status hl_tile_cache_writeback(const hl_tile_cache *c, const void *scratch);
 
-/* Boxes of the fill plans (copies and constants), for tests and --explain. */
+/* Boxes of the fill plans (copies and constants): what a cache costs to
+ * fill (the stencil's --explain prints it). */
 int64_t hl_tile_cache_boxes(const hl_tile_cache *c);
 
 /* ---- the SPMD runner -------------------------------------------------------
  *
  * One kernel, written with logical indices only, run on every tile of a
- * grid over P workers (OpenMP threads, the seed's cores).  The kernel gets
+ * grid over P workers (OpenMP threads, the paper's cores).  The kernel gets
  * the input view of its tile and the output tile, and computes the output
  * tile's cells; the input view has the same coordinates as the output tile
  * plus the halo: with HL_SPMD_CACHE_IN a cached tile (halo filled per the

@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hyperlayout/plan.h"
+#include "hyperlayout/expert.h"
 #include "transpose.h"
 
 #if defined(__x86_64__) || defined(__i386__)
