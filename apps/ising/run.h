@@ -29,6 +29,7 @@ typedef struct ising_params {
     int64_t sweeps;     /* measured sweeps at each temperature (>= 2) */
     ising_start start;
     ising_dynamics dynamics;
+    int64_t clusters;   /* Wolff: cluster flips per sweep (ising_set_clusters; 0: 1) */
 } ising_params;
 
 /* How to run it (never changes the results). */
