@@ -477,10 +477,10 @@ static void test_2d_exact(void **state)
         const ising_dynamics dyn = a ? ISING_SW : ISING_WOLFF;
         for (int i = 0; i < 2; i++) {
             ising_result r;
-            /* Wolff: about N spins flipped per sweep (<|C|> about 0.83 N at
-             * T = 2, about 10 sites at T = 2.6) */
-            simulate(2, L, T[i], therm, sweeps, ISING_START_UP, 31 + (uint64_t)(2 * a + i), dyn,
-                     i ? L * L / 10 : 1, &r);
+            /* Wolff: one cluster per sweep at T = 2 (<|C|> about 0.83 N),
+             * about N/4 spins' worth at T = 2.6 (<|C|> about 10) */
+            simulate(2, L, T[i], therm, a ? sweeps / 2 : sweeps, ISING_START_UP, 31 + (uint64_t)(2 * a + i),
+                     dyn, i ? L * L / 40 : 1, &r);
             within("e", a ? "sw" : "wolff", T[i], r.e, ising2d_energy(T[i]), quick ? 5e-3 : 1e-3, &r);
             if (T[i] < ising2d_tc()) /* a cluster update leaves the phase: |m| */
                 within("|m|", a ? "sw" : "wolff", T[i], r.absm, ising2d_magnetisation(T[i]),
