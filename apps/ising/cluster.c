@@ -21,8 +21,11 @@
  *   SW bonds (purpose 0): the sites are cut into fixed blocks of
  *     ISING_SW_BLOCK consecutive k; block b seeds a xoshiro256** generator
  *     from Philox calls (2b, 2b+1) of the phase, which then decides that
- *     block's bonds in order (site k, dimension i = 0..d-1, the +1 slot),
- *     drawing a number only for an aligned pair.  Blocks go to threads in
+ *     block's bonds in order: for site k, one 64-bit draw per two
+ *     dimensions (i, i+1), its low 32 bits for the bond to the +1
+ *     neighbour in dimension i and its high 32 bits for dimension i+1; the
+ *     bond is active when the pair is aligned and the number is below
+ *     p 2^32.  (Wolff compares the top 53 bits.)  Blocks go to threads in
  *     any order: the bonds do not depend on the thread count.
  *   SW flips (purpose 1): the union-find links the larger root under the
  *     smaller, so every cluster's root is its smallest site k, whatever the
@@ -118,6 +121,13 @@ static uint64_t bond_threshold(double beta)
 {
     const double p = ising_cluster_padd(beta);
     return p >= 1 ? (uint64_t)1 << 53 : (uint64_t)floor(ldexp(p, 53));
+}
+
+/* SW: a bond is activated when a 32-bit number is below thr32 (2^32: always). */
+static uint64_t bond_threshold32(double beta)
+{
+    const double p = ising_cluster_padd(beta);
+    return p >= 1 ? (uint64_t)1 << 32 : (uint64_t)floor(ldexp(p, 32));
 }
 
 double ising_cluster_padd(double beta)
@@ -260,7 +270,7 @@ static inline int64_t find(int64_t *parent, int64_t x)
 /* Joins the trees of a and b, the larger root under the smaller, lock-free:
  * a root is only ever changed by a compare-and-swap that expects it to be a
  * root still. */
-static inline void unite(int64_t *parent, int64_t a, int64_t b)
+static inline void unite(int64_t *parent, int64_t a, int64_t b, int concurrent)
 {
     for (;;) {
         a = find(parent, a);
@@ -272,6 +282,10 @@ static inline void unite(int64_t *parent, int64_t a, int64_t b)
             a = b;
             b = t;
         }
+        if (!concurrent) { /* one thread: a plain store (a locked instruction costs ~20 cycles) */
+            parent[a] = b;
+            return;
+        }
         int64_t expect = a;
         if (__atomic_compare_exchange_n(parent + a, &expect, b, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             return;
@@ -282,7 +296,7 @@ static void sw_sweep(ising *is, ising_cluster *c, int nt)
 {
     const int64_t n = c->n;
     const int d = is->rank;
-    const uint64_t thr = bond_threshold(is->beta);
+    const uint64_t thr32 = bond_threshold32(is->beta);
     const uint64_t tb = cluster_phase(is->sweep, 0), tf = cluster_phase(is->sweep, 1);
     const int64_t blocks = (n + ISING_SW_BLOCK - 1) / ISING_SW_BLOCK;
     int8_t *s = c->spin;
@@ -293,17 +307,30 @@ static void sw_sweep(ising *is, ising_cluster *c, int nt)
 #pragma omp for schedule(static)
         for (int64_t k = 0; k < n; k++)
             parent[k] = k;
-        /* bonds, block by block, each with its own numbers */
+        /* bonds, block by block, each with its own numbers: a 32-bit
+         * number per bond, aligned or not (no branch to mispredict), half
+         * of a 64-bit draw */
 #pragma omp for schedule(dynamic, 1)
         for (int64_t b = 0; b < blocks; b++) {
             xoshiro g = xo_seed(is->seed, tb, (uint64_t)b);
             const int64_t k1 = (b + 1) * ISING_SW_BLOCK < n ? (b + 1) * ISING_SW_BLOCK : n;
-            for (int64_t k = b * ISING_SW_BLOCK; k < k1; k++)
-                for (int i = 0; i < d; i++) {
-                    const int64_t q = neighbour(is, c, k, 2 * i + 1);
-                    if (s[q] == s[k] && (xo_next(&g) >> 11) < thr)
-                        unite(parent, k, q);
+            for (int64_t k = b * ISING_SW_BLOCK; k < k1; k++) {
+                unsigned bits = 0;
+                for (int i = 0; i < d; i += 2) {
+                    const uint64_t u = xo_next(&g);
+                    const int64_t q0 = neighbour(is, c, k, 2 * i + 1);
+                    bits |= (unsigned)((s[q0] == s[k]) & ((u & 0xffffffffu) < thr32)) << i;
+                    if (i + 1 < d) {
+                        const int64_t q1 = neighbour(is, c, k, 2 * i + 3);
+                        bits |= (unsigned)((s[q1] == s[k]) & ((u >> 32) < thr32)) << (i + 1);
+                    }
                 }
+                while (bits) {
+                    const int i = __builtin_ctz(bits);
+                    bits &= bits - 1;
+                    unite(parent, k, neighbour(is, c, k, 2 * i + 1), team > 1);
+                }
+            }
         }
         /* each root (the cluster's smallest site) draws its cluster's flip */
 #pragma omp for schedule(static)
