@@ -5,8 +5,10 @@
  * one byte per spin (+1 or -1), stored crinkled in dimension 0 with step 2:
  * each row (the L0 sites that differ only in x0) keeps its even-x0 sites
  * first, then its odd-x0 sites, so the sites of one checkerboard colour in a
- * row are contiguous (Listing 7).  A sweep is a Metropolis update of every
- * site of colour 0, then of colour 1, at temperature T and field h (J = 1):
+ * row are contiguous (Listing 7).  A sweep is a Metropolis (or heat-bath)
+ * update of every site of colour 0, then of colour 1, at temperature T and
+ * field h (J = 1) -- or, at h = 0, a Wolff or Swendsen-Wang cluster update
+ * (ising_set_dynamics, cluster.c):
  *
  *     H = - sum over neighbour pairs s_i s_j - h sum_i s_i.
  *
