@@ -21,7 +21,8 @@
  * Run lengths: each run is R L_max / L times a guess of its tau long (a
  * power law per algorithm and dimension, calibrated on this code; at least
  * 20000 sweeps), capped at --cap Metropolis site updates' worth of work,
- * after 20 guesses of thermalisation from a hot start; the runs share the
+ * after 20 guesses of thermalisation from a hot start (Wolff: 200 SW sweeps
+ * first, then 20 guesses); the runs share the
  * threads (--jobs), one thread each, the longest first.
  *
  * --binder: 3D Binder cumulants of L = 16 and 32 at beta_c by Wolff (a sweep
@@ -44,7 +45,8 @@
 #include "run.h" /* and apps/ising's stats.h (bench/ has a stats.h of its own) */
 
 static const char usage[] =
-    "usage: bench_ising_critical [--quick] [--R F] [--cap U] [--jobs N] [--dims 2|3] [--csv FILE]\n"
+    "usage: bench_ising_critical [--quick] [--R F] [--cap U] [--jobs N] [--dims 2|3] [--algorithm A]\n"
+    "                            [--csv FILE]\n"
     "       bench_ising_critical --binder [--sweeps N] [--jobs N]\n"
     "\n"
     "Critical slowing down: integrated autocorrelation times of |m| and e at the\n"
@@ -57,6 +59,7 @@ static const char usage[] =
     "             (default 2e11: a few minutes of one core)\n"
     "  --jobs N   runs at once, one thread each (default: OpenMP's thread count)\n"
     "  --dims D   only 2D or only 3D\n"
+    "  --algorithm A  only metropolis, heatbath, wolff or sw\n"
     "  --csv FILE the table as CSV too\n"
     "  --binder   the 3D Binder crossing of L = 16 and 32 (Wolff; --sweeps N measured\n"
     "             sweeps per size, default 200000)\n";
@@ -209,9 +212,17 @@ static int run_task(task *t)
     if (ising_create(&is, t->d, ext, 1000 + (uint64_t)t->L * 10 + (uint64_t)t->alg) != HL_OK)
         return -1;
     ising_set_threads(is, 1);
-    ising_set_dynamics(is, t->alg);
     ising_set_beta(is, beta_c(t->d), 0);
     ising_randomize(is);
+    /* Wolff from a hot start: its first clusters are a few sites, so
+     * thermalising in clusters would take ~N of them; 200 SW sweeps order the
+     * lattice first (any valid dynamics thermalises) */
+    if (t->alg == ISING_WOLFF) {
+        ising_set_dynamics(is, ISING_SW);
+        if (ising_sweep(is, 200, NULL, NULL) != HL_OK)
+            return -1;
+    }
+    ising_set_dynamics(is, t->alg);
     if (ising_sweep(is, t->therm, NULL, NULL) != HL_OK)
         return -1;
     const int64_t N = ising_count(is), n = t->n;
@@ -302,7 +313,7 @@ static const char *alg_name(ising_dynamics a)
     return ising_dynamics_name(a);
 }
 
-static int table(int quick, double R, double cap, int jobs, int only, const char *csv_path)
+static int table(int quick, double R, double cap, int jobs, int only, const char *only_alg, const char *csv_path)
 {
     static const int64_t L2[4] = {32, 64, 128, 256}, L3[3] = {16, 32, 64};
     static const int64_t L2q[3] = {16, 32, 64}, L3q[2] = {8, 16};
@@ -315,6 +326,8 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
         const int nL = d == 2 ? (quick ? 3 : 4) : (quick ? 2 : 3);
         for (int a = 0; a < NALG; a++)
             for (int l = 0; l < nL; l++) {
+                if (only_alg && strcmp(only_alg, alg_name(algs[a])))
+                    continue;
                 task *t = &tasks[nt++];
                 memset(t, 0, sizeof *t);
                 t->d = d;
@@ -336,6 +349,10 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
                 t->therm = (int64_t)(20 * g) < 200 ? 200 : (int64_t)(20 * g);
                 t->cost = (double)(t->n + t->therm) * N * f;
             }
+    }
+    if (nt == 0) {
+        fprintf(stderr, "bench_ising_critical: no runs (--algorithm is metropolis, heatbath, wolff or sw)\n");
+        return 2;
     }
     /* longest first */
     for (int i = 0; i < nt; i++)
@@ -573,7 +590,7 @@ int main(int argc, char **argv)
     int quick = 0, jobs = omp_get_max_threads(), only = 0, do_binder = 0;
     double R = 0, cap = 2e11;
     int64_t sweeps = 200000;
-    const char *csv = NULL;
+    const char *csv = NULL, *only_alg = NULL;
     atomic_file_install_cleanup();
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
@@ -582,6 +599,8 @@ int main(int argc, char **argv)
             do_binder = 1;
         else if (!strcmp(argv[a], "--R") && a + 1 < argc)
             R = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--algorithm") && a + 1 < argc)
+            only_alg = argv[++a];
         else if (!strcmp(argv[a], "--cap") && a + 1 < argc)
             cap = atof(argv[++a]);
         else if (!strcmp(argv[a], "--jobs") && a + 1 < argc)
@@ -606,5 +625,5 @@ int main(int argc, char **argv)
     }
     if (do_binder)
         return binder(quick ? 4096 : sweeps, jobs);
-    return table(quick, R, quick ? 1e9 : cap, jobs, only, csv);
+    return table(quick, R, quick ? 1e9 : cap, jobs, only, only_alg, csv);
 }
