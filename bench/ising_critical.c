@@ -46,7 +46,7 @@
 
 static const char usage[] =
     "usage: bench_ising_critical [--quick] [--R F] [--cap U] [--jobs N] [--dims 2|3] [--algorithm A]\n"
-    "                            [--csv FILE]\n"
+    "                            [--seeds K] [--replica R] [--csv FILE]\n"
     "       bench_ising_critical --binder [--sweeps N] [--jobs N]\n"
     "\n"
     "Critical slowing down: integrated autocorrelation times of |m| and e at the\n"
@@ -60,6 +60,8 @@ static const char usage[] =
     "  --jobs N   runs at once, one thread each (default: OpenMP's thread count)\n"
     "  --dims D   only 2D or only 3D\n"
     "  --algorithm A  only metropolis, heatbath, wolff or sw\n"
+    "  --seeds K  K independent runs (seeds) of each, merged into one row (1..8; default 1)\n"
+    "  --replica R  the seeds of replicas R .. R+K-1 (default 0: the first is the default run's)\n"
     "  --csv FILE the table as CSV too\n"
     "  --binder   the 3D Binder crossing of L = 16 and 32 (Wolff; --sweeps N measured\n"
     "             sweeps per size, default 200000)\n";
@@ -185,11 +187,14 @@ static void tau_blocked(const double *blocks, int64_t nb, int64_t b, double var1
 
 /* ---- one run ---- */
 
+static int first_replica; /* --replica R: the seeds of replicas R, R+1, ... */
+
 typedef struct task {
     int d;
     int64_t L;
     ising_dynamics alg;
     int64_t therm, n; /* sweeps (Wolff: clusters) */
+    int replica;      /* --seeds: independent runs of the same lattice and algorithm */
     double cost;
     /* results */
     double tau_m, tau_m_err, tau_e, tau_e_err; /* in sweeps of N updates */
@@ -209,7 +214,8 @@ static int run_task(task *t)
     const double t0 = now();
     int64_t ext[3] = {t->L, t->L, t->L};
     ising *is = NULL;
-    if (ising_create(&is, t->d, ext, 1000 + (uint64_t)t->L * 10 + (uint64_t)t->alg) != HL_OK)
+    if (ising_create(&is, t->d, ext, 1000 + (uint64_t)t->L * 10 + (uint64_t)t->alg + 7919 * (uint64_t)(t->replica + first_replica)) !=
+        HL_OK)
         return -1;
     ising_set_threads(is, 1);
     ising_set_beta(is, beta_c(t->d), 0);
@@ -313,11 +319,12 @@ static const char *alg_name(ising_dynamics a)
     return ising_dynamics_name(a);
 }
 
-static int table(int quick, double R, double cap, int jobs, int only, const char *only_alg, const char *csv_path)
+static int table(int quick, double R, double cap, int jobs, int only, const char *only_alg, int seeds,
+                 const char *csv_path)
 {
     static const int64_t L2[4] = {32, 64, 128, 256}, L3[3] = {16, 32, 64};
     static const int64_t L2q[3] = {16, 32, 64}, L3q[2] = {8, 16};
-    task tasks[64];
+    task tasks[64 * 8];
     int nt = 0;
     for (int d = 2; d <= 3; d++) {
         if (only && d != only)
@@ -348,6 +355,10 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
                 t->n = (int64_t)n;
                 t->therm = (int64_t)(20 * g) < 200 ? 200 : (int64_t)(20 * g);
                 t->cost = (double)(t->n + t->therm) * N * f;
+                for (int r = 1; r < seeds; r++) {
+                    tasks[nt] = *t;
+                    tasks[nt++].replica = r;
+                }
             }
     }
     if (nt == 0) {
@@ -383,6 +394,41 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
     if (failed) {
         fprintf(stderr, "bench_ising_critical: %d runs failed\n", failed);
         return 1;
+    }
+    /* --seeds: the replicas of a lattice and algorithm merged into one row:
+     * means averaged, errors divided by sqrt(seeds), sweeps and seconds added */
+    if (seeds > 1) {
+        int m = 0;
+        for (int i = 0; i < nt; i++) {
+            if (tasks[i].replica)
+                continue;
+            task *t = &tasks[i];
+            double *v[11] = {&t->tau_m, &t->tau_m_err, &t->tau_e, &t->tau_e_err, &t->bin_tau_m, &t->bin_tau_e,
+                             &t->absm, &t->absm_err, &t->e, &t->e_err, &t->binder};
+            double sum[11] = {0}, sq[11] = {0}, sweeps = 0, secs = 0, berr = 0;
+            for (int j = 0; j < nt; j++) {
+                task *u = &tasks[j];
+                if (u->d != t->d || u->L != t->L || u->alg != t->alg)
+                    continue;
+                double *w[11] = {&u->tau_m, &u->tau_m_err, &u->tau_e, &u->tau_e_err, &u->bin_tau_m, &u->bin_tau_e,
+                                 &u->absm, &u->absm_err, &u->e, &u->e_err, &u->binder};
+                for (int k = 0; k < 11; k++) {
+                    sum[k] += *w[k];
+                    sq[k] += *w[k] * *w[k];
+                }
+                berr += u->binder_err * u->binder_err;
+                sweeps += u->sweeps_equiv;
+                secs += u->seconds;
+            }
+            for (int k = 0; k < 11; k++) /* errors: root mean square / sqrt(seeds) */
+                *v[k] = (k == 1 || k == 3 || k == 7 || k == 9) ? sqrt(sq[k] / seeds) / sqrt((double)seeds)
+                                                               : sum[k] / seeds;
+            t->binder_err = sqrt(berr / seeds) / sqrt((double)seeds);
+            t->sweeps_equiv = sweeps;
+            t->seconds = secs;
+            tasks[m++] = *t;
+        }
+        nt = m;
     }
     /* back in table order */
     for (int i = 0; i < nt; i++)
@@ -587,7 +633,7 @@ static int binder(int64_t sweeps, int jobs)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, jobs = omp_get_max_threads(), only = 0, do_binder = 0;
+    int quick = 0, jobs = omp_get_max_threads(), only = 0, do_binder = 0, seeds = 1;
     double R = 0, cap = 2e11;
     int64_t sweeps = 200000;
     const char *csv = NULL, *only_alg = NULL;
@@ -601,6 +647,10 @@ int main(int argc, char **argv)
             R = atof(argv[++a]);
         else if (!strcmp(argv[a], "--algorithm") && a + 1 < argc)
             only_alg = argv[++a];
+        else if (!strcmp(argv[a], "--replica") && a + 1 < argc)
+            first_replica = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--seeds") && a + 1 < argc)
+            seeds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--cap") && a + 1 < argc)
             cap = atof(argv[++a]);
         else if (!strcmp(argv[a], "--jobs") && a + 1 < argc)
@@ -619,11 +669,11 @@ int main(int argc, char **argv)
     }
     if (R == 0)
         R = quick ? 100 : 1000;
-    if (jobs < 1 || R <= 0 || (only && only != 2 && only != 3) || sweeps < 64) {
+    if (jobs < 1 || R <= 0 || (only && only != 2 && only != 3) || sweeps < 64 || seeds < 1 || seeds > 8) {
         fputs(usage, stderr);
         return 2;
     }
     if (do_binder)
         return binder(quick ? 4096 : sweeps, jobs);
-    return table(quick, R, quick ? 1e9 : cap, jobs, only, only_alg, csv);
+    return table(quick, R, quick ? 1e9 : cap, jobs, only, only_alg, seeds, csv);
 }
