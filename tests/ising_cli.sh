@@ -19,8 +19,8 @@ lines() { wc -l <"$1" | tr -d ' '; }
 
 # ---- help
 expect_ok --help
-for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --device --out --dynamics \
-    --series --no-snapshot --plot --checkpoint-every --resume --force --progress --start --h; do
+for word in --dims --L --T --beta --sweeps --therm --seed --variant --threads --device --out --algorithm \
+    --clusters --series --no-snapshot --plot --checkpoint-every --resume --force --progress --start --h; do
     expect_out "^  $word"
 done
 if "$HL" help ising >"$out" 2>"$err"; then ok; else bad "help ising"; fi
@@ -201,6 +201,37 @@ expect_ok --dims 4 --L 6,4,4,2 --T 2 --h 0.5 --start down --sweeps 20 --therm 5 
 expect_out "variant=A"
 grep -q '"h": 0.5' "$dir/r4/results.json" && ok || bad "json h"
 expect_ok --L 8 --T 2 --sweeps 10 --out "$dir/rref" --variant reference --no-plot
+
+# ---- cluster updates: refused with a field, across processes, on the GPU,
+# --clusters without Wolff; a Wolff and an SW run, the same results for
+# another variant and thread count, resumed bit for bit after completion
+expect_fail --T 2 --algorithm wolff --h 0.1
+expect_err "zero field"
+expect_fail --T 2 --algorithm sw --device gpu --out "$dir/cgpu"
+expect_err "on the CPU"
+expect_fail --T 2 --algorithm wolff --variant M --out "$dir/cm"
+expect_err "not with --variant M"
+expect_fail --T 2 --clusters 4
+expect_err "only with --algorithm wolff"
+expect_fail --T 2 --algorithm wolff --clusters 0
+expect_fail --T 2 --algorithm swendsen
+expect_err "metropolis, heatbath, wolff or sw"
+expect_ok --dims 3 --L 8 --T 4.5 --algorithm wolff --clusters 4 --sweeps 200 --therm 20 --out "$dir/cw" --no-plot
+expect_out "wolff (4 clusters per sweep)"
+grep -q '"clusters": 4' "$dir/cw/results.json" && ok || bad "json clusters"
+cp "$dir/cw/results.csv" "$dir/cw.csv"
+expect_ok --dims 3 --L 8 --T 4.5 --algorithm wolff --clusters 4 --sweeps 200 --therm 20 --out "$dir/cw" --no-plot \
+    --resume --variant A --threads 1
+cmp -s "$dir/cw/results.csv" "$dir/cw.csv" && ok || bad "wolff resumed after completion: other results"
+expect_fail --dims 3 --L 8 --T 4.5 --algorithm wolff --clusters 5 --sweeps 200 --therm 20 --out "$dir/cw" \
+    --no-plot --resume
+expect_err "another run"
+expect_ok --L 16,8 --T 2.2 --algorithm sw --sweeps 100 --therm 10 --out "$dir/cs1" --no-plot --threads 1
+expect_ok --L 16,8 --T 2.2 --dynamics sw --sweeps 100 --therm 10 --out "$dir/cs2" --no-plot --threads 2 \
+    --variant A
+cut -d, -f1-24 "$dir/cs1/results.csv" >"$dir/cs1.cut"
+cut -d, -f1-24 "$dir/cs2/results.csv" >"$dir/cs2.cut"
+cmp -s "$dir/cs1.cut" "$dir/cs2.cut" && ok || bad "sw results depend on threads or variant"
 
 # ---- --device: on a GPU the same files as the CPU's; without one (or
 # without CUDA in the build) one line saying "no CUDA device", exit 2 and

@@ -32,14 +32,15 @@
 static const char ising_usage[] =
     "usage: hyperlayout ising --T LIST | --beta LIST [options]\n"
     "\n"
-    "Metropolis simulation of the Ising model, H = -sum<ij> s_i s_j - h sum_i s_i,\n"
+    "Monte Carlo simulation of the Ising model, H = -sum<ij> s_i s_j - h sum_i s_i,\n"
     "on a periodic lattice of rank 1..8 stored crinkled (dimension 0, step 2) as the\n"
     "paper's checkerboard.  At each temperature, in the order given: --therm sweeps,\n"
     "then --sweeps measured sweeps; the spins carry over from one temperature to the\n"
-    "next.  A sweep updates every site once (one colour, then the other).  Results\n"
-    "do not depend on --variant or --threads: the random numbers are Philox4x32-10\n"
-    "keyed by --seed and counted by (sweep, site); variant M has its own stream\n"
-    "(see below), the same on any thread count, instruction set or device.\n"
+    "next.  A sweep updates every site once (one colour, then the other; Wolff and\n"
+    "SW: see --algorithm).  Results do not depend on --variant or --threads: the\n"
+    "random numbers are Philox4x32-10 keyed by --seed and counted by (sweep, site);\n"
+    "variant M has its own stream (see below), the same on any thread count,\n"
+    "instruction set or device.\n"
     "\n"
     "lattice\n"
     "  --dims D             rank, 1..8 (default: the number of --L values, else 2)\n"
@@ -75,10 +76,23 @@ static const char ising_usage[] =
     "                       device; the spins come back only for snapshots and\n"
     "                       checkpoints).  Without a GPU, or in a build without\n"
     "                       CUDA, it fails with 'no CUDA device'\n"
-    "  --dynamics D         metropolis (acceptance min(1, exp(-dE/T))) or heatbath\n"
-    "                       (1 / (1 + exp(dE/T))); default metropolis, but heatbath\n"
-    "                       in 1D, where the checkerboard Metropolis chain is not\n"
-    "                       ergodic (its domain walls move deterministically)\n"
+    "  --algorithm A        (or --dynamics A) how spins are updated: metropolis\n"
+    "                       (acceptance min(1, exp(-dE/T))) or heatbath (1 / (1 +\n"
+    "                       exp(dE/T))), site by site on the checkerboard; default\n"
+    "                       metropolis, but heatbath in 1D, where the checkerboard\n"
+    "                       Metropolis chain is not ergodic (its domain walls move\n"
+    "                       deterministically).  Or a cluster update (h = 0 only;\n"
+    "                       CPU, one process; every --variant gives the same\n"
+    "                       results): wolff (Wolff: a cluster grown from a random\n"
+    "                       site, aligned bonds joining with p = 1 - exp(-2/T), is\n"
+    "                       flipped; one thread) or sw (Swendsen-Wang: every cluster\n"
+    "                       of such bonds, each flipped with probability 1/2;\n"
+    "                       OpenMP, results independent of --threads).  Near Tc\n"
+    "                       they decorrelate far faster (dynamic exponent z ~ 0.25\n"
+    "                       against ~2.17)\n"
+    "  --clusters K         wolff: a sweep is K cluster flips (default 1), measured\n"
+    "                       after each sweep.  tau is then in these sweeps; in\n"
+    "                       sweeps of N spin flips it is tau K <m^2>\n"
     "";
 
 /* (C keeps string literals under 4095 characters) */
@@ -117,8 +131,8 @@ static const char ising_usage_more[] =
     "  --no-checkpoint      write none\n"
     "  --resume             continue the run in DIR/checkpoint.bin, bit for bit as if\n"
     "                       never stopped; the lattice, temperature, sweep, seed,\n"
-    "                       start and dynamics options must be the ones it was\n"
-    "                       started with\n"
+    "                       start, algorithm and --clusters options must be the\n"
+    "                       ones it was started with\n"
     "  --force              replace an earlier run in DIR: first delete the files\n"
     "                       named above (and only those).  Without --resume or\n"
     "                       --force, a DIR holding any of them is refused\n"
@@ -428,6 +442,7 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
     ising_variant variant = ISING_AUTO;
     ising_start start = ISING_START_HOT;
     int dynamics = -1; /* default by rank */
+    int64_t clusters = 0; /* --clusters: Wolff's cluster flips per sweep (0: not given, 1) */
     ising_device device = ISING_DEVICE_CPU;
     const char *procs_arg = NULL;
     int one_process_option = 0; /* --variant, --threads or --device given */
@@ -436,7 +451,7 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
                                                 "--T",       "--beta",     "--sweeps",  "--therm",
                                                 "--seed",    "--variant",  "--dynamics", "--threads",
                                                 "--out",     "--checkpoint-every",      "--device",
-                                                "--procs",   NULL};
+                                                "--procs",   "--algorithm", "--clusters", NULL};
 
     for (int a = 1; a < argc; a++) {
         const char *o = argv[a];
@@ -571,13 +586,20 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
                 device = ISING_DEVICE_GPU;
             else
                 return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
-        } else if (!strcmp(o, "--dynamics")) {
+        } else if (!strcmp(o, "--dynamics") || !strcmp(o, "--algorithm")) { /* one option, two names */
             if (!strcmp(v, "metropolis"))
                 dynamics = ISING_METROPOLIS;
             else if (!strcmp(v, "heatbath"))
                 dynamics = ISING_HEATBATH;
+            else if (!strcmp(v, "wolff"))
+                dynamics = ISING_WOLFF;
+            else if (!strcmp(v, "sw"))
+                dynamics = ISING_SW;
             else
-                return cli_error(cmd, "--dynamics is metropolis or heatbath, not '%s'", v);
+                return cli_error(cmd, "%s is metropolis, heatbath, wolff or sw, not '%s'", o, v);
+        } else if (!strcmp(o, "--clusters")) {
+            if (parse_i64_opt(o, "a count", v, 1, (int64_t)1 << 40, &clusters, why, sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
         } else if (!strcmp(o, "--threads")) {
             one_process_option = 1;
             /* 0: the default, as in the other commands */
@@ -603,6 +625,23 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
             L[i] = L[0];
     else if (nL != dims)
         return cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
+    /* the cluster updates: h = 0, one process, the CPU */
+    if (dynamics == ISING_WOLFF || dynamics == ISING_SW) {
+        const char *alg = dynamics == ISING_WOLFF ? "wolff" : "sw";
+        if (h != 0)
+            return cli_error(cmd, "--algorithm %s is for zero field: not with --h %g (use metropolis or "
+                                  "heatbath)", alg, h);
+        if (procs_arg)
+            return cli_error(cmd, "--algorithm %s runs in one process: not with --procs", alg);
+        if (device == ISING_DEVICE_GPU)
+            return cli_error(cmd, "--algorithm %s runs on the CPU: not with --device gpu", alg);
+        if (variant == ISING_M)
+            return cli_error(cmd, "--algorithm %s grows clusters on the byte lattice: not with "
+                                  "--variant M (use A, B, C or auto)", alg);
+    }
+    if (clusters && dynamics != ISING_WOLFF)
+        return cli_error(cmd, "--clusters is the number of Wolff clusters per sweep: only with "
+                              "--algorithm wolff");
     /* --procs: the process grid */
     int64_t grid[ISING_MAX_RANK];
     int have_grid = 0;
@@ -803,6 +842,7 @@ prepared:
     p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
                  : dims == 1   ? ISING_HEATBATH
                                : ISING_METROPOLIS;
+    p.clusters = clusters;
     if (dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
         fprintf(stderr,
                 "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
@@ -855,6 +895,10 @@ checked:
     opt.ctx = &c;
 
     if (!quiet) {
+        char clusters_text[48] = "";
+        if (p.dynamics == ISING_WOLFF)
+            snprintf(clusters_text, sizeof clusters_text, " (%" PRId64 " cluster%s per sweep)",
+                     clusters ? clusters : 1, clusters > 1 ? "s" : "");
         printf("# Ising d=%" PRId64 " L=", dims);
         for (int i = 0; i < dims; i++)
             printf("%s%" PRId64, i ? "," : "", L[i]);
@@ -863,8 +907,8 @@ checked:
                    seed, therm, sweeps, ising_dynamics_name(p.dynamics), grid_text,
                    resume ? " (resumed)" : "");
         else
-            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s variant=%s %s%s%s\n", h,
-                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), variant_name,
+            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s%s variant=%s %s%s%s\n", h,
+                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), clusters_text, variant_name,
                    device == ISING_DEVICE_GPU ? "device=" : "isa=", device == ISING_DEVICE_GPU ? device_label : isa,
                    resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");

@@ -5,7 +5,8 @@
  *   "HLISING\0" u32 version  u32 0x01020304
  *   params: i32 rank, i64 extent[rank], u64 seed, f64 h, i32 ntemps,
  *           f64 beta[ntemps], i64 therm, i64 sweeps, i32 start,
- *           i32 dynamics + 256 * multispin (variant M's stream; 0 before it was)
+ *           i32 dynamics + 256 * multispin (variant M's stream; 0 before it was),
+ *           and for Wolff dynamics only i64 clusters per sweep
  *   state:  i32 temp (ntemps when all are done), i64 done, i64 sweep, i64 measured,
  *           i64 magnetisation[measured], i64 bonds[measured],
  *           f64 result fields x RESULT_DOUBLES for each finished temperature
@@ -126,6 +127,10 @@ static void params_put(ck_io *io, const ising_params *p)
     PUT(io, p->sweeps);
     PUT(io, start);
     PUT(io, dyn);
+    if (p->dynamics == ISING_WOLFF) {
+        const int64_t clusters = p->clusters > 0 ? p->clusters : 1;
+        PUT(io, clusters);
+    }
 }
 
 /* Reads the params back and compares them with p, bit for bit. */
@@ -158,6 +163,11 @@ static hl_status params_check(ck_io *io, const ising_params *p)
     same &=
         therm == p->therm && sweeps == p->sweeps && start == (int32_t)p->start &&
         dyn == (int32_t)p->dynamics + 256 * (p->multispin != 0);
+    if (same && p->dynamics == ISING_WOLFF) {
+        int64_t clusters;
+        GET(io, clusters);
+        same &= clusters == (p->clusters > 0 ? p->clusters : 1);
+    }
     if (io->bad)
         return HL_ERR_FORMAT;
     return same ? HL_OK : HL_ERR_MISMATCH;

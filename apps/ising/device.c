@@ -82,6 +82,8 @@ hl_status ising_set_device(ising *is, ising_device d)
         is->mirror = NULL;
         return HL_OK;
     }
+    if (ising_dynamics_cluster(is->dynamics))
+        return HL_ERR_UNSUPPORTED; /* Wolff and SW run on the CPU only */
     ising_mirror *mr = calloc(1, sizeof *mr);
     if (!mr)
         return HL_ERR_NOMEM;

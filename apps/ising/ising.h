@@ -5,8 +5,10 @@
  * one byte per spin (+1 or -1), stored crinkled in dimension 0 with step 2:
  * each row (the L0 sites that differ only in x0) keeps its even-x0 sites
  * first, then its odd-x0 sites, so the sites of one checkerboard colour in a
- * row are contiguous (Listing 7).  A sweep is a Metropolis update of every
- * site of colour 0, then of colour 1, at temperature T and field h (J = 1):
+ * row are contiguous (Listing 7).  A sweep is a Metropolis (or heat-bath)
+ * update of every site of colour 0, then of colour 1, at temperature T and
+ * field h (J = 1) -- or, at h = 0, a Wolff or Swendsen-Wang cluster update
+ * (ising_set_dynamics, cluster.c):
  *
  *     H = - sum over neighbour pairs s_i s_j - h sum_i s_i.
  *
@@ -78,10 +80,29 @@ hl_status ising_set_threads(ising *is, int threads);
 /* Inverse temperature beta = 1/T >= 0 and field h (finite).  HL_ERR_ARG otherwise. */
 hl_status ising_set_beta(ising *is, double beta, double h);
 
-/* The acceptance probability of a flip that changes the energy by dE:
+/* The dynamics: the single-site updates, which accept a flip that changes
+ * the energy by dE with probability
  *   METROPOLIS  min(1, exp(-beta dE)) (the default);
- *   HEATBATH    1 / (1 + exp(beta dE)) (Glauber).
- * Both satisfy detailed balance.  But the checkerboard Metropolis chain is
+ *   HEATBATH    1 / (1 + exp(beta dE)) (Glauber);
+ * and the cluster updates (cluster.c), h = 0 only, on the CPU only:
+ *   WOLFF       one cluster at a time (Wolff 1989): from a random site, each
+ *               aligned neighbour bond joins with probability
+ *               p = 1 - exp(-2 beta), grown from a list; the cluster flips.
+ *               A sweep is ising_clusters_of cluster flips (default 1), then
+ *               M and B are measured; one thread.  A fixed count: stopping
+ *               on the number of spins flipped would bias the measurements.
+ *               Times in sweeps of N spin flips: tau K <m^2> for K
+ *               clusters per sweep (<|C|> = N <m^2>).
+ *   SW          Swendsen-Wang: every aligned bond activated with probability
+ *               p, the clusters labelled by a lock-free union-find (OpenMP),
+ *               each flipped with probability 1/2.  A sweep is one such
+ *               update.  Results do not depend on the thread count.
+ * Cluster dynamics and h != 0 are refused with HL_ERR_UNSUPPORTED (by
+ * ising_set_dynamics when h != 0, by ising_set_beta with h != 0), and so is
+ * a lattice on the GPU (ising_set_device, ising_set_dynamics).  The
+ * variant only says how the cluster updates' neighbour table is built: the
+ * same table, the same results.
+ * All four satisfy detailed balance.  But the checkerboard Metropolis chain is
  * not ergodic in one dimension: a spin between two opposite neighbours
  * (dE = 0) always flips, so every domain wall moves one site per half-sweep
  * in a direction fixed by the parity of its position, walls moving the same
@@ -92,10 +113,17 @@ hl_status ising_set_beta(ising *is, double beta, double h);
  * ones, such as the Neel state, where every spin of a colour must flip: a
  * random start lands there with probability ~2^-N.)  Set before or after
  * ising_set_beta; the table is rebuilt. */
-typedef enum ising_dynamics { ISING_METROPOLIS = 0, ISING_HEATBATH } ising_dynamics;
+typedef enum ising_dynamics { ISING_METROPOLIS = 0, ISING_HEATBATH, ISING_WOLFF, ISING_SW } ising_dynamics;
 hl_status ising_set_dynamics(ising *is, ising_dynamics d);
 ising_dynamics ising_dynamics_of(const ising *is);
-const char *ising_dynamics_name(ising_dynamics d); /* "metropolis", "heatbath" */
+/* "metropolis", "heatbath", "wolff", "sw" */
+const char *ising_dynamics_name(ising_dynamics d);
+/* 1 for WOLFF and SW */
+int ising_dynamics_cluster(ising_dynamics d);
+/* Wolff: cluster flips per sweep, 1 .. 2^40 (HL_ERR_ARG otherwise); 1 at
+ * creation.  Other dynamics ignore it. */
+hl_status ising_set_clusters(ising *is, int64_t clusters);
+int64_t ising_clusters_of(const ising *is);
 const ising_table *ising_table_of(const ising *is);
 
 /* Sweeps done so far: the s of the next sweep's random numbers. */

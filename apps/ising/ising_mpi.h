@@ -75,7 +75,8 @@ hl_status ising_dist_set_isa(ising_dist *d, const char *name);
 const char *ising_dist_isa(const ising_dist *d);
 
 /* As ising_set_beta / ising_set_dynamics / ising_set_sweep_index (local:
- * every process must set the same values). */
+ * every process must set the same values).  The cluster dynamics (Wolff,
+ * SW) are one-process only: HL_ERR_UNSUPPORTED, as is ising_dist_run's. */
 hl_status ising_dist_set_beta(ising_dist *d, double beta, double h);
 hl_status ising_dist_set_dynamics(ising_dist *d, ising_dynamics dyn);
 int64_t ising_dist_sweep_index(const ising_dist *d);

@@ -99,6 +99,7 @@ hl_status ising_create(ising **out, int rank, const int64_t *extent, uint64_t se
         return HL_ERR_NOMEM;
     }
     memset(is->spins, 1, bytes);
+    is->clusters = 1;
     ising_set_variant(is, ISING_AUTO);
     ising_set_beta(is, 0.0, 0.0);
     *out = is;
@@ -114,6 +115,7 @@ void ising_destroy(ising *is)
         free(is->mirror);
     }
     ising_msc_free(is);
+    ising_cluster_free(is->cluster);
     free(is->spins);
     free(is);
 }
@@ -150,6 +152,8 @@ hl_status ising_set_variant(ising *is, ising_variant v)
     case ISING_REFERENCE:
         break;
     case ISING_M: {
+        if (ising_dynamics_cluster(is->dynamics))
+            return HL_ERR_UNSUPPORTED; /* the clusters are grown on bytes */
         hl_status st = ising_msc_attach(is);
         if (st != HL_OK)
             return st;
@@ -250,6 +254,8 @@ hl_status ising_set_beta(ising *is, double beta, double h)
         return HL_ERR_NULL;
     if (!(beta >= 0) || !isfinite(beta) || !isfinite(h))
         return HL_ERR_ARG;
+    if (h != 0 && ising_dynamics_cluster(is->dynamics))
+        return HL_ERR_UNSUPPORTED; /* the cluster updates are for h = 0 */
     build_table(&is->table, is->rank, beta, h, is->dynamics);
     is->beta = beta;
     is->h = h;
@@ -260,8 +266,11 @@ hl_status ising_set_dynamics(ising *is, ising_dynamics d)
 {
     if (!is)
         return HL_ERR_NULL;
-    if (d != ISING_METROPOLIS && d != ISING_HEATBATH)
+    if (d != ISING_METROPOLIS && d != ISING_HEATBATH && d != ISING_WOLFF && d != ISING_SW)
         return HL_ERR_ARG;
+    /* the cluster updates: h = 0, on the CPU, on the byte lattice (not M's bits) */
+    if (ising_dynamics_cluster(d) && (is->h != 0 || is->mirror || is->variant == ISING_M))
+        return HL_ERR_UNSUPPORTED;
     is->dynamics = d;
     build_table(&is->table, is->rank, is->beta, is->h, d);
     return HL_OK;
@@ -274,7 +283,38 @@ ising_dynamics ising_dynamics_of(const ising *is)
 
 const char *ising_dynamics_name(ising_dynamics d)
 {
-    return d == ISING_METROPOLIS ? "metropolis" : d == ISING_HEATBATH ? "heatbath" : "?";
+    switch (d) {
+    case ISING_METROPOLIS:
+        return "metropolis";
+    case ISING_HEATBATH:
+        return "heatbath";
+    case ISING_WOLFF:
+        return "wolff";
+    case ISING_SW:
+        return "sw";
+    default:
+        return "?";
+    }
+}
+
+int ising_dynamics_cluster(ising_dynamics d)
+{
+    return d == ISING_WOLFF || d == ISING_SW;
+}
+
+hl_status ising_set_clusters(ising *is, int64_t clusters)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    if (clusters < 1 || clusters > ((int64_t)1 << 40))
+        return HL_ERR_ARG;
+    is->clusters = clusters;
+    return HL_OK;
+}
+
+int64_t ising_clusters_of(const ising *is)
+{
+    return is->clusters;
 }
 
 const ising_table *ising_table_of(const ising *is)

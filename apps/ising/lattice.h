@@ -6,6 +6,7 @@
 #include "ising.h"
 #include "kernel.h"
 #include "cuda/device.h"
+#include "cluster.h"
 
 /* The spins on a GPU, and which copy is newer.  Behind a pointer, so that
  * functions given a const lattice (ising_data) may still bring the host's
@@ -39,12 +40,14 @@ struct ising {
     hl_kpow2 kp;
     double beta, h;
     ising_dynamics dynamics;
+    int64_t clusters; /* Wolff: cluster flips per sweep */
     ising_table table;
     int64_t sweep;
     const ising_kernels *kernels;
     int8_t *spins; /* crinkled: spins[hl_kindex_crinkle(k)] is site k */
     ising_mirror *mirror; /* NULL on the CPU */
     ising_msc_state *msc; /* variant M's bits; NULL until M is chosen */
+    ising_cluster *cluster; /* Wolff and SW's work space (cluster.c), or NULL */
 };
 
 /* Colour (0 or 1) of logical site k: the parity of its coordinate sum. */

@@ -264,6 +264,8 @@ hl_status ising_dist_set_dynamics(ising_dist *d, ising_dynamics dyn)
 {
     if (!d)
         return HL_ERR_NULL;
+    if (ising_dynamics_cluster(dyn))
+        return HL_ERR_UNSUPPORTED; /* Wolff and SW run in one process (cluster.c) */
     if (dyn != ISING_METROPOLIS && dyn != ISING_HEATBATH)
         return HL_ERR_ARG;
     hl_status st = make_table(d, d->beta, d->h, dyn);

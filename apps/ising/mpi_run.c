@@ -46,8 +46,11 @@ static hl_status check_params(const ising_params *p)
     if (p->ntemps < 1 || p->therm < 0 || p->sweeps < 2 || !isfinite(p->h) ||
         (p->start != ISING_START_HOT && p->start != ISING_START_UP &&
          p->start != ISING_START_DOWN) ||
-        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH))
+        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH &&
+         !ising_dynamics_cluster(p->dynamics)))
         return HL_ERR_ARG;
+    if (ising_dynamics_cluster(p->dynamics))
+        return HL_ERR_UNSUPPORTED; /* Wolff and SW run in one process */
     for (int i = 0; i < p->ntemps; i++)
         if (!(p->beta[i] >= 0) || !isfinite(p->beta[i]))
             return HL_ERR_ARG;

@@ -123,6 +123,8 @@ hl_status ising_write_json(const char *path, const ising_params *p, const ising_
             ",\n  \"seed\": %" PRIu64 ",\n  \"start\": \"%s\",\n  \"dynamics\": \"%s\",\n"
             "  \"therm\": %" PRId64 ",\n  \"sweeps\": %" PRId64 ",\n",
             p->seed, starts[p->start], ising_dynamics_name(p->dynamics), p->therm, p->sweeps);
+    if (p->dynamics == ISING_WOLFF) /* a sweep is this many cluster flips */
+        fprintf(f, "  \"clusters\": %" PRId64 ",\n", p->clusters > 0 ? p->clusters : 1);
     fprintf(f,
             "  \"variant\": \"%s\",\n  \"device\": \"%s\",\n  \"isa\": \"%s\",\n  \"threads\": %d,\n"
             "  \"seconds\": ",

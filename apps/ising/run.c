@@ -22,8 +22,13 @@ static hl_status check_params(const ising_params *p)
     if (p->ntemps < 1 || p->therm < 0 || p->sweeps < 2 || !isfinite(p->h) ||
         (p->start != ISING_START_HOT && p->start != ISING_START_UP &&
          p->start != ISING_START_DOWN) ||
-        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH))
+        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH &&
+         !ising_dynamics_cluster(p->dynamics)))
         return HL_ERR_ARG;
+    if (p->clusters < 0 || p->clusters > ((int64_t)1 << 40))
+        return HL_ERR_ARG;
+    if (ising_dynamics_cluster(p->dynamics) && p->h != 0)
+        return HL_ERR_UNSUPPORTED; /* the cluster updates are for h = 0 */
     for (int i = 0; i < p->ntemps; i++)
         if (!(p->beta[i] >= 0) || !isfinite(p->beta[i]))
             return HL_ERR_ARG;
@@ -62,6 +67,8 @@ hl_status ising_run(const ising_params *pp, const ising_options *o, ising_result
         st = ising_set_threads(is, o->threads);
     if (st == HL_OK)
         st = ising_set_dynamics(is, p->dynamics);
+    if (st == HL_OK)
+        st = ising_set_clusters(is, p->clusters > 0 ? p->clusters : 1);
     if (st == HL_OK)
         st = ising_set_device(is, o->device);
     int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag);

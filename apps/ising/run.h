@@ -32,6 +32,7 @@ typedef struct ising_params {
     /* 1: variant M's random stream (multi-spin coding), 0: A/B/C's.  ising_run
      * sets it from its options' variant; the checkpoint functions compare it. */
     int multispin;
+    int64_t clusters;   /* Wolff: cluster flips per sweep (ising_set_clusters; 0: 1) */
 } ising_params;
 
 /* How to run it (never changes the results). */

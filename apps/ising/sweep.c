@@ -78,6 +78,8 @@ hl_status ising_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t 
         return HL_ERR_NULL;
     if (count < 0)
         return HL_ERR_ARG;
+    if (ising_dynamics_cluster(is->dynamics))
+        return ising_cluster_sweep(is, count, magnetisation, bonds);
     if (is->mirror)
         return ising_sweep_gpu(is, count, magnetisation, bonds);
     if (is->variant == ISING_M)
