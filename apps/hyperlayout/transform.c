@@ -15,6 +15,7 @@
 
 #include "bigbuf.h"
 #include "cli.h"
+#include "h5_cli.h"
 #include "npy_sink.h"
 #include "npy_source.h"
 #include "parse.h"
@@ -42,6 +43,10 @@ static const char transform_usage[] =
     "for an archive on standard input), checked against its CRC-32.  OUT ending in\n"
     ".npz writes a one-array archive (member arr_0); OUT ARCHIVE.npz:NAME writes\n"
     "member NAME, every other member of an existing ARCHIVE kept as it was.\n"
+    "IN and OUT may be HDF5 datasets, FILE.h5:/GROUP/DATASET (.h5, .hdf5, .he5;\n"
+    "FILE.h5 alone: its only dataset as IN, /data as OUT): read slab by slab,\n"
+    "written range by range (hyperslabs); an HDF5 IN's element type and\n"
+    "attributes are kept in an HDF5 OUT (docs/hdf5.md).\n"
     "\n"
     "Dimensions use the library's numbering: 0 is the fastest, which is NumPy's\n"
     "LAST axis; lists give dimension 0 first.  With --axes numpy they are NumPy's\n"
@@ -108,6 +113,7 @@ typedef struct {
     const char *wisdom; /* --wisdom FILE, or NULL */
     const char **ops;
     int nops;
+    h5_out_options h5; /* --h5-* */
 } transform_args;
 
 typedef struct {
@@ -124,7 +130,7 @@ enum { RANGE_BYTES = 16 << 20 };
 /* -1: go on; otherwise the exit code. */
 static int parse_args(int argc, char **argv, transform_args *a)
 {
-    int nfiles = 0;
+    int nfiles = 0, rc;
     const char *files[2] = {NULL, NULL};
     bool options_end = false;
     for (int i = 1; i < argc; i++) {
@@ -140,6 +146,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(transform_usage, stdout);
             fputs(transform_options, stdout);
+            fputs(h5_options_help, stdout);
             return 0;
         } else if (!strcmp(arg, "--threads")) {
             int64_t t;
@@ -193,6 +200,9 @@ static int parse_args(int argc, char **argv, transform_args *a)
                 return cli_error("transform", "--procs needs a process grid (e.g. 2,2,1)");
             a->procs = value;
             i++;
+        } else if ((rc = h5_parse_option("transform", argc, argv, &i, &a->h5)) >= 0) {
+            if (rc > 0)
+                return rc;
         } else {
             return cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
         }
@@ -206,6 +216,10 @@ static int parse_args(int argc, char **argv, transform_args *a)
                          a->in_place ? "FILE" : "IN OUT");
     if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
         return cli_error("transform", "--in-place needs a file, not '-'");
+    char f[8], d[8];
+    if (a->in_place && h5_path(a->in, f, sizeof f, d, sizeof d))
+        return cli_error("transform", "--in-place is not supported for HDF5 datasets (write "
+                                      "another dataset, e.g. with --h5-mode append)");
     if (a->wisdom && a->procs)
         return cli_error("transform", "--wisdom is not supported with --procs");
     if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))
@@ -730,9 +744,17 @@ int cmd_transform(int argc, char **argv)
         goto done;
     }
     ph.write = now_seconds() - start;
+    sink.h5opt = a.h5;
     double t0 = now_seconds();
-    st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
-                                         (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
+    char h5f[8], h5d[8];
+    if (h5_path(a.in, h5f, sizeof h5f, h5d, sizeof h5d)) {
+        st = h5_source_open(&src, a.in, why, sizeof why);
+        sink.like = src.h5;
+        sink.like_scalar = src.h5 && hl_h5_reader_info(src.h5)->ndim == 0;
+    } else {
+        st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
+                                             (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
+    }
     ph.read = now_seconds() - t0;
     if (st != HL_OK) {
         rc = cli_error("transform", "%s", why);
