@@ -470,6 +470,8 @@ static void dataset_info(hid_t d, hl_h5_info *info, hid_t *mem)
     H5Eclear2(H5E_DEFAULT);
 }
 
+void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem) { dataset_info(d, info, mem); }
+
 /* ---- opening --------------------------------------------------------- */
 
 hl_status hl_h5_open_file(const char *path, bool write, hid_t fapl, hid_t *file, char *why,

@@ -38,6 +38,9 @@ hid_t hl_h5_dcpl(const hl_h5_write_options *opt, int ndim, const int64_t *dims, 
                  hl_status *st, char *what, size_t cap);
 void hl_h5_auto_chunk(int ndim, const int64_t *dims, int64_t elem, hsize_t *chunk);
 
+/* A dataset's info and the memory type to read it as (-1 when unsupported). */
+void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem);
+
 /* Copies every attribute of object from onto object to; the failures. */
 int hl_h5_copy_attributes(hid_t from, hid_t to);
 

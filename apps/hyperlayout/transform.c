@@ -98,7 +98,8 @@ static const char transform_options[] =
     "                          number P: slabs of the slowest dimension), moved\n"
     "                          between processes and transformed in one pass, and\n"
     "                          OUT written collectively (the same bytes as without\n"
-    "                          --procs).  C-order numeric .npy files only\n"
+    "                          --procs).  C-order numeric .npy files and HDF5\n"
+    "                          datasets (read and written collectively)\n"
     "  -h, --help              this text\n";
 
 typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
@@ -553,18 +554,42 @@ static int transform_procs(const transform_args *a)
     hl_status st = HL_OK;
     if (a->in_place || !strcmp(a->in, "-") || !strcmp(a->out, "-") || strstr(a->in, ".npz") ||
         strstr(a->out, ".npz") || a->fortran_out) {
-        snprintf(why, sizeof why, "--procs reads and writes .npy files by name, in C order "
-                                  "(not with --in-place, '-', .npz or --order F)");
+        snprintf(why, sizeof why, "--procs reads and writes .npy files and HDF5 datasets by "
+                                  "name, in C order (not with --in-place, '-', .npz or --order F)");
         st = HL_ERR_ARG;
     }
     hl_npy_info *info = calloc(1, sizeof *info);
     if (st == HL_OK && !info)
         st = HL_ERR_NOMEM;
-    if (st == HL_OK && (st = hl_npy_read_header(a->in, info)) != HL_OK)
+    char in_file[4096], in_dset[H5_NAME_MAX], out_file[4096], out_dset[H5_NAME_MAX];
+    const bool h5_in = h5_path(a->in, in_file, sizeof in_file, in_dset, sizeof in_dset);
+    const bool h5_out = h5_path(a->out, out_file, sizeof out_file, out_dset, sizeof out_dset);
+    if (st == HL_OK && h5_in) {
+        /* process 0 names the only dataset where none is given */
+        npy_source probe = {0};
+        if (!in_dset[0] && me == 0 && (st = h5_source_open(&probe, a->in, why, sizeof why)) == HL_OK)
+            snprintf(in_dset, sizeof in_dset, "%s", probe.member);
+        npy_source_close(&probe);
+        st = agree(st, why, sizeof why, me);
+        MPI_Bcast(in_dset, sizeof in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
+        hl_h5_info h;
+        if (st == HL_OK && (st = hl_h5_info_get(in_file, in_dset, &h, why, sizeof why)) == HL_OK) {
+            if (h.unsupported || h.ndim == 0) {
+                snprintf(why, sizeof why, "%.900s:%.900s: --procs cannot read it (%s)", in_file, in_dset,
+                         h.unsupported ? h.unsupported : "a scalar dataset");
+                st = HL_ERR_UNSUPPORTED;
+            } else {
+                info->shape = h.shape;
+                info->data_bytes = hl_shape_bytes(&h.shape);
+                snprintf(info->descr, sizeof info->descr, "%s", h.descr);
+            }
+        }
+    } else if (st == HL_OK && (st = hl_npy_read_header(a->in, info)) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->in,
                  st == HL_ERR_IO ? strerror(errno) : hl_strerror(st));
-    if (st == HL_OK && (info->unsupported || info->fortran_order || info->swapped ||
-                        info->shape.dtype == HL_DTYPE_BYTES)) {
+    }
+    if (st == HL_OK && !h5_in && (info->unsupported || info->fortran_order || info->swapped ||
+                                  info->shape.dtype == HL_DTYPE_BYTES)) {
         snprintf(why, sizeof why, "%s: --procs needs a C-order file of a numeric dtype in this "
                                   "machine's byte order (it has %.64s%s)", a->in, info->descr,
                  info->fortran_order ? ", Fortran order" : "");
@@ -577,7 +602,8 @@ static int transform_procs(const transform_args *a)
      * lock while the collective write replaces it, as without --procs */
     atomic_file *guard = NULL;
     struct stat sb;
-    if (st == HL_OK && me == 0 && stat(a->out, &sb) == 0 && atomic_file_open(&guard, a->out) != HL_OK) {
+    if (st == HL_OK && me == 0 && !h5_out && stat(a->out, &sb) == 0 &&
+        atomic_file_open(&guard, a->out) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->out, strerror(errno));
         st = HL_ERR_IO;
     }
@@ -600,7 +626,9 @@ static int transform_procs(const transform_args *a)
     double t_plan = 0, t_exec = 0, t_write = 0, t0 = now_seconds();
     if (st == HL_OK && (st = hl_darray_create(&in, MPI_COMM_WORLD, &info->shape, spec, &oi)) != HL_OK)
         snprintf(why, sizeof why, "--procs %s on %d processes: %s", a->procs, procs, hl_strerror(st));
-    if (st == HL_OK && (st = hl_darray_read_npy(in, a->in)) != HL_OK)
+    if (st == HL_OK && h5_in)
+        st = hl_darray_read_h5(in, in_file, in_dset, why, sizeof why);
+    else if (st == HL_OK && (st = hl_darray_read_npy(in, a->in)) != HL_OK)
         snprintf(why, sizeof why, "%s: %s", a->in, hl_strerror(st));
     const double t_in = now_seconds() - t0;
     t0 = now_seconds();
@@ -618,8 +646,21 @@ static int transform_procs(const transform_args *a)
     }
     t_exec = now_seconds() - t0;
     t0 = now_seconds();
-    if (st == HL_OK && (st = hl_darray_write_npy(out, a->out)) != HL_OK)
+    if (st == HL_OK && h5_out) {
+        const hl_h5_write_options wo = {.append = a->h5.append, .deflate = a->h5.deflate,
+                                        .shuffle = a->h5.shuffle, .descr = info->descr,
+                                        .chunk = a->h5.nchunk ? a->h5.chunk : NULL};
+        if (a->h5.nchunk && a->h5.nchunk != logical.rank) {
+            snprintf(why, sizeof why, "--h5-chunk has %d dims, the array %d", a->h5.nchunk,
+                     logical.rank);
+            st = HL_ERR_ARG;
+        } else {
+            st = hl_darray_write_h5(out, out_file, out_dset[0] ? out_dset : "/data", &wo, why,
+                                    sizeof why);
+        }
+    } else if (st == HL_OK && (st = hl_darray_write_npy(out, a->out)) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->out, hl_strerror(st));
+    }
     t_write = now_seconds() - t0;
     /* every step above returns a status agreed by all processes */
     int rc = 0;
