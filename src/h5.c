@@ -649,7 +649,8 @@ void hl_h5_reader_close(hl_h5_reader *r)
 
 /* count elements at first, between the dataset and buf, either way. */
 static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, int64_t first,
-                          int64_t count, void *buf, bool write, hid_t dxpl)
+                          int64_t count, void *buf, bool write, hid_t dxpl, char *reason,
+                          size_t rcap)
 {
     if (count <= 0)
         return HL_OK;
@@ -663,6 +664,8 @@ static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, 
                                : H5Dread(dset, mem, ms, fs, dxpl, buf);
         st = e < 0 ? HL_ERR_FORMAT : HL_OK;
     }
+    if (st != HL_OK) /* before the closes below clear the stack */
+        hl_h5_reason(reason, rcap);
     if (fs >= 0)
         H5Sclose(fs);
     if (ms >= 0)
@@ -680,11 +683,12 @@ hl_status hl_h5_reader_read(hl_h5_reader *r, int64_t first, int64_t count, void 
         return HL_ERR_RANGE;
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
+    char reason[600];
     hl_status st = transfer(r->dset, r->mem, r->info.ndim, r->info.dims, first, count, buf,
-                            false, H5P_DEFAULT);
+                            false, H5P_DEFAULT, reason, sizeof reason);
     if (st != HL_OK)
-        fail(st, why, cap, r->path, r->name, true, "cannot read elements %" PRId64 "..%" PRId64,
-             first, first + count - 1);
+        fail(st, why, cap, r->path, r->name, false, "cannot read elements %" PRId64 "..%" PRId64
+             ": %s", first, first + count - 1, reason);
     hl_h5_quiet_off(&q);
     return st;
 }
@@ -1078,10 +1082,11 @@ hl_status hl_h5_writer_write(hl_h5_writer *w, int64_t first, int64_t count, cons
         return HL_ERR_RANGE;
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
+    char reason[600];
     hl_status st = transfer(w->dset, w->mem, w->ndim, w->dims, first, count, (void *)(uintptr_t)buf,
-                            true, H5P_DEFAULT);
+                            true, H5P_DEFAULT, reason, sizeof reason);
     if (st != HL_OK)
-        fail(HL_ERR_IO, why, cap, w->path, w->name, true, "cannot write");
+        fail(HL_ERR_IO, why, cap, w->path, w->name, false, "cannot write: %s", reason);
     hl_h5_quiet_off(&q);
     return st == HL_OK ? HL_OK : HL_ERR_IO;
 }

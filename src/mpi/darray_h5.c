@@ -168,7 +168,8 @@ static hid_t mpio_fapl(const hl_darray *a)
 }
 
 /* The collective transfer of this process's cells; dset open on every process. */
-static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write)
+static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write, char *reason,
+                          size_t rcap)
 {
     run *r = NULL;
     int64_t n = 0, cells = 0;
@@ -201,6 +202,8 @@ static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write)
         e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, p) : H5Dread(dset, mem, ms, fs, dxpl, p);
     if (e < 0 && st == HL_OK)
         st = write ? HL_ERR_IO : HL_ERR_FORMAT;
+    if (st != HL_OK)
+        hl_h5_reason(reason, rcap);
     if (st == HL_OK && !write)
         pack(a, r, n, buf, false);
     if (fs >= 0)
@@ -312,10 +315,9 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     }
     st = agree(a, st, why, cap);
     if (st == HL_OK) {
-        st = transfer((hl_darray *)(uintptr_t)a, dset, mem, true);
+        char reason[700];
+        st = transfer((hl_darray *)(uintptr_t)a, dset, mem, true, reason, sizeof reason);
         if (st != HL_OK) {
-            char reason[700];
-            hl_h5_reason(reason, sizeof reason);
             snprintf(why, cap, "%s:%s: cannot write: %s", path, name, reason);
         }
     }
@@ -401,10 +403,9 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
     }
     st = agree(a, st, why, cap);
     if (st == HL_OK) {
-        st = transfer(a, dset, mem, false);
+        char reason[700];
+        st = transfer(a, dset, mem, false, reason, sizeof reason);
         if (st != HL_OK) {
-            char reason[700];
-            hl_h5_reason(reason, sizeof reason);
             snprintf(why, cap, "%s:%s: cannot read: %s", path, dataset, reason);
         }
     }
