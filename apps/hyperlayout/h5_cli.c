@@ -234,10 +234,10 @@ int h5_info(const char *arg)
     hl_shape_format(&h.shape, text, sizeof text);
     printf("notation      %s\n", text);
     printf("rank          %d\n", h.shape.rank);
-    printf("extents       ");
+    printf("extents       {");
     for (int i = 0; i < h.shape.rank; i++)
-        printf("%sL%d=%" PRId64, i ? " " : "", i, h.shape.extent[i]);
-    printf("\nN             %" PRId64 "\n", hl_shape_count(&h.shape));
+        printf("%s%" PRId64, i ? ", " : "", h.shape.extent[i]);
+    printf("}  (L0 first)\nN             %" PRId64 "\n", hl_shape_count(&h.shape));
     printf("element size  %" PRId64 "\n", h.shape.elem_size);
     printf("data bytes    %" PRId64 "\n", hl_shape_bytes(&h.shape));
     printf("stored bytes  %" PRId64 "\n", h.storage_bytes);
