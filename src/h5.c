@@ -535,39 +535,51 @@ hl_status hl_h5_open_dataset(hid_t file, const char *path, const char *dataset, 
     return HL_OK;
 }
 
-/* The array's range [first, first + count) in C order as a selection of
- * space: at most 2 * ndim boxes. */
-hl_status hl_h5_select_range(hid_t space, int ndim, const int64_t *dims, int64_t first,
-                             int64_t count)
+/* The boxes of the array's range [first, first + count) in C order (at
+ * most 2 * ndim), in order: *pos (from first) advances past each one. */
+static bool next_box(int ndim, const int64_t *dims, int64_t *pos, int64_t end, hsize_t *start,
+                     hsize_t *cnt)
 {
-    if (ndim == 0)
-        return H5Sselect_all(space) < 0 ? HL_ERR_FORMAT : HL_OK;
+    if (*pos >= end)
+        return false;
     int64_t stride[HL_H5_MAX_NDIM];
     stride[ndim - 1] = 1;
     for (int k = ndim - 2; k >= 0; k--)
         stride[k] = stride[k + 1] * dims[k + 1];
+    int k = 0;
+    while (k < ndim - 1 && !(*pos % stride[k] == 0 && *pos + stride[k] <= end))
+        k++;
+    for (int j = 0; j < ndim; j++) {
+        const int64_t idx = (*pos / stride[j]) % dims[j];
+        start[j] = j <= k ? (hsize_t)idx : 0;
+        cnt[j] = j < k ? 1 : (hsize_t)dims[j];
+    }
+    int64_t units = (end - *pos) / stride[k];
+    if (units > dims[k] - (int64_t)start[k])
+        units = dims[k] - (int64_t)start[k];
+    cnt[k] = (hsize_t)units;
+    *pos += units * stride[k];
+    return true;
+}
+
+/* The array's range [first, first + count) in C order as a selection of
+ * space: at most 2 * ndim boxes (the whole dataset: all of it). */
+hl_status hl_h5_select_range(hid_t space, int ndim, const int64_t *dims, int64_t first,
+                             int64_t count)
+{
+    int64_t total = 1;
+    for (int j = 0; j < ndim; j++)
+        total *= dims[j];
+    if (ndim == 0 || (first == 0 && count == total))
+        return H5Sselect_all(space) < 0 ? HL_ERR_FORMAT : HL_OK;
     int64_t pos = first;
-    const int64_t end = first + count;
+    hsize_t start[HL_H5_MAX_NDIM], cnt[HL_H5_MAX_NDIM];
     bool firstbox = true;
-    while (pos < end) {
-        int k = 0;
-        while (k < ndim - 1 && !(pos % stride[k] == 0 && pos + stride[k] <= end))
-            k++;
-        hsize_t start[HL_H5_MAX_NDIM], cnt[HL_H5_MAX_NDIM];
-        for (int j = 0; j < ndim; j++) {
-            const int64_t idx = (pos / stride[j]) % dims[j];
-            start[j] = j <= k ? (hsize_t)idx : 0;
-            cnt[j] = j < k ? 1 : (hsize_t)dims[j];
-        }
-        int64_t units = (end - pos) / stride[k];
-        if (units > dims[k] - (int64_t)start[k])
-            units = dims[k] - (int64_t)start[k];
-        cnt[k] = (hsize_t)units;
+    while (next_box(ndim, dims, &pos, first + count, start, cnt)) {
         if (H5Sselect_hyperslab(space, firstbox ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL,
                                 cnt, NULL) < 0)
             return HL_ERR_FORMAT;
         firstbox = false;
-        pos += units * stride[k];
     }
     return HL_OK;
 }
@@ -647,7 +659,11 @@ void hl_h5_reader_close(hl_h5_reader *r)
     free(r);
 }
 
-/* count elements at first, between the dataset and buf, either way. */
+/* count elements at first, between the dataset and buf, either way: one
+ * selection of the range's boxes and a memory space of count elements.  At
+ * HDF5's rank limit (32) box by box, each into a memory space of the box's
+ * shape: HDF5 1.10 divides by zero (SIGFPE) mapping a memory space of
+ * another shape onto a chunked dataset of rank 32. */
 static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, int64_t first,
                           int64_t count, void *buf, bool write, hid_t dxpl, char *reason,
                           size_t rcap)
@@ -655,10 +671,32 @@ static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, 
     if (count <= 0)
         return HL_OK;
     hid_t fs = H5Dget_space(dset);
+    hl_status st = fs >= 0 ? HL_OK : HL_ERR_FORMAT;
+    if (st == HL_OK && ndim == H5S_MAX_RANK) {
+        const size_t elem = H5Tget_size(mem);
+        hsize_t start[HL_H5_MAX_NDIM], cnt[HL_H5_MAX_NDIM];
+        int64_t pos = first;
+        char *p = buf;
+        while (st == HL_OK && next_box(ndim, dims, &pos, first + count, start, cnt)) {
+            hid_t ms = H5Screate_simple(ndim, cnt, NULL);
+            const hssize_t n = ms >= 0 ? H5Sget_simple_extent_npoints(ms) : -1;
+            if (n < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
+                (write ? H5Dwrite(dset, mem, ms, fs, dxpl, p)
+                       : H5Dread(dset, mem, ms, fs, dxpl, p)) < 0)
+                st = HL_ERR_FORMAT;
+            if (st != HL_OK)
+                hl_h5_reason(reason, rcap);
+            if (ms >= 0)
+                H5Sclose(ms);
+            p += n > 0 ? (size_t)n * elem : 0;
+        }
+        H5Sclose(fs);
+        return st;
+    }
     const hsize_t n = (hsize_t)count;
     hid_t ms = H5Screate_simple(1, &n, NULL);
-    hl_status st = fs >= 0 && ms >= 0 ? hl_h5_select_range(fs, ndim, dims, first, count)
-                                      : HL_ERR_FORMAT;
+    if (st == HL_OK)
+        st = ms >= 0 ? hl_h5_select_range(fs, ndim, dims, first, count) : HL_ERR_FORMAT;
     if (st == HL_OK) {
         const herr_t e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, buf)
                                : H5Dread(dset, mem, ms, fs, dxpl, buf);
