@@ -157,10 +157,10 @@ static void test_rank32(void **state)
     if (hl_h5_available() != HL_OK)
         skip();
     int64_t ext[32], chunk[32];
-    for (int i = 0; i < 32; i++) {
+    for (int i = 0; i < 32; i++)
         ext[i] = i == 0 || i == 9 || i == 31 ? 3 - (i == 9) : 1;
+    for (int i = 0; i < 32; i++) /* HDF5's order */
         chunk[i] = ext[31 - i] > 1 ? 2 : 1;
-    }
     hl_shape s;
     assert_int_equal(hl_shape_init(&s, 32, ext, HL_DTYPE_UINT16, 0), HL_OK);
     const int64_t n = hl_shape_count(&s); /* 18 */
@@ -171,7 +171,10 @@ static void test_rank32(void **state)
     const char *p = path_in("r32.h5");
     const hl_h5_write_options o = {.chunk = chunk, .deflate = 1};
     hl_h5_writer *w;
-    assert_int_equal(hl_h5_writer_open(&w, p, "/x", &s, &o, why, sizeof why), HL_OK);
+    const hl_status st = hl_h5_writer_open(&w, p, "/x", &s, &o, why, sizeof why);
+    if (st != HL_OK)
+        print_error("%s\n", why);
+    assert_int_equal(st, HL_OK);
     for (int64_t at = 0; at < n; at += 5)
         assert_int_equal(hl_h5_writer_write(w, at, n - at < 5 ? n - at : 5, a + at, why, sizeof why),
                          HL_OK);
