@@ -659,11 +659,13 @@ void hl_h5_reader_close(hl_h5_reader *r)
     free(r);
 }
 
-/* count elements at first, between the dataset and buf, either way: one
- * selection of the range's boxes and a memory space of count elements.  At
- * HDF5's rank limit (32) box by box, each into a memory space of the box's
- * shape: HDF5 1.10 divides by zero (SIGFPE) mapping a memory space of
- * another shape onto a chunked dataset of rank 32. */
+/* count elements at first, between the dataset and buf, either way: box by
+ * box (at most 2 * ndim), each into a memory space of the box's own shape.
+ * HDF5 then maps chunks to memory directly; a 1-D memory space of another
+ * shape is mapped through a projection, ten times slower on chunked
+ * datasets (measured: a 0.13 GB chunked read 0.95 s against 0.1 s), and
+ * HDF5 1.10 divides by zero (SIGFPE) doing it on a chunked dataset of rank
+ * 32. */
 static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, int64_t first,
                           int64_t count, void *buf, bool write, hid_t dxpl, char *reason,
                           size_t rcap)
@@ -672,7 +674,7 @@ static hl_status transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, 
         return HL_OK;
     hid_t fs = H5Dget_space(dset);
     hl_status st = fs >= 0 ? HL_OK : HL_ERR_FORMAT;
-    if (st == HL_OK && ndim == H5S_MAX_RANK) {
+    if (st == HL_OK && ndim > 0) {
         const size_t elem = H5Tget_size(mem);
         hsize_t start[HL_H5_MAX_NDIM], cnt[HL_H5_MAX_NDIM];
         int64_t pos = first;

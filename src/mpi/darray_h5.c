@@ -167,10 +167,62 @@ static hid_t mpio_fapl(const hl_darray *a)
     return fapl;
 }
 
+/* A process holding one block (block / none distributions): the file
+ * selection is its box, the memory selection the same box inside its frame
+ * (halo and padding left out), both the same shape: no packing. */
+static hl_status transfer_one(hl_darray *a, hid_t dset, hid_t mem, bool write, char *reason,
+                              size_t rcap)
+{
+    darray_box b;
+    darray_block(a, a->me, 0, &b);
+    hsize_t frame[HL_MAX_RANK], start[HL_MAX_RANK], count[HL_MAX_RANK];
+    bool empty = false;
+    for (int i = 0; i < a->rank; i++) {
+        const int k = a->rank - 1 - i;
+        frame[k] = (hsize_t)a->local[i];
+        start[k] = (hsize_t)a->lo[i];
+        count[k] = (hsize_t)(b.owned[i] > 0 ? b.owned[i] : 0);
+        empty = empty || b.owned[i] <= 0;
+    }
+    hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(a->rank, frame, NULL);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    hl_status st = fs >= 0 && ms >= 0 && dxpl >= 0 &&
+                   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) >= 0 ? HL_OK : HL_ERR_FORMAT;
+    if (st == HL_OK && !empty) {
+        if (H5Sselect_hyperslab(ms, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+            st = HL_ERR_FORMAT;
+        else
+            st = select_blocks(a, fs);
+    }
+    if (st != HL_OK || empty) { /* the collective call still happens, with nothing selected */
+        if (fs >= 0)
+            H5Sselect_none(fs);
+        if (ms >= 0)
+            H5Sselect_none(ms);
+    }
+    herr_t e = -1;
+    if (fs >= 0 && ms >= 0 && dxpl >= 0)
+        e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, a->data)
+                  : H5Dread(dset, mem, ms, fs, dxpl, a->data);
+    if (e < 0 && st == HL_OK)
+        st = write ? HL_ERR_IO : HL_ERR_FORMAT;
+    if (st != HL_OK)
+        hl_h5_reason(reason, rcap);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    return st;
+}
+
 /* The collective transfer of this process's cells; dset open on every process. */
 static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write, char *reason,
                           size_t rcap)
 {
+    if (a->nblocks == 1) /* one box: HDF5 reads into (writes from) the frame itself */
+        return transfer_one(a, dset, mem, write, reason, rcap);
     run *r = NULL;
     int64_t n = 0, cells = 0;
     hl_status st = rows(a, &r, &n, &cells);
