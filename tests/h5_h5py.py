@@ -214,6 +214,10 @@ def main():
             "--h5-chunk", "9,9", ok=False)
         check(hashlib.sha256(open(j("app.h5"), "rb").read()).hexdigest() == before,
               "a failed append changed the file")
+        _, err = run("transform", j("app.h5") + ":/b", j("app.h5") + ":/b2", "flip:0", ok=False)
+        check("IN's file" in err, "replace of IN's own file: " + err)
+        check(hashlib.sha256(open(j("app.h5"), "rb").read()).hexdigest() == before,
+              "a refused replace changed the file")
         run("transform", j("n.npy"), j("none.h5") + ":/x", "flip:0", "--h5-mode", "append", ok=False)
         check(not os.path.exists(j("none.h5")), "append created a file")
         # a failed replace keeps the old file
