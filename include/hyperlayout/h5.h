@@ -26,9 +26,11 @@
  * extent of 0.  A rank-0 (scalar) dataset has info.ndim 0 and is the
  * shape [1].
  *
- * Errors: HL_ERR_NOT_FOUND (no such file or dataset), HL_ERR_FORMAT (not an
- * HDF5 file, truncated or corrupt, a path naming a group), HL_ERR_UNSUPPORTED
- * (a type above, or no HDF5), HL_ERR_MISMATCH, HL_ERR_IO, HL_ERR_NOMEM.
+ * Errors: HL_ERR_NOT_FOUND (no such file or dataset, or a path naming a
+ * group), HL_ERR_FORMAT (not an HDF5 file, truncated or corrupt),
+ * HL_ERR_UNSUPPORTED (a type above, or no HDF5), HL_ERR_ARG (bad creation
+ * options, appending a name that exists), HL_ERR_RANGE (a range outside the
+ * array), HL_ERR_MISMATCH, HL_ERR_IO, HL_ERR_NOMEM.
  * Every function that can fail takes why/cap: on error a one-line reason
  * naming the file, the dataset and HDF5's own message (HDF5's error stack is
  * captured, never printed; the caller's H5Eset_auto setting is restored).
@@ -88,8 +90,8 @@ typedef struct hl_h5_reader hl_h5_reader;
 hl_status hl_h5_reader_open(hl_h5_reader **r, const char *path, const char *dataset,
                             hl_h5_info *info, char *why, size_t cap);
 /* Reads `count` elements from element `first` of the array in C order
- * (HDF5's order) into buf: one hyperslab selection (at most 2*ndim boxes),
- * so memory stays what the caller gives. */
+ * (HDF5's order) into buf: at most 2*ndim hyperslabs, each into a memory
+ * space of its own shape, so memory stays what the caller gives. */
 hl_status hl_h5_reader_read(hl_h5_reader *r, int64_t first, int64_t count, void *buf, char *why,
                             size_t cap);
 const hl_h5_info *hl_h5_reader_info(const hl_h5_reader *r);
@@ -116,8 +118,9 @@ typedef struct hl_h5_write_options {
     const char *descr;      /* for HL_DTYPE_BYTES: "|S<n>" writes fixed-length strings,
                                anything else (NULL) opaque bytes */
     const hl_h5_reader *like; /* when set: the dataset takes this one's HDF5 element
-                                 type (byte order, compound names kept) and its
-                                 attributes are copied (shape permitting) */
+                                 type (byte order, compound names kept; its size must be
+                                 s's element size) and its attributes are copied (those
+                                 holding references left out) */
 } hl_h5_write_options;
 
 typedef struct hl_h5_writer hl_h5_writer;
