@@ -12,6 +12,7 @@
 #include "hyperlayout/plan.h"
 #include "hyperlayout/problem.h"
 #include "hyperlayout/npy.h"
+#include "hyperlayout/h5.h"
 #include "hyperlayout/ops.h"
 #include "hyperlayout/version.h"
 #include "hyperlayout/npz.h"

@@ -11,7 +11,11 @@
 # Debian package: see docs/plan.md ("Peers") for pointing bench_peers at a copy.
 set -eu
 
-PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy python3-matplotlib libopenmpi-dev openmpi-bin"
+# HDF5: the Open MPI build of libhdf5 (libhdf5-openmpi-dev) serves one process
+# and, through parallel HDF5, hl_darray's collective datasets; python3-h5py
+# is the tests' oracle.  (Serial libhdf5-dev builds too, without the
+# collective part.)
+PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy python3-matplotlib libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-h5py"
 if [ "${1:-}" = "--bench" ]; then
     PACKAGES="$PACKAGES libxsmm-dev petsc-dev"
 fi

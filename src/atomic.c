@@ -1,7 +1,7 @@
 /* hyperlayout internal — a file replaced atomically in one call (temporary
  * file, fsync, rename).  Plain file descriptors: the library writes whole
  * buffers and needs no stream. */
-#define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod */
+#define _GNU_SOURCE /* mkstemp, fsync, fchmod, copy_file_range */
 
 #include "atomic.h"
 
@@ -13,6 +13,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h> /* FICLONE */
+#include <sys/ioctl.h>
+#endif
 
 /* The process's umask, without changing it (umask() would, and is not
  * thread-safe); 022 when /proc does not tell. */
@@ -129,4 +133,123 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
     free(tmp);
     sync_directory(path);
     return HL_OK;
+}
+
+/* The bytes of file descriptor `from` into `to`: shared blocks (FICLONE)
+ * where the file system can, else copy_file_range, else read/write. */
+static int copy_fd(int from, int to)
+{
+#ifdef __linux__
+    if (ioctl(to, FICLONE, from) == 0)
+        return 0;
+    for (;;) {
+        ssize_t n = copy_file_range(from, NULL, to, NULL, (size_t)1 << 30, 0);
+        if (n == 0)
+            return 0;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)
+                break; /* fall back to reading */
+            return -1;
+        }
+    }
+    if (lseek(from, 0, SEEK_SET) < 0 || lseek(to, 0, SEEK_SET) < 0 || ftruncate(to, 0) != 0)
+        return -1;
+#endif
+    char *buf = malloc((size_t)1 << 20);
+    if (!buf)
+        return -1;
+    for (;;) {
+        ssize_t n = read(from, buf, (size_t)1 << 20);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || write_all(to, buf, (size_t)n) != 0) {
+            const int e = errno;
+            free(buf);
+            errno = e;
+            return n == 0 ? 0 : -1;
+        }
+    }
+}
+
+hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
+{
+    if (!path || !tmp)
+        return HL_ERR_NULL;
+    *tmp = NULL;
+    if (path[0] == '\0') {
+        errno = ENOENT;
+        return HL_ERR_IO;
+    }
+    char *name = temp_template(path);
+    if (!name)
+        return HL_ERR_NOMEM;
+    int fd = mkstemp(name);
+    if (fd < 0) {
+        const int e = errno;
+        free(name);
+        errno = e;
+        return HL_ERR_IO;
+    }
+    struct stat sb;
+    const bool exists = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    const mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
+    int fail = fchmod(fd, mode) != 0;
+    if (!fail && copy) {
+        const int from = open(path, O_RDONLY);
+        fail = from < 0 || copy_fd(from, fd) != 0;
+        if (from >= 0) {
+            const int e = errno;
+            close(from);
+            errno = e;
+        }
+    }
+    const int e = errno;
+    if (close(fd) != 0 && !fail)
+        fail = 1;
+    if (fail) {
+        unlink(name);
+        free(name);
+        errno = e ? e : EIO;
+        return HL_ERR_IO;
+    }
+    *tmp = name;
+    return HL_OK;
+}
+
+hl_status hl_atomic_finish(char *tmp, const char *path)
+{
+    if (!tmp || !path) {
+        hl_atomic_cancel(tmp);
+        return HL_ERR_NULL;
+    }
+    int fd = open(tmp, O_RDONLY);
+    int fail = fd < 0 || fsync(fd) != 0;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (!fail && rename(tmp, path) != 0) {
+        fail = 1;
+        e = errno;
+    }
+    if (fail) {
+        unlink(tmp);
+        free(tmp);
+        errno = e ? e : EIO;
+        return HL_ERR_IO;
+    }
+    free(tmp);
+    sync_directory(path);
+    return HL_OK;
+}
+
+void hl_atomic_cancel(char *tmp)
+{
+    if (tmp) {
+        const int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+    }
 }

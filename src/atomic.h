@@ -5,6 +5,7 @@
 #ifndef HYPERLAYOUT_ATOMIC_H
 #define HYPERLAYOUT_ATOMIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "hyperlayout/base.h"
@@ -14,5 +15,18 @@
  * temporary is removed, PATH is untouched and HL_ERR_IO is returned with
  * errno set (HL_ERR_NULL for missing arguments, HL_ERR_NOMEM). */
 hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens);
+
+/* The same for a writer that needs a file by name (HDF5 creates and opens
+ * files itself): hl_atomic_begin makes the temporary beside PATH ("DIR/.NAME.XXXXXX",
+ * an existing file's permission bits, else 0666 less the umask) and puts
+ * its name in *tmp (malloc'd).  copy: the temporary starts as a copy of
+ * the existing PATH (a reflink where the file system shares blocks, else
+ * copy_file_range), so that a file edited in its copy is replaced whole or
+ * not at all.  hl_atomic_finish syncs the temporary and renames it over
+ * PATH; hl_atomic_cancel removes it.  Both free *tmp.  HL_ERR_IO with errno
+ * set on failure (the temporary removed). */
+hl_status hl_atomic_begin(const char *path, bool copy, char **tmp);
+hl_status hl_atomic_finish(char *tmp, const char *path);
+void hl_atomic_cancel(char *tmp);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "h5_cli.h"
 
 static const char info_usage[] =
     "usage: hyperlayout info FILE.npy\n"
@@ -22,6 +23,8 @@ static const char info_usage[] =
     "       hyperlayout info FILE.npz:NAME      (one member, as for a .npy file)\n"
     "       hyperlayout info -                  (standard input: a .npy file or a\n"
     "                                           .npz archive)\n"
+    "       hyperlayout info FILE.h5            (lists the HDF5 datasets)\n"
+    "       hyperlayout info FILE.h5:/DATASET   (one dataset)\n"
     "\n"
     "Reads the header of a NumPy .npy file (format version 1.0, 2.0 or 3.0) and\n"
     "prints, one per line:\n"
@@ -51,6 +54,11 @@ static const char info_usage[] =
     "A .npz archive (np.savez, np.savez_compressed) is listed one member a line:\n"
     "  member        NAME (shape) 'descr' stored|deflated, SIZE bytes\n"
     "A member that is not a valid .npy file is listed with the error instead.\n"
+    "An HDF5 file (.h5, .hdf5, .he5) is listed one dataset a line:\n"
+    "  dataset       NAME (dims) 'descr' TYPE, chunks (dims) or contiguous,\n"
+    "                filters, attributes\n"
+    "and FILE.h5:/DATASET shows its HDF5 dims (slowest first, as NumPy's shape),\n"
+    "type, layout, filters and attributes, then the lines above from notation on.\n"
     "\n"
     "Numeric types: bool, int8..int64, uint8..uint64, float16/32/64,\n"
     "complex64/128, either byte order.  A file that is malformed or truncated,\n"
@@ -321,6 +329,13 @@ int cmd_info(int argc, char **argv)
         if (fflush(stdout) != 0 || ferror(stdout))
             return 2;
         return 0;
+    }
+    char h5f[8], h5d[8];
+    if (h5_path(file, h5f, sizeof h5f, h5d, sizeof h5d)) {
+        rc = h5_info(file);
+        if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+            return 2;
+        return rc;
     }
     errno = 0;
     int zip = map_if_zip(file, &z);

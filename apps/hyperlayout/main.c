@@ -23,7 +23,8 @@ static const char usage[] =
     "                     the paper's Figures 8, 9 and 10 as PNG files in DIR\n"
     "  dist SPEC SHAPE    how a distribution (block,cyclic:4,none or upc:[3][2])\n"
     "                     deals an array to processes: grid, shares, owner map\n"
-    "  info FILE.npy      shape, type and sizes of a NumPy .npy file (or .npz members)\n"
+    "  info FILE.npy      shape, type and sizes of a NumPy .npy file (or .npz members,\n"
+    "                     or an HDF5 file's datasets: FILE.h5, FILE.h5:/DATASET)\n"
     "  ising --T LIST [options]\n"
     "                     the Ising model in 1..8 dimensions on the crinkled\n"
     "                     checkerboard: a temperature sweep with error bars\n"
@@ -41,7 +42,9 @@ static const char usage[] =
     "  -h, --help         this text\n"
     "  --version          the version\n"
     "\n"
-    "`hyperlayout COMMAND --help` documents each command.\n";
+    "Files: .npy, ARCHIVE.npz:NAME, and HDF5 datasets FILE.h5:/GROUP/DATASET\n"
+    "wherever a file is accepted.  `hyperlayout COMMAND --help` documents each\n"
+    "command.\n";
 
 int cli_quiet;
 

@@ -94,6 +94,23 @@ hl_status npy_sink_open(npy_sink *k, const char *path, char *why, size_t cap)
 {
     memset(k, 0, sizeof *k);
     k->path = path;
+    if (h5_path(path, k->h5file, sizeof k->h5file, k->h5dset, sizeof k->h5dset)) {
+        /* HDF5 takes its own locks on the files it opens (an input that is
+         * this file too): no lock of ours here, only the check that an
+         * existing file may be replaced; the writer's temporary is made at start */
+        k->h5 = true;
+        if (hl_h5_available() != HL_OK) {
+            hl_h5_writer_open(&k->h5w, k->h5file, k->h5dset, NULL, NULL, why, cap);
+            return HL_ERR_UNSUPPORTED;
+        }
+        struct stat sb;
+        if (stat(k->h5file, &sb) == 0 && (!S_ISREG(sb.st_mode) || access(k->h5file, W_OK) != 0)) {
+            snprintf(why, cap, "%s: %s", k->h5file,
+                     S_ISREG(sb.st_mode) ? strerror(errno) : "HDF5 is written to regular files only");
+            return S_ISREG(sb.st_mode) ? HL_ERR_IO : HL_ERR_ARG;
+        }
+        return HL_OK;
+    }
     char file[4096];
     const int arch = archive_name(path, file, sizeof file, k->member);
     if (arch == -2) {
@@ -135,9 +152,41 @@ static hl_status copy_kept(npy_sink *k, char *why, size_t cap)
     return HL_OK;
 }
 
+static hl_status h5_start(npy_sink *k, const hl_npy_info *info, char *why, size_t cap)
+{
+    const int rank = info->shape.rank;
+    if (info->fortran_order) {
+        snprintf(why, cap, "%s: HDF5 datasets are written in C order (not --order F)", k->path);
+        return HL_ERR_ARG;
+    }
+    if (k->h5opt.nchunk && k->h5opt.nchunk != rank) {
+        snprintf(why, cap, "--h5-chunk has %d dims, the array %d", k->h5opt.nchunk, rank);
+        return HL_ERR_ARG;
+    }
+    hl_h5_write_options o = {.append = k->h5opt.append, .deflate = k->h5opt.deflate,
+                             .shuffle = k->h5opt.shuffle, .descr = info->descr,
+                             .chunk = k->h5opt.nchunk ? k->h5opt.chunk : NULL};
+    if (k->like) { /* the input's element type and attributes */
+        const hl_h5_info *li = hl_h5_reader_info(k->like);
+        if (li->shape.dtype == info->shape.dtype && li->shape.elem_size == info->shape.elem_size)
+            o.like = k->like;
+        o.scalar = k->like_scalar && hl_shape_count(&info->shape) == 1 && !o.chunk &&
+                   !o.deflate && !o.shuffle;
+    }
+    k->h5elem = info->shape.elem_size;
+    return hl_h5_writer_open(&k->h5w, k->h5file, k->h5dset[0] ? k->h5dset : "/data",
+                             &info->shape, &o, why, cap);
+}
+
 hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *member, char *why,
                          size_t cap)
 {
+    if (k->h5) {
+        const hl_status st = h5_start(k, info, why, cap);
+        if (st != HL_OK)
+            npy_sink_abort(k);
+        return st;
+    }
     if (k->archive && !k->named)
         snprintf(k->member, sizeof k->member, "%s", member ? member : "arr_0");
     unsigned char header[NPY_HEADER_CAP], local[1024];
@@ -176,12 +225,28 @@ hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *membe
 
 hl_status npy_sink_write(npy_sink *k, const void *data, size_t len, char *why, size_t cap)
 {
+    if (k->h5) {
+        if (len % (size_t)k->h5elem != 0) {
+            snprintf(why, cap, "%s: a write of part of an element", k->path);
+            return HL_ERR_ARG;
+        }
+        const int64_t n = (int64_t)len / k->h5elem;
+        const hl_status st = hl_h5_writer_write(k->h5w, k->h5pos, n, data, why, cap);
+        k->h5pos += n;
+        return st;
+    }
     return put(k, data, len, true, why, cap);
 }
 
 hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
 {
     hl_status st = HL_OK;
+    if (k->h5) {
+        st = hl_h5_writer_commit(k->h5w, why, cap);
+        k->h5w = NULL;
+        npy_sink_abort(k); /* the lock */
+        return st;
+    }
     if (k->archive) {
         size_t tlen = 0;
         (void)hl_npz_edit_tail(k->edit, k->crc, k->member_bytes, NULL, 0, &tlen);
@@ -211,6 +276,8 @@ hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
 
 void npy_sink_abort(npy_sink *k)
 {
+    hl_h5_writer_abort(k->h5w);
+    k->h5w = NULL;
     atomic_file_abort(k->file);
     k->file = NULL;
     if (k->old)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "atomic_file.h"
+#include "h5_cli.h"
 #include "hyperlayout.h"
 
 /* Room for any header hl_npy_format_header_info writes: the descr and a
@@ -25,9 +26,18 @@ typedef struct npy_sink {
     size_t old_len;
     uint32_t crc;                  /* of the member's bytes so far */
     int64_t member_bytes;          /* written so far: .npy header and data */
+    /* an HDF5 dataset (FILE.h5:/DATASET, h5_cli.h); file is then only the lock */
+    bool h5;
+    char h5file[4096], h5dset[H5_NAME_MAX];
+    h5_out_options h5opt;          /* the caller's --h5-* options, set before start */
+    const hl_h5_reader *like;      /* an HDF5 input: its type and attributes are kept */
+    bool like_scalar;              /* ... and it is a scalar dataset */
+    hl_h5_writer *h5w;
+    int64_t h5pos, h5elem;         /* elements written; element size */
 } npy_sink;
 
-/* Opens PATH for writing: "-" is standard output; "X.npz" an archive of one
+/* Opens PATH for writing: "FILE.h5:/DATASET" an HDF5 dataset (h5_cli.h);
+ * "-" is standard output; "X.npz" an archive of one
  * member (arr_0, as np.savez names it, unless npy_sink_start names it);
  * "X.npz:NAME" member NAME of archive X.npz: when X.npz exists, every other
  * member is kept byte for byte and NAME replaced or added (a file there that

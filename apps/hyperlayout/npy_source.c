@@ -223,5 +223,6 @@ void npy_source_close(npy_source *s)
     if (s->mapped)
         munmap(s->map, s->map_len);
     bigbuf_free(s->buf, s->buf_len);
+    hl_h5_reader_close(s->h5);
     memset(s, 0, sizeof *s);
 }

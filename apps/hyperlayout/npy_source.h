@@ -18,6 +18,7 @@ typedef struct npy_source {
     bool mapped;         /* map is a mapping of the file, to unmap */
     unsigned char *buf;  /* read from a pipe, or a member uncompressed */
     size_t buf_len;
+    hl_h5_reader *h5;    /* an HDF5 dataset read into buf (h5_cli.h), kept open */
 } npy_source;
 
 enum {

@@ -22,7 +22,9 @@ static const char stencil_usage[] =
     "\n"
     "IN and OUT as for transform: a .npy file, ARCHIVE.npz:NAME (IN; NAME may\n"
     "be left out when the archive holds one array), - for standard input or\n"
-    "output.  A Fortran-order or big-endian IN is read as what it is.\n"
+    "output, an HDF5 dataset FILE.h5:/DATASET (an HDF5 IN's attributes are kept\n"
+    "in an HDF5 OUT; --h5-* options below).  A Fortran-order or big-endian IN is\n"
+    "read as what it is.\n"
     "\n"
     "The stencil of seed 004 (logical tensor indexing): every point strictly\n"
     "inside the array becomes the mean of itself and its neighbours, every\n"
@@ -57,6 +59,7 @@ typedef struct opts {
     int grid_rank; /* 0: none given */
     bool cached, gpu;
     bool cpu_only; /* --tiles, --halo or --threads given */
+    h5_out_options h5;
 } opts;
 
 /* "4,4" most significant first into grid[0] = the last number. */
@@ -94,12 +97,18 @@ static int parse_opts(int argc, char **argv, opts *o)
         const char *arg = argv[a];
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(stencil_usage, stdout);
+            fputs(h5_options_help, stdout);
             return -1;
         }
         if (!strcmp(arg, "--cached")) {
             o->cached = true;
             continue;
         }
+        int h5rc = h5_parse_option("stencil", argc, argv, &a, &o->h5);
+        if (h5rc > 0)
+            return h5rc;
+        if (h5rc == 0)
+            continue;
         if (strncmp(arg, "--", 2) || !strcmp(arg, "-")) {
             if (npos == 2)
                 return cli_error("stencil", "unexpected argument '%s' (see hyperlayout stencil --help)",
@@ -157,11 +166,14 @@ static int parse_opts(int argc, char **argv, opts *o)
  * order and native bytes (a Fortran-order array transposed, a big-endian
  * one swapped), in a new 64-byte aligned buffer, as hl_npy_load gives it.
  * On error *why names IN and the reason. */
-static hl_status read_input(const char *in, hl_shape *s, void **data, char *why, size_t cap)
+static hl_status read_input(const char *in, hl_shape *s, void **data, hl_h5_reader **keep,
+                            char *why, size_t cap)
 {
     npy_source src;
     *data = NULL;
-    hl_status st = npy_source_open(&src, in, false, why, cap);
+    char f[8], d[8];
+    hl_status st = h5_path(in, f, sizeof f, d, sizeof d) ? h5_source_open(&src, in, why, cap)
+                                                         : npy_source_open(&src, in, false, why, cap);
     if (st != HL_OK)
         return st;
     const char *name = strcmp(in, "-") ? in : "standard input";
@@ -177,6 +189,8 @@ static hl_status read_input(const char *in, hl_shape *s, void **data, char *why,
         st = hl_npy_to_native(&src.info, src.data, *data);
     if (st == HL_OK) {
         *s = *shape;
+        *keep = src.h5; /* an HDF5 input: its attributes go to the output */
+        src.h5 = NULL;
     } else {
         snprintf(why, cap, "%s: %s", name, hl_strerror(st));
         free(*data);
@@ -190,7 +204,8 @@ static hl_status read_input(const char *in, hl_shape *s, void **data, char *why,
  * first, a temporary renamed over OUT, removed on an error or a signal;
  * `-`, a FIFO or a device written through.  The header is the one
  * hl_npy_save would write (C order, native bytes). */
-static hl_status write_output(const char *out, const hl_shape *s, const void *data, char *why,
+static hl_status write_output(const char *out, const hl_shape *s, const void *data,
+                              const h5_out_options *h5, const hl_h5_reader *like, char *why,
                               size_t cap)
 {
     char header[NPY_HEADER_CAP];
@@ -206,6 +221,8 @@ static hl_status write_output(const char *out, const hl_shape *s, const void *da
     }
     npy_sink k;
     st = npy_sink_open(&k, out, why, cap);
+    k.h5opt = *h5;
+    k.like = like;
     if (st == HL_OK)
         st = npy_sink_start(&k, info, NULL, why, cap);
     free(info);
@@ -214,6 +231,8 @@ static hl_status write_output(const char *out, const hl_shape *s, const void *da
     st = npy_sink_write(&k, data, (size_t)hl_shape_bytes(s), why, cap);
     return st == HL_OK ? npy_sink_commit(&k, why, cap) : (npy_sink_abort(&k), st);
 }
+
+static int stencil_body(const opts *op, const hl_shape *sp, void *a, const hl_h5_reader *like);
 
 int cmd_stencil(int argc, char **argv)
 {
@@ -224,9 +243,22 @@ int cmd_stencil(int argc, char **argv)
     hl_shape s;
     void *a = NULL;
     char why[1024];
-    hl_status st = read_input(o.in, &s, &a, why, sizeof why);
+    hl_h5_reader *like = NULL;
+    hl_status st = read_input(o.in, &s, &a, &like, why, sizeof why);
     if (st != HL_OK)
         return cli_error("stencil", "%s", why);
+    rc = stencil_body(&o, &s, a, like);
+    hl_h5_reader_close(like);
+    return rc;
+}
+
+static int stencil_body(const opts *op, const hl_shape *sp, void *a, const hl_h5_reader *like)
+{
+    const opts o = *op;
+    const hl_shape s = *sp;
+    hl_status st = HL_OK;
+    char why[1024];
+    int rc = 0;
     if (o.points == STENCIL_BOX && s.rank > 6) {
         free(a);
         return cli_error("stencil", "%s: --points box goes up to rank 6, not %d",
@@ -270,7 +302,7 @@ int cmd_stencil(int argc, char **argv)
         st = stencil_run(&t[0], &t[1], &sa, &so, &result);
     }
     if (st == HL_OK) {
-        if (write_output(o.out, &s, result->data, why, sizeof why) != HL_OK)
+        if (write_output(o.out, &s, result->data, &o.h5, like, why, sizeof why) != HL_OK)
             rc = cli_error("stencil", "%s", why);
     } else if (o.gpu && st == HL_ERR_RANK) {
         rc = cli_error("stencil", "--device gpu: rank 1 to %d, not %d", STENCIL_GPU_MAX_RANK,

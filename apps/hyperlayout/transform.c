@@ -15,6 +15,7 @@
 
 #include "bigbuf.h"
 #include "cli.h"
+#include "h5_cli.h"
 #include "npy_sink.h"
 #include "npy_source.h"
 #include "parse.h"
@@ -42,6 +43,10 @@ static const char transform_usage[] =
     "for an archive on standard input), checked against its CRC-32.  OUT ending in\n"
     ".npz writes a one-array archive (member arr_0); OUT ARCHIVE.npz:NAME writes\n"
     "member NAME, every other member of an existing ARCHIVE kept as it was.\n"
+    "IN and OUT may be HDF5 datasets, FILE.h5:/GROUP/DATASET (.h5, .hdf5, .he5;\n"
+    "FILE.h5 alone: its only dataset as IN, /data as OUT): read slab by slab,\n"
+    "written range by range (hyperslabs); an HDF5 IN's element type and\n"
+    "attributes are kept in an HDF5 OUT (docs/hdf5.md).\n"
     "\n"
     "Dimensions use the library's numbering: 0 is the fastest, which is NumPy's\n"
     "LAST axis; lists give dimension 0 first.  With --axes numpy they are NumPy's\n"
@@ -93,7 +98,8 @@ static const char transform_options[] =
     "                          number P: slabs of the slowest dimension), moved\n"
     "                          between processes and transformed in one pass, and\n"
     "                          OUT written collectively (the same bytes as without\n"
-    "                          --procs).  C-order numeric .npy files only\n"
+    "                          --procs).  C-order numeric .npy files and HDF5\n"
+    "                          datasets (read and written collectively)\n"
     "  -h, --help              this text\n";
 
 typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
@@ -108,6 +114,7 @@ typedef struct {
     const char *wisdom; /* --wisdom FILE, or NULL */
     const char **ops;
     int nops;
+    h5_out_options h5; /* --h5-* */
 } transform_args;
 
 typedef struct {
@@ -124,7 +131,7 @@ enum { RANGE_BYTES = 16 << 20 };
 /* -1: go on; otherwise the exit code. */
 static int parse_args(int argc, char **argv, transform_args *a)
 {
-    int nfiles = 0;
+    int nfiles = 0, rc;
     const char *files[2] = {NULL, NULL};
     bool options_end = false;
     for (int i = 1; i < argc; i++) {
@@ -140,6 +147,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             fputs(transform_usage, stdout);
             fputs(transform_options, stdout);
+            fputs(h5_options_help, stdout);
             return 0;
         } else if (!strcmp(arg, "--threads")) {
             int64_t t;
@@ -193,6 +201,9 @@ static int parse_args(int argc, char **argv, transform_args *a)
                 return cli_error("transform", "--procs needs a process grid (e.g. 2,2,1)");
             a->procs = value;
             i++;
+        } else if ((rc = h5_parse_option("transform", argc, argv, &i, &a->h5)) >= 0) {
+            if (rc > 0)
+                return rc;
         } else {
             return cli_error("transform", "unknown option '%s' (see hyperlayout transform --help)", arg);
         }
@@ -206,6 +217,17 @@ static int parse_args(int argc, char **argv, transform_args *a)
                          a->in_place ? "FILE" : "IN OUT");
     if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
         return cli_error("transform", "--in-place needs a file, not '-'");
+    char f[8], d[8];
+    if (a->in_place && h5_path(a->in, f, sizeof f, d, sizeof d))
+        return cli_error("transform", "--in-place is not supported for HDF5 datasets (write "
+                                      "another dataset, e.g. with --h5-mode append)");
+    char inf[4096], ind[H5_NAME_MAX], outf[4096], outd[H5_NAME_MAX];
+    struct stat si, so;
+    if (!a->h5.append && h5_path(a->in, inf, sizeof inf, ind, sizeof ind) &&
+        h5_path(a->out, outf, sizeof outf, outd, sizeof outd) && stat(inf, &si) == 0 &&
+        stat(outf, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return cli_error("transform", "%s is IN's file: --h5-mode replace would leave only the new "
+                         "dataset in it (add it with --h5-mode append)", outf);
     if (a->wisdom && a->procs)
         return cli_error("transform", "--wisdom is not supported with --procs");
     if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))
@@ -539,18 +561,42 @@ static int transform_procs(const transform_args *a)
     hl_status st = HL_OK;
     if (a->in_place || !strcmp(a->in, "-") || !strcmp(a->out, "-") || strstr(a->in, ".npz") ||
         strstr(a->out, ".npz") || a->fortran_out) {
-        snprintf(why, sizeof why, "--procs reads and writes .npy files by name, in C order "
-                                  "(not with --in-place, '-', .npz or --order F)");
+        snprintf(why, sizeof why, "--procs reads and writes .npy files and HDF5 datasets by "
+                                  "name, in C order (not with --in-place, '-', .npz or --order F)");
         st = HL_ERR_ARG;
     }
     hl_npy_info *info = calloc(1, sizeof *info);
     if (st == HL_OK && !info)
         st = HL_ERR_NOMEM;
-    if (st == HL_OK && (st = hl_npy_read_header(a->in, info)) != HL_OK)
+    char in_file[4096], in_dset[H5_NAME_MAX], out_file[4096], out_dset[H5_NAME_MAX];
+    const bool h5_in = h5_path(a->in, in_file, sizeof in_file, in_dset, sizeof in_dset);
+    const bool h5_out = h5_path(a->out, out_file, sizeof out_file, out_dset, sizeof out_dset);
+    if (st == HL_OK && h5_in) {
+        /* process 0 names the only dataset where none is given */
+        npy_source probe = {0};
+        if (!in_dset[0] && me == 0 && (st = h5_source_open(&probe, a->in, why, sizeof why)) == HL_OK)
+            snprintf(in_dset, sizeof in_dset, "%s", probe.member);
+        npy_source_close(&probe);
+        st = agree(st, why, sizeof why, me);
+        MPI_Bcast(in_dset, sizeof in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
+        hl_h5_info h;
+        if (st == HL_OK && (st = hl_h5_info_get(in_file, in_dset, &h, why, sizeof why)) == HL_OK) {
+            if (h.unsupported || h.ndim == 0) {
+                snprintf(why, sizeof why, "%.900s:%.900s: --procs cannot read it (%s)", in_file, in_dset,
+                         h.unsupported ? h.unsupported : "a scalar dataset");
+                st = HL_ERR_UNSUPPORTED;
+            } else {
+                info->shape = h.shape;
+                info->data_bytes = hl_shape_bytes(&h.shape);
+                snprintf(info->descr, sizeof info->descr, "%s", h.descr);
+            }
+        }
+    } else if (st == HL_OK && (st = hl_npy_read_header(a->in, info)) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->in,
                  st == HL_ERR_IO ? strerror(errno) : hl_strerror(st));
-    if (st == HL_OK && (info->unsupported || info->fortran_order || info->swapped ||
-                        info->shape.dtype == HL_DTYPE_BYTES)) {
+    }
+    if (st == HL_OK && !h5_in && (info->unsupported || info->fortran_order || info->swapped ||
+                                  info->shape.dtype == HL_DTYPE_BYTES)) {
         snprintf(why, sizeof why, "%s: --procs needs a C-order file of a numeric dtype in this "
                                   "machine's byte order (it has %.64s%s)", a->in, info->descr,
                  info->fortran_order ? ", Fortran order" : "");
@@ -563,7 +609,8 @@ static int transform_procs(const transform_args *a)
      * lock while the collective write replaces it, as without --procs */
     atomic_file *guard = NULL;
     struct stat sb;
-    if (st == HL_OK && me == 0 && stat(a->out, &sb) == 0 && atomic_file_open(&guard, a->out) != HL_OK) {
+    if (st == HL_OK && me == 0 && !h5_out && stat(a->out, &sb) == 0 &&
+        atomic_file_open(&guard, a->out) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->out, strerror(errno));
         st = HL_ERR_IO;
     }
@@ -586,7 +633,9 @@ static int transform_procs(const transform_args *a)
     double t_plan = 0, t_exec = 0, t_write = 0, t0 = now_seconds();
     if (st == HL_OK && (st = hl_darray_create(&in, MPI_COMM_WORLD, &info->shape, spec, &oi)) != HL_OK)
         snprintf(why, sizeof why, "--procs %s on %d processes: %s", a->procs, procs, hl_strerror(st));
-    if (st == HL_OK && (st = hl_darray_read_npy(in, a->in)) != HL_OK)
+    if (st == HL_OK && h5_in)
+        st = hl_darray_read_h5(in, in_file, in_dset, why, sizeof why);
+    else if (st == HL_OK && (st = hl_darray_read_npy(in, a->in)) != HL_OK)
         snprintf(why, sizeof why, "%s: %s", a->in, hl_strerror(st));
     const double t_in = now_seconds() - t0;
     t0 = now_seconds();
@@ -604,8 +653,21 @@ static int transform_procs(const transform_args *a)
     }
     t_exec = now_seconds() - t0;
     t0 = now_seconds();
-    if (st == HL_OK && (st = hl_darray_write_npy(out, a->out)) != HL_OK)
+    if (st == HL_OK && h5_out) {
+        const hl_h5_write_options wo = {.append = a->h5.append, .deflate = a->h5.deflate,
+                                        .shuffle = a->h5.shuffle, .descr = info->descr,
+                                        .chunk = a->h5.nchunk ? a->h5.chunk : NULL};
+        if (a->h5.nchunk && a->h5.nchunk != logical.rank) {
+            snprintf(why, sizeof why, "--h5-chunk has %d dims, the array %d", a->h5.nchunk,
+                     logical.rank);
+            st = HL_ERR_ARG;
+        } else {
+            st = hl_darray_write_h5(out, out_file, out_dset[0] ? out_dset : "/data", &wo, why,
+                                    sizeof why);
+        }
+    } else if (st == HL_OK && (st = hl_darray_write_npy(out, a->out)) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->out, hl_strerror(st));
+    }
     t_write = now_seconds() - t0;
     /* every step above returns a status agreed by all processes */
     int rc = 0;
@@ -730,9 +792,17 @@ int cmd_transform(int argc, char **argv)
         goto done;
     }
     ph.write = now_seconds() - start;
+    sink.h5opt = a.h5;
     double t0 = now_seconds();
-    st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
-                                         (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
+    char h5f[8], h5d[8];
+    if (h5_path(a.in, h5f, sizeof h5f, h5d, sizeof h5d)) {
+        st = h5_source_open(&src, a.in, why, sizeof why);
+        sink.like = src.h5;
+        sink.like_scalar = src.h5 && hl_h5_reader_info(src.h5)->ndim == 0;
+    } else {
+        st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
+                                             (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
+    }
     ph.read = now_seconds() - t0;
     if (st != HL_OK) {
         rc = cli_error("transform", "%s", why);

@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include "dist.h"
+#include "h5.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -171,6 +172,26 @@ hl_status hl_darray_halo_end(hl_darray *a);
 hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
 hl_status hl_darray_read_npy(hl_darray *a, const char *path);
 
+/* Collective HDF5 datasets (parallel HDF5 over MPI-IO; HL_ERR_UNSUPPORTED
+ * when the library was built without it): every process writes its blocks
+ * (not their halos) into, or reads them from, dataset DATASET (NULL:
+ * "/data") of the HDF5 file PATH, by one hyperslab selection of its blocks
+ * and one collective H5Dwrite / H5Dread, for every distribution.  HDF5's
+ * first dimension is the slowest: the dataset's dims are the array's
+ * extents reversed (h5.h).  Writing: opt as hl_h5_save's (chunks, deflate
+ * and shuffle: parallel HDF5 writes filtered datasets collectively; not
+ * scalar nor like); a new file holding the dataset, or with opt->append
+ * the existing file with the dataset added, made in a temporary (a copy)
+ * beside PATH and renamed over it when every process has written its
+ * part: on any error PATH is as it was.  Reading: a dataset of the array's
+ * extents and element size (HL_ERR_MISMATCH otherwise) of any type h5.h
+ * reads (converted to this machine's byte order).  why/cap (may be NULL/0):
+ * the same one-line reason on every process.  Collective; every process
+ * returns the same status. */
+hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *dataset,
+                             const hl_h5_write_options *opt, char *why, size_t cap);
+hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset, char *why,
+                            size_t cap);
 /* Bytes this process sends per exchange (to other processes and to
  * itself), and the number of messages (dimension by dimension: one per
  * face that has a neighbour; otherwise one per process it sends to). */

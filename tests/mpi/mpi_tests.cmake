@@ -25,6 +25,24 @@ if(TARGET hyperlayout_mpi)
         ENVIRONMENT "${HL_MPI_ENV}")
     endforeach()
   endforeach()
+  # darray_h5: collective HDF5 datasets for every kind of distribution,
+  # against the serial reader, read back under other distributions (parallel
+  # HDF5); darray_h5_procs: written on 3 processes, read on 1, 2 and 4
+  if(HDF5_FOUND AND HDF5_IS_PARALLEL)
+    add_executable(mpi_darray_h5 ${CMAKE_CURRENT_LIST_DIR}/darray_h5.c)
+    target_link_libraries(mpi_darray_h5 PRIVATE hyperlayout_mpi hl_warnings)
+    foreach(np 1 2 3 4)
+      add_test(NAME mpi_darray_h5_np${np}
+        COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                ${MPIEXEC_PREFLAGS} $<TARGET_FILE:mpi_darray_h5> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(mpi_darray_h5_np${np} PROPERTIES LABELS "mpi;hdf5" TIMEOUT 120
+        ENVIRONMENT "${HL_MPI_ENV}")
+    endforeach()
+    add_test(NAME mpi_darray_h5_procs COMMAND sh -c
+      "d=$(mktemp -d) && ${MPIEXEC_EXECUTABLE} -np 3 --oversubscribe $<TARGET_FILE:mpi_darray_h5> write $d && for p in 1 2 4; do ${MPIEXEC_EXECUTABLE} -np $p --oversubscribe $<TARGET_FILE:mpi_darray_h5> read $d || exit 1; done; rm -rf $d")
+    set_tests_properties(mpi_darray_h5_procs PROPERTIES LABELS "mpi;hdf5" TIMEOUT 120
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
   # issue 33's case: the 256^3 transpose on 2 processes, planned from boxes,
   # against the cell by cell planner's placement (its planning takes seconds
   # and about 1 GB: a smaller cube under the sanitizers)
@@ -44,6 +62,13 @@ if(TARGET hyperlayout_mpi)
     add_test(NAME mpi_cli_procs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_procs.sh
       ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
     set_tests_properties(mpi_cli_procs PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "${HL_MPI_ENV}")
+  endif()
+  # transform --procs with HDF5 datasets as IN and OUT (parallel HDF5)
+  if(TARGET hyperlayout-cli AND HDF5_FOUND AND HDF5_IS_PARALLEL)
+    add_test(NAME mpi_cli_procs_h5 COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_procs_h5.sh
+      ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:hyperlayout-cli>)
+    set_tests_properties(mpi_cli_procs_h5 PROPERTIES LABELS "mpi;hdf5;cli" TIMEOUT 300
       ENVIRONMENT "${HL_MPI_ENV}")
   endif()
   # ising: the Ising model across processes against one process, bit for bit
