@@ -28,6 +28,7 @@
 static const char usage[] =
     "usage: bench_gpu_transforms [--quick] [--mib N] [--reps N] [--op NAME]\n"
     "                            [--shape SHAPE] [--csv FILE] [--no-verify]\n"
+    "                            [--effort estimate|measure]\n"
     "\n"
     "Times every op of the CPU benchmark (flip, shift, crinkle, permute, tile,\n"
     "Morton, a fused chain) with hl_execute_cuda on device arrays of float32\n"
@@ -43,6 +44,8 @@ static const char usage[] =
     "  --shape S     only the shape written exactly S (as in the table)\n"
     "  --csv FILE    also write the rows as CSV\n"
     "  --no-verify   skip the comparison with the CPU engine\n"
+    "  --effort E    planning effort (estimate); measure: hl_plan_cuda_prepare\n"
+    "                times the device's tile choices for each plan (cuda.md)\n"
     "Exit status: 0, 1 when a plan is wrong or CUDA fails, 2 for bad\n"
     "arguments, 77 when there is no CUDA device.\n";
 
@@ -125,6 +128,7 @@ bool verify(const hl_plan *p, const std::vector<unsigned char> &host, void *d_in
 int main(int argc, char **argv)
 {
     bool quick = false, check = true;
+    int effort = HL_EFFORT_ESTIMATE;
     int reps = 10;
     int64_t mib = 512;
     const char *csv_path = nullptr, *only_op = nullptr, *only_shape = nullptr;
@@ -135,6 +139,9 @@ int main(int argc, char **argv)
             quick = true;
         else if (o == "--no-verify")
             check = false;
+        else if (o == "--effort" && has && (std::string(argv[a + 1]) == "estimate" ||
+                                            std::string(argv[a + 1]) == "measure"))
+            effort = std::string(argv[++a]) == "measure" ? HL_EFFORT_MEASURE : HL_EFFORT_ESTIMATE;
         else if (o == "--reps" && has)
             reps = std::atoi(argv[++a]);
         else if (o == "--mib" && has)
@@ -214,7 +221,7 @@ int main(int argc, char **argv)
                     (op.pow2_only && !pow2))
                     continue;
                 hl_plan *p;
-                const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0, nullptr, 0}; // the CPU check uses every core
+                const hl_plan_options opt = {0, false, effort, 0, nullptr, 0}; // the CPU check uses every core
                 if (op.make(&p, &s, &opt) != HL_OK) {
                     std::fprintf(stderr, "bench_gpu_transforms: cannot plan %s on %s\n", op.name,
                                  text.c_str());
