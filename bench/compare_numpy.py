@@ -23,6 +23,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+from bench_csv import write_csv_atomic  # bench/, beside this script
 import time
 
 import numpy as np
@@ -101,21 +103,6 @@ def best_time(fn, reps):
         fn()
         best = min(best, time.perf_counter() - t0)
     return best
-
-
-def write_csv_atomic(path, header, rows):
-    """HEADER and ROWS as CSV to PATH.tmp, renamed over PATH when complete."""
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(header)
-            w.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def run_csv(cmd):

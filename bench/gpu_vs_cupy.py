@@ -50,6 +50,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_csv import write_csv_atomic  # bench/, beside this script
+
 cp = None  # CuPy, imported only when something is timed
 
 TRANSPOSE_OPS = ("permute:reverse", "permute:1,0,..", "tile:8,..")
@@ -209,21 +211,6 @@ def run_program(cmd):
 
 def fmt(v, width, prec):
     return ("%*.*f" % (width, prec, v)) if v is not None else "%*s" % (width, "-")
-
-
-def write_csv_atomic(path, header, rows):
-    """HEADER and ROWS as CSV to PATH.tmp, renamed over PATH when complete."""
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(header)
-            w.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def main():

@@ -75,6 +75,7 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+
 /* Makes the rename durable; the new file is in place whatever this says. */
 static void sync_directory(const char *path)
 {
@@ -88,6 +89,26 @@ static void sync_directory(const char *path)
         close(dfd);
     }
     free(dir);
+}
+
+/* The temporary tmp (written and synced unless fail, errno e) renamed over
+ * path, and the directory synced; on any failure tmp removed, errno set and
+ * HL_ERR_IO.  Frees tmp. */
+static hl_status commit(char *tmp, const char *path, int fail, int e)
+{
+    if (!fail && rename(tmp, path) != 0) {
+        fail = 1;
+        e = errno;
+    }
+    if (fail) {
+        unlink(tmp);
+        free(tmp);
+        errno = e ? e : EIO;
+        return HL_ERR_IO;
+    }
+    free(tmp);
+    sync_directory(path);
+    return HL_OK;
 }
 
 hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens)
@@ -120,19 +141,7 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
         fail = 1;
         e = errno;
     }
-    if (!fail && rename(tmp, path) != 0) {
-        fail = 1;
-        e = errno;
-    }
-    if (fail) {
-        unlink(tmp);
-        free(tmp);
-        errno = e ? e : EIO;
-        return HL_ERR_IO;
-    }
-    free(tmp);
-    sync_directory(path);
-    return HL_OK;
+    return commit(tmp, path, fail, e);
 }
 
 /* The bytes of file descriptor `from` into `to`: shared blocks (FICLONE)
@@ -229,19 +238,7 @@ hl_status hl_atomic_finish(char *tmp, const char *path)
     int e = errno;
     if (fd >= 0)
         close(fd);
-    if (!fail && rename(tmp, path) != 0) {
-        fail = 1;
-        e = errno;
-    }
-    if (fail) {
-        unlink(tmp);
-        free(tmp);
-        errno = e ? e : EIO;
-        return HL_ERR_IO;
-    }
-    free(tmp);
-    sync_directory(path);
-    return HL_OK;
+    return commit(tmp, path, fail, e);
 }
 
 void hl_atomic_cancel(char *tmp)
