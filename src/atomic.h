@@ -1,7 +1,10 @@
 /* hyperlayout (internal) — a file replaced atomically: a temporary beside the
  * target, written, synced and renamed over it, so a reader sees the old file
- * or the whole new one, never a part.  .npy saving is its only user; the
- * applications' stream form is apps/common/atomic_file.h. */
+ * or the whole new one, never a part.  The library's writers use it: .npy
+ * and .npz saving, wisdom files, HDF5 files, and the collective .npy and
+ * HDF5 files of distributed arrays (process 0 makes and renames the
+ * temporary, every process writes into it).  The applications' stream form,
+ * with its signal clean-up, is apps/common/atomic_file.h. */
 #ifndef HYPERLAYOUT_ATOMIC_H
 #define HYPERLAYOUT_ATOMIC_H
 

@@ -247,7 +247,9 @@ static int is_run_file(const char *name)
     if (parse_is_one_of(name, fixed))
         return 1;
     const size_t n = strlen(name);
-    /* --procs: the checkpoint's spins, and their collective writes' temporaries */
+    /* --procs: the checkpoint's spins, and the NAME.XXXXXX temporaries their
+     * collective writes left before they went through src/atomic.c
+     * (.NAME.XXXXXX, below) */
     if (!strncmp(name, "checkpoint_spins_", 17) && (name[17] == '0' || name[17] == '1') &&
         !strncmp(name + 18, ".npy", 4) &&
         (name[22] == '\0' || (name[22] == '.' && strlen(name + 23) == 6)))

@@ -1,14 +1,12 @@
 /* hyperlayout — collective .npy files of distributed arrays (MPI-IO). */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod */
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "hyperlayout/npy.h"
+#include "atomic.h"
 #include "darray_internal.h"
 
 /* One row of one block: `len` cells at element `file` of the array in C
@@ -155,32 +153,24 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
 {
     if (!a)
         return HL_ERR_NULL;
-    /* process 0: the header and the temporary's name, sent to all */
+    /* process 0: the header and the temporary (the library's atomic writer,
+     * src/atomic.c: its naming, permissions and syncs), its name sent to all */
     char header[4096], tmp[4096] = "";
+    char *made = NULL; /* process 0: the temporary, malloc'd */
     size_t len = 0;
-    bool created = false;
     hl_status st = path ? HL_OK : HL_ERR_NULL;
     if (a->me == 0 && st == HL_OK) {
         st = hl_npy_format_header(&a->shape, header, sizeof header, &len);
-        if (st == HL_OK && snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+        if (st == HL_OK)
+            st = hl_atomic_begin(path, false, &made);
+        if (st == HL_OK && snprintf(tmp, sizeof tmp, "%s", made) >= (int)sizeof tmp)
             st = HL_ERR_ARG;
-        int fd = -1;
-        if (st == HL_OK && (fd = mkstemp(tmp)) < 0)
-            st = HL_ERR_IO;
-        if (fd >= 0) {
-            created = true;
-            const mode_t mask = umask(0);
-            umask(mask);
-            if (fchmod(fd, 0666 & ~mask) != 0 || close(fd) != 0)
-                st = HL_ERR_IO;
-        }
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
     st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
     if (st != HL_OK) {
-        if (created)
-            unlink(tmp);
+        hl_atomic_cancel(made);
         return st;
     }
     MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, a->comm);
@@ -205,10 +195,10 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     }
     /* the file appears, or nothing does */
     if (a->me == 0) {
-        if (st == HL_OK && rename(tmp, path) != 0)
-            st = HL_ERR_IO;
-        if (st != HL_OK)
-            unlink(tmp);
+        if (st == HL_OK)
+            st = hl_atomic_finish(made, path);
+        else
+            hl_atomic_cancel(made);
     }
     code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
