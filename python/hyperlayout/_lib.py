@@ -93,7 +93,11 @@ for name, res, args in [
     ("hl_execute_cuda", _c.c_int, [_plan_p, _c.c_void_p, _c.c_void_p, _c.c_void_p]),
     ("hl_abi_value", _c.c_int, [_c.c_char_p, _c.POINTER(_c.c_int64)]),
 ]:
-    f = getattr(lib, name)
+    try:
+        f = getattr(lib, name)
+    except AttributeError:
+        raise ImportError("hyperlayout: %s has no %s: it is older than this Python module; "
+                          "install matching versions" % (lib._name, name)) from None
     f.restype = res
     f.argtypes = args
 
