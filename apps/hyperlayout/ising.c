@@ -432,25 +432,163 @@ static int run_plot(const char *python, const char *script, const char *dir)
             return -1;
     return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
 }
+/* cli_error's line, then -1: a count that failed. */
+#define cli_error_count(...) (cli_error(__VA_ARGS__), -1)
 
-/* The command; with --procs (me, nprocs) are this process's rank and the
- * size of MPI_COMM_WORLD, else nprocs is 0 and MPI is not initialised. */
-static int ising_main(int argc, char **argv, int me, int nprocs)
+/* The command line: parse_args fills it, check_args completes and checks it
+ * (the lattice, the process grid, the device), run_ising runs it. */
+typedef struct ising_cli {
+    int64_t dims, L[ISING_MAX_RANK], sweeps, therm, threads;
+    int nL, quiet, series, snapshot, plot, checkpoint, resume, force, progress;
+    double h, every;
+    uint64_t seed;
+    const char *out, *temps, *betas, *procs_arg;
+    ising_variant variant;
+    ising_start start;
+    int dynamics;     /* -1: by rank */
+    int64_t clusters; /* --clusters: Wolff's cluster flips per sweep (0: not given, 1) */
+    ising_device device;
+    int one_process_option; /* --variant, --threads or --device given */
+    /* check_args: */
+    int64_t grid[ISING_MAX_RANK]; /* --procs: the process grid */
+    int have_grid;
+    char grid_text[160];
+    char device_label[300];
+    const char *variant_name, *isa;
+} ising_cli;
+
+static const char cmd[] = "ising";
+
+/* The value v of option o into cl: -1 to go on, else the exit status. */
+static int parse_value(ising_cli *cl, const char *o, const char *v)
 {
-    static const char cmd[] = "ising";
-    int64_t dims = 0, L[ISING_MAX_RANK] = {64}, sweeps = 10000, therm = 1000, threads = 0;
-    int nL = 1, quiet = 0, series = 0, snapshot = 1, plot = -1, checkpoint = 1, resume = 0, force = 0;
-    int progress = isatty(STDERR_FILENO);
-    double h = 0, every = 60;
-    uint64_t seed = 1;
-    const char *out = "ising-out", *temps = NULL, *betas = NULL;
-    ising_variant variant = ISING_AUTO;
-    ising_start start = ISING_START_HOT;
-    int dynamics = -1; /* default by rank */
-    int64_t clusters = 0; /* --clusters: Wolff's cluster flips per sweep (0: not given, 1) */
-    ising_device device = ISING_DEVICE_CPU;
-    const char *procs_arg = NULL;
-    int one_process_option = 0; /* --variant, --threads or --device given */
+    char why[256];
+    if (!strcmp(o, "--dims")) {
+        if (parse_i64_opt(o, "a rank", v, 1, ISING_MAX_RANK, &cl->dims, why, sizeof why) < 0)
+            return cli_error(cmd, "%s", why);
+    } else if (!strcmp(o, "--L")) {
+        cl->nL = 0;
+        for (const char *s = v;;) {
+            const char *comma = strchr(s, ',');
+            char item[32];
+            size_t len = comma ? (size_t)(comma - s) : strlen(s);
+            if (cl->nL == ISING_MAX_RANK || len == 0 || len >= sizeof item)
+                return cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
+                                 ISING_MAX_RANK, v);
+            memcpy(item, s, len);
+            item[len] = '\0';
+            if (parse_i64(item, 1, INT64_MAX, &cl->L[cl->nL]) < 0)
+                return cli_error(cmd, "--L: '%s' is not an extent from 1 to 2^63-1", item);
+            if (cl->L[cl->nL] % 2)
+                return cli_error(cmd,
+                                 "--L: extent %" PRId64 " is odd; the checkerboard needs even "
+                                 "extents",
+                                 cl->L[cl->nL]);
+            cl->nL++;
+            if (!comma)
+                break;
+            s = comma + 1;
+        }
+    } else if (!strcmp(o, "--h")) {
+        if (parse_double(v, &cl->h) < 0)
+            return cli_error(cmd, "--h needs a number, not '%s'", v);
+    } else if (!strcmp(o, "--start")) {
+        if (!strcmp(v, "hot"))
+            cl->start = ISING_START_HOT;
+        else if (!strcmp(v, "up"))
+            cl->start = ISING_START_UP;
+        else if (!strcmp(v, "down"))
+            cl->start = ISING_START_DOWN;
+        else
+            return cli_error(cmd, "--start is hot, up or down, not '%s'", v);
+    } else if (!strcmp(o, "--T")) {
+        cl->temps = v;
+    } else if (!strcmp(o, "--beta")) {
+        cl->betas = v;
+    } else if (!strcmp(o, "--sweeps")) {
+        if (parse_i64_opt(o, "a count", v, 2, (int64_t)1 << 40, &cl->sweeps, why, sizeof why) < 0)
+            return cli_error(cmd, "%s", why);
+    } else if (!strcmp(o, "--therm")) {
+        if (parse_i64_opt(o, "a count", v, 0, (int64_t)1 << 40, &cl->therm, why, sizeof why) < 0)
+            return cli_error(cmd, "%s", why);
+    } else if (!strcmp(o, "--seed")) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(v, &end, 10);
+        if (end == v || *end || v[0] == '-')
+            return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
+        if (errno == ERANGE)
+            return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
+        cl->seed = s;
+    } else if (!strcmp(o, "--procs")) {
+        cl->procs_arg = v;
+    } else if (!strcmp(o, "--variant")) {
+        cl->one_process_option = 1;
+        if (!strcmp(v, "A") || !strcmp(v, "a"))
+            cl->variant = ISING_A;
+        else if (!strcmp(v, "B") || !strcmp(v, "b"))
+            cl->variant = ISING_B;
+        else if (!strcmp(v, "C") || !strcmp(v, "c"))
+            cl->variant = ISING_C;
+        else if (!strcmp(v, "M") || !strcmp(v, "m"))
+            cl->variant = ISING_M;
+        else if (!strcmp(v, "reference"))
+            cl->variant = ISING_REFERENCE;
+        else if (!strcmp(v, "auto"))
+            cl->variant = ISING_AUTO;
+        else
+            return cli_error(cmd, "--variant is A, B, C, M, reference or auto, not '%s'", v);
+    } else if (!strcmp(o, "--device")) {
+        cl->one_process_option = 1;
+        if (!strcmp(v, "cpu"))
+            cl->device = ISING_DEVICE_CPU;
+        else if (!strcmp(v, "gpu"))
+            cl->device = ISING_DEVICE_GPU;
+        else
+            return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
+    } else if (!strcmp(o, "--dynamics") || !strcmp(o, "--algorithm")) { /* one option, two names */
+        if (!strcmp(v, "metropolis"))
+            cl->dynamics = ISING_METROPOLIS;
+        else if (!strcmp(v, "heatbath"))
+            cl->dynamics = ISING_HEATBATH;
+        else if (!strcmp(v, "wolff"))
+            cl->dynamics = ISING_WOLFF;
+        else if (!strcmp(v, "sw"))
+            cl->dynamics = ISING_SW;
+        else
+            return cli_error(cmd, "%s is metropolis, heatbath, wolff or sw, not '%s'", o, v);
+    } else if (!strcmp(o, "--clusters")) {
+        if (parse_i64_opt(o, "a count", v, 1, (int64_t)1 << 40, &cl->clusters, why, sizeof why) < 0)
+            return cli_error(cmd, "%s", why);
+    } else if (!strcmp(o, "--threads")) {
+        cl->one_process_option = 1;
+        /* 0: the default, as in the other commands */
+        if (parse_i64_opt(o, "a count", v, 0, 4096, &cl->threads, why, sizeof why) < 0)
+            return cli_error(cmd, "%s", why);
+    } else if (!strcmp(o, "--out")) {
+        if (!v[0])
+            return cli_error(cmd, "--out needs a directory");
+        cl->out = v;
+    } else if (!strcmp(o, "--checkpoint-every")) {
+        if (parse_double(v, &cl->every) < 0 || cl->every < 0)
+            return cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
+    } else { /* in value_options but not handled: a bug */
+        return cli_error(cmd, "option '%s' is not implemented", o);
+    }
+    return -1;
+}
+
+/* The options into cl: -1 to go on, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, ising_cli *cl)
+{
+    *cl = (ising_cli){.dims = 0, .L = {64}, .sweeps = 10000, .therm = 1000, .threads = 0, .nL = 1,
+                      .snapshot = 1, .plot = -1, .checkpoint = 1,
+                      .progress = isatty(STDERR_FILENO), .every = 60, .seed = 1,
+                      .out = "ising-out", .variant = ISING_AUTO, .start = ISING_START_HOT,
+                      .dynamics = -1, .device = ISING_DEVICE_CPU};
+    snprintf(cl->device_label, sizeof cl->device_label, "cpu");
+    cl->variant_name = "per-site";
+    cl->isa = "generic";
     /* the options that take a value, each handled below */
     static const char *const value_options[] = {"--dims",    "--L",        "--h",       "--start",
                                                 "--T",       "--beta",     "--sweeps",  "--therm",
@@ -469,35 +607,35 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
         }
         /* flags without a value */
         if (!strcmp(o, "--series")) {
-            series = 1;
+            cl->series = 1;
             continue;
         }
         if (!strcmp(o, "--no-snapshot")) {
-            snapshot = 0;
+            cl->snapshot = 0;
             continue;
         }
         if (!strcmp(o, "--plot") || !strcmp(o, "--no-plot")) {
-            plot = !strcmp(o, "--plot");
+            cl->plot = !strcmp(o, "--plot");
             continue;
         }
         if (!strcmp(o, "--no-checkpoint")) {
-            checkpoint = 0;
+            cl->checkpoint = 0;
             continue;
         }
         if (!strcmp(o, "--resume")) {
-            resume = 1;
+            cl->resume = 1;
             continue;
         }
         if (!strcmp(o, "--force")) {
-            force = 1;
+            cl->force = 1;
             continue;
         }
         if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
-            progress = !strcmp(o, "--progress");
+            cl->progress = !strcmp(o, "--progress");
             continue;
         }
         if (!strcmp(o, "--quiet")) {
-            quiet = 1;
+            cl->quiet = 1;
             continue;
         }
         if (strncmp(o, "--", 2))
@@ -507,224 +645,121 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
             return cli_error(cmd, "unknown option '%s' (see hyperlayout ising --help)", o);
         if (a + 1 >= argc)
             return cli_error(cmd, "%s needs a value (see hyperlayout ising --help)", o);
-        const char *v = argv[++a];
-        char why[256];
-        if (!strcmp(o, "--dims")) {
-            if (parse_i64_opt(o, "a rank", v, 1, ISING_MAX_RANK, &dims, why, sizeof why) < 0)
-                return cli_error(cmd, "%s", why);
-        } else if (!strcmp(o, "--L")) {
-            nL = 0;
-            for (const char *s = v;;) {
-                const char *comma = strchr(s, ',');
-                char item[32];
-                size_t len = comma ? (size_t)(comma - s) : strlen(s);
-                if (nL == ISING_MAX_RANK || len == 0 || len >= sizeof item)
-                    return cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
-                                     ISING_MAX_RANK, v);
-                memcpy(item, s, len);
-                item[len] = '\0';
-                if (parse_i64(item, 1, INT64_MAX, &L[nL]) < 0)
-                    return cli_error(cmd, "--L: '%s' is not an extent from 1 to 2^63-1", item);
-                if (L[nL] % 2)
-                    return cli_error(cmd,
-                                     "--L: extent %" PRId64 " is odd; the checkerboard needs even "
-                                     "extents",
-                                     L[nL]);
-                nL++;
-                if (!comma)
-                    break;
-                s = comma + 1;
-            }
-        } else if (!strcmp(o, "--h")) {
-            if (parse_double(v, &h) < 0)
-                return cli_error(cmd, "--h needs a number, not '%s'", v);
-        } else if (!strcmp(o, "--start")) {
-            if (!strcmp(v, "hot"))
-                start = ISING_START_HOT;
-            else if (!strcmp(v, "up"))
-                start = ISING_START_UP;
-            else if (!strcmp(v, "down"))
-                start = ISING_START_DOWN;
-            else
-                return cli_error(cmd, "--start is hot, up or down, not '%s'", v);
-        } else if (!strcmp(o, "--T")) {
-            temps = v;
-        } else if (!strcmp(o, "--beta")) {
-            betas = v;
-        } else if (!strcmp(o, "--sweeps")) {
-            if (parse_i64_opt(o, "a count", v, 2, (int64_t)1 << 40, &sweeps, why, sizeof why) < 0)
-                return cli_error(cmd, "%s", why);
-        } else if (!strcmp(o, "--therm")) {
-            if (parse_i64_opt(o, "a count", v, 0, (int64_t)1 << 40, &therm, why, sizeof why) < 0)
-                return cli_error(cmd, "%s", why);
-        } else if (!strcmp(o, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (end == v || *end || v[0] == '-')
-                return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
-            if (errno == ERANGE)
-                return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
-            seed = s;
-        } else if (!strcmp(o, "--procs")) {
-            procs_arg = v;
-        } else if (!strcmp(o, "--variant")) {
-            one_process_option = 1;
-            if (!strcmp(v, "A") || !strcmp(v, "a"))
-                variant = ISING_A;
-            else if (!strcmp(v, "B") || !strcmp(v, "b"))
-                variant = ISING_B;
-            else if (!strcmp(v, "C") || !strcmp(v, "c"))
-                variant = ISING_C;
-            else if (!strcmp(v, "M") || !strcmp(v, "m"))
-                variant = ISING_M;
-            else if (!strcmp(v, "reference"))
-                variant = ISING_REFERENCE;
-            else if (!strcmp(v, "auto"))
-                variant = ISING_AUTO;
-            else
-                return cli_error(cmd, "--variant is A, B, C, M, reference or auto, not '%s'", v);
-        } else if (!strcmp(o, "--device")) {
-            one_process_option = 1;
-            if (!strcmp(v, "cpu"))
-                device = ISING_DEVICE_CPU;
-            else if (!strcmp(v, "gpu"))
-                device = ISING_DEVICE_GPU;
-            else
-                return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
-        } else if (!strcmp(o, "--dynamics") || !strcmp(o, "--algorithm")) { /* one option, two names */
-            if (!strcmp(v, "metropolis"))
-                dynamics = ISING_METROPOLIS;
-            else if (!strcmp(v, "heatbath"))
-                dynamics = ISING_HEATBATH;
-            else if (!strcmp(v, "wolff"))
-                dynamics = ISING_WOLFF;
-            else if (!strcmp(v, "sw"))
-                dynamics = ISING_SW;
-            else
-                return cli_error(cmd, "%s is metropolis, heatbath, wolff or sw, not '%s'", o, v);
-        } else if (!strcmp(o, "--clusters")) {
-            if (parse_i64_opt(o, "a count", v, 1, (int64_t)1 << 40, &clusters, why, sizeof why) < 0)
-                return cli_error(cmd, "%s", why);
-        } else if (!strcmp(o, "--threads")) {
-            one_process_option = 1;
-            /* 0: the default, as in the other commands */
-            if (parse_i64_opt(o, "a count", v, 0, 4096, &threads, why, sizeof why) < 0)
-                return cli_error(cmd, "%s", why);
-        } else if (!strcmp(o, "--out")) {
-            if (!v[0])
-                return cli_error(cmd, "--out needs a directory");
-            out = v;
-        } else if (!strcmp(o, "--checkpoint-every")) {
-            if (parse_double(v, &every) < 0 || every < 0)
-                return cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
-        } else { /* in value_options but not handled: a bug */
-            return cli_error(cmd, "option '%s' is not implemented", o);
-        }
+        const int rc = parse_value(cl, o, argv[++a]);
+        if (rc >= 0)
+            return rc;
     }
+    return -1;
+}
 
+/* The lattice and the cluster updates' limits; with --procs (nprocs
+ * processes) the process grid.  -1 to go on, else the exit status. */
+static int check_args(ising_cli *cl, int nprocs)
+{
     /* the lattice */
-    if (dims == 0)
-        dims = nL > 1 ? nL : 2;
-    if (nL == 1)
-        for (int i = 1; i < dims; i++)
-            L[i] = L[0];
-    else if (nL != dims)
-        return cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, nL, dims);
+    if (cl->dims == 0)
+        cl->dims = cl->nL > 1 ? cl->nL : 2;
+    if (cl->nL == 1)
+        for (int i = 1; i < cl->dims; i++)
+            cl->L[i] = cl->L[0];
+    else if (cl->nL != cl->dims)
+        return cli_error(cmd, "--L gives %d extents but --dims is %" PRId64, cl->nL, cl->dims);
     /* the cluster updates: h = 0, one process, the CPU */
-    if (dynamics == ISING_WOLFF || dynamics == ISING_SW) {
-        const char *alg = dynamics == ISING_WOLFF ? "wolff" : "sw";
-        if (h != 0)
+    if (cl->dynamics == ISING_WOLFF || cl->dynamics == ISING_SW) {
+        const char *alg = cl->dynamics == ISING_WOLFF ? "wolff" : "sw";
+        if (cl->h != 0)
             return cli_error(cmd, "--algorithm %s is for zero field: not with --h %g (use metropolis or "
-                                  "heatbath)", alg, h);
-        if (procs_arg)
+                                  "heatbath)", alg, cl->h);
+        if (cl->procs_arg)
             return cli_error(cmd, "--algorithm %s runs in one process: not with --procs", alg);
-        if (device == ISING_DEVICE_GPU)
+        if (cl->device == ISING_DEVICE_GPU)
             return cli_error(cmd, "--algorithm %s runs on the CPU: not with --device gpu", alg);
-        if (variant == ISING_M)
+        if (cl->variant == ISING_M)
             return cli_error(cmd, "--algorithm %s grows clusters on the byte lattice: not with "
                                   "--variant M (use A, B, C or auto)", alg);
     }
-    if (clusters && dynamics != ISING_WOLFF)
+    if (cl->clusters && cl->dynamics != ISING_WOLFF)
         return cli_error(cmd, "--clusters is the number of Wolff clusters per sweep: only with "
                               "--algorithm wolff");
     /* --procs: the process grid */
-    int64_t grid[ISING_MAX_RANK];
-    int have_grid = 0;
-    char grid_text[160] = "";
-    if (procs_arg) {
+    if (cl->procs_arg) {
 #ifndef HL_HAVE_MPI
-        (void)me;
         (void)nprocs;
-        (void)grid;
-        (void)have_grid;
-        (void)one_process_option;
+        (void)cl->grid;
+        (void)cl->have_grid;
+        (void)cl->one_process_option;
         return cli_error(cmd, "--procs needs a build with MPI: this hyperlayout has none (install "
                               "libopenmpi-dev, rebuild, and run under mpirun)");
 #else
         int n = 0;
         int64_t product = 1;
-        for (const char *s = procs_arg;;) {
+        for (const char *s = cl->procs_arg;;) {
             const char *sep = s + strcspn(s, "x,");
             char item[32];
             const size_t len = (size_t)(sep - s);
             if (n == ISING_MAX_RANK || len == 0 || len >= sizeof item)
                 return cli_error(cmd, "--procs needs a process grid P0xP1x... (dimension 0 first) or a "
-                                      "process count, not '%s'", procs_arg);
+                                      "process count, not '%s'", cl->procs_arg);
             memcpy(item, s, len);
             item[len] = '\0';
-            if (parse_i64(item, 1, 1 << 20, &grid[n]) < 0)
+            if (parse_i64(item, 1, 1 << 20, &cl->grid[n]) < 0)
                 return cli_error(cmd, "--procs '%s': '%s' is not a process count from 1 to 2^20",
-                                 procs_arg, item);
-            product *= grid[n++];
+                                 cl->procs_arg, item);
+            product *= cl->grid[n++];
             if (!*sep)
                 break;
             s = sep + 1;
         }
-        have_grid = n > 1 || dims == 1;
-        if (n > 1 && n != dims)
+        cl->have_grid = n > 1 || cl->dims == 1;
+        if (n > 1 && n != cl->dims)
             return cli_error(cmd, "--procs %s has %d entries for a %" PRId64 "-dimensional lattice",
-                             procs_arg, n, dims);
+                             cl->procs_arg, n, cl->dims);
         if (product != nprocs)
             return cli_error(cmd,
                              "--procs %s makes %" PRId64 " process%s but %d %s started: run it as "
                              "mpirun -np %" PRId64 " hyperlayout ising ...",
-                             procs_arg, product, product == 1 ? "" : "es", nprocs,
+                             cl->procs_arg, product, product == 1 ? "" : "es", nprocs,
                              nprocs == 1 ? "was" : "were", product);
-        if (one_process_option)
+        if (cl->one_process_option)
             return cli_error(cmd, "--variant, --threads and --device choose how one process sweeps: "
                                   "not with --procs");
-        if (!have_grid) { /* chosen as the lattice will choose it (ising_dist_create) */
+        if (!cl->have_grid) { /* chosen as the lattice will choose it (ising_dist_create) */
             int64_t g[ISING_MAX_RANK] = {0};
-            if (hl_dims_create(nprocs, (int)dims, g) != HL_OK)
-                return cli_error(cmd, "--procs %s: no grid of %d processes", procs_arg, nprocs);
-            for (int i = 0; i < dims; i++)
-                grid[i] = g[dims - 1 - i];
+            if (hl_dims_create(nprocs, (int)cl->dims, g) != HL_OK)
+                return cli_error(cmd, "--procs %s: no grid of %d processes", cl->procs_arg, nprocs);
+            for (int i = 0; i < cl->dims; i++)
+                cl->grid[i] = g[cl->dims - 1 - i];
         }
-        for (int i = 0, w = 0; i < dims; i++)
-            w += snprintf(grid_text + w, sizeof grid_text - (size_t)w, "%s%" PRId64, i ? "x" : "",
-                          grid[i]);
+        for (int i = 0, w = 0; i < cl->dims; i++)
+            w += snprintf(cl->grid_text + w, sizeof cl->grid_text - (size_t)w, "%s%" PRId64, i ? "x" : "",
+                          cl->grid[i]);
 #endif
     }
-    hl_status st = HL_OK;
-    char device_label[300] = "cpu";
-    const char *variant_name = "per-site", *isa = "generic";
-    if (!procs_arg) {
+    return -1;
+}
+
+/* The lattice tried once (a probe, or with --procs its checks alone) and
+ * the device, before any file is touched: cl's labels.  -1 to go on, else
+ * the exit status. */
+static int probe_lattice(ising_cli *cl)
+{
+    hl_status st;
+    if (!cl->procs_arg) {
         ising *probe = NULL;
-        st = ising_create(&probe, (int)dims, L, seed);
+        st = ising_create(&probe, (int)cl->dims, cl->L, cl->seed);
         if (st == HL_OK)
-            st = ising_set_variant(probe, variant);
+            st = ising_set_variant(probe, cl->variant);
         if (st != HL_OK) {
             ising_destroy(probe);
             if (st == HL_ERR_NOT_POW2)
                 return cli_error(cmd, "variant B needs every extent a power of two");
-            if (st == HL_ERR_RANK && variant == ISING_C)
+            if (st == HL_ERR_RANK && cl->variant == ISING_C)
                 return cli_error(cmd, "variant C is the two-dimensional kernel: it needs --dims 2");
             return cli_error(cmd, "lattice: %s", hl_strerror(st));
         }
         /* the device now, before any file is touched: its absence is an error of the command line */
-        if (device == ISING_DEVICE_GPU) {
-            st = ising_set_device(probe, device);
+        if (cl->device == ISING_DEVICE_GPU) {
+            st = ising_set_device(probe, cl->device);
             if (st != HL_OK) {
                 ising_destroy(probe);
                 if (st == HL_ERR_NOMEM)
@@ -735,15 +770,15 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
                                                              : hl_strerror(st));
             }
         }
-        snprintf(device_label, sizeof device_label, "%s%s%s", ising_device_name(device),
-                 device == ISING_DEVICE_GPU ? " " : "", ising_device_label(probe));
-        variant_name = ising_variant_name(ising_variant_of(probe));
-        isa = device == ISING_DEVICE_GPU ? "cuda" : ising_isa_of(probe);
+        snprintf(cl->device_label, sizeof cl->device_label, "%s%s%s", ising_device_name(cl->device),
+                 cl->device == ISING_DEVICE_GPU ? " " : "", ising_device_label(probe));
+        cl->variant_name = ising_variant_name(ising_variant_of(probe));
+        cl->isa = cl->device == ISING_DEVICE_GPU ? "cuda" : ising_isa_of(probe);
         ising_destroy(probe);
     } else {
         /* the lattice's checks without allocating it whole on every process */
         hl_kindex ki;
-        st = hl_kindex_init(&ki, (int)dims, L);
+        st = hl_kindex_init(&ki, (int)cl->dims, cl->L);
         if (st == HL_OK && ki.count > ((int64_t)1 << 40))
             st = HL_ERR_OVERFLOW;
         if (st != HL_OK)
@@ -752,59 +787,51 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
          * update's (apps/ising/mpi.c) */
         ising *probe = NULL;
         const int64_t two[ISING_MAX_RANK] = {2, 2, 2, 2, 2, 2, 2, 2};
-        if (ising_create(&probe, (int)dims, two, seed) == HL_OK)
-            isa = ising_isa_of(probe);
+        if (ising_create(&probe, (int)cl->dims, two, cl->seed) == HL_OK)
+            cl->isa = ising_isa_of(probe);
         ising_destroy(probe);
     }
+    return -1;
+}
 
-    if (resume && force)
-        return cli_error(cmd, "--resume continues the run in --out, --force replaces it: not both");
-
-    /* the temperatures */
-    if (!temps == !betas)
-        return cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
-    double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
-    ising_result *results = calloc(MAX_TEMPS, sizeof *results);
-    if (!T || !beta || !results) {
-        free(T);
-        free(beta);
-        free(results);
-        return cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
-    }
+/* The temperatures of --T or --beta into T and beta (MAX_TEMPS each): their
+ * count, or -1 after saying why. */
+static int read_temperatures(const ising_cli *cl, double *T, double *beta)
+{
     const char *why = NULL;
-    int nt = parse_temps(temps ? temps : betas, temps ? T : beta, &why);
-    int rc = 0;
-    if (nt < 0) {
-        rc = cli_error(cmd, "%s '%s': %s", temps ? "--T" : "--beta", temps ? temps : betas, why);
-        goto done;
-    }
+    int nt = parse_temps(cl->temps ? cl->temps : cl->betas, cl->temps ? T : beta, &why);
+    if (nt < 0)
+        return cli_error_count(cmd, "%s '%s': %s", cl->temps ? "--T" : "--beta",
+                               cl->temps ? cl->temps : cl->betas, why);
     for (int i = 0; i < nt; i++) {
-        if (temps) {
-            if (!(T[i] > 0)) {
-                rc = cli_error(cmd, "--T: temperature %g is not positive", T[i]);
-                goto done;
-            }
+        if (cl->temps) {
+            if (!(T[i] > 0))
+                return cli_error_count(cmd, "--T: temperature %g is not positive", T[i]);
             beta[i] = 1 / T[i];
         } else {
-            if (!(beta[i] >= 0)) {
-                rc = cli_error(cmd, "--beta: %g is negative", beta[i]);
-                goto done;
-            }
+            if (!(beta[i] >= 0))
+                return cli_error_count(cmd, "--beta: %g is negative", beta[i]);
             T[i] = beta[i] > 0 ? 1 / beta[i] : (double)INFINITY;
         }
     }
+    return nt;
+}
 
-    char ckpath[4200], path[4200];
-    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", out);
+/* --out made ready by process 0 (a new run must not overwrite an earlier
+ * one's checkpoint and results unasked), and with --procs said to all: 0
+ * or the exit status. */
+static int prepare_out(const ising_cli *cl, int me, const char *ckpath)
+{
+    int rc = 0;
     /* --procs: process 0 alone looks at and prepares the directory, and says
      * how it went to all */
     if (me != 0)
         goto prepared;
-    if (cli_make_dirs(out) < 0) {
-        rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
+    if (cli_make_dirs(cl->out) < 0) {
+        rc = cli_error(cmd, "--out %s: %s", cl->out, strerror(errno));
         goto prepared;
     }
-    if (resume && access(ckpath, R_OK) < 0) {
+    if (cl->resume && access(ckpath, R_OK) < 0) {
         rc = cli_error(cmd, "--resume: %s: %s", ckpath, strerror(errno));
         goto prepared;
     }
@@ -812,52 +839,39 @@ static int ising_main(int argc, char **argv, int me, int nprocs)
      * unasked, nor leave its other files (snapshots of temperatures this run
      * has not, series) beside the new ones: refuse, or with --force clear
      * them first (so that none is left even if this run stops early). */
-    if (!resume) {
-        const int earlier = earlier_run(out, force);
+    if (!cl->resume) {
+        const int earlier = earlier_run(cl->out, cl->force);
         if (earlier < 0) {
-            rc = cli_error(cmd, "--out %s: %s", out, strerror(errno));
+            rc = cli_error(cmd, "--out %s: %s", cl->out, strerror(errno));
             goto prepared;
         }
-        if (earlier > 0 && !force) {
+        if (earlier > 0 && !cl->force) {
             rc = cli_error(cmd,
                            "--out %s holds an earlier run: continue it with --resume, or replace it "
                            "with --force (or choose another --out)",
-                           out);
+                           cl->out);
             goto prepared;
         }
     }
 prepared:
 #ifdef HL_HAVE_MPI
-    if (procs_arg)
+    if (cl->procs_arg)
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
-    if (rc)
-        goto done;
+    return rc;
+}
 
-    ising_params p = {0};
-    p.rank = (int)dims;
-    memcpy(p.extent, L, sizeof L);
-    p.seed = seed;
-    p.h = h;
-    p.ntemps = nt;
-    p.beta = beta;
-    p.therm = therm;
-    p.sweeps = sweeps;
-    p.start = start;
-    p.multispin = variant == ISING_M; /* M's stream: its checkpoints resume as M only */
-    p.dynamics = dynamics >= 0 ? (ising_dynamics)dynamics
-                 : dims == 1   ? ISING_HEATBATH
-                               : ISING_METROPOLIS;
-    p.clusters = clusters;
-    if (dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
-        fprintf(stderr,
-                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
-                "results depend on the start\n");
-    if (resume && me == 0) {
-        st = procs_arg ? ising_checkpoint_check_dist(ckpath, &p) : ising_checkpoint_check(ckpath, &p);
+/* --resume: the checkpoint is this run's (process 0 reads it, all are
+ * told): 0 or the exit status. */
+static int check_resume(const ising_cli *cl, int me, const ising_params *p, const char *ckpath)
+{
+    int rc = 0;
+    hl_status st;
+    if (cl->resume && me == 0) {
+        st = cl->procs_arg ? ising_checkpoint_check_dist(ckpath, p) : ising_checkpoint_check(ckpath, p);
         if (st == HL_ERR_UNSUPPORTED) {
             rc = cli_error(cmd,
-                           procs_arg ? "--resume: %s was written by a one-process run: resume it "
+                           cl->procs_arg ? "--resume: %s was written by a one-process run: resume it "
                                        "without --procs"
                                      : "--resume: %s was written by a run across processes: resume "
                                        "it with mpirun and --procs",
@@ -881,42 +895,176 @@ prepared:
     }
 checked:
 #ifdef HL_HAVE_MPI
-    if (procs_arg)
+    if (cl->procs_arg)
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
+    return rc;
+}
+
+/* After the run: results.csv and results.json of the temperatures
+ * finished, the magnetisation figure, the plot.  The exit status (130 when
+ * interrupted; process 0 writes for all). */
+static int write_outputs(ising_cli *cl, int me, const ising_params *p, const ising_result *results,
+                         int complete, double seconds, const char *ckpath)
+{
+    const int nt = p->ntemps;
+    hl_status st;
+    char path[4200];
+    /* the results of every finished temperature */
+    int finished = complete ? nt : 0;
+    while (!complete && finished < nt && results[finished].samples > 0)
+        finished++;
+    if (me != 0) { /* --procs: the files and messages are process 0's */
+        return complete ? 0 : 130;
+    }
+    ising_run_info info = {cl->variant_name, cl->isa, ising_device_name(cl->device),
+                           cl->procs_arg ? 1 : hl_threads_usable((int)cl->threads), seconds,
+                           complete, cl->procs_arg ? cl->grid_text : NULL};
+    snprintf(path, sizeof path, "%s/results.csv", cl->out);
+    st = ising_write_csv(path, p, results, finished);
+    if (st == HL_OK) {
+        snprintf(path, sizeof path, "%s/results.json", cl->out);
+        st = ising_write_json(path, p, &info, results, finished);
+    }
+    if (st != HL_OK) {
+        cli_error(cmd, "%s: %s", path, hl_strerror(st));
+        return 1;
+    }
+    /* 2D at h = 0: |m| against Yang's curve, drawn here (no Python needed) */
+    const int figure = cl->dims == 2 && cl->h == 0 && finished >= 2;
+    if (figure) {
+        snprintf(path, sizeof path, "%s/magnetisation.png", cl->out);
+        st = ising_magnetisation_figure(path, results, finished);
+        if (st != HL_OK) {
+            cli_error(cmd, "%s: %s", path, hl_strerror(st));
+            return 1;
+        }
+    }
+    if (!complete) {
+        fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n",
+                ckpath);
+        return 130;
+    }
+    if (cl->plot < 0)
+        cl->plot = nt >= 2;
+    int plotted = 0; /* announced only when drawn */
+    /* what was drawn all the same, for the lines that say what was not */
+    const char *drawn = figure ? "; magnetisation.png was drawn" : "";
+    if (cl->plot) {
+#if defined(ISING_PYTHON) && defined(ISING_PLOT_SCRIPT)
+        /* numpy and matplotlib are looked for now, by plot.py: they may have
+         * been installed after hyperlayout was built */
+        const int prc = run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, cl->out);
+        plotted = prc == 0;
+        if (prc == 3) /* plot.py said which module is missing */
+            fprintf(stderr, "hyperlayout ising: no plot drawn for observables.png (%s needs numpy and "
+                            "matplotlib); results.csv has the data%s\n",
+                    ISING_PYTHON, drawn);
+        else if (prc != 0)
+            fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s): no plot drawn for "
+                            "observables.png; results.csv has the data%s\n",
+                    ISING_PYTHON, ISING_PLOT_SCRIPT, cl->out, drawn);
+#else
+        (void)run_plot;
+        fprintf(stderr, "hyperlayout ising: no Python 3 was found at build time: no plot drawn for "
+                        "observables.png; results.csv has the data%s\n",
+                drawn);
+#endif
+    }
+    if (!cl->quiet) {
+        printf("# %.1f s; results in %s/results.csv and results.json", seconds, cl->out);
+        if (figure)
+            printf(", |m| against Yang's exact curve in %s/magnetisation.png", cl->out);
+        if (plotted)
+            printf(", plot in %s/observables.png", cl->out);
+        else if (cl->plot)
+            printf(", no plot drawn for the observables (see stderr)");
+        printf("\n");
+    }
+    return 0;
+}
+
+/* The run: the temperatures, --out, the sweeps, the files.  The exit
+ * status. */
+static int run_ising(ising_cli *cl, int me)
+{
+    hl_status st;
+    if (!cl->temps == !cl->betas)
+        return cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
+    double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
+    ising_result *results = calloc(MAX_TEMPS, sizeof *results);
+    if (!T || !beta || !results) {
+        free(T);
+        free(beta);
+        free(results);
+        return cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
+    }
+    int rc = 0;
+    const int nt = read_temperatures(cl, T, beta);
+    if (nt < 0) {
+        rc = 2;
+        goto done;
+    }
+
+    char ckpath[4200];
+    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", cl->out);
+    rc = prepare_out(cl, me, ckpath);
+    if (rc)
+        goto done;
+
+    ising_params p = {0};
+    p.rank = (int)cl->dims;
+    memcpy(p.extent, cl->L, sizeof cl->L);
+    p.seed = cl->seed;
+    p.h = cl->h;
+    p.ntemps = nt;
+    p.beta = beta;
+    p.therm = cl->therm;
+    p.sweeps = cl->sweeps;
+    p.start = cl->start;
+    p.multispin = cl->variant == ISING_M; /* M's stream: its checkpoints resume as M only */
+    p.dynamics = cl->dynamics >= 0 ? (ising_dynamics)cl->dynamics
+                 : cl->dims == 1   ? ISING_HEATBATH
+                               : ISING_METROPOLIS;
+    p.clusters = cl->clusters;
+    if (cl->dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
+        fprintf(stderr,
+                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
+                "results depend on the start\n");
+    rc = check_resume(cl, me, &p, ckpath);
     if (rc)
         goto done;
     if (me != 0) /* --procs: process 0 speaks and writes for all */
-        progress = 0, quiet = 1, series = 0;
-    ctx c = {&p, out, progress, 0, quiet, series, snapshot && !procs_arg, now(), T};
+        cl->progress = 0, cl->quiet = 1, cl->series = 0;
+    ctx c = {&p, cl->out, cl->progress, 0, cl->quiet, cl->series, cl->snapshot && !cl->procs_arg, now(), T};
     ising_options opt = {0};
-    opt.variant = variant;
-    opt.threads = (int)threads;
-    opt.device = device;
-    opt.checkpoint = checkpoint || resume ? ckpath : NULL;
-    opt.checkpoint_every = every;
-    opt.resume = resume;
+    opt.variant = cl->variant;
+    opt.threads = (int)cl->threads;
+    opt.device = cl->device;
+    opt.checkpoint = cl->checkpoint || cl->resume ? ckpath : NULL;
+    opt.checkpoint_every = cl->every;
+    opt.resume = cl->resume;
     opt.progress = on_progress;
     opt.finished = on_finished;
     opt.ctx = &c;
 
-    if (!quiet) {
+    if (!cl->quiet) {
         char clusters_text[48] = "";
         if (p.dynamics == ISING_WOLFF)
             snprintf(clusters_text, sizeof clusters_text, " (%" PRId64 " cluster%s per sweep)",
-                     clusters ? clusters : 1, clusters > 1 ? "s" : "");
-        printf("# Ising d=%" PRId64 " L=", dims);
-        for (int i = 0; i < dims; i++)
-            printf("%s%" PRId64, i ? "," : "", L[i]);
-        if (procs_arg)
-            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s procs=%s%s\n", h,
-                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), grid_text,
-                   resume ? " (resumed)" : "");
+                     cl->clusters ? cl->clusters : 1, cl->clusters > 1 ? "s" : "");
+        printf("# Ising d=%" PRId64 " L=", cl->dims);
+        for (int i = 0; i < cl->dims; i++)
+            printf("%s%" PRId64, i ? "," : "", cl->L[i]);
+        if (cl->procs_arg)
+            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s procs=%s%s\n", cl->h,
+                   cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p.dynamics), cl->grid_text,
+                   cl->resume ? " (resumed)" : "");
         else
-            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s%s variant=%s %s%s%s\n", h,
-                   seed, therm, sweeps, ising_dynamics_name(p.dynamics), clusters_text, variant_name,
-                   device == ISING_DEVICE_GPU ? "device=" : "isa=", device == ISING_DEVICE_GPU ? device_label : isa,
-                   resume ? " (resumed)" : "");
+            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s%s variant=%s %s%s%s\n", cl->h,
+                   cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p.dynamics), clusters_text, cl->variant_name,
+                   cl->device == ISING_DEVICE_GPU ? "device=" : "isa=", cl->device == ISING_DEVICE_GPU ? cl->device_label : cl->isa,
+                   cl->resume ? " (resumed)" : "");
         printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
         fflush(stdout);
     }
@@ -927,16 +1075,16 @@ checked:
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
     int complete = 0;
-    if (!procs_arg) {
+    if (!cl->procs_arg) {
         st = ising_run(&p, &opt, results, &complete);
     } else {
 #ifdef HL_HAVE_MPI
         ising_dist_options dopt = {0};
         dopt.comm = MPI_COMM_WORLD;
-        dopt.grid = grid; /* given, or chosen above as the lattice would choose it */
+        dopt.grid = cl->grid; /* given, or chosen above as the lattice would choose it */
         dopt.checkpoint = opt.checkpoint;
-        dopt.checkpoint_every = every;
-        dopt.resume = resume;
+        dopt.checkpoint_every = cl->every;
+        dopt.resume = cl->resume;
         dopt.progress = on_progress;
         dopt.finished = on_finished_dist;
         dopt.ctx = &c;
@@ -953,11 +1101,11 @@ checked:
                        ckpath);
         goto done;
     }
-    if (st == HL_ERR_FORMAT && resume) {
+    if (st == HL_ERR_FORMAT && cl->resume) {
         /* the check above read the whole checkpoint; what is left is the
          * spin file of a run across processes, or a file changed since */
         rc = cli_error(cmd, "--resume: %s%s: damaged (truncated, or changed since it was written)",
-                       ckpath, procs_arg ? " or its spin file" : "");
+                       ckpath, cl->procs_arg ? " or its spin file" : "");
         goto done;
     }
     if (st != HL_OK) {
@@ -967,86 +1115,27 @@ checked:
         goto done;
     }
 
-    /* the results of every finished temperature */
-    int finished = complete ? nt : 0;
-    while (!complete && finished < nt && results[finished].samples > 0)
-        finished++;
-    if (me != 0) { /* --procs: the files and messages are process 0's */
-        rc = complete ? 0 : 130;
-        goto done;
-    }
-    ising_run_info info = {variant_name, isa, ising_device_name(device),
-                           procs_arg ? 1 : hl_threads_usable((int)threads), seconds,
-                           complete, procs_arg ? grid_text : NULL};
-    snprintf(path, sizeof path, "%s/results.csv", out);
-    st = ising_write_csv(path, &p, results, finished);
-    if (st == HL_OK) {
-        snprintf(path, sizeof path, "%s/results.json", out);
-        st = ising_write_json(path, &p, &info, results, finished);
-    }
-    if (st != HL_OK) {
-        rc = cli_error(cmd, "%s: %s", path, hl_strerror(st));
-        rc = 1;
-        goto done;
-    }
-    /* 2D at h = 0: |m| against Yang's curve, drawn here (no Python needed) */
-    const int figure = dims == 2 && h == 0 && finished >= 2;
-    if (figure) {
-        snprintf(path, sizeof path, "%s/magnetisation.png", out);
-        st = ising_magnetisation_figure(path, results, finished);
-        if (st != HL_OK) {
-            rc = cli_error(cmd, "%s: %s", path, hl_strerror(st));
-            rc = 1;
-            goto done;
-        }
-    }
-    if (!complete) {
-        fprintf(stderr, "hyperlayout ising: interrupted; %s holds the state: run again with --resume\n",
-                ckpath);
-        rc = 130;
-        goto done;
-    }
-    if (plot < 0)
-        plot = nt >= 2;
-    int plotted = 0; /* announced only when drawn */
-    /* what was drawn all the same, for the lines that say what was not */
-    const char *drawn = figure ? "; magnetisation.png was drawn" : "";
-    if (plot) {
-#if defined(ISING_PYTHON) && defined(ISING_PLOT_SCRIPT)
-        /* numpy and matplotlib are looked for now, by plot.py: they may have
-         * been installed after hyperlayout was built */
-        const int prc = run_plot(ISING_PYTHON, ISING_PLOT_SCRIPT, out);
-        plotted = prc == 0;
-        if (prc == 3) /* plot.py said which module is missing */
-            fprintf(stderr, "hyperlayout ising: no plot drawn for observables.png (%s needs numpy and "
-                            "matplotlib); results.csv has the data%s\n",
-                    ISING_PYTHON, drawn);
-        else if (prc != 0)
-            fprintf(stderr, "hyperlayout ising: the plot failed (%s %s %s): no plot drawn for "
-                            "observables.png; results.csv has the data%s\n",
-                    ISING_PYTHON, ISING_PLOT_SCRIPT, out, drawn);
-#else
-        (void)run_plot;
-        fprintf(stderr, "hyperlayout ising: no Python 3 was found at build time: no plot drawn for "
-                        "observables.png; results.csv has the data%s\n",
-                drawn);
-#endif
-    }
-    if (!quiet) {
-        printf("# %.1f s; results in %s/results.csv and results.json", seconds, out);
-        if (figure)
-            printf(", |m| against Yang's exact curve in %s/magnetisation.png", out);
-        if (plotted)
-            printf(", plot in %s/observables.png", out);
-        else if (plot)
-            printf(", no plot drawn for the observables (see stderr)");
-        printf("\n");
-    }
+    rc = write_outputs(cl, me, &p, results, complete, seconds, ckpath);
 done:
     free(T);
     free(beta);
     free(results);
     return rc;
+}
+
+/* The command; with --procs (me, nprocs) are this process's rank and the
+ * size of MPI_COMM_WORLD, else nprocs is 0 and MPI is not initialised. */
+static int ising_main(int argc, char **argv, int me, int nprocs)
+{
+    ising_cli cl;
+    int rc = parse_args(argc, argv, &cl);
+    if (rc < 0)
+        rc = check_args(&cl, nprocs);
+    if (rc < 0)
+        rc = probe_lattice(&cl);
+    if (rc < 0 && cl.resume && cl.force)
+        rc = cli_error(cmd, "--resume continues the run in --out, --force replaces it: not both");
+    return rc < 0 ? run_ising(&cl, me) : rc;
 }
 
 int cmd_ising(int argc, char **argv)
