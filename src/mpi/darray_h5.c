@@ -39,65 +39,6 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
 #include "atomic.h"
 #include "h5_internal.h"
 
-typedef struct run {
-    int64_t file, mem, len;
-} run;
-
-static int by_file(const void *x, const void *y)
-{
-    const run *p = x, *q = y;
-    return (p->file > q->file) - (p->file < q->file);
-}
-
-/* This process's rows sorted into the dataset's C order; *n rows, *cells. */
-static hl_status rows(const hl_darray *a, run **out, int64_t *n, int64_t *cells)
-{
-    int64_t total = 0;
-    darray_box b;
-    *out = NULL;
-    *n = *cells = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        int64_t r = 1;
-        for (int i = 1; i < a->rank; i++)
-            r *= b.owned[i];
-        total += b.owned[0] > 0 ? r : 0;
-    }
-    run *runs = malloc(sizeof *runs * (size_t)(total > 0 ? total : 1));
-    if (!runs)
-        return HL_ERR_NOMEM;
-    int64_t k = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        bool empty = false;
-        for (int i = 0; i < a->rank; i++)
-            empty = empty || b.owned[i] <= 0;
-        if (empty)
-            continue;
-        int64_t y[HL_MAX_RANK] = {0};
-        for (;;) {
-            int64_t f = b.start[0], m = j * a->block_count + a->lo[0], gs = 1, ls = 1;
-            for (int i = 1; i < a->rank; i++) {
-                gs *= a->shape.extent[i - 1];
-                ls *= a->local[i - 1];
-                f += (b.start[i] + y[i]) * gs;
-                m += (y[i] + a->lo[i]) * ls;
-            }
-            runs[k++] = (run){f, m, b.owned[0]};
-            *cells += b.owned[0];
-            int i = 1;
-            while (i < a->rank && y[i] == b.owned[i] - 1)
-                y[i] = 0, i++;
-            if (i >= a->rank)
-                break;
-            y[i]++;
-        }
-    }
-    qsort(runs, (size_t)k, sizeof *runs, by_file);
-    *out = runs;
-    *n = k;
-    return HL_OK;
-}
 
 /* The file selection of this process's blocks (HDF5's order: dims reversed). */
 static hl_status select_blocks(const hl_darray *a, hid_t space)
@@ -126,7 +67,7 @@ static hl_status select_blocks(const hl_darray *a, hid_t space)
 
 /* Packs (or unpacks) the local memory's owned cells to (from) buf in the
  * dataset's order. */
-static void pack(const hl_darray *a, const run *r, int64_t n, char *buf, bool to_buf)
+static void pack(const hl_darray *a, const darray_run *r, int64_t n, char *buf, bool to_buf)
 {
     const size_t e = (size_t)a->elem_size;
     int64_t at = 0;
@@ -223,9 +164,9 @@ static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write, char 
 {
     if (a->nblocks == 1) /* one box: HDF5 reads into (writes from) the frame itself */
         return transfer_one(a, dset, mem, write, reason, rcap);
-    run *r = NULL;
+    darray_run *r = NULL;
     int64_t n = 0, cells = 0;
-    hl_status st = rows(a, &r, &n, &cells);
+    hl_status st = darray_rows(a, &r, &n, &cells);
     char *buf = st == HL_OK ? malloc((size_t)(cells > 0 ? cells : 1) * (size_t)a->elem_size) : NULL;
     if (st == HL_OK && !buf)
         st = HL_ERR_NOMEM;

@@ -77,6 +77,17 @@ int64_t darray_nblocks(const hl_darray *a, int64_t q);
 int64_t darray_grid_blocks(const hl_darray *a, int64_t q, int i);
 /* Block j of q (j < darray_nblocks), global start and owned cells. */
 void darray_block(const hl_darray *a, int64_t q, int64_t j, darray_box *b);
+
+/* A row of cells of this process: `len` cells at element `file` of the
+ * array in C order and at element `mem` of its local memory. */
+typedef struct darray_run {
+    int64_t file, mem, len;
+} darray_run;
+
+/* This process's rows, sorted by their place in the file (a file view must
+ * not go backwards): *n rows (malloc'd in *out), *cells cells.  For the
+ * collective .npy and HDF5 files. */
+hl_status darray_rows(const hl_darray *a, darray_run **out, int64_t *n, int64_t *cells);
 /* q's frame: the local extents of each of its blocks, halo included;
  * returns their product. */
 int64_t darray_frame(const hl_darray *a, int64_t q, int64_t *frame);

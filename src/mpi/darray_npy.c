@@ -9,45 +9,38 @@
 #include "atomic.h"
 #include "darray_internal.h"
 
-/* One row of one block: `len` cells at element `file` of the array in C
- * order and at element `mem` of the local memory. */
-typedef struct run {
-    int64_t file, mem, len;
-} run;
-
 static int by_file(const void *x, const void *y)
 {
-    const run *a = x, *b = y;
-    return (a->file > b->file) - (a->file < b->file);
+    const darray_run *p = x, *q = y;
+    return (p->file > q->file) - (p->file < q->file);
 }
 
-/* The file view's type and the memory type of a process holding several
- * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
- * view must not go backwards), each row a run of both types. */
-static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *file,
-                           MPI_Datatype *mem)
+hl_status darray_rows(const hl_darray *a, darray_run **out, int64_t *n, int64_t *cells)
 {
-    int64_t rows = 0;
+    int64_t total = 0;
     darray_box b;
+    *out = NULL;
+    *n = *cells = 0;
     for (int64_t j = 0; j < a->nblocks; j++) {
         darray_block(a, a->me, j, &b);
         int64_t r = 1;
         for (int i = 1; i < a->rank; i++)
             r *= b.owned[i];
-        rows += r;
+        total += b.owned[0] > 0 ? r : 0;
     }
-    if (rows > INT32_MAX || a->bext[0] > INT32_MAX)
-        return HL_ERR_UNSUPPORTED;
-    run *runs = malloc(sizeof *runs * (size_t)(rows > 0 ? rows : 1));
-    int *len = malloc(sizeof *len * (size_t)(rows > 0 ? rows : 1));
-    MPI_Aint *fd = malloc(sizeof *fd * (size_t)(rows > 0 ? rows : 1));
-    MPI_Aint *md = malloc(sizeof *md * (size_t)(rows > 0 ? rows : 1));
-    hl_status st = runs && len && fd && md ? HL_OK : HL_ERR_NOMEM;
-    int64_t n = 0;
-    for (int64_t j = 0; st == HL_OK && j < a->nblocks; j++) {
+    darray_run *runs = malloc(sizeof *runs * (size_t)(total > 0 ? total : 1));
+    if (!runs)
+        return HL_ERR_NOMEM;
+    int64_t k = 0;
+    for (int64_t j = 0; j < a->nblocks; j++) {
         darray_block(a, a->me, j, &b);
+        bool empty = false;
+        for (int i = 0; i < a->rank; i++)
+            empty = empty || b.owned[i] <= 0;
+        if (empty)
+            continue;
         int64_t y[HL_MAX_RANK] = {0};
-        for (;;) { /* the rows of block j: odometer over dimensions 1.. */
+        for (;;) {
             int64_t f = b.start[0], m = j * a->block_count + a->lo[0], gs = 1, ls = 1;
             for (int i = 1; i < a->rank; i++) {
                 gs *= a->shape.extent[i - 1];
@@ -55,7 +48,8 @@ static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *
                 f += (b.start[i] + y[i]) * gs;
                 m += (y[i] + a->lo[i]) * ls;
             }
-            runs[n++] = (run){f, m, b.owned[0]};
+            runs[k++] = (darray_run){f, m, b.owned[0]};
+            *cells += b.owned[0];
             int i = 1;
             while (i < a->rank && y[i] == b.owned[i] - 1)
                 y[i] = 0, i++;
@@ -64,8 +58,32 @@ static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *
             y[i]++;
         }
     }
+    qsort(runs, (size_t)k, sizeof *runs, by_file);
+    *out = runs;
+    *n = k;
+    return HL_OK;
+}
+
+/* The file view's type and the memory type of a process holding several
+ * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
+ * view must not go backwards), each row a run of both types. */
+static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *file,
+                           MPI_Datatype *mem)
+{
+    darray_run *runs;
+    int64_t n, cells;
+    hl_status st = darray_rows(a, &runs, &n, &cells);
+    if (st != HL_OK)
+        return st;
+    if (n > INT32_MAX || a->bext[0] > INT32_MAX) {
+        free(runs);
+        return HL_ERR_UNSUPPORTED;
+    }
+    int *len = malloc(sizeof *len * (size_t)(n > 0 ? n : 1));
+    MPI_Aint *fd = malloc(sizeof *fd * (size_t)(n > 0 ? n : 1));
+    MPI_Aint *md = malloc(sizeof *md * (size_t)(n > 0 ? n : 1));
+    st = len && fd && md ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK) {
-        qsort(runs, (size_t)n, sizeof *runs, by_file);
         for (int64_t k = 0; k < n; k++) {
             len[k] = (int)runs[k].len;
             fd[k] = (MPI_Aint)(runs[k].file * a->elem_size);
