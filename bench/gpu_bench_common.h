@@ -1,11 +1,13 @@
 // What bench_gpu_transforms and bench_gpu_librett share, so that both time
-// the same rows: the shapes (from --mib or --quick), the median.  C++ host
-// code only.
+// the same rows: the shapes (from --mib or --quick), the median, the
+// common options and the CSV.  C++ host code only.
 #ifndef HYPERLAYOUT_BENCH_GPU_BENCH_COMMON_H
 #define HYPERLAYOUT_BENCH_GPU_BENCH_COMMON_H
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,75 @@ inline std::vector<std::string> shapes_of(int k)
         }
     }
     return out;
+}
+
+// The options both programs take.
+struct options {
+    bool quick = false, check = true;
+    int reps = 10;
+    int64_t mib = 512;
+    const char *csv = nullptr, *op = nullptr, *shape = nullptr;
+};
+
+// Takes argv[*a] (and its value) when it is one of --quick, --no-verify,
+// --reps, --mib, --op, --shape, --csv: true, *a on the last word taken.
+inline bool parse_common(int argc, char **argv, int *a, options *o)
+{
+    const std::string s = argv[*a];
+    const bool has = *a + 1 < argc;
+    if (s == "--quick")
+        o->quick = true;
+    else if (s == "--no-verify")
+        o->check = false;
+    else if (s == "--reps" && has)
+        o->reps = std::atoi(argv[++*a]);
+    else if (s == "--mib" && has)
+        o->mib = std::atoll(argv[++*a]);
+    else if (s == "--op" && has)
+        o->op = argv[++*a];
+    else if (s == "--shape" && has)
+        o->shape = argv[++*a];
+    else if (s == "--csv" && has)
+        o->csv = argv[++*a];
+    else
+        return false;
+    return true;
+}
+
+// The CSV is written to PATH.tmp and renamed over PATH by csv_commit, so
+// that a reader (gpu_vs_cupy.py, plot.py) never sees a part; a run that
+// ends otherwise, even by exit(), leaves no temporary.
+inline std::string &csv_temporary()
+{
+    static std::string name;
+    return name;
+}
+
+inline FILE *csv_open(const char *path, const char *header)
+{
+    csv_temporary() = std::string(path) + ".tmp";
+    std::atexit([] {
+        if (!csv_temporary().empty())
+            std::remove(csv_temporary().c_str());
+    });
+    FILE *f = std::fopen(csv_temporary().c_str(), "w");
+    if (f)
+        std::fputs(header, f);
+    else
+        csv_temporary().clear();
+    return f;
+}
+
+// Closes f; renames it over path when ok (else removes it).  False when
+// the file could not be written.
+inline bool csv_commit(FILE *f, const char *path, bool ok)
+{
+    const bool written = std::fclose(f) == 0;
+    const bool done = ok && written && std::rename(csv_temporary().c_str(), path) == 0;
+    if (!done)
+        std::remove(csv_temporary().c_str());
+    csv_temporary().clear();
+    return written || !ok;
 }
 
 } // namespace gpu_bench

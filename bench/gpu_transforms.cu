@@ -127,37 +127,25 @@ bool verify(const hl_plan *p, const std::vector<unsigned char> &host, void *d_in
 
 int main(int argc, char **argv)
 {
-    bool quick = false, check = true;
+    gpu_bench::options opts;
     int effort = HL_EFFORT_ESTIMATE;
-    int reps = 10;
-    int64_t mib = 512;
-    const char *csv_path = nullptr, *only_op = nullptr, *only_shape = nullptr;
     for (int a = 1; a < argc; a++) {
+        if (gpu_bench::parse_common(argc, argv, &a, &opts))
+            continue;
         const std::string o = argv[a];
-        const bool has = a + 1 < argc;
-        if (o == "--quick")
-            quick = true;
-        else if (o == "--no-verify")
-            check = false;
-        else if (o == "--effort" && has && (std::string(argv[a + 1]) == "estimate" ||
-                                            std::string(argv[a + 1]) == "measure"))
+        if (o == "--effort" && a + 1 < argc && (std::string(argv[a + 1]) == "estimate" ||
+                                                std::string(argv[a + 1]) == "measure"))
             effort = std::string(argv[++a]) == "measure" ? HL_EFFORT_MEASURE : HL_EFFORT_ESTIMATE;
-        else if (o == "--reps" && has)
-            reps = std::atoi(argv[++a]);
-        else if (o == "--mib" && has)
-            mib = std::atoll(argv[++a]);
-        else if (o == "--op" && has)
-            only_op = argv[++a];
-        else if (o == "--shape" && has)
-            only_shape = argv[++a];
-        else if (o == "--csv" && has)
-            csv_path = argv[++a];
         else {
             const bool help = o == "--help" || o == "-h";
             std::fputs(usage, help ? stdout : stderr);
             return help ? 0 : 2;
         }
     }
+    const bool quick = opts.quick, check = opts.check;
+    int reps = opts.reps;
+    const int64_t mib = opts.mib;
+    const char *csv_path = opts.csv, *only_op = opts.op, *only_shape = opts.shape;
     if (reps < 1 || mib < 1) {
         std::fprintf(stderr, "bench_gpu_transforms: --reps and --mib need positive numbers\n");
         return 2;
@@ -169,14 +157,12 @@ int main(int argc, char **argv)
     const int k = gpu_bench::elements_log2(quick, mib);
     if (quick)
         reps = std::min(reps, 3);
-    FILE *csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
+    FILE *csv = csv_path ? gpu_bench::csv_open(csv_path, "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
+                          "in_place_gbps,in_place_ratio\n") : nullptr;
     if (csv_path && !csv) {
-        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s\n", csv_path);
+        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s.tmp\n", csv_path);
         return 2;
     }
-    if (csv)
-        std::fprintf(csv, "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
-                          "in_place_gbps,in_place_ratio\n");
     cudaDeviceProp prop;
     int dev;
     CUDA_OK(cudaGetDevice(&dev));
@@ -266,8 +252,10 @@ int main(int argc, char **argv)
     CUDA_OK(cudaFree(d_a));
     CUDA_OK(cudaFree(d_b));
     CUDA_OK(cudaStreamDestroy(stream));
-    if (csv)
-        std::fclose(csv);
+    if (csv && !gpu_bench::csv_commit(csv, csv_path, wrong == 0)) {
+        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s\n", csv_path);
+        return 1;
+    }
     if (wrong) {
         std::printf("\nbench_gpu_transforms: %d plan%s WRONG on the device\n", wrong,
                     wrong == 1 ? "" : "s");
