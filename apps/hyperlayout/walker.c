@@ -229,6 +229,49 @@ static hl_status write_times_csv(atomic_file *f, const opts *o, const double *ti
     return atomic_file_commit(f);
 }
 
+/* The best time of each variant run, and its ratio to Ptr's. */
+static void print_times(const opts *o, const double *times)
+{
+    printf("\n%-8s %-15s %12s %8s\n", "variant", "order", "seconds", "/Ptr");
+    for (int v = 0; v < WALKER_NVARIANTS; v++) {
+        if (!o->run[v])
+            continue;
+        double best = times[v];
+        for (int64_t r = 1; r < o->reps; r++)
+            best = fmin(best, times[r * WALKER_NVARIANTS + v]);
+        double ptr = times[WALKER_PTR];
+        for (int64_t r = 1; r < o->reps; r++)
+            ptr = fmin(ptr, times[r * WALKER_NVARIANTS + WALKER_PTR]);
+        char ratio[32] = "-";
+        if (o->run[WALKER_PTR] && ptr > 1e-3) /* shorter runs: no meaningful ratio */
+            snprintf(ratio, sizeof ratio, "%.3f", best / ptr);
+        printf("%-8s %-15s %12.3f %8s\n", walker_variant_name((walker_variant)v),
+               walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
+                                                                                : "equation-major",
+               best, ratio);
+    }
+}
+
+/* Whether every variant run ended in the first one's state,
+ * bit for bit; said when more than one ran. */
+static bool same_states(const opts *o, double *const *state, int first)
+{
+    const int64_t K = o->K, npar = o->npar;
+    bool same = true;
+    int nrun = 0;
+    for (int v = 0; v < WALKER_NVARIANTS; v++)
+        if (o->run[v]) {
+            nrun++;
+            if (v != first)
+                same = same && walker_same_state((walker_variant)first, state[first],
+                                                 (walker_variant)v, state[v], npar, K);
+        }
+    if (nrun > 1)
+        printf("final particle states: %s\n", same ? "bitwise identical in every variant"
+                                                   : "DIFFERENT between the variants");
+    return same;
+}
+
 /* Runs everything once the options are read; returns the exit status. */
 static int run(const opts *o, const walker_sde *sde)
 {
@@ -336,36 +379,8 @@ static int run(const opts *o, const walker_sde *sde)
         print_stats_row("  rel. difference", &rel);
     }
 
-    printf("\n%-8s %-15s %12s %8s\n", "variant", "order", "seconds", "/Ptr");
-    for (int v = 0; v < WALKER_NVARIANTS; v++) {
-        if (!o->run[v])
-            continue;
-        double best = times[v];
-        for (int64_t r = 1; r < o->reps; r++)
-            best = fmin(best, times[r * WALKER_NVARIANTS + v]);
-        double ptr = times[WALKER_PTR];
-        for (int64_t r = 1; r < o->reps; r++)
-            ptr = fmin(ptr, times[r * WALKER_NVARIANTS + WALKER_PTR]);
-        char ratio[32] = "-";
-        if (o->run[WALKER_PTR] && ptr > 1e-3) /* shorter runs: no meaningful ratio */
-            snprintf(ratio, sizeof ratio, "%.3f", best / ptr);
-        printf("%-8s %-15s %12.3f %8s\n", walker_variant_name((walker_variant)v),
-               walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR ? "unknown-major"
-                                                                                : "equation-major",
-               best, ratio);
-    }
-    bool same = true;
-    int nrun = 0;
-    for (int v = 0; v < WALKER_NVARIANTS; v++)
-        if (o->run[v]) {
-            nrun++;
-            if (v != first)
-                same = same && walker_same_state((walker_variant)first, state[first],
-                                                 (walker_variant)v, state[v], npar, K);
-        }
-    if (nrun > 1)
-        printf("final particle states: %s\n", same ? "bitwise identical in every variant"
-                                                   : "DIFFERENT between the variants");
+    print_times(o, times);
+    const bool same = same_states(o, state, first);
     if (stats_out) {
         st = write_stats_csv(stats_out, rec_step, rec, n_rec, o->dt);
         stats_out = NULL; /* committed or removed */
