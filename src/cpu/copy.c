@@ -59,8 +59,7 @@ enum {
     BLOCK_BYTES = 2048,    /* ... and bytes when its rows are 16 bytes or shorter (Morton's
                               bits), unless that is fewer than BLOCK_MIN cells */
     BLOCK_MIN = 256,       /* ... and at least (the next digit cut to fill it): blocks of one
-                              8x8 tile, 64 cells, cost a plane's bookkeeping each 256 bytes
-                              (tile:8,8 of [4096,4096] float32 1.27x, float64 1.13x at 256) */
+                              8x8 tile, 64 cells, cost a plane's bookkeeping each */
     MIN_SRC_RUN_BYTES = 32, /* a transpose is worth it when its output run fills a line
                                (MIN_RUN_BYTES) and its source run half of one: each line is
                                then read twice, where rows read a line per cell */
@@ -78,11 +77,9 @@ enum {
     LANES_OUT_BYTES = 4096,   /* a lane-permute plane writes at most this */
     LANES_SPAN_BYTES = 16384, /* ... and reads a span at most this long (in L1) */
     LANES_ROW_BYTES = 256,    /* ... of a group's pieces at most this long: longer ones go
-                                 faster as rows (3-D shifts and chains, pieces of 1 KiB,
-                                 measured 0.6-0.75x with lane permutes, 512 bytes 0.5x) */
-    LANES_BOX_ROW_BYTES = 512, /* ... of a box's rows at most this long (flip:0 of
-                                  [64,64,64,64] float64 1.45x over reversed rows; rows of
-                                  1 KiB 1.0-1.06x, 2 KiB 0.8x) */
+                                 faster as rows */
+    LANES_BOX_ROW_BYTES = 512, /* ... of a box's rows at most this long: longer ones go
+                                  as fast or faster as reversed rows */
     LANES_MAX_OPS = 2,        /* ... with at most this many permutes per vector, on average */
     GROUP_RUN_MAX_BYTES = 1 << 19, /* the longest run of a group: half an L2, so that each
                                       piece finds its source lines there */
@@ -92,16 +89,17 @@ enum {
     PF_DISTANCE = 8192,       /* bytes of source requested ahead of a group's copies */
     PF_SPAN_MAX = 16384,      /* ... when a plane reads at most this span */
     PF_GROUP_SPAN_MAX = 4096, /* ... or a group's plane: longer runs are read upwards in chunks,
-                                 which the prefetchers follow (the chain and shift:1,-1 flip:0 of
-                                 [4096,4096] float32, 16 KiB runs: 1.45x without the requests) */
-    PF_BLOCK_DISTANCE = 32768, /* ... and of a block of many short runs (tile:8,8,8,8 of
-                                  [64,64,64,64] float64 1.25x, Morton of [256,256,256]
-                                  float64 1.1x over 8192) */
+                                 which the prefetchers follow, and requests only get in their
+                                 way */
+    PF_BLOCK_DISTANCE = 32768, /* ... and of a block of many short runs (tiles, Morton: they
+                                  ran faster at this distance than at PF_DISTANCE) */
     PF_STREAMS = 16,          /* source runs of a block the hardware prefetchers follow */
-    PF_TRAIN_BYTES = 4096,    /* ... when the next blocks continue them this far (at 1024,
-                                 the 64 rows of tile:8,8,8 of [256,256,256], each continued
-                                 for 1 KiB, went unrequested: 0.8x) */
+    PF_TRAIN_BYTES = 4096,    /* ... when the next blocks continue them this far (shorter
+                                 trains, such as a tile's rows continued for 1 KiB, still
+                                 need the requests) */
 };
+/* (What measured each threshold above and below, on the machine that chose
+ * it: docs/plan.md, "The copy kernel's thresholds".) */
 
 /* Outputs at least this large are written with non-temporal stores. */
 #define STREAM_BYTES ((int64_t)32 << 20)
@@ -156,9 +154,8 @@ static void move_digit(kbox *k, int from, int to)
  * outer digits then read upwards too, written downwards where they must:
  * streamed stores need no prefetching, but loads do, and planes taken
  * downwards make each a stream of its own that the hardware prefetchers
- * start over (flip:1 of [64,64,64,64] float32 ran at 11 GB/s, of
- * [4096,4096] at 20; rows of 1 KiB copied in falling order run at 0.45 of
- * the rising order on this machine, written downwards at 0.95). */
+ * start over; rows copied in falling order run at half the rising order's
+ * speed, while writing downwards costs little. */
 static void read_upwards(kbox *k)
 {
     for (int t = k->inner; t < k->n; t++)
@@ -354,8 +351,8 @@ static hl_status finish_transpose(kbox *k, int64_t es)
     /* a batch of whole planes (each reads and writes whole runs, so they
      * may go in any order) is taken in source order: the rows of one plane
      * then follow the last plane's, one stream the hardware follows, and
-     * the writes go out in whole-run bursts (planes of 32 KiB, 1,0,3,2 of
-     * [64,64,64,64] float64: 1.09x); small ones need no lookahead then */
+     * the writes go out in whole-run bursts; small ones need no lookahead
+     * then */
     if (k->ext[c] == 1 && k->ext[r] == 1) {
         source_order(k, r + 1);
         if (rows * cols * es <= PF_SPAN_MAX)
@@ -440,11 +437,10 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
         k->lined &= k->ext[t] == 1 || (k->ss[t] * es) % 64 == 0;
     /* a few runs, or runs that the next blocks continue for long, are
      * streams the hardware follows from block to block, unless the block
-     * reads a run downwards, each row below the one before (flip:1 of
-     * [16,16,16,16,16,16] float32, 16 rows of 64 bytes read downwards a
-     * block, blocks upwards: 12 GB/s; rows far apart, each a rising stream
-     * from block to block, need nothing: flip:1 tile:8,8 of [4096,4096]
-     * ran 0.75x with the requests) */
+     * reads a run downwards, each row below the one before (a flip of
+     * short rows read downwards within a block, blocks upwards); rows far
+     * apart, each a rising stream from block to block, need nothing, and
+     * requests only slow them */
     const int64_t along = hl_abs64(k->ss[k->inner]) * k->ext[k->inner] * es;
     bool down = false;
     for (int64_t j = 0; j + 1 < entries && !down; j++)
@@ -455,11 +451,9 @@ static hl_status block_lines(kbox *k, int64_t entries, int64_t es)
         k->ahead = PF_DISTANCE / (n * es) + 1;
     /* the lines go to the L2 alone where no set of it gets more of a
      * block's lines than half its ways, the other half for the blocks
-     * ahead (Morton of [64,64,64,64] and tile:8,.. of [16,...] 1.2-1.6x:
-     * requests into the L1 fill its miss buffers); rows a power of two
-     * apart that crowd a set (tile:8,8,8 of [256,256,256] float32, 8 lines
-     * a set) come to the L1 as well, since the L2 evicts them before they
-     * are read (0.89x) */
+     * ahead (requests into the L1 fill its miss buffers); rows a power of
+     * two apart that crowd a set come to the L1 as well, since the L2
+     * evicts them before they are read */
     k->pf_l2 = most_per_set(k->ptab_lined, k->npf_lined, es) <= L2_WAYS / 2;
     return HL_OK;
 }
@@ -483,9 +477,8 @@ static bool channels(const kbox *k)
 }
 
 /* ... either, whose rows are long enough that the rows solver, taking them
- * from one read, beats lane permutes and short-row blocks (rows of 256
- * bytes: crinkle:all:2 of [64,64,64,64] float64 2x; rows of 128 bytes of
- * float32 and 64 of float64 ran 0.3-0.9x) */
+ * from one read, beats lane permutes and short-row blocks (shorter rows
+ * lose to them) */
 static bool split_row(const kbox *k, int64_t es)
 {
     return (halves(k) || channels(k)) && k->ext[0] * es >= MIN_ORDERED_ROW_BYTES;
@@ -503,15 +496,15 @@ static void order_by_source(kbox *k, int t)
     }
 }
 
-/* Blocks of whole source lines (Morton's lowest bits of 4-D float32:
- * 1.4x): the digits of one output line, then the digits reading most
+/* Blocks of whole source lines (Morton's lowest bits of 4-D float32): the
+ * digits of one output line, then the digits reading most
  * contiguously up to `most` cells, all outer digits by source stride —
  * every source line is read by one block, whole, and the block writes
  * whole lines here and there (not dense: the pairs' line table).  Taken
  * where the block's source runs are whole lines and the first outer digit
  * also writes nearest, so that consecutive blocks write neighbouring
  * lines; elsewhere (Morton of 3-D and 6-D arrays, float64) such blocks
- * measured 0.6-0.8x.  Leaves the digits as they were otherwise. */
+ * were slower.  Leaves the digits as they were otherwise. */
 static void whole_rows(kbox *k, int64_t es, int64_t most)
 {
     if (!k->can_pairs || k->ds[0] != 1 || k->ss[0] != 1 || k->ext[0] * es > 16)
@@ -602,9 +595,9 @@ static bool plan_block(kbox *k, const plan_ctx *pc, hl_status *st)
     if (chunk) {
         cut_digit(k, nb - 1, chunk);
         /* a digit cut evenly has no partial chunk: its counter is then an
-         * outer digit like the others, ordered with them (blocks of 16-byte
-         * rows down a column of [2048,2048,4] float32 went down all 2048
-         * rows first, each line read 4 times from memory: 4.3 GB/s, 9.6 so) */
+         * outer digit like the others, ordered with them (else blocks of
+         * 16-byte rows down a column go down all its rows first, and each
+         * line is read from memory once per block) */
         if (k->ext[nb - 1] % chunk == 0)
             k->cut = 0;
     }
@@ -792,10 +785,9 @@ static int64_t rows_per_set(const kbox *k, int64_t es)
 }
 
 /* Whether a plane of columns of `bytes` has more than FAR_ROWS_MAX rows at
- * least FAR_ROW_BYTES apart: 128 rows 256 KiB apart (the 2,0,1 transpose of
- * [256,255,257] float32) ran at 0.36 of 32 of them, though no L2 set held
- * more than 16.  Columns that do not start lines keep their length (a whole
- * odd column, staged, or output rows of 1028 bytes: 32 rows ran 0.65-0.7x). */
+ * least FAR_ROW_BYTES apart: many rows that far apart ran slower than fewer
+ * did, even where no L2 set held more than L2_ROWS_PER_SET of them.  Columns that do not start lines keep
+ * their length (a whole odd column, staged, or output rows off lines). */
 static bool far_rows(const kbox *k, int64_t es, int64_t bytes)
 {
     const int64_t rows = k->rows_in * k->row_chunk;
@@ -826,9 +818,8 @@ bool hl_copy_plan_transpose_columns(kbox *k, int64_t es, int64_t bytes, hl_statu
     if (!plan_transpose(k, es, bytes))
         return false;
     *st = finish_transpose(k, es);
-    /* output rows that do not start lines: staged when they are short
-     * (the 1,0,2 transpose of [255,257,256], rows of 1028 bytes, 1.3x);
-     * rows of 8 KiB or more ran 0.7-0.95x staged */
+    /* output rows that do not start lines: staged when they are short;
+     * long ones lose more to the staging than they gain */
     k->staged = bytes % 64 != 0 || (!k->lines && k->ext[0] * es <= TR_STAGED_ROW_BYTES);
     return true;
 }
@@ -909,10 +900,9 @@ static bool plan_reversed_rows(kbox *k, const plan_ctx *pc, hl_status *st)
 
 /* The outer digits of a group of long runs in source order, where the run
  * after each in the output still follows it closely: the partial lines at
- * a run's ends are then completed while in cache (crinkle:all:2 of
- * [4095,4097] read every other row, then the others: 1.4x float32, 1.15x
- * float64 in source order; an uncrinkle, whose next run in the output came
- * last in source order, ran 0.73x so, and is kept). */
+ * a run's ends are then completed while in cache (a crinkle that read every
+ * other row, then the others; an uncrinkle, whose next run in the output
+ * comes last in source order, is slower so, and is kept). */
 static void group_source_order(kbox *k)
 {
     int64_t save[3][WORK_DIGITS];
@@ -987,8 +977,7 @@ static bool plan_group_runs(kbox *k, const plan_ctx *pc, hl_status *st)
     (void)st;
     const int64_t es = pc->es;
     /* two rows read with stride 2, one a cell beside the other (a flipped
-     * row's crinkled halves), are copied from one read (rows.h): the chain
-     * of [256,256,256] float32 1.1x, of [4095,4097] float64 1.14x */
+     * row's crinkled halves), are copied from one read (rows.h) */
     for (int m = 0; m < k->nmem && k->can_halves; m++) {
         member *x = &k->mem[m];
         if (x->halves || x->n < 1 || x->ds[0] != 1 || (x->ss[0] != 2 && x->ss[0] != -2))
@@ -1012,8 +1001,7 @@ static bool plan_group_runs(kbox *k, const plan_ctx *pc, hl_status *st)
     }
     /* a member whose rows are a few cells (an uncrinkle's pairs, up to 16
      * bytes) goes along its next digit instead, a few of those rows for
-     * each: a call per pair ran the uncrinkle of [255,257,257] float32 at
-     * 2.6 GB/s, of [4095,4097] float64 at 5.4 */
+     * each: a call per pair costs more than the pair */
     for (int m = 0; m < k->nmem; m++) {
         member *x = &k->mem[m];
         if (x->n > 1 && x->ext[0] * es <= 16 && x->ext[1] > x->ext[0]) {
@@ -1203,9 +1191,8 @@ hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
 /* A transpose whose rows of f cells are contiguous on both sides (the 2 or
  * 4 components of [N,M,2] and [N,M,4] swapping N and M): the box's cells
  * become those rows, where the level transposes cells of that size in
- * registers (permute:0,2,1 of [2048,4096,2] float32 ran at 4.9 GB/s as
- * short-row blocks, permute:1,0 of [4096,4096] complex64, the same bytes,
- * at 28).  Returns the box's cell size. */
+ * registers (as short-row blocks the same bytes ran several times slower).
+ * Returns the box's cell size. */
 static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
 {
     if (k->n < 3 || k->ss[0] != 1 || k->ds[0] != 1 || k->ext[0] > 16)
@@ -1220,8 +1207,8 @@ static int64_t widen_cells(kbox *k, int64_t es, const hl_cpu_isa *isa)
         unit_src = hl_abs64(k->ss[t]) == f ? t : unit_src;
         unit_dst = k->ds[t] == f ? t : unit_dst;
     }
-    /* a transpose of the rows, of whole micro-blocks at least (Morton's
-     * float32 pairs, digits of 2, ran 0.5x so) */
+    /* a transpose of the rows, of whole micro-blocks at least (digits of 2,
+     * such as Morton's float32 pairs, are slower so) */
     if (!unit_src || !unit_dst || unit_src == unit_dst || k->ext[unit_src] < 16 || k->ext[unit_dst] < 16)
         return es;
     for (int t = 1; t < k->n; t++) {
