@@ -65,6 +65,23 @@ struct options {
     const char *csv = nullptr, *op = nullptr, *shape = nullptr;
 };
 
+// The columns both programs' CSV has (gpu_vs_cupy.py merges them).
+constexpr const char *kCsvHeader = "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
+                                   "in_place_gbps,in_place_ratio\n";
+
+// After parsing: false (said on stderr, as program) for repeats or sizes
+// that are not positive; --quick caps the repeats at 3.
+inline bool finish_common(options *o, const char *program)
+{
+    if (o->reps < 1 || o->mib < 1) {
+        std::fprintf(stderr, "%s: --reps and --mib need positive numbers\n", program);
+        return false;
+    }
+    if (o->quick)
+        o->reps = std::min(o->reps, 3);
+    return true;
+}
+
 // Takes argv[*a] (and its value) when it is one of --quick, --no-verify,
 // --reps, --mib, --op, --shape, --csv: true, *a on the last word taken.
 inline bool parse_common(int argc, char **argv, int *a, options *o)

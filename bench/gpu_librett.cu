@@ -138,23 +138,17 @@ int main(int argc, char **argv)
             return help ? 0 : 2;
         }
     }
-    const bool quick = opts.quick, check = opts.check;
-    int reps = opts.reps;
-    const int64_t mib = opts.mib;
-    const char *csv_path = opts.csv, *only_op = opts.op, *only_shape = opts.shape;
-    if (reps < 1 || mib < 1) {
-        std::fprintf(stderr, "bench_gpu_librett: --reps and --mib need positive numbers\n");
+    if (!gpu_bench::finish_common(&opts, "bench_gpu_librett"))
         return 2;
-    }
+    const bool quick = opts.quick, check = opts.check;
+    const int reps = opts.reps;
+    const char *csv_path = opts.csv, *only_op = opts.op, *only_shape = opts.shape;
     if (hl_cuda_devices() == 0) {
         std::printf("bench_gpu_librett: SKIP: no CUDA device\n");
         return 77;
     }
-    const int k = gpu_bench::elements_log2(quick, mib);
-    if (quick)
-        reps = std::min(reps, 3);
-    FILE *csv = csv_path ? gpu_bench::csv_open(csv_path, "shape,dtype,op,boxes,seconds,gbps,copy_gbps,ratio_to_copy,"
-                          "in_place_gbps,in_place_ratio\n") : nullptr;
+    const int k = gpu_bench::elements_log2(quick, opts.mib);
+    FILE *csv = csv_path ? gpu_bench::csv_open(csv_path, gpu_bench::kCsvHeader) : nullptr;
     if (csv_path && !csv) {
         std::fprintf(stderr, "bench_gpu_librett: cannot write %s.tmp\n", csv_path);
         return 2;

@@ -432,9 +432,6 @@ static int run_plot(const char *python, const char *script, const char *dir)
             return -1;
     return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
 }
-/* cli_error's line, then -1: a count that failed. */
-#define cli_error_count(...) (cli_error(__VA_ARGS__), -1)
-
 /* The command line: parse_args fills it, check_args completes and checks it
  * (the lattice, the process grid, the device), run_ising runs it. */
 typedef struct ising_cli {
@@ -800,17 +797,23 @@ static int read_temperatures(const ising_cli *cl, double *T, double *beta)
 {
     const char *why = NULL;
     int nt = parse_temps(cl->temps ? cl->temps : cl->betas, cl->temps ? T : beta, &why);
-    if (nt < 0)
-        return cli_error_count(cmd, "%s '%s': %s", cl->temps ? "--T" : "--beta",
-                               cl->temps ? cl->temps : cl->betas, why);
+    if (nt < 0) {
+        cli_error(cmd, "%s '%s': %s", cl->temps ? "--T" : "--beta", cl->temps ? cl->temps : cl->betas,
+                  why);
+        return -1;
+    }
     for (int i = 0; i < nt; i++) {
         if (cl->temps) {
-            if (!(T[i] > 0))
-                return cli_error_count(cmd, "--T: temperature %g is not positive", T[i]);
+            if (!(T[i] > 0)) {
+                cli_error(cmd, "--T: temperature %g is not positive", T[i]);
+                return -1;
+            }
             beta[i] = 1 / T[i];
         } else {
-            if (!(beta[i] >= 0))
-                return cli_error_count(cmd, "--beta: %g is negative", beta[i]);
+            if (!(beta[i] >= 0)) {
+                cli_error(cmd, "--beta: %g is negative", beta[i]);
+                return -1;
+            }
             T[i] = beta[i] > 0 ? 1 / beta[i] : (double)INFINITY;
         }
     }

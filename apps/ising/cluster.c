@@ -399,23 +399,6 @@ static void wolff_sweep(ising *is, ising_cluster *c, int64_t *m, int64_t *b)
     }
 }
 
-/* ---- the spins between the store and the work space ---- */
-
-static hl_status relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out)
-{
-    hl_shape shape;
-    hl_status st = hl_shape_init(&shape, is->rank, is->extent, HL_DTYPE_INT8, 1);
-    hl_plan *p = NULL;
-    hl_plan_options opt = {0};
-    opt.threads = is->count < (1 << 20) ? 1 : is->threads;
-    if (st == HL_OK)
-        st = crinkle ? hl_plan_crinkle(&p, &shape, 0, 2, &opt) : hl_plan_uncrinkle(&p, &shape, 0, 2, &opt);
-    if (st == HL_OK)
-        st = hl_execute(p, in, out);
-    hl_plan_destroy(p);
-    return st;
-}
-
 hl_status ising_cluster_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
 {
     if (is->h != 0)
@@ -427,7 +410,7 @@ hl_status ising_cluster_sweep(ising *is, int64_t count, int64_t *magnetisation, 
     ising_cluster *c;
     hl_status st = workspace(is, &c);
     if (st == HL_OK)
-        st = relayout(is, 0, is->spins, c->spin);
+        st = ising_relayout(is, 0, is->spins, c->spin);
     if (st != HL_OK)
         return st;
     const int nt = hl_threads_usable(is->threads);
@@ -450,7 +433,7 @@ hl_status ising_cluster_sweep(ising *is, int64_t count, int64_t *magnetisation, 
                 bonds[i] = b;
         }
     }
-    return relayout(is, 1, c->spin, is->spins);
+    return ising_relayout(is, 1, c->spin, is->spins);
 }
 
 hl_status ising_wolff_flip(ising *is, int64_t seed_site, uint64_t state[4], int64_t *size)
@@ -462,7 +445,7 @@ hl_status ising_wolff_flip(ising *is, int64_t seed_site, uint64_t state[4], int6
     ising_cluster *c;
     hl_status st = workspace(is, &c);
     if (st == HL_OK)
-        st = relayout(is, 0, is->spins, c->spin);
+        st = ising_relayout(is, 0, is->spins, c->spin);
     if (st != HL_OK)
         return st;
     xoshiro g;
@@ -470,5 +453,5 @@ hl_status ising_wolff_flip(ising *is, int64_t seed_site, uint64_t state[4], int6
     int64_t dm = 0, db = 0;
     *size = wolff_cluster(is, c, seed_site, bond_threshold(is->beta), &g, &dm, &db);
     memcpy(state, g.s, sizeof g.s);
-    return relayout(is, 1, c->spin, is->spins);
+    return ising_relayout(is, 1, c->spin, is->spins);
 }

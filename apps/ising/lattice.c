@@ -369,9 +369,7 @@ void ising_randomize(ising *is)
     }
 }
 
-/* Spins between logical order and the crinkled store, by the library's own
- * relayout plans. */
-static hl_status relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out)
+hl_status ising_relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out)
 {
     hl_shape shape;
     hl_status st = hl_shape_init(&shape, is->rank, is->extent, HL_DTYPE_INT8, 1);
@@ -391,7 +389,7 @@ hl_status ising_get_spins(const ising *is, int8_t *spins)
     if (!is || !spins)
         return HL_ERR_NULL;
     hl_status st = ising_sync_host(is);
-    return st == HL_OK ? relayout(is, 0, is->spins, spins) : st;
+    return st == HL_OK ? ising_relayout(is, 0, is->spins, spins) : st;
 }
 
 hl_status ising_set_spins(ising *is, const int8_t *spins)
@@ -402,7 +400,7 @@ hl_status ising_set_spins(ising *is, const int8_t *spins)
         if (spins[k] != 1 && spins[k] != -1)
             return HL_ERR_ARG;
     ising_host_rewritten(is);
-    return relayout(is, 1, spins, is->spins);
+    return ising_relayout(is, 1, spins, is->spins);
 }
 
 const int8_t *ising_data(const ising *is)

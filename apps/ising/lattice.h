@@ -53,6 +53,10 @@ struct ising {
 /* Colour (0 or 1) of logical site k: the parity of its coordinate sum. */
 int ising_colour_of(const ising *is, int64_t k);
 
+/* Spins between logical order (crinkle 0: out is logical, in the store;
+ * 1: back) and the crinkled store, by the library's own relayout plans. */
+hl_status ising_relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out);
+
 /* The host's spins are about to be overwritten whole: the device's copy is
  * out of date from now on (device.c). */
 void ising_host_rewritten(ising *is);

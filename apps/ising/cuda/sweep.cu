@@ -28,17 +28,11 @@ __device__ __forceinline__ long long warp_sum(long long v)
     return v;
 }
 
-// One colour's half of a sweep.  sums[0] += magnetisation, and with `bonds`
-// sums[1] += the bond sum (two's complement in unsigned atomics).
-template <int VARIANT, int RANK>
-__global__ void __launch_bounds__(kThreads)
-    half_sweep(const __grid_constant__ ising_geom geo, int8_t *spins, const __grid_constant__ ising_table tab,
-               uint64_t seed, uint64_t t, int c, int64_t threads, int bonds, unsigned long long *sums)
+// The block's magnetisation m and bonds b (every thread's) added into
+// sums[0] and, with bonds, sums[1]: warp sums, then one atomic each.
+__device__ __forceinline__ void add_sums(long long m, long long b, int bonds,
+                                         unsigned long long *sums)
 {
-    int m = 0, b = 0;
-    const int64_t stride = (int64_t)gridDim.x * kThreads;
-    for (int64_t n = (int64_t)blockIdx.x * kThreads + threadIdx.x; n < threads; n += stride)
-        ising_thread(&geo, VARIANT, RANK, spins, &tab, seed, t, c, n, bonds, &m, &b);
     __shared__ long long part[2][kWarps];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     long long mm = warp_sum(m), bb = bonds ? warp_sum(b) : 0;
@@ -58,6 +52,20 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// One colour's half of a sweep.  sums[0] += magnetisation, and with `bonds`
+// sums[1] += the bond sum (two's complement in unsigned atomics).
+template <int VARIANT, int RANK>
+__global__ void __launch_bounds__(kThreads)
+    half_sweep(const __grid_constant__ ising_geom geo, int8_t *spins, const __grid_constant__ ising_table tab,
+               uint64_t seed, uint64_t t, int c, int64_t threads, int bonds, unsigned long long *sums)
+{
+    int m = 0, b = 0;
+    const int64_t stride = (int64_t)gridDim.x * kThreads;
+    for (int64_t n = (int64_t)blockIdx.x * kThreads + threadIdx.x; n < threads; n += stride)
+        ising_thread(&geo, VARIANT, RANK, spins, &tab, seed, t, c, n, bonds, &m, &b);
+    add_sums(m, b, bonds, sums);
+}
+
 // Variant M: one thread per colour word (msc.h's ising_msc_thread); sums as above.
 template <int RANK>
 __global__ void __launch_bounds__(kThreads)
@@ -69,23 +77,7 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t stride = (int64_t)gridDim.x * kThreads;
     for (int64_t v = (int64_t)blockIdx.x * kThreads + threadIdx.x; v < geo.words; v += stride)
         ising_msc_thread(&geo, RANK, bits, &tab, seed, t, c, v, bonds, &m, &b);
-    __shared__ long long part[2][kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    long long mm = warp_sum(m), bb = bonds ? warp_sum(b) : 0;
-    if (lane == 0) {
-        part[0][warp] = mm;
-        part[1][warp] = bb;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        mm = warp_sum(lane < kWarps ? part[0][lane] : 0);
-        bb = bonds ? warp_sum(lane < kWarps ? part[1][lane] : 0) : 0;
-        if (lane == 0) {
-            atomicAdd(&sums[0], (unsigned long long)mm);
-            if (bonds)
-                atomicAdd(&sums[1], (unsigned long long)bb);
-        }
-    }
+    add_sums(m, b, bonds, sums);
 }
 
 typedef void (*msc_launcher)(unsigned blocks, const ising_msc_geom &geo, uint64_t *bits, const ising_msc_table &tab,
@@ -242,24 +234,19 @@ extern "C" hl_status ising_gpu_get(ising_gpu *g, int8_t *spins)
     return status_of(cudaMemcpy(spins, g->spins, (size_t)g->count, cudaMemcpyDeviceToHost));
 }
 
-extern "C" hl_status ising_gpu_sweep(ising_gpu *g, const ising_geom *geo, ising_variant variant,
-                                     const ising_table *tab, uint64_t seed, int64_t sweep0, int64_t count,
-                                     int64_t *magnetisation, int64_t *bonds)
+// count sweeps from sweep0, kBatch at a time: half(s, c, sums) launches
+// colour c of sweep s adding its magnetisation and bonds into sums[0..1];
+// the sums come back once a batch.
+template <typename Half>
+hl_status sweeps(ising_gpu *g, int64_t sweep0, int64_t count, int64_t *magnetisation, int64_t *bonds,
+                 Half half)
 {
-    const launcher run = pick(variant, geo->rank);
-    if (!run)
-        return HL_ERR_ARG;
-    const int64_t threads = ising_threads(geo->sites);
-    const int64_t wanted = (threads + kThreads - 1) / kThreads;
-    const unsigned blocks = wanted < (int64_t)g->blocks ? (unsigned)wanted : g->blocks;
     for (int64_t done = 0; done < count;) {
         const int64_t n = count - done < kBatch ? count - done : kBatch;
         hl_status st = status_of(cudaMemsetAsync(g->sums, 0, (size_t)(2 * n) * sizeof *g->sums));
-        for (int64_t i = 0; st == HL_OK && i < n; i++) {
-            const int64_t s = sweep0 + done + i;
-            run(blocks, *geo, g->spins, *tab, seed, ising_phase(s, 0), 0, threads, 0, g->sums + 2 * i);
-            run(blocks, *geo, g->spins, *tab, seed, ising_phase(s, 1), 1, threads, 1, g->sums + 2 * i);
-        }
+        for (int64_t i = 0; st == HL_OK && i < n; i++)
+            for (int c = 0; c < 2; c++)
+                half(sweep0 + done + i, c, g->sums + 2 * i);
         if (st == HL_OK)
             st = status_of(cudaGetLastError());
         // the copy waits for the kernels, and reports what went wrong in them
@@ -277,6 +264,21 @@ extern "C" hl_status ising_gpu_sweep(ising_gpu *g, const ising_geom *geo, ising_
         done += n;
     }
     return HL_OK;
+}
+
+extern "C" hl_status ising_gpu_sweep(ising_gpu *g, const ising_geom *geo, ising_variant variant,
+                                     const ising_table *tab, uint64_t seed, int64_t sweep0, int64_t count,
+                                     int64_t *magnetisation, int64_t *bonds)
+{
+    const launcher run = pick(variant, geo->rank);
+    if (!run)
+        return HL_ERR_ARG;
+    const int64_t threads = ising_threads(geo->sites);
+    const int64_t wanted = (threads + kThreads - 1) / kThreads;
+    const unsigned blocks = wanted < (int64_t)g->blocks ? (unsigned)wanted : g->blocks;
+    return sweeps(g, sweep0, count, magnetisation, bonds, [&](int64_t s, int c, unsigned long long *sums) {
+        run(blocks, *geo, g->spins, *tab, seed, ising_phase(s, c), c, threads, c, sums);
+    });
 }
 
 extern "C" hl_status ising_gpu_put_bits(ising_gpu *g, const uint64_t *bits, int64_t words)
@@ -312,30 +314,9 @@ extern "C" hl_status ising_gpu_sweep_msc(ising_gpu *g, const ising_msc_geom *geo
         return HL_ERR_ARG;
     const int64_t wanted = (geo->words + kThreads - 1) / kThreads;
     const unsigned blocks = wanted < (int64_t)g->blocks ? (unsigned)wanted : g->blocks;
-    for (int64_t done = 0; done < count;) {
-        const int64_t n = count - done < kBatch ? count - done : kBatch;
-        hl_status st = status_of(cudaMemsetAsync(g->sums, 0, (size_t)(2 * n) * sizeof *g->sums));
-        for (int64_t i = 0; st == HL_OK && i < n; i++) {
-            const int64_t s = sweep0 + done + i;
-            run(blocks, *geo, g->bits, *tab, seed, ising_phase(s, 0), 0, 0, g->sums + 2 * i);
-            run(blocks, *geo, g->bits, *tab, seed, ising_phase(s, 1), 1, 1, g->sums + 2 * i);
-        }
-        if (st == HL_OK)
-            st = status_of(cudaGetLastError());
-        if (st == HL_OK)
-            st = status_of(cudaMemcpy(g->host, g->sums, (size_t)(2 * n) * sizeof *g->host,
-                                      cudaMemcpyDeviceToHost));
-        if (st != HL_OK)
-            return st;
-        for (int64_t i = 0; i < n; i++) {
-            if (magnetisation)
-                magnetisation[done + i] = (int64_t)g->host[2 * i];
-            if (bonds)
-                bonds[done + i] = (int64_t)g->host[2 * i + 1];
-        }
-        done += n;
-    }
-    return HL_OK;
+    return sweeps(g, sweep0, count, magnetisation, bonds, [&](int64_t s, int c, unsigned long long *sums) {
+        run(blocks, *geo, g->bits, *tab, seed, ising_phase(s, c), c, c, sums);
+    });
 }
 
 extern "C" const char *ising_gpu_name(const ising_gpu *g)
