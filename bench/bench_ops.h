@@ -126,7 +126,7 @@ static const bench_op bench_ops[] = {
  * [b0, L0/b0, b1, L1/b1, ...] (element in tile, tile index per dimension)
  * whose output is [b0, b1, ..., L0/b0, L1/b1, ...]: each tile's elements
  * together, the tiles one after another.  Returns r, or 0 for the other
- * ops.  dim and perm hold 2 * HL_MAX_RANK entries.  tests/test_bench_ops.c
+ * ops.  dim and perm hold 2 * HL_MAX_RANK entries.  tests/bench/test_bench_ops.c
  * checks every form, and bench_transpose_squeeze's, against hl_execute on
  * the host. */
 static inline int bench_op_transpose(const bench_op *op, const hl_shape *s, int64_t *dim,

@@ -3,7 +3,7 @@
  * A chain such as "tile:8,8,8 permute:2,0,1" is planned by hl_plan_ops as
  * one plan; where its steps do not fold into one pass of boxes, the plan
  * runs as a few stages, each a pass of its own, through scratch the plan
- * keeps (src/plan_stages.c).  For each array, chain and thread count this
+ * keeps (src/plan/plan_stages.c).  For each array, chain and thread count this
  * times, alternated in one process on the same buffers:
  *
  *   fused     hl_execute of the plan of the whole chain (in -> out);

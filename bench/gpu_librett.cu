@@ -9,7 +9,7 @@
 // permute:1,0,.. and tile:8,..).  LibreTT's dimension 0 is the fastest, as
 // the library's; output dimension j is input dimension perm[j] in both, so
 // the permutations go over as they are, less the extents of 1
-// (bench_transpose_squeeze; tests/test_bench_ops.c checks the forms against
+// (bench_transpose_squeeze; tests/bench/test_bench_ops.c checks the forms against
 // hl_execute on the host).  Each row: librettPlanMeasure (or
 // librettPlan with --heuristic), its output on a pattern compared byte for
 // byte with hl_execute's on the CPU (WRONG and exit 1 when they differ),

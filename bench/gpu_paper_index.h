@@ -1,6 +1,6 @@
 /* bench_gpu_paper — the index arithmetic of the paper's GPU kernels (seed 000,
  * sections 7 and 8, Listings 3-5), as HL_HOSTDEV functions on plain structs,
- * so that the host test (tests/test_gpu_paper_index.c) evaluates, thread by
+ * so that the host test (tests/bench/test_gpu_paper_index.c) evaluates, thread by
  * thread, exactly what each kernel of bench/gpu_paper_kernels.cu evaluates
  * and compares the result with hl_execute.  A kernel adds only the loads, the
  * stores and (for the shared-memory flips) the barrier.

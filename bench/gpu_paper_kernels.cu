@@ -3,7 +3,7 @@
 // Every kernel is a thin shell around gpu_paper_index.h: the thread's
 // identity goes in, the function gives the cells, the kernel loads and
 // stores (and, for Listings 3 and 4, waits at the barrier).  The host test
-// tests/test_gpu_paper_index.c runs the same functions for every thread of
+// tests/bench/test_gpu_paper_index.c runs the same functions for every thread of
 // the same grids, so what only a GPU can check is this file's launches.
 //
 // Elements are copied as one word of their size (W: 1 to 16 bytes), and the

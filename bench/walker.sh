@@ -63,7 +63,7 @@ build() {
     "$1" $common -O2 -c $w/gauss.c -o "$out.gauss.o" &&
         "$1" $common -O2 -c $w/sde.c -o "$out.sde.o" &&
         "$1" $common -O2 -c $w/stats.c -o "$out.stats.o" &&
-        "$1" $common -O2 -c src/status.c -o "$out.status.o" &&
+        "$1" $common -O2 -c src/core/status.c -o "$out.status.o" &&
         "$1" $common -O2 -c apps/common/parse.c -o "$out.parse.o" &&
         "$1" $common "$2" $w/advance_ptr.c $w/advance_par.c $w/advance_prop.c $w/run.c \
             bench/walker_bench.c "$out.gauss.o" "$out.sde.o" "$out.stats.o" "$out.status.o" \

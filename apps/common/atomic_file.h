@@ -16,7 +16,7 @@
  * only if nothing appeared at its name meanwhile (EEXIST otherwise).
  * Images, checkpoints, CSV, JSON and .npy outputs of the applications and
  * benchmarks go through it.  (The library's own .npy saving has a one-call
- * writer of its own, src/atomic.c: a library installs no signal handlers.) */
+ * writer of its own, src/io/atomic.c: a library installs no signal handlers.) */
 #ifndef APPS_COMMON_ATOMIC_FILE_H
 #define APPS_COMMON_ATOMIC_FILE_H
 

@@ -248,7 +248,7 @@ static int is_run_file(const char *name)
         return 1;
     const size_t n = strlen(name);
     /* --procs: the checkpoint's spins, and the NAME.XXXXXX temporaries their
-     * collective writes left before they went through src/atomic.c
+     * collective writes left before they went through src/io/atomic.c
      * (.NAME.XXXXXX, below) */
     if (!strncmp(name, "checkpoint_spins_", 17) && (name[17] == '0' || name[17] == '1') &&
         !strncmp(name + 18, ".npy", 4) &&

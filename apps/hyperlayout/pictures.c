@@ -273,7 +273,7 @@ static int write_montage(const char *dir, const struct montage *m, uint8_t *cons
  * slice x2 = 0, the first 64 cells in memory.  Under each cube a strip shows
  * memory itself: k = 0 ... 511, one row of 64 cells per slice x2, cells
  * updated in the same half-sweep running together once crinkled.
- * tests/pictures_check.py knows these dimensions. */
+ * tests/cli/pictures_check.py knows these dimensions. */
 enum {
     C9_N = 8,                 /* cells per side */
     C9_CELLS = C9_N * C9_N * C9_N,

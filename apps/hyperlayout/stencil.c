@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npy_native.h"
+#include "io/npy_native.h"
 #include "npy_sink.h"
 #include "npy_source.h"
 #include "parse.h"

@@ -1,5 +1,5 @@
 /* The GPU stencil's kernels (stencil_gpu.cu), in a header of their own so
- * that tests/stencil_gpu_host.cpp can replay them on the host: with
+ * that tests/apps/stencil_gpu_host.cpp can replay them on the host: with
  * blockIdx, threadIdx, __syncthreads and the _rn intrinsics given plain
  * C++ meanings (a block's threads host threads, the blocks in turn), the same
  * source's tiling, halo and order of operations are checked bit for bit

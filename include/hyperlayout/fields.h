@@ -48,7 +48,7 @@
  * The accessors assume valid indices and do no checks (like kindex.h);
  * allocation and extraction check their arguments and return hl_status.
  * Conversion between the orders (a 2D permute through the plan engine)
- * is in the library (src/fields.c). */
+ * is in the library (src/fields/fields.c). */
 #ifndef HYPERLAYOUT_FIELDS_H
 #define HYPERLAYOUT_FIELDS_H
 
@@ -180,7 +180,7 @@ HL_FIELDS_INLINE int64_t hl_fields_em_index(hl_fields_em f, int64_t unk, int64_t
  * many instructions, but not the same ones).  As macros they ARE the
  * expression a hand-coder writes (Quinoa's ptr + unknown*nprop + offset +
  * component, ptr + (offset+component)*nunk + unknown), so every compiler
- * emits the very same instructions; tests/zero_cost.sh checks it.  The view
+ * emits the very same instructions; tests/tensor/zero_cost.sh checks it.  The view
  * f is evaluated more than once (pass a variable); unk, prop, comp and
  * offset once.  _Generic with one association rejects a view of the other
  * order at compile time. */
@@ -364,7 +364,7 @@ static inline hl_status hl_fields_em_extract_unk(hl_fields_em f, int64_t unk, do
     return HL_OK;
 }
 
-/* ---- conversion between the orders (libhyperlayout, src/fields.c) ---------- */
+/* ---- conversion between the orders (libhyperlayout, src/fields/fields.c) ---------- */
 
 /* The plan that turns an nunk x nprop field set of order `from`
  * (HL_FIELDS_UNKNOWN_MAJOR or HL_FIELDS_EQUATION_MAJOR) into the other

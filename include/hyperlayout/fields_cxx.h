@@ -5,7 +5,7 @@
  *
  * Beside the C macros, two differences: hl_fields_at and hl_fields_at_eq are
  * inline functions (C++ code gets no instruction-for-instruction guarantee
- * from tests/zero_cost.sh, which checks C), and each argument is evaluated
+ * from tests/tensor/zero_cost.sh, which checks C), and each argument is evaluated
  * once. */
 #ifndef HYPERLAYOUT_FIELDS_CXX_H
 #define HYPERLAYOUT_FIELDS_CXX_H

@@ -4,7 +4,7 @@
 #ifndef HYPERLAYOUT_CPU_CELLS_H
 #define HYPERLAYOUT_CPU_CELLS_H
 
-#include "../executor.h"
+#include "plan/executor.h"
 
 /* Every cell of the chain; padding of intermediate results reads as zero. */
 void hl_cells_run(const hl_ir *ir, const char *in, char *out, const hl_exec_ctx *ctx);

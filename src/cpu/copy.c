@@ -22,7 +22,7 @@
  *              different: A rows of B cells (A a few lines long, B up to
  *              TR_COL_BYTES) are read along src rows and written transposed
  *              straight into the output by register transposes
- *              (transpose.h), whole lines of output at a time; the next
+ *              (regtranspose.h), whole lines of output at a time; the next
  *              plane continues the same rows, so the source is A sequential
  *              streams, however the digits are ordered;
  *   cell       a single cell;
@@ -47,7 +47,7 @@
  * this kernel (copy_internal.h holds what the two files share). */
 #include "copy_internal.h"
 #include "rowgroup.h"
-#include "../threads.h"
+#include "core/threads.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

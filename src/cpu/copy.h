@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "../executor.h"
+#include "plan/executor.h"
 
 typedef struct hl_copy hl_copy;
 

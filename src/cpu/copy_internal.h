@@ -11,8 +11,8 @@
 
 #include "copy.h"
 #include "rowgroup.h"
-#include "transpose.h"
-#include "../intmath.h"
+#include "regtranspose.h"
+#include "core/intmath.h"
 
 enum {
     WORK_DIGITS = HL_BOX_MAX_DIGITS + 2, /* a box's digits and two chunk counters */
@@ -98,7 +98,7 @@ typedef struct {
     bool pf_l2; /* the lines requested into the L2 only (a block's: their sets have room;
                    a lane-permute plane's span: its loads then wait on the L2) */
     bool can_lanes; /* the level has lane permutes, and the cells are whole lanes */
-    bool edges;     /* the level's transposes have masked row edges (transpose.h) */
+    bool edges;     /* the level's transposes have masked row edges (regtranspose.h) */
     bool can_halves;   /* the level has a kernel for a crinkle's two halves, for these cells */
     bool can_channels; /* ... and for 3 or 4 interleaved channels */
     bool can_pairs;    /* ... and for short rows loaded in pairs */

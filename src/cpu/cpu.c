@@ -7,7 +7,7 @@
 #include "cells.h"
 #include "copy.h"
 #include "inplace.h"
-#include "../threads.h"
+#include "core/threads.h"
 
 typedef struct {
     hl_copy *copy;       /* NULL: out of place cell by cell */

@@ -23,7 +23,7 @@
 
 #include "elem.h"
 #include "intranspose.h"
-#include "../coord.h"
+#include "layout/coord.h"
 
 /* Rows of dimension 0 up to this size are permuted through a copy in
  * cache (a vectorisable gather) rather than along cycles. */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../executor.h"
+#include "plan/executor.h"
 
 typedef struct hl_inplace hl_inplace;
 

@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transpose.h"
-#include "../intmath.h"
+#include "regtranspose.h"
+#include "core/intmath.h"
 
 enum {
     IN_CACHE = 1 << 19,   /* a matrix this small goes through one buffer (half an L2) */

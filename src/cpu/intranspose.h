@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../executor.h"
+#include "plan/executor.h"
 
 typedef struct hl_intranspose hl_intranspose;
 

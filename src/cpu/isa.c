@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hyperlayout/expert.h"
-#include "transpose.h"
+#include "regtranspose.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HL_X86 1

@@ -1,7 +1,7 @@
 /* hyperlayout internal — the CPU kernels of one instruction-set level
  * (generic C, SSE2, AVX2, AVX-512) in one table, and which table plans made
  * now use: the best this CPU and build have, or the one hl_isa_force chose.
- * The kernels themselves live with their algorithms (transpose.c, rows.c). */
+ * The kernels themselves live with their algorithms (regtranspose.c, rows.c). */
 #ifndef HYPERLAYOUT_CPU_ISA_H
 #define HYPERLAYOUT_CPU_ISA_H
 
@@ -10,7 +10,7 @@
 
 #include "rows.h"
 
-/* A block transposed through registers (transpose.h). */
+/* A block transposed through registers (regtranspose.h). */
 typedef void hl_transpose_fn(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                              int64_t c, int64_t dir, bool lines);
 

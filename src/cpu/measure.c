@@ -2,8 +2,8 @@
  * the column length of a box the register transpose took, timed on a
  * sample of the box (HL_EFFORT_MEASURE) or taken from wisdom. */
 #include "copy_internal.h"
-#include "../threads.h"
-#include "../wisdom_internal.h"
+#include "core/threads.h"
+#include "plan/wisdom_internal.h"
 
 #include <math.h>
 #include <omp.h>

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "../ir.h"
+#include "plan/ir.h"
 
 enum {
     HL_ROW_GROUP_MAX_BOXES = 16, /* boxes of one group */

@@ -1,5 +1,5 @@
 /* hyperlayout internal — rows read backwards or with a stride of two (a flip,
- * a crinkle by 2, both), one kernel per instruction-set level (transpose.h's
+ * a crinkle by 2, both), one kernel per instruction-set level (regtranspose.h's
  * hl_cpu_isa):
  *
  *     out[i] = in[i * ss]     for i < done,  ss one of -1, 2, -2,

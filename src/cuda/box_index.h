@@ -1,6 +1,6 @@
 /* hyperlayout internal — the index arithmetic of the CUDA generic kernel,
  * as HL_HOSTDEV functions on plain arrays, so that host tests
- * (tests/test_cuda_index.c) check exactly what the device evaluates.
+ * (tests/cuda/test_cuda_index.c) check exactly what the device evaluates.
  *
  * The generic kernel's boxes (staged by stage.h) are three arrays:
  *

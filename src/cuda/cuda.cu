@@ -32,8 +32,8 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "../plan_internal.h"
-#include "../wisdom_internal.h"
+#include "plan/plan_internal.h"
+#include "plan/wisdom_internal.h"
 #include "hyperlayout/cuda.h"
 }
 #include "kernels.cuh"

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 extern "C" {
-#include "../ir.h" // HL_BOX_MAX_DIGITS
+#include "plan/ir.h" // HL_BOX_MAX_DIGITS
 }
 #include "box_index.h"
 #include "pass_index.h"

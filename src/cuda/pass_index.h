@@ -1,6 +1,6 @@
 /* hyperlayout internal — in-place passes (ir.h: slabs permuted along one
  * dimension) on the device: the index arithmetic as HL_HOSTDEV functions,
- * and the host staging, checked on the host by tests/test_cuda_index.c.
+ * and the host staging, checked on the host by tests/cuda/test_cuda_index.c.
  *
  * Element e of slab p of group g is at (g len + p) slab + e.  Threads are
  * numbered with e fastest (neighbouring threads touch neighbouring

@@ -3,14 +3,14 @@
  * kernel copies cell by cell (box_index.h) and the transposes the tile
  * kernel copies through shared memory (tile_index.h), each list packed as
  * the IR packs boxes, with the prefix sums its kernel searches.  Plain C,
- * host only; tests/test_cuda_index.c runs the kernels' arithmetic on what
+ * host only; tests/cuda/test_cuda_index.c runs the kernels' arithmetic on what
  * this produces. */
 #ifndef HYPERLAYOUT_CUDA_STAGE_H
 #define HYPERLAYOUT_CUDA_STAGE_H
 
 #include <stdint.h>
 
-#include "../ir.h"
+#include "plan/ir.h"
 #include "box_index.h"
 #include "tile_index.h"
 

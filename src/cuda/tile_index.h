@@ -1,6 +1,6 @@
 /* hyperlayout internal — the index arithmetic of the CUDA tile kernel, as
  * HL_HOSTDEV functions on plain arrays (checked on the host by
- * tests/test_cuda_index.c, like box_index.h).
+ * tests/cuda/test_cuda_index.c, like box_index.h).
  *
  * A transpose box reads contiguously along one digit (|src stride| 1) and
  * writes contiguously along another (|dst stride| 1).  Copied cell by cell,

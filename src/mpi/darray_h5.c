@@ -36,8 +36,8 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
 
 #include <hdf5.h>
 
-#include "atomic.h"
-#include "h5_internal.h"
+#include "io/atomic.h"
+#include "io/h5_internal.h"
 
 
 /* The file selection of this process's blocks (HDF5's order: dims reversed). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hyperlayout/npy.h"
-#include "atomic.h"
+#include "io/atomic.h"
 #include "darray_internal.h"
 
 static int by_file(const void *x, const void *y)
@@ -172,7 +172,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     if (!a)
         return HL_ERR_NULL;
     /* process 0: the header and the temporary (the library's atomic writer,
-     * src/atomic.c: its naming, permissions and syncs), its name sent to all */
+     * src/io/atomic.c: its naming, permissions and syncs), its name sent to all */
     char header[4096], tmp[4096] = "";
     char *made = NULL; /* process 0: the temporary, malloc'd */
     size_t len = 0;

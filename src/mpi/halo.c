@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir.h"
+#include "plan/ir.h"
 #include "darray_internal.h"
 
 enum { TAG = 0x4854 }; /* the dimension-by-dimension faces: TAG + 1 + 2 i + up */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_cells.h"
+#include "plan/plan_cells.h"
 #include "redist_internal.h"
 
 /* len elements at local offsets at, at + sa, at + 2 sa, ... <-> buffer

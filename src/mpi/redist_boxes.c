@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box_compose.h"
-#include "dist_boxes.h"
+#include "plan/box_compose.h"
+#include "dist/dist_boxes.h"
 #include "redist_internal.h"
 
 /* Boxes out of one meeting at most: a pair of owners shares few boxes,

@@ -5,7 +5,7 @@
 #define HYPERLAYOUT_MPI_REDIST_INTERNAL_H
 
 #include "darray_internal.h"
-#include "ir.h"
+#include "plan/ir.h"
 
 /* How one side's owners keep their cells: the distribution's local memory
  * (hl_dist_local_count slots), or a darray's blocks with their halos (a

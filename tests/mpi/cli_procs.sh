@@ -8,8 +8,8 @@
 set -u
 MPIEXEC=$1
 HL=$2
-# shellcheck source-path=SCRIPTDIR source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../cli/lib.sh
+. "$(dirname "$0")/../cli/lib.sh"
 
 # make NAME DESCR SHAPE BYTES: a C-order file of random bytes
 make_npy() {

@@ -9,8 +9,8 @@
 set -u
 MPIEXEC=$1
 HL=$2
-# shellcheck source-path=SCRIPTDIR source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../cli/lib.sh
+. "$(dirname "$0")/../cli/lib.sh"
 
 # the inputs: .npy files of random bytes, then HDF5 datasets made by the CLI
 make_npy() {

@@ -12,8 +12,8 @@
 set -u
 MPI=$1
 HL=$2
-# shellcheck source-path=SCRIPTDIR source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../cli/lib.sh
+. "$(dirname "$0")/../cli/lib.sh"
 mpi() { np=$1; shift; timeout 120 "$MPI" -q -np "$np" --oversubscribe "$HL" ising "$@"; }
 
 # the final spins of a one-process checkpoint (the N bytes before its hash)

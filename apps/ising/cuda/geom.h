@@ -1,7 +1,7 @@
 /* hyperlayout Ising on the GPU — where a thread's sites and their neighbours
  * lie in the crinkled store, for each variant.  HL_HOSTDEV static inline on
  * plain structs, so that the host tests evaluate exactly what a CUDA thread
- * does (tests/test_ising_gpu_index.c checks every site of small lattices
+ * does (tests/apps/test_ising_gpu_index.c checks every site of small lattices
  * against Listing 7 computed from kindex.h).
  *
  * Sites of colour c are numbered by their colour rank g = k / 2 (site.h).

@@ -1,0 +1,53 @@
+/* hyperlayout internal — the HDF5 helpers that the MPI part (src/mpi/darray_h5.c)
+ * shares with src/io/h5.c.  Only with HDF5 (HL_HAVE_HDF5). */
+#ifndef HYPERLAYOUT_H5_INTERNAL_H
+#define HYPERLAYOUT_H5_INTERNAL_H
+
+#include <hdf5.h>
+
+#include "hyperlayout/h5.h"
+
+/* HDF5's automatic error printing switched off, and restored. */
+typedef struct hl_h5_quiet {
+    H5E_auto2_t func;
+    void *data;
+} hl_h5_quiet;
+void hl_h5_quiet_on(hl_h5_quiet *q);
+void hl_h5_quiet_off(const hl_h5_quiet *q);
+
+/* HDF5's error stack as "HDF5: outermost (innermost)", then cleared. */
+void hl_h5_reason(char *buf, size_t cap);
+
+/* The file (HL_ERR_NOT_FOUND, HL_ERR_FORMAT with a message) and a dataset
+ * in it (HL_ERR_NOT_FOUND for a missing one or a group). */
+hl_status hl_h5_open_file(const char *path, bool write, hid_t fapl, hid_t *file, char *why,
+                          size_t cap);
+hl_status hl_h5_open_dataset(hid_t file, const char *path, const char *dataset, hid_t *d,
+                             char *why, size_t cap);
+
+/* [first, first + count) in C order as a selection of space (2*ndim boxes at most). */
+hl_status hl_h5_select_range(hid_t space, int ndim, const int64_t *dims, int64_t first,
+                             int64_t count);
+
+/* The file type for s (descr chooses strings or opaque for bytes) and its
+ * memory type in *mem; -1 on failure. */
+hid_t hl_h5_file_type(const hl_shape *s, const char *descr, hid_t *mem);
+
+/* The dataset creation list of opt (chunks, filters); *st and what on error. */
+hid_t hl_h5_dcpl(const hl_h5_write_options *opt, int ndim, const int64_t *dims, int64_t elem,
+                 hl_status *st, char *what, size_t cap);
+void hl_h5_auto_chunk(int ndim, const int64_t *dims, int64_t elem, hsize_t *chunk);
+
+/* A dataset's info and the memory type to read it as (-1 when unsupported). */
+void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem);
+
+/* Copies every attribute of object from onto object to; the failures. */
+int hl_h5_copy_attributes(hid_t from, hid_t to);
+
+/* A reader's HDF5 handles (owned by the reader). */
+typedef struct hl_h5_reader_ids {
+    hid_t file, dset, mem;
+} hl_h5_reader_ids;
+hl_h5_reader_ids hl_h5_reader_handles(const hl_h5_reader *r);
+
+#endif
