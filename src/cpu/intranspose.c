@@ -351,6 +351,23 @@ static void rows_pass(const hl_intranspose *t, char *mat, int64_t r0, int64_t r1
 #undef CALL_TABLE
 }
 
+/* From row r to row r + 1 of a band l grows by n = dq m + dr: i0 = l mod m
+ * by dr, with a carry, and j div b, j mod b by the quotient. */
+KERNEL void next_row(int64_t *i0, int64_t *jr, int64_t *q, int64_t dr, int64_t dq, int64_t m,
+                     int64_t b)
+{
+    int64_t inc = dq;
+    if ((*i0 += dr) >= m) {
+        *i0 -= m;
+        inc++;
+    }
+    *jr += inc;
+    while (*jr >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
+        *jr -= b;
+        (*q)++;
+    }
+}
+
 /* C on the band of columns [c0, c0 + w) of one matrix.  For the cell
  * (r, c') the state of l = r n + c' is kept as i0 = l mod m, j div b and
  * j mod b; along a row of the band l grows by one, so the source rows of
@@ -377,16 +394,7 @@ KERNEL void columns_k(const hl_intranspose *t, char *mat, int64_t c0, int64_t w,
                 }
             }
         }
-        int64_t inc = dq;
-        if ((i0 += dr) >= m) {
-            i0 -= m;
-            inc++;
-        }
-        jr += inc;
-        while (jr >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
-            jr -= b;
-            q++;
-        }
+        next_row(&i0, &jr, &q, dr, dq, m, b);
     }
 }
 
@@ -408,16 +416,7 @@ KERNEL void columns_diag_k(const hl_intranspose *t, char *mat, int64_t c0, int64
         const int64_t i1 = i0 - q < 0 ? i0 - q + m : i0 - q;
         inv[i1] = r;
         brk[i1] = m - i0 < w && jr + 1 == b ? m - i0 : w;
-        int64_t inc = dq;
-        if ((i0 += dr) >= m) {
-            i0 -= m;
-            inc++;
-        }
-        jr += inc;
-        while (jr >= b) { /* inc <= b + 1 (b = n / c >= n / m): at most twice */
-            jr -= b;
-            q++;
-        }
+        next_row(&i0, &jr, &q, dr, dq, m, b);
     }
     const int64_t bytes = w * es;
     for (int64_t s = 0; s < m; s++) {
