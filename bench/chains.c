@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "bestcopy.h"
 #include "chains_list.h"
 #include "hyperlayout.h"
@@ -363,13 +363,13 @@ int main(int argc, char **argv)
     }
     if (quick && reps > 2)
         reps = 2;
-    atomic_file_install_cleanup();
-    atomic_file *f = NULL;
-    if (csv_path && atomic_file_open(&f, csv_path) != HL_OK) {
+    hl_atomic_install_cleanup();
+    hl_atomic_file *f = NULL;
+    if (csv_path && hl_atomic_file_open(&f, csv_path) != HL_OK) {
         fprintf(stderr, "bench_chains: cannot write %s\n", csv_path);
         return 2;
     }
-    FILE *csv = f ? atomic_file_stream(f) : NULL;
+    FILE *csv = f ? hl_atomic_file_stream(f) : NULL;
     if (csv)
         fprintf(csv, "shape,dtype,chain,threads,stages,separate_passes,fused_s,separate_s,copy_s,"
                      "k_copies_s,fused_gbps,separate_gbps,copy_gbps,fused_over_separate,"
@@ -498,8 +498,8 @@ int main(int argc, char **argv)
         printf("\nskipped (not valid for the array):\n%s", skipped);
     if (f) {
         if (rc)
-            atomic_file_abort(f);
-        else if (atomic_file_commit(f) != HL_OK) {
+            hl_atomic_file_abort(f);
+        else if (hl_atomic_file_commit(f) != HL_OK) {
             fprintf(stderr, "bench_chains: cannot write %s\n", csv_path);
             rc = 2;
         }

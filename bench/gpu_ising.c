@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "ising.h"
 #include "stats.h"
 
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
                ising_cuda_built() ? "" : " (built without CUDA)");
         return 77;
     }
-    atomic_file_install_cleanup();
+    hl_atomic_install_cleanup();
 
     double cpu[5] = {0};
     for (int rank = 2; rank <= 4; rank++)
@@ -349,17 +349,17 @@ int main(int argc, char **argv)
            m2, m2 > 0 ? "" : " (no 16384^2 row)", m3, m2 >= 2.5 * 766 ? "yes" : "no");
 
     if (csv_path) {
-        atomic_file *csv = NULL;
-        hl_status st = atomic_file_open(&csv, csv_path);
+        hl_atomic_file *csv = NULL;
+        hl_status st = hl_atomic_file_open(&csv, csv_path);
         if (st == HL_OK) {
-            FILE *f = atomic_file_stream(csv);
+            FILE *f = hl_atomic_file_stream(csv);
             fprintf(f, "lattice,rank,sites,variant,flips_per_ns,cpu_flips_per_ns,ratio_to_cpu,a_over_best\n");
             for (int i = 0; i < nrows; i++)
                 for (int v = 0; v < rows[i].nv; v++)
                     fprintf(f, "%s,%d,%" PRId64 ",%s,%.3f,%.3f,%.3f,%.3f\n", rows[i].name, rows[i].rank,
                             rows[i].N, ising_variant_name(rows[i].v[v]), rows[i].rate[v], cpu[rows[i].rank],
                             cpu[rows[i].rank] > 0 ? rows[i].rate[v] / cpu[rows[i].rank] : 0, rows[i].ratio);
-            st = atomic_file_commit(csv);
+            st = hl_atomic_file_commit(csv);
         }
         if (st != HL_OK) {
             fprintf(stderr, "bench_gpu_ising: %s: %s\n", csv_path, hl_strerror(st));

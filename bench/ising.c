@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "ising.h"
 #include "stats.h"
 
@@ -62,7 +62,7 @@ static const ising_variant variants[NV] = {ISING_A, ISING_B, ISING_C, ISING_M};
 int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, threads = omp_get_max_threads();
-    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
+    hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     const char *csv_path = NULL;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
@@ -84,13 +84,13 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    atomic_file *csv = NULL;
-    if (csv_path && atomic_file_open(&csv, csv_path) != HL_OK) {
+    hl_atomic_file *csv = NULL;
+    if (csv_path && hl_atomic_file_open(&csv, csv_path) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }
     if (csv)
-        fprintf(atomic_file_stream(csv),
+        fprintf(hl_atomic_file_stream(csv),
                 "lattice,sites,threads,variant,isa,flips_per_ns,flips_per_ns_per_thread,"
                 "ratio_A_B,ratio_B_C,ratio_A_C,speedup_M\n");
     const int tcounts[2] = {1, threads};
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
             if (csv)
                 for (int v = 0; v < NV; v++)
                     if (have[v])
-                        fprintf(atomic_file_stream(csv),
+                        fprintf(hl_atomic_file_stream(csv),
                                 "%s,%" PRId64 ",%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", lt->name, N, nt,
                                 ising_variant_name(variants[v]), isa, rate[v], rate[v] / nt, ab, bc, ac, mx);
         }
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
     printf("ratios are time over time (A/B = 1.05: A takes 5%% longer than B; M x = best of A/B/C over M);\n"
            "%d repeats, median\n",
            reps);
-    if (csv && atomic_file_commit(csv) != HL_OK) {
+    if (csv && hl_atomic_file_commit(csv) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
         return 1;
     }

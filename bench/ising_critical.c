@@ -39,7 +39,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "exact.h"
 #include "ising.h"
 #include "run.h" /* and apps/ising's stats.h (bench/ has a stats.h of its own) */
@@ -459,13 +459,13 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
     printf("\nDynamic exponent z: least squares of ln tau against ln L (+- from the tau errors)\n");
     printf("%-2s %-10s %16s %16s %s\n", "d", "algorithm", "z(|m|)", "z(e)", "target");
     FILE *csv = NULL;
-    atomic_file *af = NULL;
+    hl_atomic_file *af = NULL;
     if (csv_path) {
-        if (atomic_file_open(&af, csv_path) != HL_OK) {
+        if (hl_atomic_file_open(&af, csv_path) != HL_OK) {
             fprintf(stderr, "bench_ising_critical: cannot write %s\n", csv_path);
             return 1;
         }
-        csv = atomic_file_stream(af);
+        csv = hl_atomic_file_stream(af);
         fprintf(csv, "d,L,algorithm,sweeps,tau_m,tau_m_err,tau_e,tau_e_err,bin_tau_m,bin_tau_e,absm,absm_err,e,e_err,"
                      "binder,binder_err,seconds\n");
         for (int i = 0; i < nt; i++) {
@@ -502,7 +502,7 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
             if (csv)
                 fprintf(csv, "#z,%d,%s,%.4f,%.4f,%.4f,%.4f\n", d, alg_name(algs[a]), zm, zme, ze, zee);
         }
-    if (af && atomic_file_commit(af) != HL_OK) {
+    if (af && hl_atomic_file_commit(af) != HL_OK) {
         fprintf(stderr, "bench_ising_critical: cannot write %s\n", csv_path);
         return 1;
     }
@@ -645,7 +645,7 @@ int main(int argc, char **argv)
     double R = 0, cap = 2e11;
     int64_t sweeps = 200000;
     const char *csv = NULL, *only_alg = NULL;
-    atomic_file_install_cleanup();
+    hl_atomic_install_cleanup();
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = 1;

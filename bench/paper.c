@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "hyperlayout.h"
 
 static const char usage_text[] =
@@ -542,11 +542,11 @@ static void print_summary(const row *rows, int nrows)
 
 static hl_status write_csv(const char *path, const row *rows, int nrows, int threads)
 {
-    atomic_file *af;
-    hl_status st = atomic_file_open(&af, path);
+    hl_atomic_file *af;
+    hl_status st = hl_atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    FILE *f = atomic_file_stream(af);
+    FILE *f = hl_atomic_file_stream(af);
     fprintf(f, "op,shape,L0,L1,pow2,threads,reps,ms_A,ms_B,ms_C,ms_E,ms_memcpy,"
                "speed_A_rel_C,speed_B_rel_C,speed_E_rel_C,gbps_A,gbps_B,gbps_C,gbps_E,"
                "gbps_memcpy,boxes_E,disturbed_runs\n");
@@ -566,7 +566,7 @@ static hl_status write_csv(const char *path, const row *rows, int nrows, int thr
                 ms[K_E], r->t_memcpy * 1e3, sp[K_A], sp[K_B], sp[K_E], g[K_A], g[K_B], g[K_C],
                 g[K_E], gbps(r, r->t_memcpy), r->boxes, r->disturbed);
     }
-    return atomic_file_commit(af);
+    return hl_atomic_file_commit(af);
 }
 
 /* ---- options ------------------------------------------------------------------- */
@@ -602,7 +602,7 @@ static int parse_sizes(const char *s, int64_t *sizes, int cap)
 int main(int argc, char **argv)
 {
     int threads = omp_get_max_threads(), reps = 5, quick = 0;
-    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
+    hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     int64_t sizes[32] = {256, 512, 1024, 2048, 4096, 8192};
     int nsizes = 6, sizes_given = 0, reps_given = 0;
     const char *csv = NULL;
@@ -650,13 +650,13 @@ int main(int argc, char **argv)
             reps = 2;
     }
     if (csv) { /* a bad path fails now, not after the whole run */
-        atomic_file *probe;
-        hl_status st = atomic_file_open(&probe, csv);
+        hl_atomic_file *probe;
+        hl_status st = hl_atomic_file_open(&probe, csv);
         if (st != HL_OK) {
             fprintf(stderr, "bench_paper: cannot write %s: %s\n", csv, strerror(errno));
             return 2;
         }
-        atomic_file_abort(probe);
+        hl_atomic_file_abort(probe);
     }
 
     int64_t smax = 0;

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "hyperlayout.h"
 #include "stencil.h"
 
@@ -214,13 +214,13 @@ int main(int argc, char **argv)
     }
     if (quick && dtypes == 3)
         dtypes = 1;
-    atomic_file *f = NULL;
-    if (csv && atomic_file_open(&f, csv) != HL_OK) {
+    hl_atomic_file *f = NULL;
+    if (csv && hl_atomic_file_open(&f, csv) != HL_OK) {
         fprintf(stderr, "bench_stencil: cannot write %s\n", csv);
         return 1;
     }
     if (f)
-        fprintf(atomic_file_stream(f), "shape,dtype,tiles_direct,tiles_cached,threads,direct_ns_per_point,cached_ns_per_point,"
+        fprintf(hl_atomic_file_stream(f), "shape,dtype,tiles_direct,tiles_cached,threads,direct_ns_per_point,cached_ns_per_point,"
                                        "direct_GBps,cached_GBps,cached_over_direct,copy_GBps,"
                                        "copy_kind,direct_of_copy,cached_of_copy\n");
     const int all = omp_get_max_threads();
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
                        gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
                 fflush(stdout);
                 if (f)
-                    fprintf(atomic_file_stream(f),
+                    fprintf(hl_atomic_file_stream(f),
                             "\"%s\",%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f\n", shape, dn,
                             tiles[0], tiles[1], threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
                             gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0],
@@ -342,8 +342,8 @@ int main(int argc, char **argv)
     }
     if (f) {
         if (rc)
-            atomic_file_abort(f);
-        else if (atomic_file_commit(f) != HL_OK) {
+            hl_atomic_file_abort(f);
+        else if (hl_atomic_file_commit(f) != HL_OK) {
             fprintf(stderr, "bench_stencil: cannot write %s\n", csv);
             rc = 1;
         }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "bestcopy.h"
 #include "bench_ops.h"
 #include "hyperlayout.h"
@@ -104,13 +104,13 @@ int main(int argc, char **argv)
     if (quick)
         reps = reps < 2 ? reps : 2;
     /* the CSV appears whole, renamed into place when the run is complete */
-    atomic_file_install_cleanup(); /* an interrupted run leaves no temporary CSV */
-    atomic_file *csv_file = NULL;
-    if (csv_path && atomic_file_open(&csv_file, csv_path) != HL_OK) {
+    hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
+    hl_atomic_file *csv_file = NULL;
+    if (csv_path && hl_atomic_file_open(&csv_file, csv_path) != HL_OK) {
         fprintf(stderr, "bench_transforms: cannot write %s\n", csv_path);
         return 2;
     }
-    FILE *csv = csv_file ? atomic_file_stream(csv_file) : NULL;
+    FILE *csv = csv_file ? hl_atomic_file_stream(csv_file) : NULL;
     if (csv)
         fprintf(csv, "shape,dtype,op,threads,boxes,seconds,gbps,copy_gbps,memcpy_gbps,stream_gbps,"
                      "ratio_to_copy,in_place_gbps,in_place_ratio\n");
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
             free(out);
         }
     }
-    if (csv_file && atomic_file_commit(csv_file) != HL_OK) {
+    if (csv_file && hl_atomic_file_commit(csv_file) != HL_OK) {
         fprintf(stderr, "bench_transforms: cannot write %s\n", csv_path);
         return 2;
     }

@@ -235,7 +235,7 @@ static int all_digits(const char *s, size_t len, size_t min)
 
 /* Whether name, a file name in --out, is one this command writes: the fixed
  * names, snapshot_NNN.png and series_NNN.csv, and the temporaries that their
- * atomic writes leave behind when killed (".NAME.XXXXXX" of atomic_file,
+ * atomic writes leave behind when killed (".NAME.XXXXXX" of hl_atomic_file,
  * plot.py's ".observables.*.png").  Nothing else in the directory is ours. */
 static int is_run_file(const char *name)
 {

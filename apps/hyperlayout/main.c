@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -124,7 +124,7 @@ static int (*find_command(const char *name))(int, char **)
 
 int main(int argc, char **argv)
 {
-    atomic_file_install_cleanup();
+    hl_atomic_install_cleanup();
     if (argc < 2) {
         fputs("hyperlayout: no command given (see hyperlayout --help)\n", stderr);
         return 2;

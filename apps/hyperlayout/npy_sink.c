@@ -46,7 +46,7 @@ static int archive_name(const char *path, char *file, size_t file_cap, char *mem
 
 static hl_status put(npy_sink *k, const void *p, size_t len, bool member, char *why, size_t cap)
 {
-    if (atomic_file_write(k->file, p, len) != HL_OK)
+    if (hl_atomic_file_write(k->file, p, len) != HL_OK)
         return io_error(k, why, cap);
     if (member && k->archive)
         k->crc = hl_crc32(k->crc, p, len);
@@ -59,7 +59,7 @@ static hl_status put(npy_sink *k, const void *p, size_t len, bool member, char *
  * members. */
 static hl_status open_edit(npy_sink *k, const char *file, char *why, size_t cap)
 {
-    const char *existing = atomic_file_existing(k->file);
+    const char *existing = hl_atomic_file_existing(k->file);
     struct stat sb;
     int fd = existing ? open(existing, O_RDONLY | O_CLOEXEC) : -1;
     if (existing && (fd < 0 || fstat(fd, &sb) != 0)) {
@@ -125,7 +125,7 @@ hl_status npy_sink_open(npy_sink *k, const char *path, char *why, size_t cap)
     }
     k->archive = arch > 0;
     k->named = k->archive && k->member[0];
-    if (atomic_file_open(&k->file, k->archive ? file : path) != HL_OK)
+    if (hl_atomic_file_open(&k->file, k->archive ? file : path) != HL_OK)
         return io_error(k, why, cap);
     if (k->named) {
         hl_status st = open_edit(k, file, why, cap);
@@ -209,7 +209,7 @@ hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *membe
         return st;
     }
     const int64_t total = kept + (int64_t)(llen + hlen + tlen) + info->data_bytes;
-    if (atomic_file_reserve(k->file, total) != HL_OK) {
+    if (hl_atomic_file_reserve(k->file, total) != HL_OK) {
         st = io_error(k, why, cap);
         npy_sink_abort(k);
         return st;
@@ -263,7 +263,7 @@ hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
         npy_sink_abort(k);
         return st;
     }
-    st = atomic_file_commit(k->file);
+    st = hl_atomic_file_commit(k->file);
     k->file = NULL;
     if (st != HL_OK && errno == EEXIST)
         snprintf(why, cap, "%s: another process created this file while this run wrote it; "
@@ -278,7 +278,7 @@ void npy_sink_abort(npy_sink *k)
 {
     hl_h5_writer_abort(k->h5w);
     k->h5w = NULL;
-    atomic_file_abort(k->file);
+    hl_atomic_file_abort(k->file);
     k->file = NULL;
     if (k->old)
         munmap(k->old, k->old_len);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "h5_cli.h"
 #include "hyperlayout.h"
 
@@ -16,7 +16,7 @@
 #define NPY_HEADER_CAP (HL_NPY_DESCR_MAX + 1024)
 
 typedef struct npy_sink {
-    atomic_file *file;
+    hl_atomic_file *file;
     const char *path;              /* for messages */
     bool archive;
     bool named;                    /* "X.npz:NAME": NAME replaces or joins the archive's members */
@@ -42,7 +42,7 @@ typedef struct npy_sink {
  * "X.npz:NAME" member NAME of archive X.npz: when X.npz exists, every other
  * member is kept byte for byte and NAME replaced or added (a file there that
  * is not an archive is refused).  An existing file is locked from here to
- * commit or abort (atomic_file.h): open the output before reading an input
+ * commit or abort (io/atomic.h): open the output before reading an input
  * that is the same file.  On error *why (cap bytes) names the file and the
  * reason, and nothing is left behind. */
 hl_status npy_sink_open(npy_sink *k, const char *path, char *why, size_t cap);

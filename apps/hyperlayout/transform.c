@@ -607,10 +607,10 @@ static int transform_procs(const transform_args *a)
         st = HL_ERR_ARG;
     /* process 0 refuses an existing OUT it could not write and holds its
      * lock while the collective write replaces it, as without --procs */
-    atomic_file *guard = NULL;
+    hl_atomic_file *guard = NULL;
     struct stat sb;
     if (st == HL_OK && me == 0 && !h5_out && stat(a->out, &sb) == 0 &&
-        atomic_file_open(&guard, a->out) != HL_OK) {
+        hl_atomic_file_open(&guard, a->out) != HL_OK) {
         snprintf(why, sizeof why, "%s: %s", a->out, strerror(errno));
         st = HL_ERR_IO;
     }
@@ -689,7 +689,7 @@ static int transform_procs(const transform_args *a)
             fprintf(stderr, "total    %8.3f s\n", now_seconds() - start);
         }
     }
-    atomic_file_abort(guard); /* its temporary; the lock goes with it */
+    hl_atomic_file_abort(guard); /* its temporary; the lock goes with it */
     hl_redist_destroy(r);
     hl_darray_destroy(in);
     hl_darray_destroy(out);
@@ -705,10 +705,10 @@ static int transform_procs(const transform_args *a)
  * the end, and read when it exists.  -1: go on; otherwise the exit code. */
 static int wisdom_in(const char *path)
 {
-    atomic_file *f;
-    if (atomic_file_open(&f, path) != HL_OK)
+    hl_atomic_file *f;
+    if (hl_atomic_file_open(&f, path) != HL_OK)
         return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
-    atomic_file_abort(f);
+    hl_atomic_file_abort(f);
     const hl_status st = hl_wisdom_import_file(path);
     if (st == HL_OK || (st == HL_ERR_IO && errno == ENOENT))
         return -1;
@@ -726,21 +726,21 @@ static int wisdom_in(const char *path)
  * runs added to it meanwhile (read again under the file's lock). */
 static int wisdom_out(const char *path)
 {
-    atomic_file *f;
+    hl_atomic_file *f;
     char *text = NULL;
-    if (atomic_file_open(&f, path) != HL_OK)
+    if (hl_atomic_file_open(&f, path) != HL_OK)
         return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
     (void)hl_wisdom_import_file(path); /* a file damaged meanwhile is replaced */
     hl_status st = hl_wisdom_export(&text);
-    if (st == HL_OK && atomic_file_write(f, text, strlen(text)) != HL_OK)
+    if (st == HL_OK && hl_atomic_file_write(f, text, strlen(text)) != HL_OK)
         st = HL_ERR_IO;
     free(text);
     if (st != HL_OK) {
         const int e = errno;
-        atomic_file_abort(f);
+        hl_atomic_file_abort(f);
         errno = e;
     } else {
-        st = atomic_file_commit(f);
+        st = hl_atomic_file_commit(f);
     }
     if (st == HL_OK)
         return 0;

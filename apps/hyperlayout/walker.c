@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "cli.h"
 #include "parse.h"
 #include "walker.h"
@@ -203,20 +203,20 @@ static void print_stats_row(const char *label, const walker_stats *s)
 
 /* The statistics series, one CSV row per record, through an atomic file
  * opened before the run (so that an unwritable path fails at once). */
-static hl_status write_stats_csv(atomic_file *f, const int64_t *steps, const walker_stats *s,
+static hl_status write_stats_csv(hl_atomic_file *f, const int64_t *steps, const walker_stats *s,
                                  int64_t n, double dt)
 {
-    FILE *out = atomic_file_stream(f);
+    FILE *out = hl_atomic_file_stream(f);
     fputs("step,t,mean_Y1,mean_Y2,y1y1,y2y2,y1y2\n", out);
     for (int64_t i = 0; i < n; i++)
         fprintf(out, "%" PRId64 ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", steps[i],
                 (double)steps[i] * dt, s[i].mean1, s[i].mean2, s[i].var1, s[i].var2, s[i].cov12);
-    return atomic_file_commit(f);
+    return hl_atomic_file_commit(f);
 }
 
-static hl_status write_times_csv(atomic_file *f, const opts *o, const double *times)
+static hl_status write_times_csv(hl_atomic_file *f, const opts *o, const double *times)
 {
-    FILE *out = atomic_file_stream(f);
+    FILE *out = hl_atomic_file_stream(f);
     fputs("variant,order,repetition,seconds,particles,ncomp,steps,threads\n", out);
     for (int64_t r = 0; r < o->reps; r++)
         for (int v = 0; v < WALKER_NVARIANTS; v++)
@@ -226,7 +226,7 @@ static hl_status write_times_csv(atomic_file *f, const opts *o, const double *ti
                         walker_variant_order((walker_variant)v) == HL_FIELDS_UNKNOWN_MAJOR
                             ? "unknown-major" : "equation-major",
                         r, times[r * WALKER_NVARIANTS + v], o->npar, o->K, o->nsteps, o->threads);
-    return atomic_file_commit(f);
+    return hl_atomic_file_commit(f);
 }
 
 /* The best time of each variant run, and its ratio to Ptr's. */
@@ -284,12 +284,12 @@ static int run(const opts *o, const walker_sde *sde)
     int64_t *rec_step = calloc((size_t)nrec, sizeof *rec_step), n_rec = 0;
     walker_stats *rec = calloc((size_t)nrec, sizeof *rec), exact;
     hl_status st = om && times && rec_step && rec ? HL_OK : HL_ERR_NOMEM;
-    atomic_file *stats_out = NULL, *csv_out = NULL;
-    if (st == HL_OK && o->stats_file && (st = atomic_file_open(&stats_out, o->stats_file)) != HL_OK) {
+    hl_atomic_file *stats_out = NULL, *csv_out = NULL;
+    if (st == HL_OK && o->stats_file && (st = hl_atomic_file_open(&stats_out, o->stats_file)) != HL_OK) {
         rc = cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
         goto done;
     }
-    if (st == HL_OK && o->csv_file && (st = atomic_file_open(&csv_out, o->csv_file)) != HL_OK) {
+    if (st == HL_OK && o->csv_file && (st = hl_atomic_file_open(&csv_out, o->csv_file)) != HL_OK) {
         rc = cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
         goto done;
     }
@@ -400,8 +400,8 @@ static int run(const opts *o, const walker_sde *sde)
     if (!same)
         rc = 1;
 done:
-    atomic_file_abort(stats_out);
-    atomic_file_abort(csv_out);
+    hl_atomic_file_abort(stats_out);
+    hl_atomic_file_abort(csv_out);
     for (int v = 0; v < WALKER_NVARIANTS; v++)
         free(state[v]);
     free(om);

@@ -15,14 +15,14 @@
  *           i32 generation (the spins are in the .npy of that number beside
  *           the file) and u64 the lattice's checksum (ising_dist_checksum)
  *   u64 FNV-1a hash of every byte before it
- * Written through atomic_file_*: a reader sees the previous checkpoint or
+ * Written through hl_atomic_file_*: a reader sees the previous checkpoint or
  * this one, whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "run.h"
 
 #define CK_VERSION 1u      /* the spins inside */
@@ -178,11 +178,11 @@ static hl_status params_check(ck_io *io, const ising_params *p)
 static hl_status save(const char *path, const ising_params *p, const ising_state *s,
                       const int8_t *spins, int64_t N, int32_t gen, uint64_t sum)
 {
-    atomic_file *af = NULL;
-    hl_status st = atomic_file_open(&af, path);
+    hl_atomic_file *af = NULL;
+    hl_status st = hl_atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    ck_io io = {atomic_file_stream(af), 0xcbf29ce484222325ull, 0};
+    ck_io io = {hl_atomic_file_stream(af), 0xcbf29ce484222325ull, 0};
     const uint32_t version = spins ? CK_VERSION : CK_VERSION_DIST, marker = CK_MARKER;
     put(&io, ck_magic, sizeof ck_magic);
     PUT(&io, version);
@@ -209,10 +209,10 @@ static hl_status save(const char *path, const ising_params *p, const ising_state
     const uint64_t hash = io.hash;
     PUT(&io, hash);
     if (io.bad) {
-        atomic_file_abort(af);
+        hl_atomic_file_abort(af);
         return HL_ERR_IO;
     }
-    return atomic_file_commit(af);
+    return hl_atomic_file_commit(af);
 }
 
 hl_status ising_checkpoint_save(const char *path, const ising_params *p, const ising_state *s,

@@ -7,17 +7,17 @@
 #include <stdlib.h>
 
 #include "exact.h"
-#include "atomic_file.h"
+#include "io/atomic.h"
 #include "image.h"
 
 /* Finishes an atomic file: commits it unless writing failed. */
-static hl_status finish(atomic_file *f, int ok)
+static hl_status finish(hl_atomic_file *f, int ok)
 {
     if (!ok) {
-        atomic_file_abort(f);
+        hl_atomic_file_abort(f);
         return HL_ERR_IO;
     }
-    return atomic_file_commit(f);
+    return hl_atomic_file_commit(f);
 }
 
 /* The exact value of e or m for this run where one is known, else NaN. */
@@ -64,11 +64,11 @@ hl_status ising_write_csv(const char *path, const ising_params *p, const ising_r
 {
     if (!path || !p || (n > 0 && !r))
         return HL_ERR_NULL;
-    atomic_file *af;
-    hl_status st = atomic_file_open(&af, path);
+    hl_atomic_file *af;
+    hl_status st = hl_atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    FILE *f = atomic_file_stream(af);
+    FILE *f = hl_atomic_file_stream(af);
     int ok = fprintf(f, "T,beta,h,sweeps") > 0;
     for (int j = 0; j < 8; j++)
         fprintf(f, ",%s,%s_err", est_names[j], est_names[j]);
@@ -108,11 +108,11 @@ hl_status ising_write_json(const char *path, const ising_params *p, const ising_
 {
     if (!path || !p || !info || (n > 0 && !r))
         return HL_ERR_NULL;
-    atomic_file *af;
-    hl_status st = atomic_file_open(&af, path);
+    hl_atomic_file *af;
+    hl_status st = hl_atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    FILE *f = atomic_file_stream(af);
+    FILE *f = hl_atomic_file_stream(af);
     static const char *const starts[] = {"hot", "up", "down"};
     fprintf(f, "{\n  \"model\": \"ising\",\n  \"dims\": %d,\n  \"L\": [", p->rank);
     for (int i = 0; i < p->rank; i++)
@@ -170,11 +170,11 @@ hl_status ising_write_series(const char *path, const int64_t *magnetisation, con
         return HL_ERR_NULL;
     if (sites < 1)
         return HL_ERR_ARG;
-    atomic_file *af;
-    hl_status st = atomic_file_open(&af, path);
+    hl_atomic_file *af;
+    hl_status st = hl_atomic_file_open(&af, path);
     if (st != HL_OK)
         return st;
-    FILE *f = atomic_file_stream(af);
+    FILE *f = hl_atomic_file_stream(af);
     int ok = fprintf(f, "sweep,e,m\n") > 0;
     const double N = (double)sites;
     for (int64_t t = 0; t < n && ok; t++) {

@@ -1,9 +1,10 @@
 /* hyperlayout internal — a file replaced atomically in one call (temporary
- * file, fsync, rename).  Plain file descriptors: the library writes whole
- * buffers and needs no stream. */
-#define _GNU_SOURCE /* mkstemp, fsync, fchmod, copy_file_range */
+ * file, fsync, rename), and the steps the stream form (atomic_stream.c)
+ * shares with it.  Plain file descriptors: the library writes whole buffers
+ * and needs no stream. */
+#define _GNU_SOURCE /* mkstemp, fsync, fchmod, copy_file_range, renameat2 */
 
-#include "atomic.h"
+#include "io/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,9 +38,13 @@ static mode_t current_umask(void)
     return mask;
 }
 
-/* "DIR/.NAME.XXXXXX" for mkstemp: in the target's directory, so that the
- * rename stays within one file system. */
-static char *temp_template(const char *path)
+unsigned hl_atomic_mode(const struct stat *existing)
+{
+    return existing && S_ISREG(existing->st_mode) ? (existing->st_mode & 07777)
+                                                  : (0666 & ~current_umask());
+}
+
+char *hl_atomic_temp_template(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -56,17 +61,19 @@ static char *temp_template(const char *path)
     return tmp;
 }
 
-/* write(2) until done: it may write less than asked (a signal, a file size
- * limit reached part way, whose next call then fails with EFBIG). */
-static int write_all(int fd, const void *buf, size_t len)
+/* write(2) may write less than asked: a signal, a file size limit reached
+ * part way (whose next call then fails with EFBIG). */
+int hl_atomic_write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
         size_t part = len < ((size_t)1 << 30) ? len : ((size_t)1 << 30);
         ssize_t w = write(fd, p, part);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO; /* no progress and no reason: do not spin */
             return -1;
         }
         p += w;
@@ -91,24 +98,45 @@ static void sync_directory(const char *path)
     free(dir);
 }
 
-/* The temporary tmp (written and synced unless fail, errno e) renamed over
- * path, and the directory synced; on any failure tmp removed, errno set and
- * HL_ERR_IO.  Frees tmp. */
-static hl_status commit(char *tmp, const char *path, int fail, int e)
+/* Over an existing file or not: RENAME_NOREPLACE, else (a file system
+ * without it) link(), which refuses an existing name too. */
+static int rename_into(const char *tmp, const char *path, bool noreplace)
 {
-    if (!fail && rename(tmp, path) != 0) {
+    if (!noreplace)
+        return rename(tmp, path);
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (link(tmp, path) != 0)
+        return -1;
+    (void)unlink(tmp);
+    return 0;
+}
+
+hl_status hl_atomic_place(const char *tmp, const char *path, bool noreplace, int fail, int e)
+{
+    if (!fail && rename_into(tmp, path, noreplace) != 0) {
         fail = 1;
         e = errno;
     }
     if (fail) {
         unlink(tmp);
-        free(tmp);
         errno = e ? e : EIO;
         return HL_ERR_IO;
     }
-    free(tmp);
     sync_directory(path);
     return HL_OK;
+}
+
+/* hl_atomic_place, then tmp freed (errno kept). */
+static hl_status commit(char *tmp, const char *path, int fail, int e)
+{
+    const hl_status st = hl_atomic_place(tmp, path, false, fail, e);
+    e = errno;
+    free(tmp);
+    errno = e;
+    return st;
 }
 
 hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens)
@@ -119,7 +147,7 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
         errno = ENOENT;
         return HL_ERR_IO;
     }
-    char *tmp = temp_template(path);
+    char *tmp = hl_atomic_temp_template(path);
     if (!tmp)
         return HL_ERR_NOMEM;
     int fd = mkstemp(tmp);
@@ -130,11 +158,9 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
         return HL_ERR_IO;
     }
     struct stat sb;
-    mode_t mode = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (sb.st_mode & 07777)
-                                                              : (0666 & ~current_umask());
-    int fail = fchmod(fd, mode) != 0;
+    int fail = fchmod(fd, hl_atomic_mode(stat(path, &sb) == 0 ? &sb : NULL)) != 0;
     for (int i = 0; !fail && i < n; i++)
-        fail = lens[i] > 0 && write_all(fd, chunks[i], lens[i]) != 0;
+        fail = lens[i] > 0 && hl_atomic_write_all(fd, chunks[i], lens[i]) != 0;
     fail = fail || fsync(fd) != 0;
     int e = fail ? errno : 0;
     if (close(fd) != 0 && !fail) {
@@ -173,7 +199,7 @@ static int copy_fd(int from, int to)
         ssize_t n = read(from, buf, (size_t)1 << 20);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0 || write_all(to, buf, (size_t)n) != 0) {
+        if (n <= 0 || hl_atomic_write_all(to, buf, (size_t)n) != 0) {
             const int e = errno;
             free(buf);
             errno = e;
@@ -191,7 +217,7 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
         errno = ENOENT;
         return HL_ERR_IO;
     }
-    char *name = temp_template(path);
+    char *name = hl_atomic_temp_template(path);
     if (!name)
         return HL_ERR_NOMEM;
     int fd = mkstemp(name);
@@ -202,9 +228,7 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
         return HL_ERR_IO;
     }
     struct stat sb;
-    const bool exists = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    const mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
-    int fail = fchmod(fd, mode) != 0;
+    int fail = fchmod(fd, hl_atomic_mode(stat(path, &sb) == 0 ? &sb : NULL)) != 0;
     if (!fail && copy) {
         const int from = open(path, O_RDONLY);
         fail = from < 0 || copy_fd(from, fd) != 0;

@@ -1,27 +1,39 @@
-/* hyperlayout (internal) — a file replaced atomically: a temporary beside the
- * target, written, synced and renamed over it, so a reader sees the old file
- * or the whole new one, never a part.  The library's writers use it: .npy
- * and .npz saving, wisdom files, HDF5 files, and the collective .npy and
- * HDF5 files of distributed arrays (process 0 makes and renames the
- * temporary, every process writes into it).  The applications' stream form,
- * with its signal clean-up, is apps/common/atomic_file.h. */
+/* hyperlayout (internal) — the one atomic file writer: a temporary
+ * "DIR/.NAME.XXXXXX" beside the target, written, synced and renamed over
+ * it (then the directory synced), so a reader sees the old file or the whole
+ * new one, never a part.  A new file gets 0666 less the umask (read from
+ * /proc: umask() changes it and is not thread-safe), an existing one keeps
+ * its permission bits.  Two forms share those steps (atomic.c):
+ *   - one call or begin/finish, for the library's writers: .npy and .npz
+ *     saving, wisdom files, HDF5 files, the collective .npy and HDF5 files
+ *     of distributed arrays (process 0 makes and renames the temporary,
+ *     every process writes into it).  The path itself is replaced: a
+ *     symbolic link there becomes a file.
+ *   - a stream (hl_atomic_file, atomic_stream.c), for the applications and
+ *     benchmarks (images, checkpoints, CSV, JSON, .npy outputs), that also
+ *     follows links, writes straight through to what cannot be replaced,
+ *     locks an existing target, and keeps its temporaries where a signal
+ *     handler can remove them (hl_atomic_remove_temporaries).  The library
+ *     installs no signal handler unless asked (hl_atomic_install_cleanup). */
 #ifndef HYPERLAYOUT_ATOMIC_H
 #define HYPERLAYOUT_ATOMIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "hyperlayout/base.h"
 
-/* Writes the N chunks one after another to PATH.  The file keeps an existing
- * file's permissions, else gets 0666 less the umask.  On any failure the
+/* ---- one call ------------------------------------------------------------ */
+
+/* Writes the N chunks one after another to PATH.  On any failure the
  * temporary is removed, PATH is untouched and HL_ERR_IO is returned with
  * errno set (HL_ERR_NULL for missing arguments, HL_ERR_NOMEM). */
 hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens);
 
 /* The same for a writer that needs a file by name (HDF5 creates and opens
- * files itself): hl_atomic_begin makes the temporary beside PATH ("DIR/.NAME.XXXXXX",
- * an existing file's permission bits, else 0666 less the umask) and puts
+ * files itself): hl_atomic_begin makes the temporary beside PATH and puts
  * its name in *tmp (malloc'd).  copy: the temporary starts as a copy of
  * the existing PATH (a reflink where the file system shares blocks, else
  * copy_file_range), so that a file edited in its copy is replaced whole or
@@ -31,5 +43,92 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
 hl_status hl_atomic_begin(const char *path, bool copy, char **tmp);
 hl_status hl_atomic_finish(char *tmp, const char *path);
 void hl_atomic_cancel(char *tmp);
+
+/* ---- a stream ------------------------------------------------------------
+ * A regular (or not yet existing) target is written to a temporary and
+ * replaced at commit.  Targets that are not regular files — "-" (standard
+ * output), a FIFO, a character or block device — are written straight
+ * through (not atomic: there is nothing to rename over), never replaced.  A
+ * symbolic link is followed and its target replaced.  An existing target is
+ * refused when this process could not write it in place (as open(O_WRONLY)
+ * would: "Permission denied", "Read-only file system"), and is held under
+ * an advisory lock (flock) from open to commit or abort: runs that replace
+ * one file take turns, each opening the file the one before it left (run
+ * two `transform --in-place` on one file and it is transformed twice).  A
+ * new target is put in place only if nothing appeared at its name
+ * meanwhile (EEXIST otherwise). */
+
+typedef struct hl_atomic_file hl_atomic_file;
+
+/* Opens PATH for writing.  Waits while another process holds the target's
+ * lock; EDEADLK when this process holds it.  HL_ERR_IO (errno set) when
+ * the directory or an existing target is not writable, PATH is a
+ * directory, or links loop; *f is NULL on every error. */
+hl_status hl_atomic_file_open(hl_atomic_file **f, const char *path);
+
+/* True when writes go straight to the target (standard output, a FIFO, a
+ * device): nothing is atomic and nothing can be taken back. */
+bool hl_atomic_file_is_direct(const hl_atomic_file *f);
+
+/* The file that commit replaces, links resolved, when it exists (it is then
+ * locked); NULL for a new file and for direct targets. */
+const char *hl_atomic_file_existing(const hl_atomic_file *f);
+
+/* The stream to write through (fwrite, fprintf, libpng's png_init_io...). */
+FILE *hl_atomic_file_stream(hl_atomic_file *f);
+
+/* Writes len bytes after what the stream holds (big buffers go to the file
+ * descriptor without a copy).  HL_ERR_IO with errno set on failure. */
+hl_status hl_atomic_file_write(hl_atomic_file *f, const void *buf, size_t len);
+
+/* Claims the space of a file of `bytes` bytes before the work that fills
+ * it starts, so that a full disk or a file size limit fails now (HL_ERR_IO,
+ * errno ENOSPC or EFBIG) instead of after it; what is claimed but not
+ * written is cut off at commit.  Nothing to claim for direct targets. */
+hl_status hl_atomic_file_reserve(hl_atomic_file *f, int64_t bytes);
+
+/* Flushes, syncs and renames the temporary over the target, then frees F.
+ * On any failure (including an earlier write error on the stream) the
+ * temporary is removed, the target is untouched and HL_ERR_IO is returned
+ * with errno set.  A direct target is flushed. */
+hl_status hl_atomic_file_commit(hl_atomic_file *f);
+
+/* Removes the temporary and frees F; the target is untouched.  F may be NULL. */
+void hl_atomic_file_abort(hl_atomic_file *f);
+
+/* ---- clean-up on the way out ----------------------------------------------- */
+
+/* Removes the temporaries of the open streams, leaving their state as it
+ * is (the process is about to end).  Async-signal-safe: for an
+ * application's own handler of a terminating signal. */
+void hl_atomic_remove_temporaries(void);
+
+/* For applications without a handler of their own: removes the temporaries
+ * when the process is ended by SIGINT, SIGTERM or SIGHUP (then dies of the
+ * same signal, as without the handler) and when it calls exit() with files
+ * open (as libgomp does when it cannot start a thread), and ignores SIGXFSZ
+ * so that a file size limit is a write error (EFBIG) rather than death.  A
+ * signal the process ignores stays ignored.  Call early in main. */
+void hl_atomic_install_cleanup(void);
+
+/* ---- the steps both forms share (atomic.c) --------------------------------- */
+
+/* "DIR/.NAME.XXXXXX" for mkstemp (malloc'd; NULL when out of memory): in
+ * the target's directory, so that the rename stays within one file system. */
+char *hl_atomic_temp_template(const char *path);
+
+/* The permission bits (a mode_t) of a file replacing EXISTING (NULL: a
+ * new file). */
+struct stat;
+unsigned hl_atomic_mode(const struct stat *existing);
+
+/* write(2) until done.  0, or -1 with errno set. */
+int hl_atomic_write_all(int fd, const void *buf, size_t len);
+
+/* The commit step: the temporary TMP (written and synced unless fail, errno
+ * e) renamed over PATH (noreplace: only if nothing is at PATH, EEXIST
+ * otherwise) and the directory synced; on any failure TMP removed, errno
+ * set and HL_ERR_IO.  TMP is not freed. */
+hl_status hl_atomic_place(const char *tmp, const char *path, bool noreplace, int fail, int e);
 
 #endif

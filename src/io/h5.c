@@ -899,6 +899,32 @@ void hl_h5_auto_chunk(int ndim, const int64_t *dims, int64_t elem, hsize_t *chun
 }
 
 /* The dataset creation list of opt for dims. */
+void hl_h5_create_lists(const hl_h5_write_options *opt, int ndim, const int64_t *dims,
+                        int64_t elem, hl_status *st, char *what, size_t cap, hid_t *space,
+                        hid_t *dcpl, hid_t *lcpl)
+{
+    hsize_t d[HL_H5_MAX_NDIM];
+    for (int j = 0; j < ndim; j++)
+        d[j] = (hsize_t)dims[j];
+    *space = ndim ? H5Screate_simple(ndim, d, NULL) : H5Screate(H5S_SCALAR);
+    *dcpl = hl_h5_dcpl(opt, ndim, dims, elem, st, what, cap);
+    *lcpl = H5Pcreate(H5P_LINK_CREATE);
+    if (*lcpl >= 0)
+        H5Pset_create_intermediate_group(*lcpl, 1);
+}
+
+void hl_h5_close_create(hid_t space, hid_t dcpl, hid_t lcpl, hid_t ftype)
+{
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+}
+
 hid_t hl_h5_dcpl(const hl_h5_write_options *opt, int ndim, const int64_t *dims, int64_t elem,
                  hl_status *st, char *what, size_t cap)
 {
@@ -1077,17 +1103,11 @@ hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *data
         st = fail(HL_ERR_UNSUPPORTED, why, cap, path, name, true, "no HDF5 type for %s",
                   hl_dtype_name(s->dtype));
     if (st == HL_OK) {
-        hsize_t d[HL_H5_MAX_NDIM];
-        for (int j = 0; j < x->ndim; j++)
-            d[j] = (hsize_t)x->dims[j];
-        space = x->ndim ? H5Screate_simple(x->ndim, d, NULL) : H5Screate(H5S_SCALAR);
         char what[256] = "";
-        dcpl = hl_h5_dcpl(opt, x->ndim, x->dims, s->elem_size, &st, what, sizeof what);
+        hl_h5_create_lists(opt, x->ndim, x->dims, s->elem_size, &st, what, sizeof what, &space,
+                           &dcpl, &lcpl);
         if (st != HL_OK)
             fail(st, why, cap, path, name, !what[0], "%s", what[0] ? what : "bad creation options");
-        lcpl = H5Pcreate(H5P_LINK_CREATE);
-        if (lcpl >= 0)
-            H5Pset_create_intermediate_group(lcpl, 1);
     }
     if (st == HL_OK) {
         x->dset = H5Dcreate2(x->file, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
@@ -1096,14 +1116,7 @@ hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *data
     }
     if (st == HL_OK && opt->like && hl_h5_copy_attributes(opt->like->dset, x->dset) != 0)
         st = fail(HL_ERR_FORMAT, why, cap, path, name, true, "cannot copy the attributes");
-    if (space >= 0)
-        H5Sclose(space);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (lcpl >= 0)
-        H5Pclose(lcpl);
-    if (ftype >= 0)
-        H5Tclose(ftype);
+    hl_h5_close_create(space, dcpl, lcpl, ftype);
     hl_h5_quiet_off(&q);
     if (st != HL_OK) {
         hl_h5_writer_abort(x);

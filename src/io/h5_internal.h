@@ -38,6 +38,17 @@ hid_t hl_h5_dcpl(const hl_h5_write_options *opt, int ndim, const int64_t *dims, 
                  hl_status *st, char *what, size_t cap);
 void hl_h5_auto_chunk(int ndim, const int64_t *dims, int64_t elem, hsize_t *chunk);
 
+/* The lists a dataset of dims (HDF5's order; ndim 0: a scalar) is created
+ * with, beside its type: its space, hl_h5_dcpl's creation list (*st and
+ * what on error) and a link-creation list that makes missing groups, as
+ * the serial and the collective writers both create one. */
+void hl_h5_create_lists(const hl_h5_write_options *opt, int ndim, const int64_t *dims,
+                        int64_t elem, hl_status *st, char *what, size_t cap, hid_t *space,
+                        hid_t *dcpl, hid_t *lcpl);
+
+/* Closes those of a dataset creation's handles that were made (>= 0). */
+void hl_h5_close_create(hid_t space, hid_t dcpl, hid_t lcpl, hid_t ftype);
+
 /* A dataset's info and the memory type to read it as (-1 when unsupported). */
 void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem);
 

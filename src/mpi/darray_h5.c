@@ -108,6 +108,36 @@ static hid_t mpio_fapl(const hl_darray *a)
     return fapl;
 }
 
+/* The collective read or write of p between the file selection fs and the
+ * memory selection ms (created with the transfer list dxpl), then the three
+ * closed.  Every process makes the call, also one that failed before it (st)
+ * or has nothing to move (none): with nothing selected, so that the others
+ * do not wait for it for ever.  The status; HDF5's reason on failure. */
+static hl_status collective(hid_t dset, hid_t mem, hid_t fs, hid_t ms, hid_t dxpl, bool write,
+                            void *p, hl_status st, bool none, char *reason, size_t rcap)
+{
+    if (st != HL_OK || none) {
+        if (fs >= 0)
+            H5Sselect_none(fs);
+        if (ms >= 0)
+            H5Sselect_none(ms);
+    }
+    herr_t e = -1;
+    if (fs >= 0 && ms >= 0 && dxpl >= 0)
+        e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, p) : H5Dread(dset, mem, ms, fs, dxpl, p);
+    if (e < 0 && st == HL_OK)
+        st = write ? HL_ERR_IO : HL_ERR_FORMAT;
+    if (st != HL_OK)
+        hl_h5_reason(reason, rcap);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    return st;
+}
+
 /* A process holding one block (block / none distributions): the file
  * selection is its box, the memory selection the same box inside its frame
  * (halo and padding left out), both the same shape: no packing. */
@@ -135,27 +165,7 @@ static hl_status transfer_one(hl_darray *a, hid_t dset, hid_t mem, bool write, c
         else
             st = select_blocks(a, fs);
     }
-    if (st != HL_OK || empty) { /* the collective call still happens, with nothing selected */
-        if (fs >= 0)
-            H5Sselect_none(fs);
-        if (ms >= 0)
-            H5Sselect_none(ms);
-    }
-    herr_t e = -1;
-    if (fs >= 0 && ms >= 0 && dxpl >= 0)
-        e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, a->data)
-                  : H5Dread(dset, mem, ms, fs, dxpl, a->data);
-    if (e < 0 && st == HL_OK)
-        st = write ? HL_ERR_IO : HL_ERR_FORMAT;
-    if (st != HL_OK)
-        hl_h5_reason(reason, rcap);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (dxpl >= 0)
-        H5Pclose(dxpl);
-    return st;
+    return collective(dset, mem, fs, ms, dxpl, write, a->data, st, empty, reason, rcap);
 }
 
 /* The collective transfer of this process's cells; dset open on every process. */
@@ -180,31 +190,13 @@ static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write, char 
         st = select_blocks(a, fs);
     if (st == HL_OK && cells == 0)
         H5Sselect_none(ms);
-    if (st != HL_OK) { /* the collective call still happens, with nothing selected */
-        if (fs >= 0)
-            H5Sselect_none(fs);
-        if (ms >= 0)
-            H5Sselect_none(ms);
-    }
     if (buf && write)
         pack(a, r, n, buf, true);
     char dummy[64];
-    void *p = buf ? (void *)buf : (void *)dummy;
-    herr_t e = -1;
-    if (fs >= 0 && ms >= 0 && dxpl >= 0)
-        e = write ? H5Dwrite(dset, mem, ms, fs, dxpl, p) : H5Dread(dset, mem, ms, fs, dxpl, p);
-    if (e < 0 && st == HL_OK)
-        st = write ? HL_ERR_IO : HL_ERR_FORMAT;
-    if (st != HL_OK)
-        hl_h5_reason(reason, rcap);
+    st = collective(dset, mem, fs, ms, dxpl, write, buf ? (void *)buf : (void *)dummy, st, false,
+                    reason, rcap);
     if (st == HL_OK && !write)
         pack(a, r, n, buf, false);
-    if (fs >= 0)
-        H5Sclose(fs);
-    if (ms >= 0)
-        H5Sclose(ms);
-    if (dxpl >= 0)
-        H5Pclose(dxpl);
     free(buf);
     free(r);
     return st;
@@ -278,17 +270,11 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     }
     H5Eclear2(H5E_DEFAULT);
     if (st == HL_OK) {
-        hsize_t d[HL_MAX_RANK];
-        for (int i = 0; i < a->rank; i++)
-            d[i] = (hsize_t)dims[i];
-        space = H5Screate_simple(a->rank, d, NULL);
         char what[256] = "";
-        dcpl = hl_h5_dcpl(opt, a->rank, dims, a->elem_size, &st, what, sizeof what);
+        hl_h5_create_lists(opt, a->rank, dims, a->elem_size, &st, what, sizeof what, &space, &dcpl,
+                           &lcpl);
         if (st != HL_OK)
             snprintf(why, cap, "%s:%s: %s", path, name, what);
-        lcpl = H5Pcreate(H5P_LINK_CREATE);
-        if (lcpl >= 0)
-            H5Pset_create_intermediate_group(lcpl, 1);
         ft = hl_h5_file_type(&a->shape, opt->descr, &mem);
         if (st == HL_OK && ft < 0) {
             snprintf(why, cap, "%s:%s: no HDF5 type for %s", path, name,
@@ -316,14 +302,7 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     }
     if (dset >= 0 && H5Dclose(dset) < 0 && st == HL_OK)
         st = HL_ERR_IO;
-    if (space >= 0)
-        H5Sclose(space);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (lcpl >= 0)
-        H5Pclose(lcpl);
-    if (ft >= 0)
-        H5Tclose(ft);
+    hl_h5_close_create(space, dcpl, lcpl, ft);
     if (mem >= 0)
         H5Tclose(mem);
     if (file >= 0 && H5Fclose(file) < 0 && st == HL_OK)

@@ -1,9 +1,10 @@
-/* hyperlayout applications — output files: atomic replacement of regular
- * files (temporary file, fsync, rename), write-through to everything else,
- * and temporaries removed on error and on the usual terminating signals. */
-#define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, strndup, posix_fallocate, renameat2 */
+/* hyperlayout internal — the atomic writer as a stream, for the
+ * applications: atomic replacement of regular files (atomic.c's temporary,
+ * permissions and commit step), write-through to everything else, and
+ * temporaries kept where a signal handler can remove them. */
+#define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, posix_fallocate */
 
-#include "atomic_file.h"
+#include "io/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +58,7 @@ static void live_release(int slot)
         atomic_store(&live[slot].used, 0);
 }
 
-static void remove_live(void)
+void hl_atomic_remove_temporaries(void)
 {
     for (int i = 0; i < LIVE_SLOTS; i++)
         if (atomic_load(&live[i].used) == 1)
@@ -66,16 +67,16 @@ static void remove_live(void)
 
 static void on_signal(int sig)
 {
-    remove_live();
+    hl_atomic_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void atomic_file_install_cleanup(void)
+void hl_atomic_install_cleanup(void)
 {
     static atomic_flag once = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&once))
-        atexit(remove_live);
+        atexit(hl_atomic_remove_temporaries);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction old, sa;
@@ -93,7 +94,7 @@ void atomic_file_install_cleanup(void)
 
 /* ---- the file ------------------------------------------------------------ */
 
-struct atomic_file {
+struct hl_atomic_file {
     FILE *fp;
     char *path;   /* the target, links resolved */
     int slot;     /* the temporary's live slot; -1 for direct targets */
@@ -101,41 +102,22 @@ struct atomic_file {
     dev_t dev;    /* the locked file */
     ino_t ino;
     bool created; /* there was no target: commit must not replace one that appeared */
-    atomic_file *next; /* the process's open files (held_here) */
+    hl_atomic_file *next; /* the process's open files (held_here) */
 };
 
-/* Whether this process holds the lock of that file (another atomic_file of
+/* Whether this process holds the lock of that file (another hl_atomic_file of
  * it is open): under the list's lock, as several threads may open files. */
 static pthread_mutex_t open_list = PTHREAD_MUTEX_INITIALIZER;
-static atomic_file *open_files;
+static hl_atomic_file *open_files;
 
 static bool held_here(const struct stat *sb)
 {
     bool held = false;
     pthread_mutex_lock(&open_list);
-    for (const atomic_file *g = open_files; g && !held; g = g->next)
+    for (const hl_atomic_file *g = open_files; g && !held; g = g->next)
         held = g->lock >= 0 && g->dev == sb->st_dev && g->ino == sb->st_ino;
     pthread_mutex_unlock(&open_list);
     return held;
-}
-
-/* The process's umask, without changing it (umask() would, and is not
- * thread-safe); 022 when /proc does not tell. */
-static mode_t current_umask(void)
-{
-    mode_t mask = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return mask;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "Umask:", 6) == 0) {
-            mask = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
-            break;
-        }
-    }
-    fclose(f);
-    return mask;
 }
 
 /* PATH with symbolic links followed to the file they name (which need not
@@ -172,10 +154,10 @@ static char *follow_links(const char *path)
     return NULL;
 }
 
-static void release(atomic_file *f)
+static void release(hl_atomic_file *f)
 {
     pthread_mutex_lock(&open_list);
-    for (atomic_file **g = &open_files; *g; g = &(*g)->next)
+    for (hl_atomic_file **g = &open_files; *g; g = &(*g)->next)
         if (*g == f) {
             *g = f->next;
             break;
@@ -188,7 +170,7 @@ static void release(atomic_file *f)
     free(f);
 }
 
-static hl_status fail_errno(atomic_file *f, int e)
+static hl_status fail_errno(hl_atomic_file *f, int e)
 {
     release(f);
     errno = e;
@@ -202,7 +184,7 @@ static hl_status fail_errno(atomic_file *f, int e)
  * file, which a rename replaces; a run that waited for it finds the path
  * naming a new file and locks that instead.  *exists is false when the
  * target went away meanwhile.  0, or -1 with errno set. */
-static int lock_target(atomic_file *f, struct stat *sb, bool *exists)
+static int lock_target(hl_atomic_file *f, struct stat *sb, bool *exists)
 {
     for (;;) {
         int fd = open(f->path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -243,26 +225,8 @@ static int lock_target(atomic_file *f, struct stat *sb, bool *exists)
     }
 }
 
-/* Puts the temporary at the target: over an existing one (held locked), or
- * at a new name that nobody else created meanwhile (EEXIST then). */
-static int put_in_place(atomic_file *f)
-{
-    const char *tmp = live[f->slot].path;
-    if (!f->created)
-        return rename(tmp, f->path);
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
-        return 0;
-    if (errno != EINVAL && errno != ENOSYS)
-        return -1;
-    /* a file system without RENAME_NOREPLACE: link() refuses an existing name too */
-    if (link(tmp, f->path) != 0)
-        return -1;
-    (void)unlink(tmp);
-    return 0;
-}
-
 /* Standard output or an existing FIFO or device: written in place. */
-static hl_status open_direct(atomic_file *f, int fd)
+static hl_status open_direct(hl_atomic_file *f, int fd)
 {
     if (fd < 0 || !(f->fp = fdopen(fd, "wb"))) {
         int e = errno;
@@ -273,7 +237,7 @@ static hl_status open_direct(atomic_file *f, int fd)
     return HL_OK;
 }
 
-hl_status atomic_file_open(atomic_file **out, const char *path)
+hl_status hl_atomic_file_open(hl_atomic_file **out, const char *path)
 {
     if (!out)
         return HL_ERR_NULL;
@@ -284,7 +248,7 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
         errno = ENOENT;
         return HL_ERR_IO;
     }
-    atomic_file *f = calloc(1, sizeof *f);
+    hl_atomic_file *f = calloc(1, sizeof *f);
     if (!f)
         return HL_ERR_NOMEM;
     f->slot = f->lock = -1;
@@ -317,29 +281,19 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
         return st;
     }
 
-    /* "DIR/.NAME.XXXXXX": in the target's directory, so that the rename
-     * stays within one file system. */
-    const char *slash = strrchr(f->path, '/');
-    size_t dirlen = slash ? (size_t)(slash - f->path) + 1 : 0;
-    size_t baselen = strlen(f->path + dirlen);
-    if (baselen > 200)
-        baselen = 200; /* stay below NAME_MAX */
-    char template[PATH_MAX];
-    if (dirlen + baselen + 9 > sizeof template)
-        return fail_errno(f, ENAMETOOLONG);
-    memcpy(template, f->path, dirlen);
-    template[dirlen] = '.';
-    memcpy(template + dirlen + 1, f->path + dirlen, baselen);
-    memcpy(template + dirlen + 1 + baselen, ".XXXXXX", 8);
-    if ((f->slot = live_claim(template)) < 0)
+    char *template = hl_atomic_temp_template(f->path);
+    if (!template)
+        return fail_errno(f, ENOMEM);
+    f->slot = live_claim(template);
+    free(template);
+    if (f->slot < 0)
         return fail_errno(f, errno);
     /* mkstemp writes the name into the slot itself: a signal arriving
      * once the file exists finds its name there. */
     int fd = mkstemp(live[f->slot].path);
     if (fd < 0)
         return fail_errno(f, errno);
-    mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
-    if (fchmod(fd, mode) != 0 || !(f->fp = fdopen(fd, "wb"))) {
+    if (fchmod(fd, hl_atomic_mode(exists ? &sb : NULL)) != 0 || !(f->fp = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
         unlink(live[f->slot].path);
@@ -349,45 +303,29 @@ hl_status atomic_file_open(atomic_file **out, const char *path)
     return HL_OK;
 }
 
-bool atomic_file_is_direct(const atomic_file *f) { return f && f->slot < 0; }
+bool hl_atomic_file_is_direct(const hl_atomic_file *f) { return f && f->slot < 0; }
 
-const char *atomic_file_existing(const atomic_file *f)
+const char *hl_atomic_file_existing(const hl_atomic_file *f)
 {
     return f && f->lock >= 0 ? f->path : NULL;
 }
 
-FILE *atomic_file_stream(atomic_file *f) { return f ? f->fp : NULL; }
+FILE *hl_atomic_file_stream(hl_atomic_file *f) { return f ? f->fp : NULL; }
 
-hl_status atomic_file_write(atomic_file *f, const void *buf, size_t len)
+hl_status hl_atomic_file_write(hl_atomic_file *f, const void *buf, size_t len)
 {
     if (!f || (!buf && len > 0))
         return HL_ERR_NULL;
     if (fflush(f->fp) != 0)
         return HL_ERR_IO;
-    const int fd = fileno(f->fp);
-    const char *p = buf;
-    while (len > 0) {
-        /* write(2) may write less than asked: a signal, a file size limit
-         * reached part way (the next call then fails with EFBIG). */
-        ssize_t w = write(fd, p, len < ((size_t)1 << 30) ? len : ((size_t)1 << 30));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return HL_ERR_IO;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return HL_OK;
+    return hl_atomic_write_all(fileno(f->fp), buf, len) == 0 ? HL_OK : HL_ERR_IO;
 }
 
-hl_status atomic_file_reserve(atomic_file *f, int64_t bytes)
+hl_status hl_atomic_file_reserve(hl_atomic_file *f, int64_t bytes)
 {
     if (!f)
         return HL_ERR_NULL;
-    if (atomic_file_is_direct(f) || bytes <= 0)
+    if (hl_atomic_file_is_direct(f) || bytes <= 0)
         return HL_OK;
     const int fd = fileno(f->fp);
     int e = posix_fallocate(fd, 0, (off_t)bytes);
@@ -407,45 +345,30 @@ hl_status atomic_file_reserve(atomic_file *f, int64_t bytes)
     return HL_OK;
 }
 
-void atomic_file_abort(atomic_file *f)
+void hl_atomic_file_abort(hl_atomic_file *f)
 {
     if (!f)
         return;
     int e = errno;
     fclose(f->fp);
-    if (!atomic_file_is_direct(f))
+    if (!hl_atomic_file_is_direct(f))
         unlink(live[f->slot].path);
     release(f);
     errno = e;
 }
 
-/* Makes the rename durable; the new file is in place whatever this says. */
-static void sync_directory(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-    if (!dir)
-        return;
-    int dfd = open(dir, O_RDONLY);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    free(dir);
-}
-
-/* Cuts space claimed by atomic_file_reserve but not written. */
+/* Cuts space claimed by hl_atomic_file_reserve but not written. */
 static int trim(int fd)
 {
     off_t end = lseek(fd, 0, SEEK_CUR);
     return end < 0 ? -1 : ftruncate(fd, end);
 }
 
-hl_status atomic_file_commit(atomic_file *f)
+hl_status hl_atomic_file_commit(hl_atomic_file *f)
 {
     if (!f)
         return HL_ERR_NULL;
-    const bool direct = atomic_file_is_direct(f);
+    const bool direct = hl_atomic_file_is_direct(f);
     /* a FIFO or terminal cannot be synced (EINVAL): flushed is done */
     int fail = ferror(f->fp) || fflush(f->fp) != 0 || (!direct && trim(fileno(f->fp)) != 0) ||
                (fsync(fileno(f->fp)) != 0 && !(direct && (errno == EINVAL || errno == EROFS)));
@@ -454,17 +377,10 @@ hl_status atomic_file_commit(atomic_file *f)
         fail = 1;
         e = errno;
     }
-    if (!fail && !direct && put_in_place(f) != 0) {
-        fail = 1;
-        e = errno;
-    }
-    if (fail) {
-        if (!direct)
-            unlink(live[f->slot].path);
+    if (!direct && hl_atomic_place(live[f->slot].path, f->path, f->created, fail, e) != HL_OK)
+        return fail_errno(f, errno);
+    if (direct && fail)
         return fail_errno(f, e);
-    }
-    if (!direct)
-        sync_directory(f->path);
     release(f);
     return HL_OK;
 }
