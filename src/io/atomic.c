@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,81 @@
 #include <linux/fs.h> /* FICLONE */
 #include <sys/ioctl.h>
 #endif
+
+/* ---- temporaries a signal handler may remove ------------------------------
+ * Fixed slots, so that the handler (any thread may run it) reads nothing
+ * that is being allocated or freed: a slot's path is complete before its
+ * flag is set, and the flag is cleared before the path is reused. */
+
+enum { LIVE_SLOTS = 8 };
+
+static struct {
+    atomic_int used;
+    char path[PATH_MAX];
+} live[LIVE_SLOTS];
+
+int hl_atomic_live_claim(const char *template)
+{
+    if (strlen(template) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        int expect = 0;
+        /* 2: claimed, path not yet complete; the handler skips it */
+        if (atomic_compare_exchange_strong(&live[i].used, &expect, 2)) {
+            strcpy(live[i].path, template);
+            atomic_store(&live[i].used, 1);
+            return i;
+        }
+    }
+    errno = EMFILE;
+    return -1;
+}
+
+void hl_atomic_live_release(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&live[slot].used, 0);
+}
+
+char *hl_atomic_live_path(int slot) { return live[slot].path; }
+
+/* The slot holding temporary NAME (made by hl_atomic_begin), or -1: only
+ * its owner releases a slot, so a match stays valid. */
+static int live_find(const char *name)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (atomic_load(&live[i].used) == 1 && strcmp(live[i].path, name) == 0)
+            return i;
+    return -1;
+}
+
+void hl_atomic_remove_temporaries(void)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (atomic_load(&live[i].used) == 1)
+            (void)unlink(live[i].path);
+}
+
+/* mkstemp on TEMPLATE (hl_atomic_temp_template), in a live slot when one
+ * is free so that hl_atomic_remove_temporaries finds the file (with all
+ * slots taken it is made all the same, unlisted); TEMPLATE gets the name.
+ * The descriptor, or -1 with errno set. */
+static int temp_create(char *template, int *slot)
+{
+    *slot = hl_atomic_live_claim(template);
+    const int fd = mkstemp(*slot >= 0 ? hl_atomic_live_path(*slot) : template);
+    const int e = errno;
+    if (*slot >= 0)
+        strcpy(template, hl_atomic_live_path(*slot));
+    if (fd < 0) {
+        hl_atomic_live_release(*slot);
+        *slot = -1;
+    }
+    errno = e;
+    return fd;
+}
 
 /* The process's umask, without changing it (umask() would, and is not
  * thread-safe); 022 when /proc does not tell. */
@@ -150,7 +227,8 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
     char *tmp = hl_atomic_temp_template(path);
     if (!tmp)
         return HL_ERR_NOMEM;
-    int fd = mkstemp(tmp);
+    int slot;
+    int fd = temp_create(tmp, &slot);
     if (fd < 0) {
         int e = errno;
         free(tmp);
@@ -167,7 +245,9 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
         fail = 1;
         e = errno;
     }
-    return commit(tmp, path, fail, e);
+    const hl_status st = commit(tmp, path, fail, e);
+    hl_atomic_live_release(slot);
+    return st;
 }
 
 /* The bytes of file descriptor `from` into `to`: shared blocks (FICLONE)
@@ -220,7 +300,8 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
     char *name = hl_atomic_temp_template(path);
     if (!name)
         return HL_ERR_NOMEM;
-    int fd = mkstemp(name);
+    int slot;
+    int fd = temp_create(name, &slot);
     if (fd < 0) {
         const int e = errno;
         free(name);
@@ -243,6 +324,7 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
         fail = 1;
     if (fail) {
         unlink(name);
+        hl_atomic_live_release(slot);
         free(name);
         errno = e ? e : EIO;
         return HL_ERR_IO;
@@ -262,7 +344,10 @@ hl_status hl_atomic_finish(char *tmp, const char *path)
     int e = errno;
     if (fd >= 0)
         close(fd);
-    return commit(tmp, path, fail, e);
+    const int slot = live_find(tmp);
+    const hl_status st = commit(tmp, path, fail, e);
+    hl_atomic_live_release(slot);
+    return st;
 }
 
 void hl_atomic_cancel(char *tmp)
@@ -270,6 +355,7 @@ void hl_atomic_cancel(char *tmp)
     if (tmp) {
         const int e = errno;
         unlink(tmp);
+        hl_atomic_live_release(live_find(tmp));
         free(tmp);
         errno = e;
     }

@@ -8,7 +8,8 @@
  *     saving, wisdom files, HDF5 files, the collective .npy and HDF5 files
  *     of distributed arrays (process 0 makes and renames the temporary,
  *     every process writes into it).  The path itself is replaced: a
- *     symbolic link there becomes a file.
+ *     symbolic link there becomes a file.  Their temporaries are listed for
+ *     hl_atomic_remove_temporaries too (while fewer than 8 are open).
  *   - a stream (hl_atomic_file, atomic_stream.c), for the applications and
  *     benchmarks (images, checkpoints, CSV, JSON, .npy outputs), that also
  *     follows links, writes straight through to what cannot be replaced,
@@ -98,8 +99,9 @@ void hl_atomic_file_abort(hl_atomic_file *f);
 
 /* ---- clean-up on the way out ----------------------------------------------- */
 
-/* Removes the temporaries of the open streams, leaving their state as it
- * is (the process is about to end).  Async-signal-safe: for an
+/* Removes the temporaries of the open streams and of the one-call and
+ * begin/finish writers, leaving their state as it is (the process is
+ * about to end).  Async-signal-safe: for an
  * application's own handler of a terminating signal. */
 void hl_atomic_remove_temporaries(void);
 
@@ -112,6 +114,15 @@ void hl_atomic_remove_temporaries(void);
 void hl_atomic_install_cleanup(void);
 
 /* ---- the steps both forms share (atomic.c) --------------------------------- */
+
+/* The table of live temporaries hl_atomic_remove_temporaries removes:
+ * hl_atomic_live_claim copies TEMPLATE into a free slot (-1, errno EMFILE,
+ * when none is), whose path mkstemp then fills in place, so that a signal
+ * arriving once the file exists finds its name; released when the
+ * temporary is renamed or removed. */
+int hl_atomic_live_claim(const char *template);
+char *hl_atomic_live_path(int slot);
+void hl_atomic_live_release(int slot);
 
 /* "DIR/.NAME.XXXXXX" for mkstemp (malloc'd; NULL when out of memory): in
  * the target's directory, so that the rename stays within one file system. */

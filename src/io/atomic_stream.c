@@ -1,7 +1,7 @@
 /* hyperlayout internal — the atomic writer as a stream, for the
  * applications: atomic replacement of regular files (atomic.c's temporary,
- * permissions and commit step), write-through to everything else, and
- * temporaries kept where a signal handler can remove them. */
+ * permissions, commit step and table of live temporaries), write-through
+ * to everything else, and the opt-in signal handlers. */
 #define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, posix_fallocate */
 
 #include "io/atomic.h"
@@ -20,50 +20,6 @@
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-/* ---- temporaries a signal handler may remove ------------------------------
- * Fixed slots, so that the handler (any thread may run it) reads nothing
- * that is being allocated or freed: a slot's path is complete before its
- * flag is set, and the flag is cleared before the path is reused. */
-
-enum { LIVE_SLOTS = 8 };
-
-static struct {
-    atomic_int used;
-    char path[PATH_MAX];
-} live[LIVE_SLOTS];
-
-static int live_claim(const char *template)
-{
-    if (strlen(template) >= PATH_MAX) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (int i = 0; i < LIVE_SLOTS; i++) {
-        int expect = 0;
-        /* 2: claimed, path not yet complete; the handler skips it */
-        if (atomic_compare_exchange_strong(&live[i].used, &expect, 2)) {
-            strcpy(live[i].path, template);
-            atomic_store(&live[i].used, 1);
-            return i;
-        }
-    }
-    errno = EMFILE;
-    return -1;
-}
-
-static void live_release(int slot)
-{
-    if (slot >= 0)
-        atomic_store(&live[slot].used, 0);
-}
-
-void hl_atomic_remove_temporaries(void)
-{
-    for (int i = 0; i < LIVE_SLOTS; i++)
-        if (atomic_load(&live[i].used) == 1)
-            (void)unlink(live[i].path);
-}
 
 static void on_signal(int sig)
 {
@@ -165,7 +121,7 @@ static void release(hl_atomic_file *f)
     pthread_mutex_unlock(&open_list);
     if (f->lock >= 0)
         close(f->lock); /* and with it the lock */
-    live_release(f->slot);
+    hl_atomic_live_release(f->slot);
     free(f->path);
     free(f);
 }
@@ -284,19 +240,19 @@ hl_status hl_atomic_file_open(hl_atomic_file **out, const char *path)
     char *template = hl_atomic_temp_template(f->path);
     if (!template)
         return fail_errno(f, ENOMEM);
-    f->slot = live_claim(template);
+    f->slot = hl_atomic_live_claim(template);
     free(template);
     if (f->slot < 0)
         return fail_errno(f, errno);
     /* mkstemp writes the name into the slot itself: a signal arriving
      * once the file exists finds its name there. */
-    int fd = mkstemp(live[f->slot].path);
+    int fd = mkstemp(hl_atomic_live_path(f->slot));
     if (fd < 0)
         return fail_errno(f, errno);
     if (fchmod(fd, hl_atomic_mode(exists ? &sb : NULL)) != 0 || !(f->fp = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
-        unlink(live[f->slot].path);
+        unlink(hl_atomic_live_path(f->slot));
         return fail_errno(f, e);
     }
     *out = f;
@@ -352,7 +308,7 @@ void hl_atomic_file_abort(hl_atomic_file *f)
     int e = errno;
     fclose(f->fp);
     if (!hl_atomic_file_is_direct(f))
-        unlink(live[f->slot].path);
+        unlink(hl_atomic_live_path(f->slot));
     release(f);
     errno = e;
 }
@@ -377,7 +333,7 @@ hl_status hl_atomic_file_commit(hl_atomic_file *f)
         fail = 1;
         e = errno;
     }
-    if (!direct && hl_atomic_place(live[f->slot].path, f->path, f->created, fail, e) != HL_OK)
+    if (!direct && hl_atomic_place(hl_atomic_live_path(f->slot), f->path, f->created, fail, e) != HL_OK)
         return fail_errno(f, errno);
     if (direct && fail)
         return fail_errno(f, e);

@@ -164,6 +164,21 @@ static void test_begin_finish(void **state)
     assert_int_equal(count_entries(dir), 1);
     hl_atomic_cancel(NULL);
 
+    /* a begun temporary is listed for the signal hook: removed by it, the
+     * finish then fails and the target stays */
+    assert_int_equal(hl_atomic_begin(path, true, &tmp), HL_OK);
+    assert_int_equal(count_entries(dir), 2);
+    hl_atomic_remove_temporaries();
+    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(hl_atomic_finish(tmp, path), HL_ERR_IO);
+    assert_original(path);
+    /* and unlisted once finished: the hook leaves the new file alone */
+    assert_int_equal(hl_atomic_begin(path, true, &tmp), HL_OK);
+    assert_int_equal(hl_atomic_finish(tmp, path), HL_OK);
+    hl_atomic_remove_temporaries();
+    assert_original(path);
+    assert_int_equal(count_entries(dir), 1);
+
     assert_int_equal(hl_atomic_begin(NULL, false, &tmp), HL_ERR_NULL);
     assert_int_equal(hl_atomic_begin(path, false, NULL), HL_ERR_NULL);
     char missing[1100];
