@@ -18,11 +18,14 @@ static inline void failure_shape(int rank, const int64_t *L)
     check_L = L;
 }
 
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* inline: a file that includes this for failure_shape() alone compiles
+ * without an unused-function warning */
+static inline void check_failed(const char *file, int line, const char *expr, int64_t got,
+                                int64_t want, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
-static void check_failed(const char *file, int line, const char *expr, int64_t got, int64_t want,
-                         const char *fmt, ...)
+static inline void check_failed(const char *file, int line, const char *expr, int64_t got,
+                                int64_t want, const char *fmt, ...)
 {
     char shape[HL_MAX_RANK * 24 + 16] = "", ctx[256];
     size_t n = 0;

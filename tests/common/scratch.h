@@ -1,7 +1,8 @@
 /* A scratch directory per test program, removed with everything in it at
  * the end (a group set-up and tear-down for cmocka), a count of what a
  * directory holds — for tests that must leave no temporary file behind —
- * and whole files written and read back.
+ * and whole files written and read back.  The helpers are inline so that a
+ * file using only some of them builds without unused-function warnings.
  * Define TMPDIR_PREFIX (e.g. "hl_npy") before including; include after
  * <cmocka.h> and with _XOPEN_SOURCE 700. */
 #ifndef HL_TESTS_SCRATCH_H
@@ -55,7 +56,7 @@ static int teardown_dir(void **state)
 }
 
 /* Number of entries in a directory other than . and .. */
-static int count_entries(const char *dir)
+static inline int count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
     assert_non_null(d);
@@ -68,7 +69,7 @@ static int count_entries(const char *dir)
     return n;
 }
 
-static void write_file(const char *path, const void *data, size_t n)
+static inline void write_file(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
@@ -77,7 +78,7 @@ static void write_file(const char *path, const void *data, size_t n)
 }
 
 /* Whole file into a malloc'ed buffer; *n its size. */
-static unsigned char *read_file(const char *path, size_t *n)
+static inline unsigned char *read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
@@ -96,7 +97,7 @@ static unsigned char *read_file(const char *path, size_t *n)
 /* What a file replaced atomically holds until the replacement succeeds. */
 static const char original[] = "the original contents, which a failed write must keep";
 
-static void assert_original(const char *path)
+static inline void assert_original(const char *path)
 {
     size_t n;
     unsigned char *got = read_file(path, &n);
