@@ -86,11 +86,12 @@ static hl_status decide(loop_run *r, hl_status st, int64_t n, double t0, double 
     const ising_loop *l = r->l;
     const ising_state *s = &r->s;
     ising_batch b = {
-        next_batch((t1 - t0) / (double)n * (double)r->batch, r->batch),
-        t1 - r->last_checkpoint >= l->checkpoint_every,
-        l->progress ? l->progress(l->user, s->temp, s->temp * r->per_temp + s->done, r->total) != 0
-                    : 0,
-        st};
+        .size = next_batch((t1 - t0) / (double)n * (double)r->batch, r->batch),
+        .checkpoint = t1 - r->last_checkpoint >= l->checkpoint_every,
+        .stop = l->progress &&
+                l->progress(l->user, s->temp, s->temp * r->per_temp + s->done, r->total) != 0,
+        .status = st,
+    };
     if (l->decide)
         l->decide(l->ctx, &b);
     r->batch = b.size;
