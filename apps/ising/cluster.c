@@ -399,6 +399,14 @@ static void wolff_sweep(ising *is, ising_cluster *c, int64_t *m, int64_t *b)
     }
 }
 
+/* The workspace, holding the spins in logical order (the start of every
+ * cluster call; each ends by crinkling them back). */
+static hl_status enter(ising *is, ising_cluster **c)
+{
+    hl_status st = workspace(is, c);
+    return st == HL_OK ? ising_relayout(is, 0, is->spins, (*c)->spin) : st;
+}
+
 hl_status ising_cluster_sweep(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
 {
     if (is->h != 0)
@@ -408,9 +416,7 @@ hl_status ising_cluster_sweep(ising *is, int64_t count, int64_t *magnetisation, 
     if (count == 0)
         return HL_OK;
     ising_cluster *c;
-    hl_status st = workspace(is, &c);
-    if (st == HL_OK)
-        st = ising_relayout(is, 0, is->spins, c->spin);
+    hl_status st = enter(is, &c);
     if (st != HL_OK)
         return st;
     const int nt = hl_threads_usable(is->threads);
@@ -443,9 +449,7 @@ hl_status ising_wolff_flip(ising *is, int64_t seed_site, uint64_t state[4], int6
     if (seed_site < 0 || seed_site >= is->count)
         return HL_ERR_RANGE;
     ising_cluster *c;
-    hl_status st = workspace(is, &c);
-    if (st == HL_OK)
-        st = ising_relayout(is, 0, is->spins, c->spin);
+    hl_status st = enter(is, &c);
     if (st != HL_OK)
         return st;
     xoshiro g;

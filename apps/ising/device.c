@@ -97,30 +97,28 @@ hl_status ising_set_device(ising *is, ising_device d)
     return HL_OK;
 }
 
-hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
+/* Variant M's sweeps: the bit planes go up when the host changed them. */
+static hl_status sweep_msc(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
 {
     ising_mirror *mr = is->mirror;
-    if (is->variant == ISING_M) {
-        ising_msc_state *ms = is->msc;
-        hl_status st = HL_OK;
-        if (mr->device_stale) {
-            if (ms->bits_stale)
-                ising_msc_pack(is);
-            st = ising_gpu_put_bits(mr->gpu, ms->bits, 2 * ms->geo.words);
-            if (st != HL_OK)
-                return st;
-            mr->device_stale = 0;
-        }
-        ising_msc_table tab;
-        ising_msc_table_init(&tab, &is->table);
-        st = ising_gpu_sweep_msc(mr->gpu, &ms->geo, &tab, is->seed, is->sweep, count, magnetisation, bonds);
+    ising_msc_state *ms = is->msc;
+    if (mr->device_stale) {
+        if (ms->bits_stale)
+            ising_msc_pack(is);
+        hl_status st = ising_gpu_put_bits(mr->gpu, ms->bits, 2 * ms->geo.words);
         if (st != HL_OK)
             return st;
-        if (count > 0)
-            mr->host_stale = 1;
-        is->sweep += count;
-        return HL_OK;
+        mr->device_stale = 0;
     }
+    ising_msc_table tab;
+    ising_msc_table_init(&tab, &is->table);
+    return ising_gpu_sweep_msc(mr->gpu, &ms->geo, &tab, is->seed, is->sweep, count, magnetisation, bonds);
+}
+
+/* The byte variants' sweeps: the spins go up when the host changed them. */
+static hl_status sweep_bytes(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
+{
+    ising_mirror *mr = is->mirror;
     /* the reference variant runs Listing 7 literally on the device too */
     ising_geom geo;
     hl_status st = ising_geom_init(&geo, is->rank, is->extent, is->variant);
@@ -132,10 +130,17 @@ hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int6
     if (st == HL_OK)
         st = ising_gpu_sweep(mr->gpu, &geo, is->variant, &is->table, is->seed, is->sweep, count, magnetisation,
                              bonds);
+    return st;
+}
+
+hl_status ising_sweep_gpu(ising *is, int64_t count, int64_t *magnetisation, int64_t *bonds)
+{
+    hl_status st = is->variant == ISING_M ? sweep_msc(is, count, magnetisation, bonds)
+                                          : sweep_bytes(is, count, magnetisation, bonds);
     if (st != HL_OK)
         return st;
     if (count > 0)
-        mr->host_stale = 1;
+        is->mirror->host_stale = 1;
     is->sweep += count;
     return HL_OK;
 }

@@ -1,24 +1,13 @@
 /* hyperlayout Ising — the temperature sweep across processes (ising_mpi.h):
- * ising_run's loop, with every decision that depends on a clock or a signal
- * (batch size, checkpoint, stop) taken together, and collective
+ * ising_run's loop (loop.c), with every decision that depends on a clock or a
+ * signal (batch size, checkpoint, stop) taken together, and collective
  * checkpoints. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ising_mpi.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "loop.h"
 
 static hl_status agree(MPI_Comm comm, hl_status st)
 {
@@ -41,20 +30,12 @@ hl_status ising_dist_spins_path(char *buf, size_t cap, const char *path, int gen
 
 static hl_status check_params(const ising_params *p)
 {
-    if (!p->beta)
-        return HL_ERR_NULL;
-    if (p->ntemps < 1 || p->therm < 0 || p->sweeps < 2 || !isfinite(p->h) ||
-        (p->start != ISING_START_HOT && p->start != ISING_START_UP &&
-         p->start != ISING_START_DOWN) ||
-        (p->dynamics != ISING_METROPOLIS && p->dynamics != ISING_HEATBATH &&
-         !ising_dynamics_cluster(p->dynamics)))
-        return HL_ERR_ARG;
+    hl_status st = ising_check_params(p);
+    if (st != HL_OK)
+        return st;
     if (ising_dynamics_cluster(p->dynamics))
         return HL_ERR_UNSUPPORTED; /* Wolff and SW run in one process */
-    for (int i = 0; i < p->ntemps; i++)
-        if (!(p->beta[i] >= 0) || !isfinite(p->beta[i]))
-            return HL_ERR_ARG;
-    return HL_OK;
+    return ising_check_betas(p);
 }
 
 /* Collective checkpoint: the spins into the generation the current state
@@ -135,14 +116,75 @@ static hl_status load(ising_dist *d, MPI_Comm comm, int me, const char *path,
     return st;
 }
 
-/* Sweeps per batch: about a tenth of a second's worth (process 0's clock). */
-static int64_t next_batch(double seconds, int64_t batch)
+/* The context of the loop's hooks (loop.h) across processes. */
+typedef struct dist_ctx {
+    ising_dist *d;
+    MPI_Comm comm;
+    int me;
+    int gen; /* the spin file generation of the last checkpoint; -1: none */
+    const ising_params *p;
+    const ising_dist_options *o;
+} dist_ctx;
+
+static hl_status dist_set_beta(void *ctx, double beta, double h)
 {
-    if (seconds <= 0)
-        return batch * 2;
-    double b = (double)batch * 0.1 / seconds;
-    b = b > 2.0 * (double)batch ? 2.0 * (double)batch : b;
-    return b < 1 ? 1 : (int64_t)b;
+    return ising_dist_set_beta(((dist_ctx *)ctx)->d, beta, h);
+}
+
+static hl_status dist_sweep(void *ctx, int64_t count, int64_t *magnetisation, int64_t *bonds)
+{
+    return ising_dist_sweep(((dist_ctx *)ctx)->d, count, magnetisation, bonds);
+}
+
+static int64_t dist_sweep_index(void *ctx)
+{
+    return ising_dist_sweep_index(((dist_ctx *)ctx)->d);
+}
+
+static hl_status dist_start(void *ctx, ising_start how)
+{
+    ising_dist *d = ((dist_ctx *)ctx)->d;
+    return how == ISING_START_HOT ? ising_dist_randomize(d)
+                                  : ising_dist_fill(d, how == ISING_START_UP ? 1 : -1);
+}
+
+static hl_status dist_load(void *ctx, ising_state *s)
+{
+    dist_ctx *c = ctx;
+    return load(c->d, c->comm, c->me, c->o->checkpoint, c->p, s, &c->gen);
+}
+
+static hl_status dist_save(void *ctx, const ising_state *s)
+{
+    dist_ctx *c = ctx;
+    return save(c->d, c->comm, c->me, c->o->checkpoint, c->p, s, &c->gen);
+}
+
+static hl_status dist_finished(void *ctx, int temp, const ising_result *r,
+                               const int64_t *magnetisation, const int64_t *bonds)
+{
+    const dist_ctx *c = ctx;
+    return c->o->finished(c->o->ctx, temp, r, magnetisation, bonds, c->d);
+}
+
+static hl_status dist_agree(void *ctx, hl_status st)
+{
+    return agree(((dist_ctx *)ctx)->comm, st);
+}
+
+/* Process 0's clock decides the batch and the checkpoint; any process may
+ * stop the run; the worst status of any process goes on. */
+static void dist_decide(void *ctx, ising_batch *b)
+{
+    const dist_ctx *c = ctx;
+    int64_t dec[4] = {c->me == 0 ? b->size : 0, c->me == 0 ? b->checkpoint : 0, b->stop != 0,
+                      (int64_t)b->status};
+    if (MPI_Allreduce(MPI_IN_PLACE, dec, 4, MPI_INT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
+        dec[3] = HL_ERR_COMM;
+    b->size = dec[0] > 0 ? dec[0] : 1;
+    b->checkpoint = (int)dec[1];
+    b->stop = (int)dec[2];
+    b->status = (hl_status)dec[3];
 }
 
 hl_status ising_dist_run(const ising_params *p, const ising_dist_options *o, ising_result *results,
@@ -162,86 +204,27 @@ hl_status ising_dist_run(const ising_params *p, const ising_dist_options *o, isi
     st = ising_dist_create(&d, comm, p->rank, p->extent, o->grid, p->seed);
     if (st == HL_OK)
         st = ising_dist_set_dynamics(d, p->dynamics);
-    int64_t *mag = malloc((size_t)p->sweeps * sizeof *mag);
-    int64_t *bonds = malloc((size_t)p->sweeps * sizeof *bonds);
-    if (st == HL_OK && (!mag || !bonds))
-        st = HL_ERR_NOMEM;
     st = agree(comm, st);
-    ising_state s = {0, 0, 0, 0, mag, bonds, results};
-    int resumed = 0, gen = -1;
-    if (st == HL_OK && o->checkpoint && o->resume) {
-        st = load(d, comm, me, o->checkpoint, p, &s, &gen);
-        if (st == HL_ERR_IO && errno == ENOENT)
-            st = HL_OK; /* nothing to resume: start afresh */
-        else if (st == HL_OK)
-            resumed = 1;
+    if (st == HL_OK) {
+        dist_ctx c = {d, comm, me, -1, p, o};
+        const ising_loop l = {
+            .ctx = &c,
+            .set_beta = dist_set_beta,
+            .sweep = dist_sweep,
+            .sweep_index = dist_sweep_index,
+            .start = dist_start,
+            .load = o->checkpoint && o->resume ? dist_load : NULL,
+            .save = o->checkpoint ? dist_save : NULL,
+            .finished = o->finished ? dist_finished : NULL,
+            .agree = dist_agree,
+            .decide = dist_decide,
+            .count = ising_dist_count(d),
+            .checkpoint_every = o->checkpoint_every,
+            .progress = o->progress,
+            .user = o->ctx,
+        };
+        st = ising_loop_run(p, &l, results, complete);
     }
-    if (st == HL_OK && !resumed) {
-        if (p->start == ISING_START_HOT)
-            st = ising_dist_randomize(d);
-        else
-            st = ising_dist_fill(d, p->start == ISING_START_UP ? 1 : -1);
-    }
-    const int64_t per_temp = p->therm + p->sweeps, total = per_temp * p->ntemps;
-    double last_checkpoint = now();
-    int64_t batch = 1;
-    int stop = 0;
-    for (; st == HL_OK && s.temp < p->ntemps; s.temp++, s.done = 0, s.measured = 0) {
-        st = ising_dist_set_beta(d, p->beta[s.temp], p->h);
-        while (st == HL_OK && s.done < per_temp) {
-            const int64_t phase_end = s.done < p->therm ? p->therm : per_temp;
-            const int64_t n = batch < phase_end - s.done ? batch : phase_end - s.done;
-            const double t0 = now();
-            if (s.done < p->therm) {
-                st = ising_dist_sweep(d, n, NULL, NULL);
-            } else {
-                st = ising_dist_sweep(d, n, mag + s.measured, bonds + s.measured);
-                s.measured += n;
-            }
-            s.done += n;
-            s.sweep = ising_dist_sweep_index(d);
-            const double t1 = now();
-            int local_stop = o->progress ? o->progress(o->ctx, s.temp, s.temp * per_temp + s.done, total) : 0;
-            /* process 0's clock decides the batch and the checkpoint; any
-             * process may stop the run */
-            int64_t dec[4] = {0, 0, local_stop != 0, (int64_t)st};
-            if (me == 0) {
-                dec[0] = next_batch((t1 - t0) / (double)n * (double)batch, batch);
-                dec[1] = t1 - last_checkpoint >= o->checkpoint_every;
-            }
-            if (MPI_Allreduce(MPI_IN_PLACE, dec, 4, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
-                dec[3] = HL_ERR_COMM;
-            st = (hl_status)dec[3]; /* the worst of any process */
-            batch = dec[0] > 0 ? dec[0] : 1;
-            stop = (int)dec[2];
-            if (st == HL_OK && o->checkpoint && s.done < per_temp && (stop || dec[1])) {
-                st = save(d, comm, me, o->checkpoint, p, &s, &gen);
-                last_checkpoint = now();
-            }
-            if (stop && s.done < per_temp)
-                break;
-        }
-        if (st != HL_OK || s.done < per_temp)
-            break;
-        st = agree(comm, ising_analyse(mag, bonds, p->sweeps, ising_dist_count(d), p->beta[s.temp],
-                                       p->h, p->beta[s.temp], &results[s.temp]));
-        if (st == HL_OK && o->finished)
-            st = agree(comm, o->finished(o->ctx, s.temp, &results[s.temp], mag, bonds, d));
-        if (st == HL_OK && o->checkpoint) {
-            ising_state next = {s.temp + 1, 0, s.sweep, 0, mag, bonds, results};
-            st = save(d, comm, me, o->checkpoint, p, &next, &gen);
-            last_checkpoint = now();
-        }
-        if (stop) {
-            s.temp++;
-            break;
-        }
-    }
-    st = agree(comm, st);
-    if (st == HL_OK && s.temp >= p->ntemps)
-        *complete = 1;
-    free(mag);
-    free(bonds);
     ising_dist_destroy(d);
     return st;
 }

@@ -47,8 +47,10 @@ void ising_msc_free(ising *is)
     }
 }
 
-/* Half-row by half-row: word j of (row, r) holds bytes row*L0 + r*h + 64j .. */
-void ising_msc_pack(ising *is)
+/* Between the bytes and the bit planes, half-row by half-row: word j of
+ * (row, r) holds bytes row*L0 + r*h + 64j ..; to_bits: bytes to words, else
+ * back.  One loop for both ways, so that the two layouts cannot drift apart. */
+static void convert(const ising *is, int to_bits)
 {
     ising_msc_state *m = is->msc;
     const ising_msc_geom *g = &m->geo;
@@ -56,37 +58,35 @@ void ising_msc_pack(ising *is)
     const int nt = hl_threads_usable(is->threads);
 #pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
     for (int64_t hr = 0; hr < halves; hr++) {
-        const int8_t *src = is->spins + hr * h;
-        uint64_t *dst = m->bits + hr * wpr;
+        int8_t *bytes = is->spins + hr * h;
+        uint64_t *words = m->bits + hr * wpr;
         for (int64_t j = 0; j < wpr; j++) {
             const int64_t n = h - 64 * j < 64 ? h - 64 * j : 64;
-            uint64_t w = 0;
-            for (int64_t b = 0; b < n; b++)
-                w |= (uint64_t)(src[64 * j + b] < 0) << b;
-            dst[j] = w;
+            int8_t *byte = bytes + 64 * j;
+            if (to_bits) {
+                uint64_t w = 0;
+                for (int64_t b = 0; b < n; b++)
+                    w |= (uint64_t)(byte[b] < 0) << b;
+                words[j] = w;
+            } else {
+                const uint64_t w = words[j];
+                for (int64_t b = 0; b < n; b++)
+                    byte[b] = (int8_t)(1 - 2 * (int)(w >> b & 1));
+            }
         }
     }
-    m->bits_stale = 0;
+}
+
+void ising_msc_pack(ising *is)
+{
+    convert(is, 1);
+    is->msc->bits_stale = 0;
 }
 
 void ising_msc_unpack(const ising *is)
 {
-    ising_msc_state *m = is->msc;
-    const ising_msc_geom *g = &m->geo;
-    const int64_t halves = 2 * g->rows, h = g->half, wpr = g->wpr;
-    const int nt = hl_threads_usable(is->threads);
-#pragma omp parallel for schedule(static) num_threads(nt) if (is->count >= 65536)
-    for (int64_t hr = 0; hr < halves; hr++) {
-        int8_t *dst = is->spins + hr * h;
-        const uint64_t *src = m->bits + hr * wpr;
-        for (int64_t j = 0; j < wpr; j++) {
-            const int64_t n = h - 64 * j < 64 ? h - 64 * j : 64;
-            const uint64_t w = src[j];
-            for (int64_t b = 0; b < n; b++)
-                dst[64 * j + b] = (int8_t)(1 - 2 * (int)(w >> b & 1));
-        }
-    }
-    m->bytes_stale = 0;
+    convert(is, 0);
+    is->msc->bytes_stale = 0;
 }
 
 /* One colour's half of the current sweep. */
