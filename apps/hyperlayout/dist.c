@@ -2,6 +2,7 @@
  * the owner map of a small array (seed 001's `t0 t1 / t2 t3` picture) and
  * each owner's share, for a distribution written as hl_dist_parse reads it. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,95 +72,130 @@ static void print_map(const hl_dist *d, int width)
     }
 }
 
-int cmd_dist(int argc, char **argv)
+typedef struct {
+    const char *spec, *shape, *grid; /* SPEC, SHAPE, --grid or NULL */
+    int64_t procs;
+    bool map;
+} dist_args;
+
+/* -1: go on; otherwise the exit code. */
+static int parse_args(int argc, char **argv, dist_args *a)
 {
-    const char *spec = NULL, *shape_arg = NULL, *grid_arg = NULL;
-    int64_t procs = 4;
-    int map = 0;
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             fputs(dist_usage, stdout);
             return 0;
-        } else if (!strcmp(o, "--procs") && a + 1 < argc) {
+        } else if (!strcmp(o, "--procs") && i + 1 < argc) {
             char *end;
-            procs = strtoll(argv[++a], &end, 10);
-            if (*end || procs < 1)
-                return cli_error("dist", "--procs needs a positive count, not '%s'", argv[a]);
-        } else if (!strcmp(o, "--grid") && a + 1 < argc) {
-            grid_arg = argv[++a];
+            a->procs = strtoll(argv[++i], &end, 10);
+            if (*end || a->procs < 1)
+                return cli_error("dist", "--procs needs a positive count, not '%s'", argv[i]);
+        } else if (!strcmp(o, "--grid") && i + 1 < argc) {
+            a->grid = argv[++i];
         } else if (!strcmp(o, "--map")) {
-            map = 1;
+            a->map = true;
         } else if (o[0] == '-' && o[1] && !(o[1] >= '0' && o[1] <= '9')) {
             return cli_error("dist", "unknown option '%s' (see --help)", o);
-        } else if (!spec) {
-            spec = o;
-        } else if (!shape_arg) {
-            shape_arg = o;
+        } else if (!a->spec) {
+            a->spec = o;
+        } else if (!a->shape) {
+            a->shape = o;
         } else {
             return cli_error("dist", "one SPEC and one SHAPE, not '%s' too (see --help)", o);
         }
     }
-    if (!spec || !shape_arg)
+    if (!a->spec || !a->shape)
         return cli_error("dist", "needs SPEC and SHAPE (see --help)");
-    hl_shape s;
-    hl_status st = cli_parse_shape(&s, shape_arg);
-    if (st != HL_OK)
-        return cli_error("dist", "shape '%s': %s", shape_arg, hl_strerror(st));
-    int64_t grid[HL_MAX_RANK];
-    if (grid_arg) {
-        int n = 0;
-        for (const char *p = grid_arg; *p;) {
-            char *end;
-            const long long g = strtoll(p, &end, 10);
-            if (end == p || n == HL_MAX_RANK || (*end && *end != ','))
-                return cli_error("dist", "--grid '%s': not a list of counts", grid_arg);
-            grid[n++] = g;
-            p = *end ? end + 1 : end;
-        }
-        if (n != s.rank)
-            return cli_error("dist", "--grid '%s' has %d entries for a rank-%d shape", grid_arg,
-                             n, s.rank);
-        procs = 1;
-        for (int i = 0; i < n; i++)
-            procs *= grid[i];
-    }
-    hl_dist d;
-    st = hl_dist_parse(&d, spec, s.rank, s.extent, procs, grid_arg ? grid : NULL);
-    if (st != HL_OK)
-        return cli_error("dist", "'%s' over %" PRId64 " process%s: %s", spec, procs,
-                         procs == 1 ? "" : "es", hl_strerror(st));
+    return -1;
+}
 
-    const bool upc = strncmp(spec, "upc:", 4) == 0;
-    printf("distribution  %s\nshape         %s\nprocesses     %" PRId64 "\n", spec, shape_arg,
-           d.owners);
+/* --grid's counts for an array of `rank` dimensions, and *procs their
+ * product.  -1: go on; otherwise the exit code. */
+static int parse_grid(const char *text, int rank, int64_t *grid, int64_t *procs)
+{
+    int n = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        const long long g = strtoll(p, &end, 10);
+        if (end == p || n == HL_MAX_RANK || (*end && *end != ','))
+            return cli_error("dist", "--grid '%s': not a list of counts", text);
+        grid[n++] = g;
+        p = *end ? end + 1 : end;
+    }
+    if (n != rank)
+        return cli_error("dist", "--grid '%s' has %d entries for a rank-%d shape", text, n, rank);
+    *procs = 1;
+    for (int i = 0; i < n; i++)
+        *procs *= grid[i];
+    return -1;
+}
+
+/* The distribution of the arguments.  -1: go on; otherwise the exit
+ * code. */
+static int plan_dist(dist_args *a, hl_dist *d)
+{
+    hl_shape s;
+    hl_status st = cli_parse_shape(&s, a->shape);
+    if (st != HL_OK)
+        return cli_error("dist", "shape '%s': %s", a->shape, hl_strerror(st));
+    int64_t grid[HL_MAX_RANK];
+    int rc = a->grid ? parse_grid(a->grid, s.rank, grid, &a->procs) : -1;
+    if (rc >= 0)
+        return rc;
+    st = hl_dist_parse(d, a->spec, s.rank, s.extent, a->procs, a->grid ? grid : NULL);
+    if (st != HL_OK)
+        return cli_error("dist", "'%s' over %" PRId64 " process%s: %s", a->spec, a->procs,
+                         a->procs == 1 ? "" : "es", hl_strerror(st));
+    return -1;
+}
+
+/* The grid (or UPC's tiles) and each process's share. */
+static void print_shares(const dist_args *a, const hl_dist *d)
+{
+    const bool upc = strncmp(a->spec, "upc:", 4) == 0;
+    const int rank = d->rank;
+    printf("distribution  %s\nshape         %s\nprocesses     %" PRId64 "\n", a->spec, a->shape,
+           d->owners);
     printf("%s", upc ? "tiles         [" : "grid          [");
-    for (int i = s.rank - 1; i >= 0; i--)
-        printf("%" PRId64 "%s", upc ? d.dim[i].tiles : d.dim[i].owners, i ? "," : "]");
+    for (int i = rank - 1; i >= 0; i--)
+        printf("%" PRId64 "%s", upc ? d->dim[i].tiles : d->dim[i].owners, i ? "," : "]");
     printf("%s\ntile          [", upc ? " (dealt round robin)" : " (slowest first)");
-    for (int i = s.rank - 1; i >= 0; i--)
-        printf("%" PRId64 "%s", d.dim[i].tile, i ? "," : "]\n");
+    for (int i = rank - 1; i >= 0; i--)
+        printf("%" PRId64 "%s", d->dim[i].tile, i ? "," : "]\n");
     printf("\nprocess  %s  cells  local (with padding)\n",
            upc ? "tiles" : "cells along each dimension");
-    for (int64_t t = 0; t < d.owners; t++) {
+    for (int64_t t = 0; t < d->owners; t++) {
         int64_t cells = 0;
-        (void)hl_dist_owner_elements(&d, t, &cells);
+        (void)hl_dist_owner_elements(d, t, &cells);
         printf("t%-7" PRId64 " ", t);
         if (upc) {
-            printf("%5" PRId64, hl_dist_owner_tiles(&d, t));
+            printf("%5" PRId64, hl_dist_owner_tiles(d, t));
         } else {
             printf("[");
-            for (int i = s.rank - 1; i >= 0; i--) {
+            for (int i = rank - 1; i >= 0; i--) {
                 int64_t weight = 1;
                 for (int j = 0; j < i; j++)
-                    weight *= d.dim[j].owners;
-                const int64_t own = t / weight % d.dim[i].owners;
-                printf("%" PRId64 "%s", owned_along(&d.dim[i], own), i ? "," : "]");
+                    weight *= d->dim[j].owners;
+                const int64_t own = t / weight % d->dim[i].owners;
+                printf("%" PRId64 "%s", owned_along(&d->dim[i], own), i ? "," : "]");
             }
         }
-        printf("  %5" PRId64 "  %" PRId64 "\n", cells, hl_dist_local_count(&d, t));
+        printf("  %5" PRId64 "  %" PRId64 "\n", cells, hl_dist_local_count(d, t));
     }
-    if (map || d.count <= MAP_CELLS) {
+}
+
+int cmd_dist(int argc, char **argv)
+{
+    dist_args a = {.procs = 4};
+    hl_dist d;
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0)
+        rc = plan_dist(&a, &d);
+    if (rc >= 0)
+        return rc;
+    print_shares(&a, &d);
+    if (a.map || d.count <= MAP_CELLS) {
         int width = 1;
         for (int64_t t = d.owners - 1; t >= 10; t /= 10)
             width++;

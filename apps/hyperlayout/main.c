@@ -30,7 +30,7 @@ static const char usage[] =
     "                     checkerboard: a temperature sweep with error bars\n"
     "  stencil IN.npy OUT.npy [options]\n"
     "                     seed 004's tiled stencil with logical indices, over\n"
-    "                     a grid of tiles on OpenMP workers, cached or not\n"
+    "                     a grid of tiles on OpenMP threads, cached or not\n"
     "  transform IN.npy OUT.npy OP [OP ...]\n"
     "                     re-lay-out an array: flip, shift, crinkle, permute,\n"
     "                     tile, morton and their inverses, fused into one pass\n"

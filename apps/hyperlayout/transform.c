@@ -128,6 +128,34 @@ typedef struct {
  * extra. */
 enum { RANGE_BYTES = 16 << 20 };
 
+/* What the options cannot do together.  -1: go on; otherwise the exit
+ * code. */
+static int check_args(const transform_args *a)
+{
+    if (!a->out || a->nops == 0)
+        return cli_error("transform", "need %s and at least one OP (see --help)",
+                         a->in_place ? "FILE" : "IN OUT");
+    if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
+        return cli_error("transform", "--in-place needs a file, not '-'");
+    char f[8], d[8];
+    if (a->in_place && h5_path(a->in, f, sizeof f, d, sizeof d))
+        return cli_error("transform", "--in-place is not supported for HDF5 datasets (write "
+                                      "another dataset, e.g. with --h5-mode append)");
+    char inf[4096], ind[H5_NAME_MAX], outf[4096], outd[H5_NAME_MAX];
+    struct stat si, so;
+    if (!a->h5.append && h5_path(a->in, inf, sizeof inf, ind, sizeof ind) &&
+        h5_path(a->out, outf, sizeof outf, outd, sizeof outd) && stat(inf, &si) == 0 &&
+        stat(outf, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return cli_error("transform", "%s is IN's file: --h5-mode replace would leave only the new "
+                         "dataset in it (add it with --h5-mode append)", outf);
+    if (a->wisdom && a->procs)
+        return cli_error("transform", "--wisdom is not supported with --procs");
+    if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))
+        return cli_error("transform", "--device gpu runs in one process, out of the file's pages "
+                                      "(not with --procs or --in-place=unsafe)");
+    return -1;
+}
+
 /* -1: go on; otherwise the exit code. */
 static int parse_args(int argc, char **argv, transform_args *a)
 {
@@ -212,28 +240,7 @@ static int parse_args(int argc, char **argv, transform_args *a)
         return cli_error("transform", "--in-place takes one FILE (see --help)");
     a->in = files[0];
     a->out = a->in_place ? files[0] : files[1];
-    if (!a->out || a->nops == 0)
-        return cli_error("transform", "need %s and at least one OP (see --help)",
-                         a->in_place ? "FILE" : "IN OUT");
-    if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
-        return cli_error("transform", "--in-place needs a file, not '-'");
-    char f[8], d[8];
-    if (a->in_place && h5_path(a->in, f, sizeof f, d, sizeof d))
-        return cli_error("transform", "--in-place is not supported for HDF5 datasets (write "
-                                      "another dataset, e.g. with --h5-mode append)");
-    char inf[4096], ind[H5_NAME_MAX], outf[4096], outd[H5_NAME_MAX];
-    struct stat si, so;
-    if (!a->h5.append && h5_path(a->in, inf, sizeof inf, ind, sizeof ind) &&
-        h5_path(a->out, outf, sizeof outf, outd, sizeof outd) && stat(inf, &si) == 0 &&
-        stat(outf, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-        return cli_error("transform", "%s is IN's file: --h5-mode replace would leave only the new "
-                         "dataset in it (add it with --h5-mode append)", outf);
-    if (a->wisdom && a->procs)
-        return cli_error("transform", "--wisdom is not supported with --procs");
-    if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))
-        return cli_error("transform", "--device gpu runs in one process, out of the file's pages "
-                                      "(not with --procs or --in-place=unsafe)");
-    return -1;
+    return check_args(a);
 }
 
 /* Prints hl_plan_describe's text. */
@@ -544,6 +551,176 @@ static hl_status agree(hl_status st, char *why, size_t cap, int me)
     return (hl_status)worst;
 }
 
+/* transform --procs: what one run holds (on the stack: some 20 KB).
+ * Every step below leaves its status in st and its reason in why, and
+ * every process takes every step, so that the collective calls in them
+ * (agree, the darray calls) meet. */
+typedef struct {
+    int me, procs;
+    hl_status st;
+    hl_npy_info info;
+    char in_file[4096], in_dset[H5_NAME_MAX], out_file[4096], out_dset[H5_NAME_MAX];
+    bool h5_in, h5_out;
+    int64_t grid[HL_MAX_RANK];
+    hl_atomic_file *guard; /* process 0's lock on an existing OUT */
+    hl_plan *chain;
+    hl_shape logical;
+    hl_darray *in, *out;
+    hl_redist *r;
+    double t_in, t_plan, t_exec, t_write;
+    char why[2048];
+} procs_job;
+
+/* IN's shape and dtype from an HDF5 dataset; process 0 names the only
+ * dataset where none is given. */
+static void procs_h5_header(const transform_args *a, procs_job *j)
+{
+    npy_source probe = {0};
+    if (!j->in_dset[0] && j->me == 0 &&
+        (j->st = h5_source_open(&probe, a->in, j->why, sizeof j->why)) == HL_OK)
+        snprintf(j->in_dset, sizeof j->in_dset, "%s", probe.member);
+    npy_source_close(&probe);
+    j->st = agree(j->st, j->why, sizeof j->why, j->me);
+    MPI_Bcast(j->in_dset, sizeof j->in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
+    hl_h5_info h;
+    if (j->st != HL_OK ||
+        (j->st = hl_h5_info_get(j->in_file, j->in_dset, &h, j->why, sizeof j->why)) != HL_OK)
+        return;
+    if (h.unsupported || h.ndim == 0) {
+        snprintf(j->why, sizeof j->why, "%.900s:%.900s: --procs cannot read it (%s)", j->in_file,
+                 j->in_dset, h.unsupported ? h.unsupported : "a scalar dataset");
+        j->st = HL_ERR_UNSUPPORTED;
+        return;
+    }
+    j->info.shape = h.shape;
+    j->info.data_bytes = hl_shape_bytes(&h.shape);
+    snprintf(j->info.descr, sizeof j->info.descr, "%s", h.descr);
+}
+
+/* What --procs can read and write, IN's header, the process grid, and
+ * process 0's lock on an existing OUT. */
+static void procs_open(const transform_args *a, procs_job *j)
+{
+    if (a->in_place || !strcmp(a->in, "-") || !strcmp(a->out, "-") || strstr(a->in, ".npz") ||
+        strstr(a->out, ".npz") || a->fortran_out) {
+        snprintf(j->why, sizeof j->why, "--procs reads and writes .npy files and HDF5 datasets "
+                 "by name, in C order (not with --in-place, '-', .npz or --order F)");
+        j->st = HL_ERR_ARG;
+    }
+    j->h5_in = h5_path(a->in, j->in_file, sizeof j->in_file, j->in_dset, sizeof j->in_dset);
+    j->h5_out = h5_path(a->out, j->out_file, sizeof j->out_file, j->out_dset, sizeof j->out_dset);
+    if (j->st == HL_OK && j->h5_in)
+        procs_h5_header(a, j);
+    else if (j->st == HL_OK && (j->st = hl_npy_read_header(a->in, &j->info)) != HL_OK)
+        snprintf(j->why, sizeof j->why, "%s: %s", a->in,
+                 j->st == HL_ERR_IO ? strerror(errno) : hl_strerror(j->st));
+    const hl_npy_info *info = &j->info;
+    if (j->st == HL_OK && !j->h5_in && (info->unsupported || info->fortran_order ||
+                                        info->swapped || info->shape.dtype == HL_DTYPE_BYTES)) {
+        snprintf(j->why, sizeof j->why, "%s: --procs needs a C-order file of a numeric dtype in "
+                 "this machine's byte order (it has %.64s%s)", a->in, info->descr,
+                 info->fortran_order ? ", Fortran order" : "");
+        j->st = HL_ERR_UNSUPPORTED;
+    }
+    if (j->st == HL_OK &&
+        !parse_grid(a->procs, info->shape.rank, j->procs, j->grid, j->why, sizeof j->why))
+        j->st = HL_ERR_ARG;
+    /* process 0 refuses an existing OUT it could not write and holds its
+     * lock while the collective write replaces it, as without --procs */
+    struct stat sb;
+    if (j->st == HL_OK && j->me == 0 && !j->h5_out && stat(a->out, &sb) == 0 &&
+        hl_atomic_file_open(&j->guard, a->out) != HL_OK) {
+        snprintf(j->why, sizeof j->why, "%s: %s", a->out, strerror(errno));
+        j->st = HL_ERR_IO;
+    }
+}
+
+/* The chain's plan, IN read into blocks over the grid, the output's blocks
+ * (the same grid) and the distributed transform between them. */
+static void procs_plan(const transform_args *a, procs_job *j)
+{
+    if (j->st == HL_OK)
+        j->st = chain_plan(a, &j->info, 0, &j->chain, &j->logical, j->why, sizeof j->why);
+    j->st = agree(j->st, j->why, sizeof j->why, j->me);
+    /* the grid as a spec: block over every dimension (one process along some) */
+    char spec[HL_MAX_RANK * 8] = "";
+    for (int i = 0; j->st == HL_OK && i < j->info.shape.rank; i++)
+        strcat(spec, i ? ",block" : "block");
+    const hl_darray_options opt = {.grid = j->grid};
+    double t0 = now_seconds();
+    if (j->st == HL_OK &&
+        (j->st = hl_darray_create(&j->in, MPI_COMM_WORLD, &j->info.shape, spec, &opt)) != HL_OK)
+        snprintf(j->why, sizeof j->why, "--procs %s on %d processes: %s", a->procs, j->procs,
+                 hl_strerror(j->st));
+    if (j->st == HL_OK && j->h5_in)
+        j->st = hl_darray_read_h5(j->in, j->in_file, j->in_dset, j->why, sizeof j->why);
+    else if (j->st == HL_OK && (j->st = hl_darray_read_npy(j->in, a->in)) != HL_OK)
+        snprintf(j->why, sizeof j->why, "%s: %s", a->in, hl_strerror(j->st));
+    j->t_in = now_seconds() - t0;
+    t0 = now_seconds();
+    if (j->st == HL_OK &&
+        (j->st = hl_darray_create(&j->out, MPI_COMM_WORLD, &j->logical, spec, &opt)) != HL_OK)
+        snprintf(j->why, sizeof j->why, "--procs %s for the output: %s", a->procs,
+                 hl_strerror(j->st));
+    if (j->st == HL_OK && (j->st = hl_darray_transform_plan(&j->r, j->in, j->chain, j->out)) != HL_OK)
+        snprintf(j->why, sizeof j->why, "planning the distributed transform: %s",
+                 hl_strerror(j->st));
+    j->t_plan = now_seconds() - t0;
+}
+
+static void procs_execute(procs_job *j)
+{
+    const double t0 = now_seconds();
+    if (j->st == HL_OK) {
+        j->st = hl_redist_begin(j->r, hl_darray_data(j->in), hl_darray_data(j->out));
+        const hl_status e = hl_redist_end(j->r);
+        j->st = j->st == HL_OK ? e : j->st;
+        j->st = agree(j->st, j->why, sizeof j->why, j->me);
+    }
+    j->t_exec = now_seconds() - t0;
+}
+
+/* OUT written collectively: an HDF5 dataset (with the --h5-* options) or
+ * an .npy file. */
+static void procs_write(const transform_args *a, procs_job *j)
+{
+    const double t0 = now_seconds();
+    if (j->st == HL_OK && j->h5_out) {
+        const hl_h5_write_options wo = {.append = a->h5.append, .deflate = a->h5.deflate,
+                                        .shuffle = a->h5.shuffle, .descr = j->info.descr,
+                                        .chunk = a->h5.nchunk ? a->h5.chunk : NULL};
+        if (a->h5.nchunk && a->h5.nchunk != j->logical.rank) {
+            snprintf(j->why, sizeof j->why, "--h5-chunk has %d dims, the array %d", a->h5.nchunk,
+                     j->logical.rank);
+            j->st = HL_ERR_ARG;
+        } else {
+            j->st = hl_darray_write_h5(j->out, j->out_file, j->out_dset[0] ? j->out_dset : "/data",
+                                       &wo, j->why, sizeof j->why);
+        }
+    } else if (j->st == HL_OK && (j->st = hl_darray_write_npy(j->out, a->out)) != HL_OK) {
+        snprintf(j->why, sizeof j->why, "%s: %s", a->out, hl_strerror(j->st));
+    }
+    j->t_write = now_seconds() - t0;
+}
+
+/* --time: the phases and the bytes moved, summed over the processes, from
+ * process 0.  t_read: the time before the collective read (header, grid). */
+static void procs_times(const transform_args *a, const procs_job *j, double start, double t_read)
+{
+    int64_t kept = 0, sent = hl_redist_bytes(j->r, &kept), tot[2] = {sent, kept}, sum[2];
+    MPI_Reduce(tot, sum, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (j->me != 0)
+        return;
+    const double gb = 1e-9 * (double)j->info.data_bytes;
+    fprintf(stderr, "processes %d, grid %s\n", j->procs, a->procs);
+    fprintf(stderr, "read     %8.3f s  %.3f GB\n", j->t_in + t_read, gb);
+    fprintf(stderr, "plan     %8.3f s\n", j->t_plan);
+    fprintf(stderr, "execute  %8.3f s  %" PRId64 " bytes sent, %" PRId64 " kept local\n",
+            j->t_exec, sum[0], sum[1]);
+    fprintf(stderr, "write    %8.3f s\n", j->t_write);
+    fprintf(stderr, "total    %8.3f s\n", now_seconds() - start);
+}
+
 /* transform --procs: collective read, a distributed transform, collective
  * write.  One line on error (from process 0), the same exit code
  * everywhere. */
@@ -554,150 +731,27 @@ static int transform_procs(const transform_args *a)
     MPI_Initialized(&inited);
     if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS)
         return cli_error("transform", "--procs: MPI_Init failed");
-    int me = 0, procs = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    char why[2048] = "";
-    hl_status st = HL_OK;
-    if (a->in_place || !strcmp(a->in, "-") || !strcmp(a->out, "-") || strstr(a->in, ".npz") ||
-        strstr(a->out, ".npz") || a->fortran_out) {
-        snprintf(why, sizeof why, "--procs reads and writes .npy files and HDF5 datasets by "
-                                  "name, in C order (not with --in-place, '-', .npz or --order F)");
-        st = HL_ERR_ARG;
-    }
-    hl_npy_info *info = calloc(1, sizeof *info);
-    if (st == HL_OK && !info)
-        st = HL_ERR_NOMEM;
-    char in_file[4096], in_dset[H5_NAME_MAX], out_file[4096], out_dset[H5_NAME_MAX];
-    const bool h5_in = h5_path(a->in, in_file, sizeof in_file, in_dset, sizeof in_dset);
-    const bool h5_out = h5_path(a->out, out_file, sizeof out_file, out_dset, sizeof out_dset);
-    if (st == HL_OK && h5_in) {
-        /* process 0 names the only dataset where none is given */
-        npy_source probe = {0};
-        if (!in_dset[0] && me == 0 && (st = h5_source_open(&probe, a->in, why, sizeof why)) == HL_OK)
-            snprintf(in_dset, sizeof in_dset, "%s", probe.member);
-        npy_source_close(&probe);
-        st = agree(st, why, sizeof why, me);
-        MPI_Bcast(in_dset, sizeof in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
-        hl_h5_info h;
-        if (st == HL_OK && (st = hl_h5_info_get(in_file, in_dset, &h, why, sizeof why)) == HL_OK) {
-            if (h.unsupported || h.ndim == 0) {
-                snprintf(why, sizeof why, "%.900s:%.900s: --procs cannot read it (%s)", in_file, in_dset,
-                         h.unsupported ? h.unsupported : "a scalar dataset");
-                st = HL_ERR_UNSUPPORTED;
-            } else {
-                info->shape = h.shape;
-                info->data_bytes = hl_shape_bytes(&h.shape);
-                snprintf(info->descr, sizeof info->descr, "%s", h.descr);
-            }
-        }
-    } else if (st == HL_OK && (st = hl_npy_read_header(a->in, info)) != HL_OK) {
-        snprintf(why, sizeof why, "%s: %s", a->in,
-                 st == HL_ERR_IO ? strerror(errno) : hl_strerror(st));
-    }
-    if (st == HL_OK && !h5_in && (info->unsupported || info->fortran_order || info->swapped ||
-                                  info->shape.dtype == HL_DTYPE_BYTES)) {
-        snprintf(why, sizeof why, "%s: --procs needs a C-order file of a numeric dtype in this "
-                                  "machine's byte order (it has %.64s%s)", a->in, info->descr,
-                 info->fortran_order ? ", Fortran order" : "");
-        st = HL_ERR_UNSUPPORTED;
-    }
-    int64_t grid[HL_MAX_RANK], ogrid[HL_MAX_RANK];
-    if (st == HL_OK && !parse_grid(a->procs, info->shape.rank, procs, grid, why, sizeof why))
-        st = HL_ERR_ARG;
-    /* process 0 refuses an existing OUT it could not write and holds its
-     * lock while the collective write replaces it, as without --procs */
-    hl_atomic_file *guard = NULL;
-    struct stat sb;
-    if (st == HL_OK && me == 0 && !h5_out && stat(a->out, &sb) == 0 &&
-        hl_atomic_file_open(&guard, a->out) != HL_OK) {
-        snprintf(why, sizeof why, "%s: %s", a->out, strerror(errno));
-        st = HL_ERR_IO;
-    }
-    hl_plan *chain = NULL;
-    hl_shape logical;
-    const double t_read = now_seconds();
-    if (st == HL_OK)
-        st = chain_plan(a, info, 0, &chain, &logical, why, sizeof why);
-    st = agree(st, why, sizeof why, me);
-    /* the grid as a spec: block over every dimension (one process along
-     * some); the output takes the same grid */
-    char spec[HL_MAX_RANK * 8] = "";
-    for (int i = 0; st == HL_OK && i < info->shape.rank; i++) {
-        strcat(spec, i ? ",block" : "block");
-        ogrid[i] = grid[i];
-    }
-    hl_darray *in = NULL, *out = NULL;
-    hl_redist *r = NULL;
-    const hl_darray_options oi = {.grid = grid}, oo = {.grid = ogrid};
-    double t_plan = 0, t_exec = 0, t_write = 0, t0 = now_seconds();
-    if (st == HL_OK && (st = hl_darray_create(&in, MPI_COMM_WORLD, &info->shape, spec, &oi)) != HL_OK)
-        snprintf(why, sizeof why, "--procs %s on %d processes: %s", a->procs, procs, hl_strerror(st));
-    if (st == HL_OK && h5_in)
-        st = hl_darray_read_h5(in, in_file, in_dset, why, sizeof why);
-    else if (st == HL_OK && (st = hl_darray_read_npy(in, a->in)) != HL_OK)
-        snprintf(why, sizeof why, "%s: %s", a->in, hl_strerror(st));
-    const double t_in = now_seconds() - t0;
-    t0 = now_seconds();
-    if (st == HL_OK && (st = hl_darray_create(&out, MPI_COMM_WORLD, &logical, spec, &oo)) != HL_OK)
-        snprintf(why, sizeof why, "--procs %s for the output: %s", a->procs, hl_strerror(st));
-    if (st == HL_OK && (st = hl_darray_transform_plan(&r, in, chain, out)) != HL_OK)
-        snprintf(why, sizeof why, "planning the distributed transform: %s", hl_strerror(st));
-    t_plan = now_seconds() - t0;
-    t0 = now_seconds();
-    if (st == HL_OK) {
-        st = hl_redist_begin(r, hl_darray_data(in), hl_darray_data(out));
-        const hl_status e = hl_redist_end(r);
-        st = st == HL_OK ? e : st;
-        st = agree(st, why, sizeof why, me);
-    }
-    t_exec = now_seconds() - t0;
-    t0 = now_seconds();
-    if (st == HL_OK && h5_out) {
-        const hl_h5_write_options wo = {.append = a->h5.append, .deflate = a->h5.deflate,
-                                        .shuffle = a->h5.shuffle, .descr = info->descr,
-                                        .chunk = a->h5.nchunk ? a->h5.chunk : NULL};
-        if (a->h5.nchunk && a->h5.nchunk != logical.rank) {
-            snprintf(why, sizeof why, "--h5-chunk has %d dims, the array %d", a->h5.nchunk,
-                     logical.rank);
-            st = HL_ERR_ARG;
-        } else {
-            st = hl_darray_write_h5(out, out_file, out_dset[0] ? out_dset : "/data", &wo, why,
-                                    sizeof why);
-        }
-    } else if (st == HL_OK && (st = hl_darray_write_npy(out, a->out)) != HL_OK) {
-        snprintf(why, sizeof why, "%s: %s", a->out, hl_strerror(st));
-    }
-    t_write = now_seconds() - t0;
+    procs_job j = {.st = HL_OK};
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.procs);
+    procs_open(a, &j);
+    const double t_read = now_seconds() - start;
+    procs_plan(a, &j);
+    procs_execute(&j);
+    procs_write(a, &j);
     /* every step above returns a status agreed by all processes */
-    int rc = 0;
-    if (st != HL_OK) {
-        if (me == 0)
-            cli_error("transform", "%s", why[0] ? why : hl_strerror(st));
-        rc = 2;
-    } else if (a->timing) {
-        int64_t kept = 0, sent = hl_redist_bytes(r, &kept), tot[2] = {sent, kept}, sum[2];
-        MPI_Reduce(tot, sum, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (me == 0) {
-            const double gb = 1e-9 * (double)info->data_bytes;
-            fprintf(stderr, "processes %d, grid %s\n", procs, a->procs);
-            fprintf(stderr, "read     %8.3f s  %.3f GB\n", t_in + (t_read - start), gb);
-            fprintf(stderr, "plan     %8.3f s\n", t_plan);
-            fprintf(stderr, "execute  %8.3f s  %" PRId64 " bytes sent, %" PRId64 " kept local\n",
-                    t_exec, sum[0], sum[1]);
-            fprintf(stderr, "write    %8.3f s\n", t_write);
-            fprintf(stderr, "total    %8.3f s\n", now_seconds() - start);
-        }
-    }
-    hl_atomic_file_abort(guard); /* its temporary; the lock goes with it */
-    hl_redist_destroy(r);
-    hl_darray_destroy(in);
-    hl_darray_destroy(out);
-    hl_plan_destroy(chain);
-    free(info);
+    if (j.st != HL_OK && j.me == 0)
+        cli_error("transform", "%s", j.why[0] ? j.why : hl_strerror(j.st));
+    else if (j.st == HL_OK && a->timing)
+        procs_times(a, &j, start, t_read);
+    hl_atomic_file_abort(j.guard); /* its temporary; the lock goes with it */
+    hl_redist_destroy(j.r);
+    hl_darray_destroy(j.in);
+    hl_darray_destroy(j.out);
+    hl_plan_destroy(j.chain);
     if (!inited)
         MPI_Finalize();
-    return rc;
+    return j.st != HL_OK ? 2 : 0;
 }
 #endif
 
@@ -749,6 +803,115 @@ static int wisdom_out(const char *path)
     return cli_error("transform", "--wisdom %s: %s", path, hl_strerror(st));
 }
 
+/* transform without --procs: what one run holds. */
+typedef struct {
+    npy_source src;
+    npy_sink sink;
+    hl_plan *chain;
+    hl_npy_info oi; /* the output's header */
+    char why[1024];
+} local_job;
+
+/* The output first: when it is the input too, its lock keeps other runs
+ * from replacing it between our read and our write.  Then the input. */
+static hl_status local_open(const transform_args *a, local_job *j, phases *ph, double start)
+{
+    hl_status st = HL_OK;
+    if (a->in_place != IN_PLACE_UNSAFE &&
+        (st = npy_sink_open(&j->sink, a->out, j->why, sizeof j->why)) != HL_OK)
+        return st;
+    ph->write = now_seconds() - start;
+    j->sink.h5opt = a->h5;
+    const double t0 = now_seconds();
+    char h5f[8], h5d[8];
+    if (h5_path(a->in, h5f, sizeof h5f, h5d, sizeof h5d)) {
+        st = h5_source_open(&j->src, a->in, j->why, sizeof j->why);
+        j->sink.like = j->src.h5;
+        j->sink.like_scalar = j->src.h5 && hl_h5_reader_info(j->src.h5)->ndim == 0;
+    } else {
+        st = npy_source_open(&j->src, a->in,
+                             (a->in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
+                                 (a->no_verify ? NPY_SOURCE_NO_VERIFY : 0),
+                             j->why, sizeof j->why);
+    }
+    ph->read = now_seconds() - t0;
+    return st;
+}
+
+/* The chain's plan and the output's header. */
+static hl_status local_plan(const transform_args *a, local_job *j, phases *ph)
+{
+    const double t0 = now_seconds();
+    /* in the file's own pages there is no output to cut; the GPU cuts its own */
+    const int64_t elem = j->src.info.shape.elem_size;
+    const int64_t range =
+        a->in_place == IN_PLACE_UNSAFE || a->gpu ? 0 : (RANGE_BYTES + elem - 1) / elem;
+    hl_shape logical;
+    const hl_status st = chain_plan(a, &j->src.info, range, &j->chain, &logical, j->why,
+                                    sizeof j->why);
+    ph->plan = now_seconds() - t0;
+    j->oi = j->src.info;
+    j->oi.shape = logical;
+    j->oi.fortran_order = a->fortran_out;
+    ph->bytes = j->oi.data_bytes;
+    return st;
+}
+
+/* The output written through the sink, on the CPU range by range or on the
+ * GPU, and committed. */
+static hl_status local_write(const transform_args *a, local_job *j, phases *ph)
+{
+    double t0 = now_seconds();
+    /* in place, an archive's member keeps its name */
+    hl_status st = npy_sink_start(&j->sink, &j->oi, a->in_place && j->src.member[0] ?
+                                  j->src.member : NULL, j->why, sizeof j->why);
+    ph->write += now_seconds() - t0;
+    if (st != HL_OK)
+        return st;
+    progress pr;
+    progress_start(&pr, "hyperlayout transform", a->progress, j->oi.data_bytes);
+    if (a->gpu) {
+        st = gpu_run(j->chain, &j->src, &j->sink, &pr, &ph->gpu, j->why, sizeof j->why);
+        ph->execute = ph->gpu.execute;
+    } else {
+        st = run_ranges(j->chain, &j->src, &j->sink, &pr, ph, j->why, sizeof j->why);
+    }
+    progress_end(&pr);
+    t0 = now_seconds();
+    st = st == HL_OK ? npy_sink_commit(&j->sink, j->why, sizeof j->why)
+                     : (npy_sink_abort(&j->sink), st);
+    ph->write += now_seconds() - t0;
+    return st;
+}
+
+/* transform in this process: open, plan, explain, run (in the file's pages
+ * or into the output).  The exit code. */
+static int transform_local(const transform_args *a, phases *ph, double start)
+{
+    local_job j = {.chain = NULL};
+    if (a->gpu && !gpu_available(j.why, sizeof j.why)) /* before any file is touched */
+        return cli_error("transform", "--device gpu: %s", j.why);
+    hl_status st = local_open(a, &j, ph, start);
+    if (st == HL_OK)
+        st = local_plan(a, &j, ph);
+    int rc = st != HL_OK ? cli_error("transform", "%s", j.why) : -1;
+    if (rc < 0 && a->explain &&
+        explain_plan(j.chain, !strcmp(a->out, "-") ? stderr : stdout) != HL_OK)
+        rc = cli_error("transform", "cannot describe the plan");
+    if (rc < 0 && a->in_place == IN_PLACE_UNSAFE) {
+        st = run_unsafe(j.chain, &j.src, &j.oi, ph, j.why, sizeof j.why);
+        rc = st != HL_OK ? cli_error("transform", "%s: %s", a->in, j.why) : 0;
+    }
+    if (rc < 0) {
+        st = local_write(a, &j, ph);
+        rc = st != HL_OK ? cli_error("transform", "%s", j.why) : 0;
+    }
+    npy_sink_abort(&j.sink); /* after a commit: nothing left to do */
+    hl_plan_destroy(j.chain);
+    npy_source_close(&j.src);
+    return rc;
+}
+
 int cmd_transform(int argc, char **argv)
 {
     const double start = now_seconds();
@@ -759,111 +922,21 @@ int cmd_transform(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc < 0 && a.wisdom)
         rc = wisdom_in(a.wisdom);
-    if (rc >= 0) {
-        free(a.ops);
-        return rc;
-    }
-    if (a.procs) {
+    phases ph = {0};
+    if (rc < 0 && a.procs) {
 #ifdef HL_HAVE_MPI
         rc = transform_procs(&a);
 #else
         rc = cli_error("transform", "--procs: this hyperlayout was built without MPI "
                                     "(install an MPI, e.g. libopenmpi-dev, and rebuild)");
 #endif
-        free(a.ops);
-        return rc;
+    } else if (rc < 0) {
+        rc = transform_local(&a, &ph, start);
+        if (rc == 0 && a.wisdom)
+            rc = wisdom_out(a.wisdom);
+        if (rc == 0 && a.timing)
+            print_times(&ph, now_seconds() - start);
     }
-    rc = 0;
-
-    char why[1024] = "";
-    if (a.gpu && !gpu_available(why, sizeof why)) { /* before any file is touched */
-        free(a.ops);
-        return cli_error("transform", "--device gpu: %s", why);
-    }
-    phases ph = {0};
-    npy_source src = {0};
-    npy_sink sink = {0};
-    hl_plan *chain = NULL;
-    hl_status st = HL_OK;
-    /* the output first: when it is the input too, its lock keeps other runs
-     * from replacing it between our read and our write */
-    if (a.in_place != IN_PLACE_UNSAFE && (st = npy_sink_open(&sink, a.out, why, sizeof why)) != HL_OK) {
-        rc = cli_error("transform", "%s", why);
-        goto done;
-    }
-    ph.write = now_seconds() - start;
-    sink.h5opt = a.h5;
-    double t0 = now_seconds();
-    char h5f[8], h5d[8];
-    if (h5_path(a.in, h5f, sizeof h5f, h5d, sizeof h5d)) {
-        st = h5_source_open(&src, a.in, why, sizeof why);
-        sink.like = src.h5;
-        sink.like_scalar = src.h5 && hl_h5_reader_info(src.h5)->ndim == 0;
-    } else {
-        st = npy_source_open(&src, a.in, (a.in_place == IN_PLACE_UNSAFE ? NPY_SOURCE_SHARED : 0) |
-                                             (a.no_verify ? NPY_SOURCE_NO_VERIFY : 0), why, sizeof why);
-    }
-    ph.read = now_seconds() - t0;
-    if (st != HL_OK) {
-        rc = cli_error("transform", "%s", why);
-        goto done;
-    }
-    hl_shape logical;
-    t0 = now_seconds();
-    /* in the file's own pages there is no output to cut; the GPU cuts its own */
-    const int64_t elem = src.info.shape.elem_size;
-    const int64_t range =
-        a.in_place == IN_PLACE_UNSAFE || a.gpu ? 0 : (RANGE_BYTES + elem - 1) / elem;
-    st = chain_plan(&a, &src.info, range, &chain, &logical, why, sizeof why);
-    ph.plan = now_seconds() - t0;
-    if (st != HL_OK) {
-        rc = cli_error("transform", "%s", why);
-        goto done;
-    }
-    hl_npy_info oi = src.info;
-    oi.shape = logical;
-    oi.fortran_order = a.fortran_out;
-    ph.bytes = oi.data_bytes;
-    if (a.explain && explain_plan(chain, !strcmp(a.out, "-") ? stderr : stdout) != HL_OK) {
-        rc = cli_error("transform", "cannot describe the plan");
-        goto done;
-    }
-    if (a.in_place == IN_PLACE_UNSAFE) {
-        st = run_unsafe(chain, &src, &oi, &ph, why, sizeof why);
-        if (st != HL_OK)
-            rc = cli_error("transform", "%s: %s", a.in, why);
-        goto done;
-    }
-    t0 = now_seconds();
-    /* in place, an archive's member keeps its name */
-    st = npy_sink_start(&sink, &oi, a.in_place && src.member[0] ? src.member : NULL, why, sizeof why);
-    ph.write += now_seconds() - t0;
-    if (st != HL_OK) {
-        rc = cli_error("transform", "%s", why);
-        goto done;
-    }
-    progress pr;
-    progress_start(&pr, "hyperlayout transform", a.progress, oi.data_bytes);
-    if (a.gpu) {
-        st = gpu_run(chain, &src, &sink, &pr, &ph.gpu, why, sizeof why);
-        ph.execute = ph.gpu.execute;
-    } else {
-        st = run_ranges(chain, &src, &sink, &pr, &ph, why, sizeof why);
-    }
-    progress_end(&pr);
-    t0 = now_seconds();
-    st = st == HL_OK ? npy_sink_commit(&sink, why, sizeof why) : (npy_sink_abort(&sink), st);
-    ph.write += now_seconds() - t0;
-    if (st != HL_OK)
-        rc = cli_error("transform", "%s", why);
-done:
-    npy_sink_abort(&sink); /* after a commit: nothing left to do */
-    hl_plan_destroy(chain);
-    npy_source_close(&src);
-    if (rc == 0 && a.wisdom)
-        rc = wisdom_out(a.wisdom);
     free(a.ops);
-    if (rc == 0 && a.timing)
-        print_times(&ph, now_seconds() - start);
     return rc;
 }

@@ -865,7 +865,7 @@ hl_status stencil_run(const hl_tensor *a, const hl_tensor *b, const stencil_arg 
     int64_t halo[HL_MAX_RANK];
     for (int i = 0; i < a->rank; i++)
         halo[i] = o->halo;
-    const hl_spmd_options so = {o->workers, o->grid, halo, HL_HALO_SKIP, NULL,
+    const hl_spmd_options so = {o->threads, o->grid, halo, HL_HALO_SKIP, NULL,
                                 o->cached ? HL_SPMD_CACHE_IN : 0u};
     hl_spmd *ab = NULL, *ba = NULL;
     stencil_arg local = *arg; /* the runner's argument is not const */

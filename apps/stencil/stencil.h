@@ -44,8 +44,8 @@ hl_status stencil_reference(int rank, const int64_t *L, const stencil_arg *a, co
 
 /* Options of a run. */
 typedef struct stencil_opts {
-    int workers;          /* 0: OpenMP's default */
-    const int64_t *grid;  /* tiles per dimension, NULL: one per worker */
+    int threads;          /* OpenMP threads; 0 = all cores (OpenMP's default) */
+    const int64_t *grid;  /* tiles per dimension, NULL: one per thread */
     int64_t halo;         /* >= 1 */
     bool cached;          /* the seed's cached input tiles */
     int64_t iterations;   /* >= 0 */

@@ -160,7 +160,7 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out);
 
 /* Runs share `share` of `shares` (0 <= share < shares) of the plan's work
  * on the calling thread, starting no thread: for callers that bring their
- * own (every thread of an OpenMP region, the workers of an SPMD runner),
+ * own (every thread of an OpenMP region, the threads of an SPMD runner),
  * each calling it with its own share; the plan is done when every share has
  * returned.  Shares of one output are disjoint, so they need no
  * synchronisation.  In place (in == out) the steps of some plans must

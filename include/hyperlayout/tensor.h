@@ -201,7 +201,7 @@ int64_t hl_tile_cache_boxes(const hl_tile_cache *c);
 /* ---- the SPMD runner -------------------------------------------------------
  *
  * One kernel, written with logical indices only, run on every tile of a
- * grid over P workers (OpenMP threads, the paper's cores).  The kernel gets
+ * grid by OpenMP threads (the seed's SPMD workers, the paper's cores).  The kernel gets
  * the input view of its tile and the output tile, and computes the output
  * tile's cells; the input view has the same coordinates as the output tile
  * plus the halo: with HL_SPMD_CACHE_IN a cached tile (halo filled per the
@@ -214,8 +214,11 @@ typedef hl_status (*hl_spmd_kernel)(const hl_tensor *in, const hl_tensor *out, v
 enum { HL_SPMD_CACHE_IN = 1, HL_SPMD_CACHE_OUT = 2 };
 
 typedef struct hl_spmd_options {
-    int workers;          /* OpenMP threads; 0: OpenMP's default */
-    const int64_t *grid;  /* tiles per dimension; NULL: one tile per worker
+    int threads;          /* OpenMP threads; 0 = OpenMP's default (all cores
+                             unless OMP_NUM_THREADS says otherwise); more
+                             than the process can have: fewer
+                             (hl_threads_usable) */
+    const int64_t *grid;  /* tiles per dimension; NULL: one tile per thread
                              along the slowest dimension */
     const int64_t *halo;  /* per dimension; NULL: none */
     hl_halo_policy policy; /* cached input halo outside the array */
@@ -270,9 +273,9 @@ hl_status hl_spmd_create_multi(hl_spmd **r, const hl_spmd_io *in, int nin, const
  * HL_ERR_MISMATCH otherwise.) */
 hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void *arg);
 
-/* Tiles of the grid, and the workers used. */
+/* Tiles of the grid, and the OpenMP threads used. */
 int64_t hl_spmd_tiles(const hl_spmd *r);
-int hl_spmd_workers(const hl_spmd *r);
+int hl_spmd_threads(const hl_spmd *r);
 
 #ifdef __cplusplus
 }

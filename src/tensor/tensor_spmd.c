@@ -1,5 +1,5 @@
 /* hyperlayout — the SPMD runner (tensor.h): one kernel over a grid of tiles
- * on OpenMP workers, reading any number of input tensors and writing any
+ * on OpenMP threads, reading any number of input tensors and writing any
  * number of outputs, each cached or not.
  *
  * Everything a tile needs — its views, its caches' plans — is made when
@@ -29,7 +29,7 @@ typedef struct spmd_out {
 struct hl_spmd {
     int nin, nout;
     const hl_tensor **in, **out; /* nin, nout top-level tensors */
-    int workers;
+    int threads;
     int64_t ntiles;
     spmd_in *tin;   /* ntiles x nin, tile-major */
     spmd_out *tout; /* ntiles x nout */
@@ -37,7 +37,7 @@ struct hl_spmd {
      * needs, and one scratch per worker, made (and first touched by its
      * worker) once; NULL for a tensor that is not cached */
     int64_t *span;
-    void **scratch; /* workers x (nin + nout) */
+    void **scratch; /* threads x (nin + nout) */
     bool cached;    /* any tensor cached */
 };
 
@@ -51,7 +51,7 @@ void hl_spmd_destroy(hl_spmd *r)
         hl_tile_cache_destroy(r->tout[t].cache);
     free(r->tin);
     free(r->tout);
-    for (int64_t s = 0; r->scratch && s < (int64_t)r->workers * (r->nin + r->nout); s++)
+    for (int64_t s = 0; r->scratch && s < (int64_t)r->threads * (r->nin + r->nout); s++)
         free(r->scratch[s]);
     free(r->scratch);
     free(r->span);
@@ -111,14 +111,14 @@ static hl_status make_tile(hl_spmd *r, int64_t t, const int64_t *grid, const int
 static hl_status alloc_scratch(hl_spmd *r)
 {
     const int nt = r->nin + r->nout;
-    if (!(r->scratch = calloc((size_t)r->workers * (size_t)nt, sizeof *r->scratch)))
+    if (!(r->scratch = calloc((size_t)r->threads * (size_t)nt, sizeof *r->scratch)))
         return HL_ERR_NOMEM;
     int failed = 0;
-#pragma omp parallel num_threads(r->workers) reduction(| : failed)
+#pragma omp parallel num_threads(r->threads) reduction(| : failed)
     {
         /* each worker allocates and touches its own scratch, so that its
          * pages sit near the core that uses them */
-        for (int w = omp_get_thread_num(); w < r->workers; w += omp_get_num_threads())
+        for (int w = omp_get_thread_num(); w < r->threads; w += omp_get_num_threads())
             for (int j = 0; j < nt; j++) {
                 if (!r->span[j])
                     continue;
@@ -172,20 +172,20 @@ hl_status hl_spmd_create_multi(hl_spmd **rp, const hl_spmd_io *in, int nin, cons
             if (h[i] < 0)
                 return HL_ERR_ARG;
     }
-    if (opt->workers < 0 || (opt->cache & ~3u) || (int)opt->policy < 0 ||
+    if (opt->threads < 0 || (opt->cache & ~3u) || (int)opt->policy < 0 ||
         opt->policy >= HL_HALO_COUNT)
         return HL_ERR_ARG;
     const int rank = ref->rank;
     int64_t grid[HL_MAX_RANK];
     /* OpenMP's default or the count asked for, if the process can start
      * that many (threads.h): the scratch and the default grid follow it */
-    const int workers = hl_threads_usable(opt->workers);
+    const int threads = hl_threads_usable(opt->threads);
     int64_t ntiles = 1;
     for (int i = 0; i < rank; i++) {
         if (opt->grid)
             grid[i] = opt->grid[i];
         else if (i == rank - 1)
-            grid[i] = workers < ref->extent[i] ? workers : ref->extent[i];
+            grid[i] = threads < ref->extent[i] ? threads : ref->extent[i];
         else
             grid[i] = 1;
         if (grid[i] < 1 || grid[i] > ref->extent[i])
@@ -201,7 +201,7 @@ hl_status hl_spmd_create_multi(hl_spmd **rp, const hl_spmd_io *in, int nin, cons
         return HL_ERR_NOMEM;
     r->nin = nin;
     r->nout = nout;
-    r->workers = workers;
+    r->threads = threads;
     r->ntiles = ntiles;
     hl_status st = HL_OK;
     r->in = calloc((size_t)nin + 1, sizeof *r->in);
@@ -298,7 +298,7 @@ hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void 
     if (!r || !kernel)
         return HL_ERR_NULL;
     hl_status first = HL_OK;
-#pragma omp parallel num_threads(r->workers)
+#pragma omp parallel num_threads(r->threads)
     {
         const int w = omp_get_thread_num(), nw = omp_get_num_threads();
         hl_status st = HL_OK;
@@ -357,7 +357,7 @@ int64_t hl_spmd_tiles(const hl_spmd *r)
     return r ? r->ntiles : 0;
 }
 
-int hl_spmd_workers(const hl_spmd *r)
+int hl_spmd_threads(const hl_spmd *r)
 {
-    return r ? r->workers : 0;
+    return r ? r->threads : 0;
 }

@@ -189,7 +189,7 @@ static hl_status add_one(const hl_tensor *in, const hl_tensor *out, void *arg)
     return st;
 }
 
-static void test_absurd_workers(void **state)
+static void test_absurd_threads(void **state)
 {
     (void)state;
     int32_t *a = filled(), *b = calloc(N * N, sizeof *b);
@@ -198,10 +198,10 @@ static void test_absurd_workers(void **state)
     hl_tensor ti, to;
     assert_int_equal(hl_tensor_init_standard(&ti, a, 2, (const int64_t[]){N, N}, 4), HL_OK);
     assert_int_equal(hl_tensor_init_standard(&to, b, 2, (const int64_t[]){N, N}, 4), HL_OK);
-    const hl_spmd_options o = {.workers = 1 << 20};
+    const hl_spmd_options o = {.threads = 1 << 20};
     hl_spmd *r = NULL;
     assert_int_equal(hl_spmd_create(&r, &ti, &to, &o), HL_OK);
-    assert_int_equal(hl_spmd_workers(r), hl_threads_usable(1 << 20));
+    assert_int_equal(hl_spmd_threads(r), hl_threads_usable(1 << 20));
     assert_int_equal(hl_spmd_run(r, add_one, NULL), HL_OK);
     for (int i = 0; i < N * N; i++)
         if (b[i] != a[i] + 1)
@@ -217,7 +217,7 @@ int main(void)
         cmocka_unit_test(test_under_address_limit), /* first: see there */
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_absurd_plans),
-        cmocka_unit_test(test_absurd_workers),
+        cmocka_unit_test(test_absurd_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -563,7 +563,7 @@ static hl_status kern_multi(const hl_tensor *const *in, int nin, const hl_tensor
 }
 
 /* Two inputs and two outputs of other layouts and element sizes, each
- * cached or not on its own, random grids and workers, ranks 1-4: every
+ * cached or not on its own, random grids and thread counts, ranks 1-4: every
  * cell against a plain loop over standard arrays. */
 static void test_spmd_multi(void **state)
 {
