@@ -21,6 +21,7 @@
 #include "hyperlayout/kindex.h"
 
 #include "check.h"
+#include "splitmix.h"
 
 __extension__ typedef __int128 i128;
 
@@ -70,14 +71,6 @@ static int big_shape_set(big_shape *s, int rank, const int64_t *L)
     }
     s->N = (int64_t)n;
     return 1;
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
 }
 
 /* Uniform enough in [lo, hi] (inclusive, any int64 bounds). */

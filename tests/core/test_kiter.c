@@ -14,13 +14,7 @@
 
 #include "hyperlayout/kindex.h"
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
+#include "splitmix.h"
 
 /* Uniform enough in [lo, hi], hi - lo small. */
 static int64_t rnd(uint64_t *st, int64_t lo, int64_t hi)
