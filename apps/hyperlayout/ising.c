@@ -456,112 +456,148 @@ typedef struct ising_cli {
 
 static const char cmd[] = "ising";
 
-/* The value v of option o into cl: -1 to go on, else the exit status. */
-static int parse_value(ising_cli *cl, const char *o, const char *v)
+/* parse_value's groups answer this for an option that is not theirs. */
+enum { NOT_THIS_GROUP = -2 };
+
+/* --L: the comma-separated extents, each even (the checkerboard's two
+ * colours must alternate across the periodic boundary).  -1 to go on, else
+ * the exit status. */
+static int parse_extents(ising_cli *cl, const char *v)
 {
+    cl->nL = 0;
+    for (const char *s = v;;) {
+        const char *comma = strchr(s, ',');
+        char item[32];
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (cl->nL == ISING_MAX_RANK || len == 0 || len >= sizeof item)
+            return cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
+                             ISING_MAX_RANK, v);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (parse_i64(item, 1, INT64_MAX, &cl->L[cl->nL]) < 0)
+            return cli_error(cmd, "--L: '%s' is not an extent from 1 to 2^63-1", item);
+        if (cl->L[cl->nL] % 2)
+            return cli_error(cmd,
+                             "--L: extent %" PRId64 " is odd; the checkerboard needs even "
+                             "extents",
+                             cl->L[cl->nL]);
+        cl->nL++;
+        if (!comma)
+            break;
+        s = comma + 1;
+    }
+    return -1;
+}
+
+/* --seed: the whole range of the 64-bit key, which parse_i64 cannot hold. */
+static int parse_seed(ising_cli *cl, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(v, &end, 10);
+    if (end == v || *end || v[0] == '-')
+        return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
+    if (errno == ERANGE)
+        return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
+    cl->seed = s;
+    return -1;
+}
+
+/* The options whose value is a count in a range. */
+static int parse_count(ising_cli *cl, const char *o, const char *v)
+{
+    const struct {
+        const char *name, *what;
+        int64_t min, max, *to;
+    } counts[] = {
+        {"--dims", "a rank", 1, ISING_MAX_RANK, &cl->dims},
+        {"--sweeps", "a count", 2, (int64_t)1 << 40, &cl->sweeps},
+        {"--therm", "a count", 0, (int64_t)1 << 40, &cl->therm},
+        {"--clusters", "a count", 1, (int64_t)1 << 40, &cl->clusters},
+        {"--threads", "a count", 0, 4096, &cl->threads}, /* 0: the default, as in the other commands */
+    };
     char why[256];
-    if (!strcmp(o, "--dims")) {
-        if (parse_i64_opt(o, "a rank", v, 1, ISING_MAX_RANK, &cl->dims, why, sizeof why) < 0)
-            return cli_error(cmd, "%s", why);
-    } else if (!strcmp(o, "--L")) {
-        cl->nL = 0;
-        for (const char *s = v;;) {
-            const char *comma = strchr(s, ',');
-            char item[32];
-            size_t len = comma ? (size_t)(comma - s) : strlen(s);
-            if (cl->nL == ISING_MAX_RANK || len == 0 || len >= sizeof item)
-                return cli_error(cmd, "--L needs 1 to %d comma-separated extents, not '%s'",
-                                 ISING_MAX_RANK, v);
-            memcpy(item, s, len);
-            item[len] = '\0';
-            if (parse_i64(item, 1, INT64_MAX, &cl->L[cl->nL]) < 0)
-                return cli_error(cmd, "--L: '%s' is not an extent from 1 to 2^63-1", item);
-            if (cl->L[cl->nL] % 2)
-                return cli_error(cmd,
-                                 "--L: extent %" PRId64 " is odd; the checkerboard needs even "
-                                 "extents",
-                                 cl->L[cl->nL]);
-            cl->nL++;
-            if (!comma)
-                break;
-            s = comma + 1;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (!strcmp(o, counts[i].name)) {
+            if (parse_i64_opt(o, counts[i].what, v, counts[i].min, counts[i].max, counts[i].to, why,
+                              sizeof why) < 0)
+                return cli_error(cmd, "%s", why);
+            return -1;
         }
-    } else if (!strcmp(o, "--h")) {
+    return NOT_THIS_GROUP;
+}
+
+/* A word and the value it stands for. */
+typedef struct {
+    const char *word;
+    int value;
+} choice;
+
+/* The value of word v among the choices (ended by a NULL word) into *value;
+ * whether it is one of them. */
+static bool choose(const choice *c, const char *v, int *value)
+{
+    for (; c->word; c++)
+        if (!strcmp(v, c->word)) {
+            *value = c->value;
+            return true;
+        }
+    return false;
+}
+
+/* The options whose value is one word of a few. */
+static int parse_choice(ising_cli *cl, const char *o, const char *v)
+{
+    static const choice starts[] = {
+        {"hot", ISING_START_HOT}, {"up", ISING_START_UP}, {"down", ISING_START_DOWN}, {NULL, 0}};
+    static const choice variants[] = {{"A", ISING_A}, {"a", ISING_A}, {"B", ISING_B},
+                                      {"b", ISING_B}, {"C", ISING_C}, {"c", ISING_C},
+                                      {"M", ISING_M}, {"m", ISING_M},
+                                      {"reference", ISING_REFERENCE}, {"auto", ISING_AUTO},
+                                      {NULL, 0}};
+    static const choice devices[] = {
+        {"cpu", ISING_DEVICE_CPU}, {"gpu", ISING_DEVICE_GPU}, {NULL, 0}};
+    static const choice dynamics[] = {{"metropolis", ISING_METROPOLIS}, {"heatbath", ISING_HEATBATH},
+                                      {"wolff", ISING_WOLFF}, {"sw", ISING_SW}, {NULL, 0}};
+    int c;
+    if (!strcmp(o, "--start")) {
+        if (!choose(starts, v, &c))
+            return cli_error(cmd, "--start is hot, up or down, not '%s'", v);
+        cl->start = (ising_start)c;
+    } else if (!strcmp(o, "--variant")) {
+        if (!choose(variants, v, &c))
+            return cli_error(cmd, "--variant is A, B, C, M, reference or auto, not '%s'", v);
+        cl->variant = (ising_variant)c;
+    } else if (!strcmp(o, "--device")) {
+        if (!choose(devices, v, &c))
+            return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
+        cl->device = (ising_device)c;
+    } else if (!strcmp(o, "--dynamics") || !strcmp(o, "--algorithm")) { /* one option, two names */
+        if (!choose(dynamics, v, &c))
+            return cli_error(cmd, "%s is metropolis, heatbath, wolff or sw, not '%s'", o, v);
+        cl->dynamics = c;
+    } else {
+        return NOT_THIS_GROUP;
+    }
+    return -1;
+}
+
+/* The options whose value is text or a number of their own. */
+static int parse_other(ising_cli *cl, const char *o, const char *v)
+{
+    if (!strcmp(o, "--L"))
+        return parse_extents(cl, v);
+    if (!strcmp(o, "--seed"))
+        return parse_seed(cl, v);
+    if (!strcmp(o, "--h")) {
         if (parse_double(v, &cl->h) < 0)
             return cli_error(cmd, "--h needs a number, not '%s'", v);
-    } else if (!strcmp(o, "--start")) {
-        if (!strcmp(v, "hot"))
-            cl->start = ISING_START_HOT;
-        else if (!strcmp(v, "up"))
-            cl->start = ISING_START_UP;
-        else if (!strcmp(v, "down"))
-            cl->start = ISING_START_DOWN;
-        else
-            return cli_error(cmd, "--start is hot, up or down, not '%s'", v);
     } else if (!strcmp(o, "--T")) {
         cl->temps = v;
     } else if (!strcmp(o, "--beta")) {
         cl->betas = v;
-    } else if (!strcmp(o, "--sweeps")) {
-        if (parse_i64_opt(o, "a count", v, 2, (int64_t)1 << 40, &cl->sweeps, why, sizeof why) < 0)
-            return cli_error(cmd, "%s", why);
-    } else if (!strcmp(o, "--therm")) {
-        if (parse_i64_opt(o, "a count", v, 0, (int64_t)1 << 40, &cl->therm, why, sizeof why) < 0)
-            return cli_error(cmd, "%s", why);
-    } else if (!strcmp(o, "--seed")) {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(v, &end, 10);
-        if (end == v || *end || v[0] == '-')
-            return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1, not '%s'", v);
-        if (errno == ERANGE)
-            return cli_error(cmd, "--seed needs an integer from 0 to 2^64-1: %s is out of range", v);
-        cl->seed = s;
     } else if (!strcmp(o, "--procs")) {
         cl->procs_arg = v;
-    } else if (!strcmp(o, "--variant")) {
-        cl->one_process_option = 1;
-        if (!strcmp(v, "A") || !strcmp(v, "a"))
-            cl->variant = ISING_A;
-        else if (!strcmp(v, "B") || !strcmp(v, "b"))
-            cl->variant = ISING_B;
-        else if (!strcmp(v, "C") || !strcmp(v, "c"))
-            cl->variant = ISING_C;
-        else if (!strcmp(v, "M") || !strcmp(v, "m"))
-            cl->variant = ISING_M;
-        else if (!strcmp(v, "reference"))
-            cl->variant = ISING_REFERENCE;
-        else if (!strcmp(v, "auto"))
-            cl->variant = ISING_AUTO;
-        else
-            return cli_error(cmd, "--variant is A, B, C, M, reference or auto, not '%s'", v);
-    } else if (!strcmp(o, "--device")) {
-        cl->one_process_option = 1;
-        if (!strcmp(v, "cpu"))
-            cl->device = ISING_DEVICE_CPU;
-        else if (!strcmp(v, "gpu"))
-            cl->device = ISING_DEVICE_GPU;
-        else
-            return cli_error(cmd, "--device is cpu or gpu, not '%s'", v);
-    } else if (!strcmp(o, "--dynamics") || !strcmp(o, "--algorithm")) { /* one option, two names */
-        if (!strcmp(v, "metropolis"))
-            cl->dynamics = ISING_METROPOLIS;
-        else if (!strcmp(v, "heatbath"))
-            cl->dynamics = ISING_HEATBATH;
-        else if (!strcmp(v, "wolff"))
-            cl->dynamics = ISING_WOLFF;
-        else if (!strcmp(v, "sw"))
-            cl->dynamics = ISING_SW;
-        else
-            return cli_error(cmd, "%s is metropolis, heatbath, wolff or sw, not '%s'", o, v);
-    } else if (!strcmp(o, "--clusters")) {
-        if (parse_i64_opt(o, "a count", v, 1, (int64_t)1 << 40, &cl->clusters, why, sizeof why) < 0)
-            return cli_error(cmd, "%s", why);
-    } else if (!strcmp(o, "--threads")) {
-        cl->one_process_option = 1;
-        /* 0: the default, as in the other commands */
-        if (parse_i64_opt(o, "a count", v, 0, 4096, &cl->threads, why, sizeof why) < 0)
-            return cli_error(cmd, "%s", why);
     } else if (!strcmp(o, "--out")) {
         if (!v[0])
             return cli_error(cmd, "--out needs a directory");
@@ -569,10 +605,26 @@ static int parse_value(ising_cli *cl, const char *o, const char *v)
     } else if (!strcmp(o, "--checkpoint-every")) {
         if (parse_double(v, &cl->every) < 0 || cl->every < 0)
             return cli_error(cmd, "--checkpoint-every needs seconds >= 0, not '%s'", v);
-    } else { /* in value_options but not handled: a bug */
-        return cli_error(cmd, "option '%s' is not implemented", o);
+    } else {
+        return NOT_THIS_GROUP;
     }
     return -1;
+}
+
+/* The value v of option o into cl: -1 to go on, else the exit status. */
+static int parse_value(ising_cli *cl, const char *o, const char *v)
+{
+    /* they choose how one process sweeps: check_args refuses them with --procs */
+    if (!strcmp(o, "--variant") || !strcmp(o, "--threads") || !strcmp(o, "--device"))
+        cl->one_process_option = 1;
+    int rc = parse_count(cl, o, v);
+    if (rc == NOT_THIS_GROUP)
+        rc = parse_choice(cl, o, v);
+    if (rc == NOT_THIS_GROUP)
+        rc = parse_other(cl, o, v);
+    if (rc == NOT_THIS_GROUP) /* in value_options but not handled: a bug */
+        rc = cli_error(cmd, "option '%s' is not implemented", o);
+    return rc;
 }
 
 /* The options into cl: -1 to go on, else the exit status (0 after --help). */
@@ -987,34 +1039,10 @@ static int write_outputs(ising_cli *cl, int me, const ising_params *p, const isi
     return 0;
 }
 
-/* The run: the temperatures, --out, the sweeps, the files.  The exit
- * status. */
-static int run_ising(ising_cli *cl, int me)
+/* The simulation's parameters from the command line and the nt inverse
+ * temperatures beta. */
+static ising_params plan_params(const ising_cli *cl, int nt, double *beta)
 {
-    hl_status st;
-    if (!cl->temps == !cl->betas)
-        return cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
-    double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
-    ising_result *results = calloc(MAX_TEMPS, sizeof *results);
-    if (!T || !beta || !results) {
-        free(T);
-        free(beta);
-        free(results);
-        return cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
-    }
-    int rc = 0;
-    const int nt = read_temperatures(cl, T, beta);
-    if (nt < 0) {
-        rc = 2;
-        goto done;
-    }
-
-    char ckpath[4200];
-    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", cl->out);
-    rc = prepare_out(cl, me, ckpath);
-    if (rc)
-        goto done;
-
     ising_params p = {0};
     p.rank = (int)cl->dims;
     memcpy(p.extent, cl->L, sizeof cl->L);
@@ -1030,16 +1058,40 @@ static int run_ising(ising_cli *cl, int me)
                  : cl->dims == 1   ? ISING_HEATBATH
                                : ISING_METROPOLIS;
     p.clusters = cl->clusters;
-    if (cl->dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
-        fprintf(stderr,
-                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
-                "results depend on the start\n");
-    rc = check_resume(cl, me, &p, ckpath);
-    if (rc)
-        goto done;
-    if (me != 0) /* --procs: process 0 speaks and writes for all */
-        cl->progress = 0, cl->quiet = 1, cl->series = 0;
-    ctx c = {&p, cl->out, cl->progress, 0, cl->quiet, cl->series, cl->snapshot && !cl->procs_arg, now(), T};
+    return p;
+}
+
+/* The run's parameters and the heading of the table printed as the
+ * temperatures finish. */
+static void print_heading(const ising_cli *cl, const ising_params *p)
+{
+    char clusters_text[48] = "";
+    if (p->dynamics == ISING_WOLFF)
+        snprintf(clusters_text, sizeof clusters_text, " (%" PRId64 " cluster%s per sweep)",
+                 cl->clusters ? cl->clusters : 1, cl->clusters > 1 ? "s" : "");
+    printf("# Ising d=%" PRId64 " L=", cl->dims);
+    for (int i = 0; i < cl->dims; i++)
+        printf("%s%" PRId64, i ? "," : "", cl->L[i]);
+    if (cl->procs_arg)
+        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s procs=%s%s\n", cl->h,
+               cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p->dynamics), cl->grid_text,
+               cl->resume ? " (resumed)" : "");
+    else
+        printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s%s variant=%s %s%s%s\n", cl->h,
+               cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p->dynamics), clusters_text, cl->variant_name,
+               cl->device == ISING_DEVICE_GPU ? "device=" : "isa=", cl->device == ISING_DEVICE_GPU ? cl->device_label : cl->isa,
+               cl->resume ? " (resumed)" : "");
+    printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
+    fflush(stdout);
+}
+
+/* The sweeps of every temperature, in this process or across processes.
+ * SIGINT is caught meanwhile so that an interrupted run still writes its
+ * checkpoint and the results of the temperatures finished. */
+static hl_status sweep(const ising_cli *cl, const ising_params *p, ctx *c, const char *ckpath,
+                       ising_result *results, int *complete)
+{
+    hl_status st = HL_ERR_UNSUPPORTED; /* --procs without MPI: refused by check_args */
     ising_options opt = {0};
     opt.variant = cl->variant;
     opt.threads = (int)cl->threads;
@@ -1049,37 +1101,15 @@ static int run_ising(ising_cli *cl, int me)
     opt.resume = cl->resume;
     opt.progress = on_progress;
     opt.finished = on_finished;
-    opt.ctx = &c;
-
-    if (!cl->quiet) {
-        char clusters_text[48] = "";
-        if (p.dynamics == ISING_WOLFF)
-            snprintf(clusters_text, sizeof clusters_text, " (%" PRId64 " cluster%s per sweep)",
-                     cl->clusters ? cl->clusters : 1, cl->clusters > 1 ? "s" : "");
-        printf("# Ising d=%" PRId64 " L=", cl->dims);
-        for (int i = 0; i < cl->dims; i++)
-            printf("%s%" PRId64, i ? "," : "", cl->L[i]);
-        if (cl->procs_arg)
-            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s procs=%s%s\n", cl->h,
-                   cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p.dynamics), cl->grid_text,
-                   cl->resume ? " (resumed)" : "");
-        else
-            printf(" h=%g seed=%" PRIu64 " therm=%" PRId64 " sweeps=%" PRId64 " %s%s variant=%s %s%s%s\n", cl->h,
-                   cl->seed, cl->therm, cl->sweeps, ising_dynamics_name(p.dynamics), clusters_text, cl->variant_name,
-                   cl->device == ISING_DEVICE_GPU ? "device=" : "isa=", cl->device == ISING_DEVICE_GPU ? cl->device_label : cl->isa,
-                   cl->resume ? " (resumed)" : "");
-        printf("# %6s  %-16s %-15s %-16s %-14s %-14s %7s\n", "T", "e", "|m|", "U", "c", "chi", "tau_m");
-        fflush(stdout);
-    }
+    opt.ctx = c;
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
-    int complete = 0;
     if (!cl->procs_arg) {
-        st = ising_run(&p, &opt, results, &complete);
+        st = ising_run(p, &opt, results, complete);
     } else {
 #ifdef HL_HAVE_MPI
         ising_dist_options dopt = {0};
@@ -1090,36 +1120,70 @@ static int run_ising(ising_cli *cl, int me)
         dopt.resume = cl->resume;
         dopt.progress = on_progress;
         dopt.finished = on_finished_dist;
-        dopt.ctx = &c;
-        st = ising_dist_run(&p, &dopt, results, &complete);
+        dopt.ctx = c;
+        st = ising_dist_run(p, &dopt, results, complete);
 #endif
     }
     sigaction(SIGINT, &old, NULL);
-    clear_bar(&c);
-    const double seconds = now() - c.t0;
-    if (st == HL_ERR_MISMATCH) {
-        rc = cli_error(cmd,
-                       "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                       "or dynamics differ, or one of the runs is variant M)",
-                       ckpath);
-        goto done;
-    }
-    if (st == HL_ERR_FORMAT && cl->resume) {
+    clear_bar(c);
+    return st;
+}
+
+/* The exit status of sweeps that failed with st, after saying why. */
+static int sweep_failed(const ising_cli *cl, hl_status st, const char *ckpath)
+{
+    if (st == HL_ERR_MISMATCH)
+        return cli_error(cmd,
+                         "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
+                         "or dynamics differ, or one of the runs is variant M)",
+                         ckpath);
+    if (st == HL_ERR_FORMAT && cl->resume)
         /* the check above read the whole checkpoint; what is left is the
          * spin file of a run across processes, or a file changed since */
-        rc = cli_error(cmd, "--resume: %s%s: damaged (truncated, or changed since it was written)",
-                       ckpath, cl->procs_arg ? " or its spin file" : "");
-        goto done;
-    }
-    if (st != HL_OK) {
-        rc = cli_error(cmd, "%s", hl_strerror(st));
-        if (rc == 2)
-            rc = 1;
-        goto done;
-    }
+        return cli_error(cmd, "--resume: %s%s: damaged (truncated, or changed since it was written)",
+                         ckpath, cl->procs_arg ? " or its spin file" : "");
+    const int rc = cli_error(cmd, "%s", hl_strerror(st));
+    return rc == 2 ? 1 : rc; /* the command line was fine: the run failed */
+}
 
-    rc = write_outputs(cl, me, &p, results, complete, seconds, ckpath);
-done:
+/* The run: the temperatures, --out, the sweeps, the files.  The exit
+ * status. */
+static int run_ising(ising_cli *cl, int me)
+{
+    if (!cl->temps == !cl->betas)
+        return cli_error(cmd, "give the temperatures with --T or --beta (one of them)");
+    double *T = malloc(MAX_TEMPS * sizeof *T), *beta = malloc(MAX_TEMPS * sizeof *beta);
+    ising_result *results = calloc(MAX_TEMPS, sizeof *results);
+    if (!T || !beta || !results) {
+        free(T);
+        free(beta);
+        free(results);
+        return cli_error(cmd, "%s", hl_strerror(HL_ERR_NOMEM));
+    }
+    char ckpath[4200];
+    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", cl->out);
+    const int nt = read_temperatures(cl, T, beta);
+    int rc = nt < 0 ? 2 : prepare_out(cl, me, ckpath);
+    const ising_params p = plan_params(cl, nt, beta);
+    if (rc == 0 && cl->dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
+        fprintf(stderr,
+                "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
+                "results depend on the start\n");
+    if (rc == 0)
+        rc = check_resume(cl, me, &p, ckpath);
+    if (rc == 0) {
+        if (me != 0) /* --procs: process 0 speaks and writes for all */
+            cl->progress = 0, cl->quiet = 1, cl->series = 0;
+        ctx c = {&p, cl->out, cl->progress, 0, cl->quiet, cl->series, cl->snapshot && !cl->procs_arg,
+                 now(), T};
+        if (!cl->quiet)
+            print_heading(cl, &p);
+        int complete = 0;
+        const hl_status st = sweep(cl, &p, &c, ckpath, results, &complete);
+        const double seconds = now() - c.t0;
+        rc = st != HL_OK ? sweep_failed(cl, st, ckpath)
+                         : write_outputs(cl, me, &p, results, complete, seconds, ckpath);
+    }
     free(T);
     free(beta);
     free(results);

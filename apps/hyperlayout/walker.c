@@ -272,142 +272,200 @@ static bool same_states(const opts *o, double *const *state, int first)
     return same;
 }
 
-/* Runs everything once the options are read; returns the exit status. */
-static int run(const opts *o, const walker_sde *sde)
+/* What one run holds, from its plan to its report. */
+typedef struct {
+    double *om;                      /* omega_1..omega_K, omega_N */
+    double *state[WALKER_NVARIANTS]; /* each variant's particles */
+    double *times;                   /* [repetition][variant] */
+    int64_t *rec_step, n_rec;        /* the steps of the statistics recorded */
+    walker_stats *rec, exact;        /* those statistics; the Dirichlet's own */
+    bool dirichlet;
+    int first; /* the variant whose first run records the statistics */
+    hl_atomic_file *stats_out, *csv_out;
+} walker_job;
+
+/* The CSV files are opened before the run, so that an unwritable path fails
+ * at once.  0, or the exit status of an error. */
+static int open_outputs(const opts *o, walker_job *j)
+{
+    hl_status st;
+    if (o->stats_file && (st = hl_atomic_file_open(&j->stats_out, o->stats_file)) != HL_OK)
+        return cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
+    if (o->csv_file && (st = hl_atomic_file_open(&j->csv_out, o->csv_file)) != HL_OK)
+        return cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
+    return 0;
+}
+
+/* Everything the run needs, allocated before any step so that a lack of
+ * memory is said at once; 0, or the exit status of an error. */
+static int walker_plan(const opts *o, const walker_sde *sde, walker_job *j)
 {
     const int64_t K = o->K, npar = o->npar;
-    int rc = 0;
-    double omega[2] = {0, 0}, *om = malloc((size_t)(K + 1) * sizeof *om);
-    double *state[WALKER_NVARIANTS] = {NULL};
-    double *times = calloc((size_t)(o->reps * WALKER_NVARIANTS), sizeof *times);
     const int64_t nrec = o->every > 0 ? (o->nsteps + o->every - 1) / o->every + 1 : 1;
-    int64_t *rec_step = calloc((size_t)nrec, sizeof *rec_step), n_rec = 0;
-    walker_stats *rec = calloc((size_t)nrec, sizeof *rec), exact;
-    hl_status st = om && times && rec_step && rec ? HL_OK : HL_ERR_NOMEM;
-    hl_atomic_file *stats_out = NULL, *csv_out = NULL;
-    if (st == HL_OK && o->stats_file && (st = hl_atomic_file_open(&stats_out, o->stats_file)) != HL_OK) {
-        rc = cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
-        goto done;
-    }
-    if (st == HL_OK && o->csv_file && (st = hl_atomic_file_open(&csv_out, o->csv_file)) != HL_OK) {
-        rc = cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
-        goto done;
-    }
+    j->om = malloc((size_t)(K + 1) * sizeof *j->om);
+    j->times = calloc((size_t)(o->reps * WALKER_NVARIANTS), sizeof *j->times);
+    j->rec_step = calloc((size_t)nrec, sizeof *j->rec_step);
+    j->rec = calloc((size_t)nrec, sizeof *j->rec);
+    hl_status st = j->om && j->times && j->rec_step && j->rec ? HL_OK : HL_ERR_NOMEM;
+    int rc;
+    if (st == HL_OK && (rc = open_outputs(o, j)) != 0)
+        return rc;
     for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++)
         if (o->run[v]) {
             hl_fields_um f; /* the same storage holds either order */
             st = hl_fields_um_alloc(&f, npar, K);
-            state[v] = f.ptr;
+            j->state[v] = f.ptr;
         }
-    if (st != HL_OK) {
-        rc = cli_error("walker", "%" PRId64 " particles x %" PRId64 " components: %s", npar, K,
-                       hl_strerror(st));
-        goto done;
-    }
-    const bool dirichlet = walker_dirichlet(sde, om) == HL_OK;
-    omega[0] = om[0];
-    omega[1] = K > 1 ? om[1] : 0.0;
+    if (st != HL_OK)
+        return cli_error("walker", "%" PRId64 " particles x %" PRId64 " components: %s", npar, K,
+                         hl_strerror(st));
+    j->dirichlet = walker_dirichlet(sde, j->om) == HL_OK;
+    if (j->dirichlet)
+        walker_stats_dirichlet(j->om, K, &j->exact);
+    while (!o->run[j->first])
+        j->first++;
+    return 0;
+}
 
+static void walker_job_free(walker_job *j)
+{
+    hl_atomic_file_abort(j->stats_out);
+    hl_atomic_file_abort(j->csv_out);
+    for (int v = 0; v < WALKER_NVARIANTS; v++)
+        free(j->state[v]);
+    free(j->om);
+    free(j->times);
+    free(j->rec_step);
+    free(j->rec);
+}
+
+/* The run's parameters, the stationary distribution and the heading of the
+ * statistics printed as they come. */
+static void print_heading(const opts *o, const walker_job *j)
+{
+    const int64_t K = o->K;
     printf("walker: Dirichlet SDE, %" PRId64 " particles x K = %" PRId64 ", dt %g, %" PRId64
            " steps (t = %g), seed %" PRIu64 ", %" PRId64 " thread(s)\n",
-           npar, K, o->dt, o->nsteps, (double)o->nsteps * o->dt, o->seed, o->threads);
-    if (dirichlet) {
+           o->npar, K, o->dt, o->nsteps, (double)o->nsteps * o->dt, o->seed, o->threads);
+    if (j->dirichlet) {
         double w0 = 0.0;
         for (int64_t a = 0; a <= K; a++)
-            w0 += om[a];
-        printf("stationary Dirichlet: omega_1 %g, omega_2 %g, omega_N %g, omega_0 %g\n", omega[0],
-               omega[1], om[K], w0);
-        walker_stats_dirichlet(om, K, &exact);
+            w0 += j->om[a];
+        printf("stationary Dirichlet: omega_1 %g, omega_2 %g, omega_N %g, omega_0 %g\n", j->om[0],
+               K > 1 ? j->om[1] : 0.0, j->om[K], w0);
     } else {
         puts("stationary state: not a Dirichlet distribution (b(1-S)/kappa differs between "
              "components)");
     }
-
-    int first = 0;
-    while (!o->run[first])
-        first++;
     if (o->every > 0)
         printf("\n%8s %9s %11s %11s %11s %11s %11s\n", "step", "t", "<Y1>", "<Y2>", "<y1y1>",
                "<y2y2>", "<y1y2>");
     /* Progress as it happens, also into a file or a pipe (where stdout is
      * fully buffered): flushed after the heading and after each row. */
     fflush(stdout);
-    for (int64_t r = 0; r < o->reps; r++)
-        for (int v = 0; v < WALKER_NVARIANTS; v++) {
-            if (!o->run[v])
-                continue;
-            const int order = walker_variant_order((walker_variant)v);
-            walker_init_state(order, state[v], npar, K);
-            const bool record = r == 0 && v == first;
-            const int64_t chunk = record && o->every > 0 ? o->every : o->nsteps;
-            double t = 0.0;
-            int64_t s0 = 0;
-            do { /* one chunk, or chunks of `every` steps with statistics between */
-                const int64_t n = o->nsteps - s0 < chunk ? o->nsteps - s0 : chunk;
-                const double t0 = walker_seconds();
-                st = walker_advance(sde, (walker_variant)v, state[v], npar, s0, n, (int)o->threads);
-                t += walker_seconds() - t0;
-                if (st != HL_OK) {
-                    rc = cli_error("walker", "%s", hl_strerror(st));
-                    goto done;
-                }
-                s0 += n;
-                if (record) {
-                    rec_step[n_rec] = s0;
-                    walker_stats_of(order, state[v], npar, K, &rec[n_rec]);
-                    if (o->every > 0) {
-                        char label[40];
-                        snprintf(label, sizeof label, "%8" PRId64 " %9.2f", s0, (double)s0 * o->dt);
-                        print_stats_row(label, &rec[n_rec]);
-                        fflush(stdout);
-                    }
-                    n_rec++;
-                }
-            } while (s0 < o->nsteps);
-            times[r * WALKER_NVARIANTS + v] = t;
-        }
+}
 
+/* Records the statistics of variant v's state after step s, and prints
+ * them when they are asked for as the run goes. */
+static void record_stats(const opts *o, walker_job *j, int v, int64_t s)
+{
+    walker_stats *at = &j->rec[j->n_rec];
+    j->rec_step[j->n_rec++] = s;
+    walker_stats_of(walker_variant_order((walker_variant)v), j->state[v], o->npar, o->K, at);
+    if (o->every > 0) {
+        char label[40];
+        snprintf(label, sizeof label, "%8" PRId64 " %9.2f", s, (double)s * o->dt);
+        print_stats_row(label, at);
+        fflush(stdout);
+    }
+}
+
+/* One run of variant v, timed without the statistics: in one chunk, or,
+ * when it records them, in chunks of `every` steps with statistics between. */
+static hl_status run_variant(const opts *o, const walker_sde *sde, walker_job *j, int64_t r,
+                             int v)
+{
+    walker_init_state(walker_variant_order((walker_variant)v), j->state[v], o->npar, o->K);
+    const bool record = r == 0 && v == j->first;
+    const int64_t chunk = record && o->every > 0 ? o->every : o->nsteps;
+    double t = 0.0;
+    int64_t s0 = 0;
+    do {
+        const int64_t n = o->nsteps - s0 < chunk ? o->nsteps - s0 : chunk;
+        const double t0 = walker_seconds();
+        const hl_status st =
+            walker_advance(sde, (walker_variant)v, j->state[v], o->npar, s0, n, (int)o->threads);
+        t += walker_seconds() - t0;
+        if (st != HL_OK)
+            return st;
+        s0 += n;
+        if (record)
+            record_stats(o, j, v, s0);
+    } while (s0 < o->nsteps);
+    j->times[r * WALKER_NVARIANTS + v] = t;
+    return HL_OK;
+}
+
+/* The final statistics, and the Dirichlet's own with the relative
+ * differences when there is one. */
+static void print_final(const opts *o, const walker_job *j)
+{
     if (o->every == 0)
         printf("\n%18s %11s %11s %11s %11s %11s\n", "", "<Y1>", "<Y2>", "<y1y1>", "<y2y2>", "<y1y2>");
-    print_stats_row("  final", &rec[n_rec - 1]);
-    if (dirichlet) {
-        print_stats_row("  Dirichlet", &exact);
-        const walker_stats *f = &rec[n_rec - 1];
-        walker_stats rel = {f->mean1 / exact.mean1 - 1.0, f->mean2 / exact.mean2 - 1.0,
-                            f->var1 / exact.var1 - 1.0, f->var2 / exact.var2 - 1.0,
-                            f->cov12 / exact.cov12 - 1.0};
+    const walker_stats *f = &j->rec[j->n_rec - 1], *e = &j->exact;
+    print_stats_row("  final", f);
+    if (j->dirichlet) {
+        print_stats_row("  Dirichlet", e);
+        const walker_stats rel = {f->mean1 / e->mean1 - 1.0, f->mean2 / e->mean2 - 1.0,
+                                  f->var1 / e->var1 - 1.0, f->var2 / e->var2 - 1.0,
+                                  f->cov12 / e->cov12 - 1.0};
         print_stats_row("  rel. difference", &rel);
     }
+}
 
-    print_times(o, times);
-    const bool same = same_states(o, state, first);
-    if (stats_out) {
-        st = write_stats_csv(stats_out, rec_step, rec, n_rec, o->dt);
-        stats_out = NULL; /* committed or removed */
-        if (st != HL_OK) {
-            rc = cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
-            goto done;
-        }
+/* The CSV files committed; 0, or the exit status of an error. */
+static int write_outputs(const opts *o, walker_job *j)
+{
+    hl_status st;
+    if (j->stats_out) {
+        st = write_stats_csv(j->stats_out, j->rec_step, j->rec, j->n_rec, o->dt);
+        j->stats_out = NULL; /* committed or removed */
+        if (st != HL_OK)
+            return cli_error("walker", "%s: %s", o->stats_file, hl_strerror(st));
     }
-    if (csv_out) {
-        st = write_times_csv(csv_out, o, times);
-        csv_out = NULL;
-        if (st != HL_OK) {
-            rc = cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
-            goto done;
-        }
+    if (j->csv_out) {
+        st = write_times_csv(j->csv_out, o, j->times);
+        j->csv_out = NULL;
+        if (st != HL_OK)
+            return cli_error("walker", "%s: %s", o->csv_file, hl_strerror(st));
     }
-    if (!same)
-        rc = 1;
-done:
-    hl_atomic_file_abort(stats_out);
-    hl_atomic_file_abort(csv_out);
-    for (int v = 0; v < WALKER_NVARIANTS; v++)
-        free(state[v]);
-    free(om);
-    free(times);
-    free(rec_step);
-    free(rec);
+    return 0;
+}
+
+/* Runs everything once the options are read: plan, run every variant
+ * repetition by repetition (interleaved, so that drifts of the machine
+ * touch them alike), report.  The exit status. */
+static int run(const opts *o, const walker_sde *sde)
+{
+    walker_job j = {.om = NULL};
+    int rc = walker_plan(o, sde, &j);
+    if (rc == 0)
+        print_heading(o, &j);
+    for (int64_t r = 0; r < o->reps && rc == 0; r++)
+        for (int v = 0; v < WALKER_NVARIANTS && rc == 0; v++) {
+            hl_status st = o->run[v] ? run_variant(o, sde, &j, r, v) : HL_OK;
+            if (st != HL_OK)
+                rc = cli_error("walker", "%s", hl_strerror(st));
+        }
+    if (rc == 0) {
+        print_final(o, &j);
+        print_times(o, j.times);
+        const bool same = same_states(o, j.state, j.first);
+        rc = write_outputs(o, &j);
+        if (rc == 0 && !same)
+            rc = 1;
+    }
+    walker_job_free(&j);
     return rc;
 }
 

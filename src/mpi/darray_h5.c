@@ -202,6 +202,161 @@ static hl_status transfer(hl_darray *a, hid_t dset, hid_t mem, bool write, char 
     return st;
 }
 
+/* What hl_darray_write_h5 holds between its collective steps. */
+typedef struct {
+    const hl_darray *a;
+    const char *path, *name;
+    const hl_h5_write_options *opt;
+    char *why;
+    size_t cap;
+    char tmp[4096]; /* the temporary file, named by process 0 */
+    hid_t fapl, file, dset, space, dcpl, lcpl, ft, mem;
+} h5_write;
+
+/* The request checked, and on process 0 the temporary (a copy of the file
+ * to append to) begun.  This process's status. */
+static hl_status write_begin(h5_write *w)
+{
+    const hl_h5_write_options *opt = w->opt;
+    hl_status st = w->path ? HL_OK : HL_ERR_NULL;
+    if (st == HL_OK && (opt->scalar || opt->like)) {
+        snprintf(w->why, w->cap,
+                 "%s:%s: scalar datasets and copied types are not written collectively", w->path,
+                 w->name);
+        st = HL_ERR_UNSUPPORTED;
+    }
+    if (w->a->me != 0 || st != HL_OK)
+        return st;
+    char *t = NULL;
+    if (opt->append && H5Fis_hdf5(w->path) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        snprintf(w->why, w->cap, "%s: not an existing HDF5 file: cannot add a dataset to it",
+                 w->path);
+        st = HL_ERR_NOT_FOUND;
+    } else if (hl_atomic_begin(w->path, opt->append, &t) != HL_OK) {
+        snprintf(w->why, w->cap, "%s: cannot write beside it: %s", w->path, strerror(errno));
+        st = HL_ERR_IO;
+    } else if (strlen(t) >= sizeof w->tmp) {
+        hl_atomic_cancel(t);
+        st = HL_ERR_ARG;
+    } else {
+        snprintf(w->tmp, sizeof w->tmp, "%s", t);
+        free(t);
+    }
+    return st;
+}
+
+/* The temporary opened (appending) or created by every process together.
+ * This process's status. */
+static hl_status write_open(h5_write *w)
+{
+    w->fapl = mpio_fapl(w->a);
+    if (w->fapl < 0)
+        return HL_ERR_COMM;
+    w->file = w->opt->append ? H5Fopen(w->tmp, H5F_ACC_RDWR, w->fapl)
+                             : H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, w->fapl);
+    if (w->file >= 0)
+        return HL_OK;
+    char reason[700];
+    hl_h5_reason(reason, sizeof reason);
+    snprintf(w->why, w->cap, "%s: cannot %s: %s", w->path,
+             w->opt->append ? "open its copy" : "create it", reason);
+    return HL_ERR_IO;
+}
+
+/* The dataset's space, creation lists and types; only a new name can be
+ * appended.  This process's status. */
+static hl_status write_define(h5_write *w)
+{
+    const hl_darray *a = w->a;
+    hl_status st = HL_OK;
+    if (w->opt->append && H5Lexists(w->file, w->name, H5P_DEFAULT) > 0) {
+        snprintf(w->why, w->cap, "%s:%s: exists already (append adds new datasets only)", w->path,
+                 w->name);
+        st = HL_ERR_ARG;
+    }
+    H5Eclear2(H5E_DEFAULT); /* H5Lexists' complaint about a missing group on the way */
+    if (st != HL_OK)
+        return st;
+    int64_t dims[HL_MAX_RANK];
+    for (int i = 0; i < a->rank; i++)
+        dims[i] = a->shape.extent[a->rank - 1 - i];
+    char what[256] = "";
+    hl_h5_create_lists(w->opt, a->rank, dims, a->elem_size, &st, what, sizeof what, &w->space,
+                       &w->dcpl, &w->lcpl);
+    if (st != HL_OK)
+        snprintf(w->why, w->cap, "%s:%s: %s", w->path, w->name, what);
+    w->ft = hl_h5_file_type(&a->shape, w->opt->descr, &w->mem);
+    if (st == HL_OK && w->ft < 0) {
+        snprintf(w->why, w->cap, "%s:%s: no HDF5 type for %s", w->path, w->name,
+                 hl_dtype_name(a->shape.dtype));
+        st = HL_ERR_UNSUPPORTED;
+    }
+    return st;
+}
+
+/* The dataset created by every process together.  This process's status. */
+static hl_status write_create(h5_write *w)
+{
+    w->dset = H5Dcreate2(w->file, w->name, w->ft, w->space, w->lcpl, w->dcpl, H5P_DEFAULT);
+    if (w->dset >= 0)
+        return HL_OK;
+    char reason[700];
+    hl_h5_reason(reason, sizeof reason);
+    snprintf(w->why, w->cap, "%s:%s: cannot create the dataset: %s", w->path, w->name, reason);
+    return HL_ERR_ARG;
+}
+
+/* The cells written by every process together.  This process's status. */
+static hl_status write_cells(h5_write *w)
+{
+    char reason[700];
+    /* transfer reads a->data only, when it writes */
+    const hl_status st = transfer((hl_darray *)(uintptr_t)w->a, w->dset, w->mem, true, reason,
+                                  sizeof reason);
+    if (st != HL_OK)
+        snprintf(w->why, w->cap, "%s:%s: cannot write: %s", w->path, w->name, reason);
+    return st;
+}
+
+/* Everything open closed, on every process whatever st; a failed close of
+ * the dataset or of the file (the collective flush) fails the write. */
+static hl_status write_close(h5_write *w, hl_status st)
+{
+    if (w->dset >= 0 && H5Dclose(w->dset) < 0 && st == HL_OK)
+        st = HL_ERR_IO;
+    hl_h5_close_create(w->space, w->dcpl, w->lcpl, w->ft);
+    if (w->mem >= 0)
+        H5Tclose(w->mem);
+    if (w->file >= 0 && H5Fclose(w->file) < 0 && st == HL_OK)
+        st = HL_ERR_IO;
+    if (w->fapl >= 0)
+        H5Pclose(w->fapl);
+    return st;
+}
+
+/* Process 0 puts the temporary in place after a write every process agrees
+ * succeeded (st), else removes it: the file appears whole, or nothing
+ * changes.  This process's status. */
+static hl_status write_commit(h5_write *w, hl_status st)
+{
+    if (w->a->me != 0)
+        return st;
+    char *t = strdup(w->tmp);
+    if (st == HL_OK && t && hl_atomic_finish(t, w->path) != HL_OK) {
+        snprintf(w->why, w->cap, "%s: cannot put the file in place: %s", w->path, strerror(errno));
+        st = HL_ERR_IO;
+    } else if (st != HL_OK || !t) {
+        hl_atomic_cancel(t);
+        st = st == HL_OK ? HL_ERR_NOMEM : st;
+    }
+    return st;
+}
+
+/* Each step's status is agreed by every process before the next, and every
+ * process makes every agree in the same order whatever failed, so that a
+ * failure anywhere reaches all as a status (with the first failing
+ * process's reason) and no collective call waits for ever. */
 hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *dataset,
                              const hl_h5_write_options *opt, char *why, size_t cap)
 {
@@ -210,118 +365,25 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     if (why && cap)
         why[0] = '\0';
     const hl_h5_write_options none = {0};
-    opt = opt ? opt : &none;
-    const char *name = dataset && dataset[0] ? dataset : "/data";
+    h5_write w = {.a = a, .path = path, .name = dataset && dataset[0] ? dataset : "/data",
+                  .opt = opt ? opt : &none, .why = why, .cap = cap, .tmp = "", .fapl = -1,
+                  .file = -1, .dset = -1, .space = -1, .dcpl = -1, .lcpl = -1, .ft = -1,
+                  .mem = -1};
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
-    char tmp[4096] = "";
-    hl_status st = path ? HL_OK : HL_ERR_NULL;
-    if (st == HL_OK && (opt->scalar || opt->like)) {
-        snprintf(why, cap, "%s:%s: scalar datasets and copied types are not written collectively",
-                 path, name);
-        st = HL_ERR_UNSUPPORTED;
-    }
-    /* process 0: the temporary (a copy of the file to append to), its name to all */
-    if (a->me == 0 && st == HL_OK) {
-        char *t = NULL;
-        if (opt->append && H5Fis_hdf5(path) <= 0) {
-            H5Eclear2(H5E_DEFAULT);
-            snprintf(why, cap, "%s: not an existing HDF5 file: cannot add a dataset to it", path);
-            st = HL_ERR_NOT_FOUND;
-        } else if (hl_atomic_begin(path, opt->append, &t) != HL_OK) {
-            snprintf(why, cap, "%s: cannot write beside it: %s", path, strerror(errno));
-            st = HL_ERR_IO;
-        } else if (strlen(t) >= sizeof tmp) {
-            hl_atomic_cancel(t);
-            st = HL_ERR_ARG;
-        } else {
-            snprintf(tmp, sizeof tmp, "%s", t);
-            free(t);
-        }
-    }
-    st = agree(a, st, why, cap);
+    hl_status st = agree(a, write_begin(&w), why, cap);
     if (st != HL_OK) {
         hl_h5_quiet_off(&q);
         return st;
     }
-    MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, a->comm);
-    hid_t fapl = mpio_fapl(a), file = -1, dset = -1, space = -1, dcpl = -1, lcpl = -1, ft = -1,
-          mem = -1;
-    if (fapl < 0)
-        st = HL_ERR_COMM;
-    if (st == HL_OK) {
-        file = opt->append ? H5Fopen(tmp, H5F_ACC_RDWR, fapl)
-                           : H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-        if (file < 0) {
-            char reason[700];
-            hl_h5_reason(reason, sizeof reason);
-            snprintf(why, cap, "%s: cannot %s: %s", path, opt->append ? "open its copy" : "create it",
-                     reason);
-            st = HL_ERR_IO;
-        }
-    }
-    st = agree(a, st, why, cap);
-    int64_t dims[HL_MAX_RANK];
-    for (int i = 0; i < a->rank; i++)
-        dims[i] = a->shape.extent[a->rank - 1 - i];
-    if (st == HL_OK && opt->append && H5Lexists(file, name, H5P_DEFAULT) > 0) {
-        snprintf(why, cap, "%s:%s: exists already (append adds new datasets only)", path, name);
-        st = HL_ERR_ARG;
-    }
-    H5Eclear2(H5E_DEFAULT);
-    if (st == HL_OK) {
-        char what[256] = "";
-        hl_h5_create_lists(opt, a->rank, dims, a->elem_size, &st, what, sizeof what, &space, &dcpl,
-                           &lcpl);
-        if (st != HL_OK)
-            snprintf(why, cap, "%s:%s: %s", path, name, what);
-        ft = hl_h5_file_type(&a->shape, opt->descr, &mem);
-        if (st == HL_OK && ft < 0) {
-            snprintf(why, cap, "%s:%s: no HDF5 type for %s", path, name,
-                     hl_dtype_name(a->shape.dtype));
-            st = HL_ERR_UNSUPPORTED;
-        }
-    }
-    st = agree(a, st, why, cap);
-    if (st == HL_OK) {
-        dset = H5Dcreate2(file, name, ft, space, lcpl, dcpl, H5P_DEFAULT);
-        if (dset < 0) {
-            char reason[700];
-            hl_h5_reason(reason, sizeof reason);
-            snprintf(why, cap, "%s:%s: cannot create the dataset: %s", path, name, reason);
-            st = HL_ERR_ARG;
-        }
-    }
-    st = agree(a, st, why, cap);
-    if (st == HL_OK) {
-        char reason[700];
-        st = transfer((hl_darray *)(uintptr_t)a, dset, mem, true, reason, sizeof reason);
-        if (st != HL_OK) {
-            snprintf(why, cap, "%s:%s: cannot write: %s", path, name, reason);
-        }
-    }
-    if (dset >= 0 && H5Dclose(dset) < 0 && st == HL_OK)
-        st = HL_ERR_IO;
-    hl_h5_close_create(space, dcpl, lcpl, ft);
-    if (mem >= 0)
-        H5Tclose(mem);
-    if (file >= 0 && H5Fclose(file) < 0 && st == HL_OK)
-        st = HL_ERR_IO;
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    st = agree(a, st, why, cap);
-    /* the file appears whole, or nothing changes */
-    if (a->me == 0) {
-        char *t = strdup(tmp);
-        if (st == HL_OK && t && hl_atomic_finish(t, path) != HL_OK) {
-            snprintf(why, cap, "%s: cannot put the file in place: %s", path, strerror(errno));
-            st = HL_ERR_IO;
-        } else if (st != HL_OK || !t) {
-            hl_atomic_cancel(t);
-            st = st == HL_OK ? HL_ERR_NOMEM : st;
-        }
-    }
-    st = agree(a, st, why, cap);
+    MPI_Bcast(w.tmp, sizeof w.tmp, MPI_CHAR, 0, a->comm);
+    st = agree(a, write_open(&w), why, cap);
+    st = agree(a, st == HL_OK ? write_define(&w) : st, why, cap);
+    st = agree(a, st == HL_OK ? write_create(&w) : st, why, cap);
+    if (st == HL_OK)
+        st = write_cells(&w);
+    st = agree(a, write_close(&w, st), why, cap);
+    st = agree(a, write_commit(&w, st), why, cap);
     hl_h5_quiet_off(&q);
     return st;
 }
