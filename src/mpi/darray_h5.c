@@ -39,7 +39,6 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
 #include "io/atomic.h"
 #include "io/h5_internal.h"
 
-
 /* The file selection of this process's blocks (HDF5's order: dims reversed). */
 static hl_status select_blocks(const hl_darray *a, hid_t space)
 {
