@@ -179,8 +179,8 @@ hl_status ising_loop_run(const ising_params *p, const ising_loop *l, ising_resul
     hl_status st = agree(l, mag && bonds ? HL_OK : HL_ERR_NOMEM);
     loop_run r = {p, l, {0, 0, 0, 0, mag, bonds, results}, p->therm + p->sweeps, 0, 1, 0, 0};
     r.total = r.per_temp * p->ntemps;
-    if (st == HL_OK)
-        st = begin(&r);
+    if (st == HL_OK) /* a start or resume that failed on one process stops all */
+        st = agree(l, begin(&r));
     if (st == HL_OK) {
         r.last_checkpoint = now();
         st = run_temperatures(&r);

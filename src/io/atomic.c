@@ -23,32 +23,35 @@
 
 /* ---- temporaries a signal handler may remove ------------------------------
  * Fixed slots, so that the handler (any thread may run it) reads nothing
- * that is being allocated or freed: a slot's path is complete before its
- * flag is set, and the flag is cleared before the path is reused. */
+ * that is being allocated or freed.  A slot lists a temporary only once the
+ * file exists under its final name (mkstemp's candidates never show), so
+ * the handler can remove nothing but our own temporaries; a signal between
+ * mkstemp and the listing leaves one stray temporary.  A slot's generation
+ * changes at every claim: the handler copies the path, then unlinks the
+ * copy only if the slot still lists the same temporary. */
 
-enum { LIVE_SLOTS = 8 };
+enum { LIVE_SLOTS = 32 };
 
 static struct {
-    atomic_int used;
+    atomic_int used;  /* 0 free, 2 being filled (skipped), 1 listed */
+    atomic_uint gen;
     char path[PATH_MAX];
 } live[LIVE_SLOTS];
 
-int hl_atomic_live_claim(const char *template)
+/* Lists NAME in a free slot; -1 when all are taken (or NAME is too long). */
+static int live_list(const char *name)
 {
-    if (strlen(template) >= PATH_MAX) {
-        errno = ENAMETOOLONG;
+    if (strlen(name) >= PATH_MAX)
         return -1;
-    }
     for (int i = 0; i < LIVE_SLOTS; i++) {
         int expect = 0;
-        /* 2: claimed, path not yet complete; the handler skips it */
         if (atomic_compare_exchange_strong(&live[i].used, &expect, 2)) {
-            strcpy(live[i].path, template);
+            atomic_fetch_add(&live[i].gen, 1);
+            strcpy(live[i].path, name);
             atomic_store(&live[i].used, 1);
             return i;
         }
     }
-    errno = EMFILE;
     return -1;
 }
 
@@ -58,9 +61,7 @@ void hl_atomic_live_release(int slot)
         atomic_store(&live[slot].used, 0);
 }
 
-char *hl_atomic_live_path(int slot) { return live[slot].path; }
-
-/* The slot holding temporary NAME (made by hl_atomic_begin), or -1: only
+/* The slot listing temporary NAME (made by hl_atomic_begin), or -1: only
  * its owner releases a slot, so a match stays valid. */
 static int live_find(const char *name)
 {
@@ -72,26 +73,25 @@ static int live_find(const char *name)
 
 void hl_atomic_remove_temporaries(void)
 {
-    for (int i = 0; i < LIVE_SLOTS; i++)
-        if (atomic_load(&live[i].used) == 1)
-            (void)unlink(live[i].path);
+    char copy[PATH_MAX];
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        const unsigned gen = atomic_load(&live[i].gen);
+        if (atomic_load(&live[i].used) != 1)
+            continue;
+        size_t n = 0;
+        while (n < sizeof copy - 1 && (copy[n] = live[i].path[n]) != '\0')
+            n++;
+        copy[n] = '\0';
+        if (atomic_load(&live[i].used) == 1 && atomic_load(&live[i].gen) == gen)
+            (void)unlink(copy);
+    }
 }
 
-/* mkstemp on TEMPLATE (hl_atomic_temp_template), in a live slot when one
- * is free so that hl_atomic_remove_temporaries finds the file (with all
- * slots taken it is made all the same, unlisted); TEMPLATE gets the name.
- * The descriptor, or -1 with errno set. */
-static int temp_create(char *template, int *slot)
+int hl_atomic_temp_create(char *template, int *slot)
 {
-    *slot = hl_atomic_live_claim(template);
-    const int fd = mkstemp(*slot >= 0 ? hl_atomic_live_path(*slot) : template);
+    const int fd = mkstemp(template);
     const int e = errno;
-    if (*slot >= 0)
-        strcpy(template, hl_atomic_live_path(*slot));
-    if (fd < 0) {
-        hl_atomic_live_release(*slot);
-        *slot = -1;
-    }
+    *slot = fd >= 0 ? live_list(template) : -1;
     errno = e;
     return fd;
 }
@@ -228,7 +228,7 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
     if (!tmp)
         return HL_ERR_NOMEM;
     int slot;
-    int fd = temp_create(tmp, &slot);
+    int fd = hl_atomic_temp_create(tmp, &slot);
     if (fd < 0) {
         int e = errno;
         free(tmp);
@@ -301,7 +301,7 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp)
     if (!name)
         return HL_ERR_NOMEM;
     int slot;
-    int fd = temp_create(name, &slot);
+    int fd = hl_atomic_temp_create(name, &slot);
     if (fd < 0) {
         const int e = errno;
         free(name);

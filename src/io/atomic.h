@@ -9,7 +9,7 @@
  *     of distributed arrays (process 0 makes and renames the temporary,
  *     every process writes into it).  The path itself is replaced: a
  *     symbolic link there becomes a file.  Their temporaries are listed for
- *     hl_atomic_remove_temporaries too (while fewer than 8 are open).
+ *     hl_atomic_remove_temporaries too (while fewer than 32 are open).
  *   - a stream (hl_atomic_file, atomic_stream.c), for the applications and
  *     benchmarks (images, checkpoints, CSV, JSON, .npy outputs), that also
  *     follows links, writes straight through to what cannot be replaced,
@@ -115,13 +115,12 @@ void hl_atomic_install_cleanup(void);
 
 /* ---- the steps both forms share (atomic.c) --------------------------------- */
 
-/* The table of live temporaries hl_atomic_remove_temporaries removes:
- * hl_atomic_live_claim copies TEMPLATE into a free slot (-1, errno EMFILE,
- * when none is), whose path mkstemp then fills in place, so that a signal
- * arriving once the file exists finds its name; released when the
+/* mkstemp on TEMPLATE (hl_atomic_temp_template), the temporary then listed
+ * for hl_atomic_remove_temporaries in *slot (-1 when all 32 slots are
+ * taken: the temporary is made all the same, unlisted).  The descriptor,
+ * or -1 with errno set (*slot -1).  hl_atomic_live_release(*slot) once the
  * temporary is renamed or removed. */
-int hl_atomic_live_claim(const char *template);
-char *hl_atomic_live_path(int slot);
+int hl_atomic_temp_create(char *template, int *slot);
 void hl_atomic_live_release(int slot);
 
 /* "DIR/.NAME.XXXXXX" for mkstemp (malloc'd; NULL when out of memory): in

@@ -53,7 +53,8 @@ void hl_atomic_install_cleanup(void)
 struct hl_atomic_file {
     FILE *fp;
     char *path;   /* the target, links resolved */
-    int slot;     /* the temporary's live slot; -1 for direct targets */
+    char *tmp;    /* the temporary; NULL for direct targets */
+    int slot;     /* the temporary's live slot, or -1 */
     int lock;     /* the existing target, open and flock()ed until commit or abort; or -1 */
     dev_t dev;    /* the locked file */
     ino_t ino;
@@ -122,6 +123,7 @@ static void release(hl_atomic_file *f)
     if (f->lock >= 0)
         close(f->lock); /* and with it the lock */
     hl_atomic_live_release(f->slot);
+    free(f->tmp);
     free(f->path);
     free(f);
 }
@@ -240,26 +242,24 @@ hl_status hl_atomic_file_open(hl_atomic_file **out, const char *path)
     char *template = hl_atomic_temp_template(f->path);
     if (!template)
         return fail_errno(f, ENOMEM);
-    f->slot = hl_atomic_live_claim(template);
-    free(template);
-    if (f->slot < 0)
-        return fail_errno(f, errno);
-    /* mkstemp writes the name into the slot itself: a signal arriving
-     * once the file exists finds its name there. */
-    int fd = mkstemp(hl_atomic_live_path(f->slot));
-    if (fd < 0)
-        return fail_errno(f, errno);
+    int fd = hl_atomic_temp_create(template, &f->slot);
+    if (fd < 0) {
+        const int e = errno;
+        free(template);
+        return fail_errno(f, e);
+    }
+    f->tmp = template;
     if (fchmod(fd, hl_atomic_mode(exists ? &sb : NULL)) != 0 || !(f->fp = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
-        unlink(hl_atomic_live_path(f->slot));
+        unlink(f->tmp);
         return fail_errno(f, e);
     }
     *out = f;
     return HL_OK;
 }
 
-bool hl_atomic_file_is_direct(const hl_atomic_file *f) { return f && f->slot < 0; }
+bool hl_atomic_file_is_direct(const hl_atomic_file *f) { return f && !f->tmp; }
 
 const char *hl_atomic_file_existing(const hl_atomic_file *f)
 {
@@ -308,7 +308,7 @@ void hl_atomic_file_abort(hl_atomic_file *f)
     int e = errno;
     fclose(f->fp);
     if (!hl_atomic_file_is_direct(f))
-        unlink(hl_atomic_live_path(f->slot));
+        unlink(f->tmp);
     release(f);
     errno = e;
 }
@@ -333,7 +333,7 @@ hl_status hl_atomic_file_commit(hl_atomic_file *f)
         fail = 1;
         e = errno;
     }
-    if (!direct && hl_atomic_place(hl_atomic_live_path(f->slot), f->path, f->created, fail, e) != HL_OK)
+    if (!direct && hl_atomic_place(f->tmp, f->path, f->created, fail, e) != HL_OK)
         return fail_errno(f, errno);
     if (direct && fail)
         return fail_errno(f, e);

@@ -372,6 +372,8 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     hl_h5_quiet_on(&q);
     hl_status st = agree(a, write_begin(&w), why, cap);
     if (st != HL_OK) {
+        if (w.tmp[0]) /* process 0 began; another process failed */
+            hl_atomic_cancel(strdup(w.tmp));
         hl_h5_quiet_off(&q);
         return st;
     }

@@ -569,6 +569,35 @@ static pid_t child_with_open_file(const char *path, bool cleanup, bool own_handl
     return pid;
 }
 
+/* More files open than the hook's 32 slots: every one opens and commits;
+ * the hook removes the listed temporaries and leaves the others. */
+static void test_many_open(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    char dir[768], path[1024];
+    make_dir(dir, sizeof dir, "many");
+    hl_atomic_file *f[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/f%02d", dir, i);
+        assert_int_equal(hl_atomic_file_open(&f[i], path), HL_OK);
+    }
+    assert_int_equal(count_entries(dir), N);
+    hl_atomic_remove_temporaries();
+    assert_int_equal(count_entries(dir), N - 32);
+    for (int i = 0; i < N; i++)
+        hl_atomic_file_abort(f[i]);
+    assert_int_equal(count_entries(dir), 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/f%02d", dir, i);
+        assert_int_equal(hl_atomic_file_open(&f[i], path), HL_OK);
+        assert_int_equal(hl_atomic_file_write(f[i], "x", 1), HL_OK);
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(hl_atomic_file_commit(f[i]), HL_OK);
+    assert_int_equal(count_entries(dir), N);
+}
+
 /* A terminating signal or exit() with a stream open: the application's own
  * handler calls the hook, or the library's handlers (installed only when
  * asked) do; the target is untouched and no temporary is left.  Without
@@ -616,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_one_call),
         cmocka_unit_test(test_begin_finish),
         cmocka_unit_test(test_signal_cleanup),
+        cmocka_unit_test(test_many_open),
         cmocka_unit_test(test_abort_and_commit),
         cmocka_unit_test(test_locks),
         cmocka_unit_test(test_arguments),
