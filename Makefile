@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo check install clean
+.PHONY: all deps configure build demo check check-levels install clean
 
 all: build
 
@@ -40,6 +40,12 @@ demo: build
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The CPU-facing tests again at other instruction-set levels (HL_ISA):
+# make check-levels LEVELS="generic sse2 avx2"; levels this CPU lacks are left out.
+LEVELS ?= generic avx2
+check-levels: build
+	BUILD=$(BUILD) JOBS=$(JOBS) scripts/check-levels.sh $(LEVELS)
 
 # Everything a user needs, under $(PREFIX) (DESTDIR is honoured for staging):
 # see docs/install.md.

@@ -20,12 +20,14 @@
 
 static const char usage[] =
     "usage: bench_ab_engine OLD/libhyperlayout.so NEW/libhyperlayout.so [--reps N]\n"
-    "                       [--op NAME] [--shape SHAPE] [--csv FILE]\n"
+    "                       [--op NAME] [--shape SHAPE] [--csv FILE] [--isa LEVEL]\n"
     "\n"
     "Runs the plans of both libraries alternately on the same buffers (2^24\n"
     "elements, float32 and float64) and prints the best GB/s of each, bytes\n"
     "read + written, and NEW/OLD, out of place and in place.  --op / --shape:\n"
-    "only the ops whose name starts with NAME / that shape (e.g. [4096,4096]).\n";
+    "only the ops whose name starts with NAME / that shape (e.g. [4096,4096]).\n"
+    "--isa generic|sse2|avx2|avx512|neon: both libraries' kernels at that level\n"
+    "(default: the environment's HL_ISA where the library reads it, else the best).\n";
 
 /* The entry points used, looked up in one library. */
 typedef struct {
@@ -42,6 +44,8 @@ typedef struct {
     void (*destroy)(hl_plan *);
     int64_t (*in_span)(const hl_plan *);
     int64_t (*out_span)(const hl_plan *);
+    hl_status (*isa_force)(const char *);
+    const char *(*isa_name)(void);
 } lib;
 
 #define LOOKUP(l, field, name)                                                                     \
@@ -60,7 +64,8 @@ static int load(lib *l, const char *path)
         LOOKUP(l, permute, "hl_plan_permute") && LOOKUP(l, tile, "hl_plan_tile") &&
         LOOKUP(l, morton, "hl_plan_morton") && LOOKUP(l, compose, "hl_plan_compose") &&
         LOOKUP(l, execute, "hl_execute") && LOOKUP(l, destroy, "hl_plan_destroy") &&
-        LOOKUP(l, in_span, "hl_plan_in_span") && LOOKUP(l, out_span, "hl_plan_out_span"))
+        LOOKUP(l, in_span, "hl_plan_in_span") && LOOKUP(l, out_span, "hl_plan_out_span") &&
+        LOOKUP(l, isa_force, "hl_isa_force") && LOOKUP(l, isa_name, "hl_isa_name"))
         return 1;
     fprintf(stderr, "bench_ab_engine: %s lacks a function: %s\n", path, dlerror());
     return 0;
@@ -166,7 +171,8 @@ static void time_pair(const lib *l, hl_plan *const *p, char *a, char *b, int in_
 
 int main(int argc, char **argv)
 {
-    const char *paths[2] = {NULL, NULL}, *only_op = NULL, *only_shape = NULL, *csv_path = NULL;
+    const char *paths[2] = {NULL, NULL}, *only_op = NULL, *only_shape = NULL, *csv_path = NULL,
+               *isa = NULL;
     int reps = 9, npaths = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
@@ -180,6 +186,8 @@ int main(int argc, char **argv)
             only_shape = argv[++a];
         } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
             csv_path = argv[++a];
+        } else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            isa = argv[++a];
         } else if (argv[a][0] != '-' && npaths < 2) {
             paths[npaths++] = argv[a];
         } else {
@@ -194,6 +202,19 @@ int main(int argc, char **argv)
     lib l[2];
     if (!load(&l[0], paths[0]) || !load(&l[1], paths[1]))
         return 2;
+    for (int k = 0; k < 2 && isa; k++) {
+        const hl_status st = l[k].isa_force(isa);
+        if (st != HL_OK) {
+            fprintf(stderr, "bench_ab_engine: --isa %s: %s refuses it (%s)\n", isa, paths[k],
+                    st == HL_ERR_ARG ? "not a level" : "the CPU or build lacks it");
+            return 2;
+        }
+    }
+    if (strcmp(l[0].isa_name(), l[1].isa_name())) {
+        fprintf(stderr, "bench_ab_engine: the libraries run at different levels (%s, %s): give --isa\n",
+                l[0].isa_name(), l[1].isa_name());
+        return 2;
+    }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && !csv) {
         fprintf(stderr, "bench_ab_engine: cannot write %s\n", csv_path);
@@ -206,7 +227,8 @@ int main(int argc, char **argv)
                                          "[255,257,256]", "[64,64,64,64]", "[16777216]",
                                          "[16,16,16,16,16,16]"};
     static const char *const types[] = {"float32", "float64"};
-    printf("bench_ab_engine: best of %d; GB/s = (bytes read + written) / s\n\n", reps);
+    printf("bench_ab_engine: best of %d, level %s; GB/s = (bytes read + written) / s\n\n", reps,
+           l[1].isa_name());
     printf("%-22s %-8s %-26s %8s %8s %7s %8s %8s %7s\n", "shape", "dtype", "op", "old", "new",
            "new/old", "old inpl", "new inpl", "new/old");
     int failed = 0;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hyperlayout/expert.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define HAVE_X86 1
@@ -69,14 +71,18 @@ static void lines_sse2(char *dst, const char *src, size_t n)
 
 typedef void (*lines_fn)(char *, const char *, size_t);
 
+/* The widest stores the CPU has, up to hyperlayout's level (HL_ISA,
+ * --isa): a run at avx2 on an AVX-512 machine is measured against the copy
+ * an AVX2 machine would make. */
 static lines_fn pick(const char **name)
 {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
+    const char *level = hl_isa_name();
+    if (__builtin_cpu_supports("avx512f") && !strcmp(level, "avx512")) {
         *name = "avx512";
         return lines_avx512;
     }
-    if (__builtin_cpu_supports("avx")) {
+    if (__builtin_cpu_supports("avx") && (!strcmp(level, "avx2") || !strcmp(level, "avx512"))) {
         *name = "avx";
         return lines_avx;
     }

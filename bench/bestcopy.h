@@ -14,9 +14,9 @@ double bench_now(void);
 /* memcpy of [src, src + bytes) to dst, cut into `threads` contiguous shares. */
 void bench_memcpy(char *dst, const char *src, size_t bytes, int threads);
 
-/* The same with non-temporal stores (the widest the CPU has: AVX-512, AVX or
- * SSE2, chosen at run time); the ends outside whole 64-byte lines of dst go
- * through memcpy. */
+/* The same with non-temporal stores (the widest the CPU has up to
+ * hyperlayout's level, hl_isa_name: AVX-512, AVX or SSE2); the ends outside
+ * whole 64-byte lines of dst go through memcpy. */
 void bench_stream_copy(char *dst, const char *src, size_t bytes, int threads);
 
 /* Name of the stream copy's instruction set on this CPU ("avx512", "avx", "sse2"). */

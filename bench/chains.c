@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "io/atomic.h"
+#include "bench_isa.h"
 #include "bestcopy.h"
 #include "chains_list.h"
 #include "hyperlayout.h"
@@ -41,7 +42,7 @@
 
 static const char usage[] =
     "usage: bench_chains [--quick] [--threads LIST] [--reps N] [--csv FILE]\n"
-    "                    [--shape SHAPE] [--chain PREFIX]\n"
+    "                    [--shape SHAPE] [--chain PREFIX] [--isa LEVEL]\n"
     "\n"
     "Times chains of ops that hl_plan_ops may plan as several stages (issue 32)\n"
     "on 2^24-element arrays ([256,256,256] float32, [4096,4096] float64,\n"
@@ -55,7 +56,10 @@ static const char usage[] =
     "  --csv FILE      also write the rows as CSV (atomically)\n"
     "  --shape SHAPE   only the array written so, e.g. [4096,4096]\n"
     "  --chain PREFIX  only the chains whose text (as printed) starts with PREFIX\n"
-    "  --quick         small arrays (2^14-2^16 elements), 2 repeats: a smoke run\n";
+    "  --quick         small arrays (2^14-2^16 elements), 2 repeats: a smoke run\n"
+    "  --isa LEVEL     hyperlayout's kernels and the stream copy at that level\n"
+    "                  (generic, sse2, avx2, avx512, neon; default: HL_ISA's, else\n"
+    "                  the best this CPU has)\n";
 
 #define MAX_OPS 8
 
@@ -351,7 +355,10 @@ int main(int argc, char **argv)
             only_shape = argv[++a];
         else if (!strcmp(argv[a], "--chain") && a + 1 < argc)
             only_chain = argv[++a];
-        else {
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            if (bench_set_isa("bench_chains", argv[++a]))
+                return 2;
+        } else {
             const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
             fputs(usage, help ? stdout : stderr);
             return help ? 0 : 2;
@@ -363,6 +370,8 @@ int main(int argc, char **argv)
     }
     if (quick && reps > 2)
         reps = 2;
+    if (bench_check_isa("bench_chains"))
+        return 2;
     hl_atomic_install_cleanup();
     hl_atomic_file *f = NULL;
     if (csv_path && hl_atomic_file_open(&f, csv_path) != HL_OK) {
@@ -375,11 +384,11 @@ int main(int argc, char **argv)
                      "k_copies_s,fused_gbps,separate_gbps,copy_gbps,fused_over_separate,"
                      "k_copies_over_fused,in_place_fused_s,in_place_separate_s,"
                      "in_place_fused_over_separate,in_place_note,first_run_s\n");
-    printf("bench_chains: best of %d; GB/s = 2 x array bytes / s; fused/separate = median over "
+    printf("bench_chains: best of %d, level %s; GB/s = 2 x array bytes / s; fused/separate = median over "
            "repeats of separate time / fused time;\nk copies/fused = median of (k best copies' "
            "time) / fused time, k = the chain's ops (best copy: the faster of memcpy and a %s "
            "non-temporal copy, same threads)\n\n",
-           reps, bench_stream_isa());
+           reps, hl_isa_name(), bench_stream_isa());
     printf("| array | chain | thr | stages | sep passes | fused GB/s | separate GB/s | copy GB/s "
            "| fused/separate | k copies/fused | in place fused GB/s | in place separate GB/s "
            "| in place fused/separate | first run GB/s |\n");

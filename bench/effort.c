@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
-#include "hyperlayout/expert.h"
+#include "bench_isa.h"
 #include "stats.h"
 
 enum { NLEN = 4, MAXREP = 64 };
@@ -69,14 +69,21 @@ int main(int argc, char **argv)
             threads = atoi(argv[a + 1]);
         else if (strcmp(argv[a], "-r") == 0)
             reps = atoi(argv[a + 1]);
-        else
+        else if (strcmp(argv[a], "--isa") == 0) {
+            if (bench_set_isa("bench_effort", argv[a + 1]))
+                return 2;
+        } else
             return fprintf(stderr, "bench_effort: unknown option %s\n", argv[a]), 2;
     }
     if (threads < 1 || reps < 1 || reps > MAXREP || (argc - a) % 2)
-        return fprintf(stderr, "usage: bench_effort [-t THREADS] [-r REPEATS] [SHAPE PERM ...]\n"), 2;
+        return fprintf(stderr, "usage: bench_effort [-t THREADS] [-r REPEATS] [--isa LEVEL] "
+                               "[SHAPE PERM ...]\n"),
+               2;
+    if (bench_check_isa("bench_effort"))
+        return 2;
     const char *const *list = argc > a ? (const char *const *)argv + a : defaults;
     const int n = argc > a ? argc - a : (int)(sizeof defaults / sizeof *defaults);
-    printf("bench_effort: %d thread%s, medians of %d interleaved repeats, ms; ISA %s\n", threads,
+    printf("bench_effort: %d thread%s, medians of %d interleaved repeats, ms; level %s\n", threads,
            threads == 1 ? "" : "s", reps, hl_isa_name());
     printf("%-24s %-8s | %11s %6s %6s %6s | %4s %6s | %4s %6s %8s | %7s %7s\n", "shape", "perm",
            "whole", "512", "256", "128", "est", "ms", "meas", "ms", "plan ms", "est/bst", "mea/bst");

@@ -10,17 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_isa.h"
 #include "bestcopy.h"
 #include "hyperlayout.h"
 #include "stats.h"
 
 static const char usage[] =
-    "usage: bench_inplace [--threads N] [--reps N] [--quick] [--only SHAPE]\n"
+    "usage: bench_inplace [--threads N] [--reps N] [--quick] [--only SHAPE] [--isa LEVEL]\n"
     "\n"
     "Permutes (and a chain of two permutes, and the fused flip/shift/crinkle\n"
     "chain) of 2^24-element arrays and of the 105-million-element float32\n"
     "matrices [8192,12800] and [10239,10241], in place and out of place.\n"
-    "--quick: 2^20-element shapes only.\n";
+    "--quick: 2^20-element shapes only.  --isa generic|sse2|avx2|avx512|neon:\n"
+    "hyperlayout's kernels and the stream copy at that level (default: HL_ISA's,\n"
+    "else the best this CPU has).\n";
 
 typedef struct {
     const char *shape;
@@ -118,7 +121,10 @@ int main(int argc, char **argv)
             only = argv[++a];
         else if (!strcmp(argv[a], "--quick"))
             quick = 1;
-        else {
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            if (bench_set_isa("bench_inplace", argv[++a]))
+                return 2;
+        } else {
             const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
             fputs(usage, help ? stdout : stderr);
             return help ? 0 : 2;
@@ -128,9 +134,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_inplace: --threads >= 1, --reps 1..64\n");
         return 2;
     }
-    printf("bench_inplace: %d thread%s, %d repeats; GB/s = 2 x bytes / s; copy = best of memcpy and a %s "
+    if (bench_check_isa("bench_inplace"))
+        return 2;
+    printf("bench_inplace: %d thread%s, %d repeats, level %s; GB/s = 2 x bytes / s; copy = best of memcpy and a %s "
            "streaming copy;\nin/out = median of in-place speed / out-of-place speed\n\n",
-           threads, threads == 1 ? "" : "s", reps, bench_stream_isa());
+           threads, threads == 1 ? "" : "s", reps, hl_isa_name(), bench_stream_isa());
     printf("%-28s %-14s %9s %9s %9s %8s %8s %8s\n", "shape", "permute", "copy", "out GB/s", "in GB/s",
            "out/copy", "in/copy", "in/out");
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {

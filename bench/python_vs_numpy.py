@@ -98,8 +98,9 @@ def main():
     have_cli = os.access(args.cli, os.X_OK)
     rng = np.random.default_rng(1)
     rows = []
-    print("library %s, NumPy %s, %s threads; medians of %d runs; ratio = NumPy / module"
-          % (hl.library_version(), np.__version__, args.threads or "OpenMP's default", reps))
+    print("library %s (level %s), NumPy %s, %s threads; medians of %d runs; ratio = NumPy / module"
+          % (hl.library_version(), hl.isa_level(), np.__version__, args.threads or "OpenMP's default",
+             reps))
     print("%-14s %-20s %9s %9s %9s %9s %7s %7s %9s %7s" % (
         "op", "shape", "memcpy ms", "hl ms", "plan ms", "numpy ms", "np/hl", "np/plan",
         "cli ms", "cli/py"))

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "io/atomic.h"
+#include "bench_isa.h"
 #include "hyperlayout.h"
 #include "stencil.h"
 
@@ -206,12 +207,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_stencil: --dtype float32 or float64\n");
                 return 2;
             }
+        } else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            if (bench_set_isa("bench_stencil", argv[++a]))
+                return 2;
         } else {
             fprintf(stderr, "usage: bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] "
-                            "[--csv FILE]\n");
+                            "[--csv FILE] [--isa LEVEL]\n");
             return 2;
         }
     }
+    if (bench_check_isa("bench_stencil"))
+        return 2;
     if (quick && dtypes == 3)
         dtypes = 1;
     hl_atomic_file *f = NULL;
@@ -226,8 +232,9 @@ int main(int argc, char **argv)
     const int all = omp_get_max_threads();
     const int nthreads = all > 1 ? 2 : 1;
     const int ncases = quick ? NQUICK : (int)(sizeof cases / sizeof cases[0]);
-    printf("stencil of seed 004, star (2d+1 points); times: best of %d interleaved trials; Z: "
-           "input in Morton order\n", TRIALS);
+    printf("stencil of seed 004, star (2d+1 points); level %s; times: best of %d interleaved trials; "
+           "Z: input in Morton order\n",
+           hl_isa_name(), TRIALS);
     printf("%-16s %-7s %-10s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "shape",
            "dtype", "tiles", "tiles", "thr", "ns/pt", "ns/pt", "GB/s", "GB/s", "cached", "copy", "", "direct", "cached");
     printf("%-16s %-7s %-10s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "", "",

@@ -17,13 +17,14 @@
 
 #include "io/atomic.h"
 #include "bestcopy.h"
+#include "bench_isa.h"
 #include "bench_ops.h"
 #include "hyperlayout.h"
 #include "stats.h"
 
 static const char usage[] =
     "usage: bench_transforms [--quick] [--threads N] [--csv FILE] [--reps N]\n"
-    "                        [--op NAME] [--shape SHAPE]\n"
+    "                        [--op NAME] [--shape SHAPE] [--isa LEVEL]\n"
     "\n"
     "Times flip, shift, crinkle, permute, tile, Morton and a fused chain\n"
     "(flip:0 shift:1,... crinkle:0:2) on 2^24-element arrays of float32 and\n"
@@ -31,7 +32,9 @@ static const char usage[] =
     "memcpy and a non-temporal-store copy) of the same buffers with the same\n"
     "threads.  --quick: 2^20 elements and fewer repeats (a smoke run).\n"
     "--op / --shape: only the ops whose name starts with NAME / the shapes\n"
-    "written exactly as in the table (e.g. --shape [4096,4096]).\n";
+    "written exactly as in the table (e.g. --shape [4096,4096]).  --isa\n"
+    "generic|sse2|avx2|avx512|neon: hyperlayout's kernels, and the stream copy's\n"
+    "stores, at that level (default: HL_ISA's, else the best this CPU has).\n";
 
 /* Best copy of the repeat (both copies timed); the best memcpy and stream
  * copy so far are kept in tm[0], tm[1]. */
@@ -85,7 +88,10 @@ int main(int argc, char **argv)
             only_shape = argv[++a];
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
-        else {
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            if (bench_set_isa("bench_transforms", argv[++a]))
+                return 2;
+        } else {
             fputs(usage, strcmp(argv[a], "--help") && strcmp(argv[a], "-h") ? stderr : stdout);
             return strcmp(argv[a], "--help") && strcmp(argv[a], "-h") ? 2 : 0;
         }
@@ -94,6 +100,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_transforms: --threads and --reps need positive counts\n");
         return 2;
     }
+    if (bench_check_isa("bench_transforms"))
+        return 2;
     static const char *const full[] = {"[4096,4096]", "[4095,4097]", "[256,256,256]",
                                        "[255,257,256]", "[64,64,64,64]", "[16777216]",
                                        "[16,16,16,16,16,16]"};
@@ -114,10 +122,10 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "shape,dtype,op,threads,boxes,seconds,gbps,copy_gbps,memcpy_gbps,stream_gbps,"
                      "ratio_to_copy,in_place_gbps,in_place_ratio\n");
-    printf("bench_transforms: %d thread%s, best of %d; GB/s = (bytes read + written) / s;\n"
+    printf("bench_transforms: %d thread%s, best of %d, level %s; GB/s = (bytes read + written) / s;\n"
            "copy = the faster of memcpy and a %s non-temporal-store copy, same buffers and threads;\n"
            "ratio = median over repeats of copy time / plan time (in place: on one buffer)\n\n",
-           threads, threads == 1 ? "" : "s", reps, bench_stream_isa());
+           threads, threads == 1 ? "" : "s", reps, hl_isa_name(), bench_stream_isa());
     printf("%-22s %-8s %-26s %7s %9s %9s %9s %8s %9s %8s\n", "shape", "dtype", "op", "boxes", "GB/s",
            "copy", "memcpy", "ratio", "inpl GB/s", "ratio");
     const char *dtypes[] = {"float32", "float64"};

@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hyperlayout/expert.h"
 #include "io/atomic.h"
 #include "cli.h"
 
@@ -122,6 +124,14 @@ static int (*find_command(const char *name))(int, char **)
     return NULL;
 }
 
+static bool asks_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     hl_atomic_install_cleanup();
@@ -150,8 +160,16 @@ int main(int argc, char **argv)
         return run(2, sub);
     }
     int (*run)(int, char **) = find_command(cmd);
-    if (run)
+    if (run) {
+        /* a bad HL_ISA would fail the first plan: say so before any work,
+         * with the value, unless only help is asked for */
+        const char *isa = NULL;
+        if (!asks_help(argc - 1, argv + 1) && hl_isa_setting(&isa) != HL_OK)
+            return cli_error(cmd, "HL_ISA=%s: not a level this CPU and build have (generic, sse2, avx2, "
+                                  "avx512 on x86-64, neon on aarch64, or auto)",
+                             isa);
         return run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "hyperlayout: unknown command '%s' (see hyperlayout --help)\n", cmd);
     return 2;
 }

@@ -6,39 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hyperlayout/expert.h"
 #include "hyperlayout/plan.h"
 #include "hyperlayout/shape.h"
 
-/* The best kernels this CPU and build have. */
-static const ising_kernels *best_kernels(void)
+/* The kernels called name: HL_ERR_UNSUPPORTED when this CPU or build lacks
+ * them, HL_ERR_ARG for a name that is no level. */
+static hl_status kernels_named(const char *name, const ising_kernels **k)
 {
-#if defined(ISING_HAVE_AVX512)
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-        return &ising_kernels_avx512;
-#endif
-#if defined(ISING_HAVE_AVX2)
-    if (__builtin_cpu_supports("avx2"))
-        return &ising_kernels_avx2;
-#endif
-    return &ising_kernels_generic;
-}
-
-hl_status ising_set_isa(ising *is, const char *name)
-{
-    if (!is)
-        return HL_ERR_NULL;
-    if (!name) {
-        is->kernels = best_kernels();
-        return HL_OK;
-    }
     if (!strcmp(name, "generic")) {
-        is->kernels = &ising_kernels_generic;
+        *k = &ising_kernels_generic;
         return HL_OK;
     }
     if (!strcmp(name, "avx2")) {
 #if defined(ISING_HAVE_AVX2)
         if (__builtin_cpu_supports("avx2")) {
-            is->kernels = &ising_kernels_avx2;
+            *k = &ising_kernels_avx2;
             return HL_OK;
         }
 #endif
@@ -47,13 +30,39 @@ hl_status ising_set_isa(ising *is, const char *name)
     if (!strcmp(name, "avx512")) {
 #if defined(ISING_HAVE_AVX512)
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
-            is->kernels = &ising_kernels_avx512;
+            *k = &ising_kernels_avx512;
             return HL_OK;
         }
 #endif
         return HL_ERR_UNSUPPORTED;
     }
     return HL_ERR_ARG;
+}
+
+/* The default: the best kernels at or below the level the library's plans
+ * use (HL_ISA, hl_isa_force), so that one setting runs the whole program at
+ * one level.  sse2 and neon have no kernels of their own: generic's. */
+static hl_status default_kernels(const ising_kernels **k)
+{
+    const char *lib = hl_isa_name();
+    if (!strcmp(lib, "invalid"))
+        return HL_ERR_ISA;
+    static const char *const levels[] = {"avx512", "avx2", "generic"};
+    int from = !strcmp(lib, "avx512") ? 0 : !strcmp(lib, "avx2") ? 1 : 2;
+    while (kernels_named(levels[from], k) != HL_OK)
+        from++;
+    return HL_OK;
+}
+
+hl_status ising_set_isa(ising *is, const char *name)
+{
+    if (!is)
+        return HL_ERR_NULL;
+    const ising_kernels *k = NULL;
+    const hl_status st = name ? kernels_named(name, &k) : default_kernels(&k);
+    if (st == HL_OK)
+        is->kernels = k;
+    return st;
 }
 
 const char *ising_isa_of(const ising *is)
@@ -91,7 +100,11 @@ hl_status ising_create(ising **out, int rank, const int64_t *extent, uint64_t se
     is->count = is->ki.count;
     is->half = extent[0] / 2;
     is->seed = seed;
-    is->kernels = best_kernels();
+    st = default_kernels(&is->kernels);
+    if (st != HL_OK) {
+        free(is);
+        return st;
+    }
     size_t bytes = ((size_t)is->count + 63) / 64 * 64;
     is->spins = aligned_alloc(64, bytes);
     if (!is->spins) {

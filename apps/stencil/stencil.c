@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hyperlayout/expert.h"
+
 #define STENCIL_MAX_BOX_RANK 6
 
 /* The row loop is where the time goes: AVX2 doubles its vectors (and the
@@ -510,16 +512,15 @@ DEFINE_NT512(float, f32, __m512, __mmask16, _mm512_loadu_ps, _mm512_maskz_loadu_
 DEFINE_NT512(double, f64, __m512d, __mmask8, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_add_pd,
              _mm512_div_pd, _mm512_mask_div_pd, _mm512_set1_pd, _mm512_stream_pd, ALIGNR64)
 
-/* Which row kernel streams: 0 none, 1 AVX2, 2 AVX-512 where the CPU has it
- * (STENCIL_ISA=avx2 in the environment keeps AVX2, for comparisons). */
+/* Which row kernel streams: 0 none, 1 AVX2, 2 AVX-512, the best the CPU
+ * has up to the library's level (HL_ISA, hl_isa_force: generic and sse2
+ * keep the plain loop). */
 static int nt_available(void)
 {
-    if (!__builtin_cpu_supports("avx2"))
+    const char *level = hl_isa_name();
+    if (!__builtin_cpu_supports("avx2") || (strcmp(level, "avx2") && strcmp(level, "avx512")))
         return 0;
-    const char *isa = getenv("STENCIL_ISA");
-    if (__builtin_cpu_supports("avx512f") && !(isa && !strcmp(isa, "avx2")))
-        return 2;
-    return 1;
+    return __builtin_cpu_supports("avx512f") && !strcmp(level, "avx512") ? 2 : 1;
 }
 #define ROWNT_f32(nt, ...) ((nt) == 2 ? rownt512_f32(__VA_ARGS__) : rownt_f32(__VA_ARGS__))
 #define ROWNT_f64(nt, ...) ((nt) == 2 ? rownt512_f64(__VA_ARGS__) : rownt_f64(__VA_ARGS__))

@@ -18,7 +18,7 @@
 
 #include "../bestcopy.h"
 #include "hyperlayout.h"
-#include "hyperlayout/expert.h"
+#include "../bench_isa.h"
 #include "peers.h"
 #include "../stats.h"
 
@@ -32,7 +32,8 @@ static const char usage[] =
     "table.  --quick: 2^20-element shapes.  --shape [4096,4096]: one shape.\n"
     "--offset 16: both arrays start 16 bytes past a 64-byte boundary, as NumPy's\n"
     "large arrays do (default 0).  --isa sse2|avx2|avx512|generic: hyperlayout's\n"
-    "kernels at that level (hl_isa_force; default: the best this CPU has).\n";
+    "kernels at that level (hl_isa_force; default: HL_ISA's, else the best this\n"
+    "CPU has).\n";
 
 typedef struct {
     const char *shape; /* notation, most significant first */
@@ -121,12 +122,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--offset") && a + 1 < argc)
             offset = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
-            const char *level = argv[++a];
-            const hl_status st = hl_isa_force(level);
-            if (st != HL_OK) {
-                fprintf(stderr, "bench_peers: --isa %s: %s\n", level, hl_strerror(st));
+            if (bench_set_isa("bench_peers", argv[++a]))
                 return 2;
-            }
         } else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else if (!strcmp(argv[a], "--quick"))
@@ -141,6 +138,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_peers: --threads N[,N...] >= 1, --reps 1..64, --offset 0..4096, a multiple of 8\n");
         return 2;
     }
+    if (bench_check_isa("bench_peers"))
+        return 2;
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && !csv) {
         fprintf(stderr, "bench_peers: cannot write %s\n", csv_path);

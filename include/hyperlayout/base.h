@@ -43,6 +43,7 @@ typedef enum hl_status {
     HL_ERR_OVERLAP,        /* input and output buffers overlap without being the same */
     HL_ERR_DEVICE,         /* the CUDA runtime reported an error (no device, a failed launch) */
     HL_ERR_COMM,           /* an MPI call failed, or a process of the communicator did */
+    HL_ERR_ISA,            /* HL_ISA names a level unknown, or one the CPU or build lacks */
     HL_STATUS_COUNT        /* number of codes, not a code */
 } hl_status;
 

@@ -15,12 +15,21 @@ from .functions import (crinkle, flip, morton, roll, tile, transform, transpose,
 from .plan import Plan
 
 __all__ = ["Plan", "HyperlayoutError", "flip", "roll", "crinkle", "uncrinkle", "transpose",
-           "tile", "untile", "morton", "unmorton", "transform", "library_version"]
+           "tile", "untile", "morton", "unmorton", "transform", "library_version",
+           "isa_level"]
 
 
 def library_version():
     """The version of the libhyperlayout loaded (hl_version())."""
     return _clib.hl_version().decode()
+
+
+def isa_level():
+    """The instruction-set level of the CPU kernels plans get now (hl_isa_name()):
+    "avx512", "avx2", "sse2", "generic" (or "neon"); the environment's HL_ISA
+    chooses it, else the best the CPU has; "invalid" when HL_ISA names a level
+    this CPU or build lacks (plans then fail with its reason)."""
+    return _clib.hl_isa_name().decode()
 
 
 __version__ = library_version()

@@ -92,6 +92,7 @@ for name, res, args in [
     ("hl_plan_cuda_prepare", _c.c_int, [_plan_p]),
     ("hl_execute_cuda", _c.c_int, [_plan_p, _c.c_void_p, _c.c_void_p, _c.c_void_p]),
     ("hl_abi_value", _c.c_int, [_c.c_char_p, _c.POINTER(_c.c_int64)]),
+    ("hl_isa_name", _c.c_char_p, []),
 ]:
     try:
         f = getattr(lib, name)

@@ -30,6 +30,7 @@ const char *hl_strerror(hl_status st)
     case HL_ERR_OVERLAP: return "input and output buffers overlap (only in == out runs in place)";
     case HL_ERR_DEVICE: return "the CUDA runtime reported an error (no usable device, or a failed launch)";
     case HL_ERR_COMM: return "an MPI call failed (on this process or another one of the communicator)";
+    case HL_ERR_ISA: return "HL_ISA names an instruction-set level unknown or missing on this CPU or build (generic, sse2, avx2, avx512 on x86-64, neon on aarch64, auto)";
     case HL_STATUS_COUNT: break;
     }
     return "unknown status code";

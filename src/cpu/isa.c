@@ -1,8 +1,12 @@
-/* hyperlayout — the instruction-set levels' kernel tables (isa.h), and
- * hl_isa_force / hl_isa_name (plan.h). */
+/* hyperlayout — the instruction-set levels' kernel tables (isa.h), the
+ * HL_ISA setting, and hl_isa_force / hl_isa_name / hl_isa_setting
+ * (expert.h). */
 #include "isa.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hyperlayout/expert.h"
@@ -32,12 +36,74 @@ static const hl_cpu_isa *best(void)
     return &isa_generic;
 }
 
+/* The level called name: HL_OK with *level, HL_ERR_ARG for a name no build
+ * knows, HL_ERR_UNSUPPORTED for one this CPU or build lacks. */
+static hl_status lookup(const char *name, const hl_cpu_isa **level)
+{
+    *level = NULL;
+    if (!strcmp(name, "generic")) {
+        *level = &isa_generic;
+        return HL_OK;
+    }
+#if defined(HL_X86)
+    if (!strcmp(name, "sse2") && __builtin_cpu_supports("sse2"))
+        *level = &isa_sse2;
+    else if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2"))
+        *level = &isa_avx2;
+    else if (!strcmp(name, "avx512") && __builtin_cpu_supports("avx512f"))
+        *level = &isa_avx512;
+#endif
+    if (*level)
+        return HL_OK;
+    static const char *const known[] = {"sse2", "avx2", "avx512", "neon"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (!strcmp(name, known[i]))
+            return HL_ERR_UNSUPPORTED;
+    return HL_ERR_ARG;
+}
+
+/* HL_ISA, read once: the level it names (NULL: unset, empty or "auto") and
+ * whether it names one this process can use.  Read once so that every plan
+ * of a run agrees, whatever the program does to its environment later. */
+static struct {
+    pthread_once_t once;
+    bool set;
+    char value[24]; /* cut short past any level's name, already invalid */
+    const hl_cpu_isa *level;
+    hl_status status;
+} setting = {PTHREAD_ONCE_INIT, false, "", NULL, HL_OK};
+
+static void read_setting(void)
+{
+    const char *v = getenv("HL_ISA");
+    if (!v || !*v || !strcmp(v, "auto"))
+        return;
+    setting.set = true;
+    snprintf(setting.value, sizeof setting.value, "%s", v);
+    if (lookup(v, &setting.level) != HL_OK)
+        setting.status = HL_ERR_ISA;
+}
+
+hl_status hl_isa_setting(const char **value)
+{
+    pthread_once(&setting.once, read_setting);
+    if (value)
+        *value = setting.set ? setting.value : NULL;
+    return setting.status;
+}
+
 static _Atomic(const hl_cpu_isa *) forced;
 
 const hl_cpu_isa *hl_cpu_isa_current(void)
 {
     const hl_cpu_isa *f = atomic_load(&forced);
-    return f ? f : best();
+    if (f)
+        return f;
+    /* planners check hl_isa_setting first: a bad setting never gets here
+     * from a plan, and elsewhere generic is the level that always runs */
+    if (hl_isa_setting(NULL) != HL_OK)
+        return &isa_generic;
+    return setting.level ? setting.level : best();
 }
 
 hl_status hl_isa_force(const char *name)
@@ -46,34 +112,19 @@ hl_status hl_isa_force(const char *name)
         atomic_store(&forced, NULL);
         return HL_OK;
     }
-    const hl_cpu_isa *want = NULL;
-    bool have = false;
-    if (!strcmp(name, "generic")) {
-        want = &isa_generic;
-        have = true;
-    }
-#if defined(HL_X86)
-    else if (!strcmp(name, "sse2")) {
-        want = &isa_sse2;
-        have = __builtin_cpu_supports("sse2");
-    } else if (!strcmp(name, "avx2")) {
-        want = &isa_avx2;
-        have = __builtin_cpu_supports("avx2");
-    } else if (!strcmp(name, "avx512")) {
-        want = &isa_avx512;
-        have = __builtin_cpu_supports("avx512f");
-    }
-#endif
-    else if (strcmp(name, "sse2") && strcmp(name, "avx2") && strcmp(name, "avx512"))
-        return HL_ERR_ARG;
-    if (!have)
-        return HL_ERR_UNSUPPORTED;
-    atomic_store(&forced, want);
-    return HL_OK;
+    const hl_cpu_isa *want;
+    const hl_status st = lookup(name, &want);
+    if (st == HL_OK)
+        atomic_store(&forced, want);
+    return st;
+}
+
+hl_status hl_cpu_isa_usable(void)
+{
+    return atomic_load(&forced) ? HL_OK : hl_isa_setting(NULL);
 }
 
 const char *hl_isa_name(void)
 {
-    return hl_cpu_isa_current()->name;
+    return hl_cpu_isa_usable() == HL_OK ? hl_cpu_isa_current()->name : "invalid";
 }
-

@@ -16,6 +16,7 @@
 #include "lower.h"
 #include "plan_internal.h"
 #include "core/threads.h"
+#include "cpu/isa.h"
 
 /* ---- construction ---------------------------------------------------------- */
 
@@ -24,6 +25,10 @@
  * them (threads.h), and describing the plan says which that is. */
 static hl_status check_options(const hl_plan_options *opt)
 {
+    /* the CPU executor is prepared with every plan: a bad HL_ISA is an
+     * error here, not a level quietly chosen in its place */
+    if (hl_cpu_isa_usable() != HL_OK)
+        return HL_ERR_ISA;
     if (opt && opt->effort != HL_EFFORT_ESTIMATE && opt->effort != HL_EFFORT_MEASURE)
         return HL_ERR_ARG;
     return opt && (opt->threads < 0 || opt->range < 0) ? HL_ERR_ARG : HL_OK;

@@ -214,6 +214,18 @@ expect_fail transform "$dir/a.npy" "$dir/c.npy" flop:0
 expect_err "unknown op"
 expect_fail transform "$dir/a.npy" "$dir/c.npy" shift:1
 expect_err "needs 2 comma-separated values"
+# HL_ISA: a level named gives the same output; a bad one is one line, the
+# value named, before any output is made; help still answers
+saved_isa=${HL_ISA-}
+export HL_ISA=generic
+expect_ok transform --threads 1 "$dir/a.npy" "$dir/g.npy" permute:1,0
+cmp -s "$dir/p.npy" "$dir/g.npy" && ok || bad "HL_ISA=generic wrote another output"
+HL_ISA=avx1024
+expect_fail transform "$dir/a.npy" "$dir/i.npy" permute:1,0
+expect_err "hyperlayout transform: HL_ISA=avx1024: not a level this CPU and build have"
+[ ! -e "$dir/i.npy" ] && ok || bad "a bad HL_ISA left an output"
+expect_ok transform --help
+if [ -n "$saved_isa" ]; then HL_ISA=$saved_isa; else unset HL_ISA; fi
 expect_fail transform "$dir/a.npy" "$dir/c.npy" crinkle:0:4
 expect_fail transform "$dir/a.npy" "$dir/c.npy" crinkle:0
 expect_fail transform "$dir/a.npy" "$dir/c.npy" permute:0,0

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "hyperlayout/expert.h"
 
 #include "plan_reference.h"
 
@@ -88,14 +89,11 @@ static void test_boxes_against_cells(void **state)
     assert_true(lowered * 10 >= cases * 9);
 }
 
-/* Whether this CPU has the AVX-512 kernels (the solvers only they have). */
+/* Whether plans made now get the AVX-512 kernels (the solvers only they
+ * have): the CPU's best level, or the one HL_ISA names. */
 static bool has_avx512(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx512f");
-#else
-    return false;
-#endif
+    return strcmp(hl_isa_name(), "avx512") == 0;
 }
 
 /* Outputs of 32 MiB and more are streamed: the row groups (runs staged
@@ -179,7 +177,7 @@ static void test_streamed(void **state)
         /* output rows of 1028 bytes, which cannot start lines: staged */
         {"[255,257,256,float32]", "permute:1,0,2", "staged"},
     };
-    const bool avx512 = has_avx512();
+    const bool avx512 = has_avx512(), generic = strcmp(hl_isa_name(), "generic") == 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         hl_shape s;
         assert_int_equal(hl_shape_parse(&s, cases[c].shape), HL_OK);
@@ -215,7 +213,10 @@ static void test_streamed(void **state)
                                      strstr(cases[c].solver, "channels split") != NULL ||
                                      strstr(cases[c].solver, "cells of 16") != NULL ||
                                      strstr(cases[c].solver, "in pairs") != NULL;
-            if (!strstr(text, cases[c].solver) && !(avx512_only && !avx512))
+            /* rows streamed straight need the level's short-row stores */
+            const bool not_generic = strstr(cases[c].solver, "streamed straight") != NULL;
+            if (!strstr(text, cases[c].solver) && !(avx512_only && !avx512) &&
+                !(not_generic && generic))
                 fail_msg("%s %s: no '%s' in\n%s", cases[c].shape, cases[c].ops, cases[c].solver,
                          text);
             memset(got, 0x5a, (size_t)bytes);
