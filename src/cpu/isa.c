@@ -19,7 +19,7 @@
 static const hl_cpu_isa isa_generic = {"generic", hl_transpose4_generic, hl_transpose8_generic, NULL, hl_lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
 #if defined(HL_X86)
 static const hl_cpu_isa isa_sse2 = {"sse2", hl_transpose4_sse2, hl_transpose8_sse2, NULL, hl_lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", hl_transpose4_avx2, hl_transpose8_avx2, NULL, hl_lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, hl_gather_avx2};
+static const hl_cpu_isa isa_avx2 = {"avx2", hl_transpose4_avx2, hl_transpose8_avx2, NULL, hl_lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, hl_halves_avx2, NULL, NULL, hl_gather_avx2};
 static const hl_cpu_isa isa_avx512 = {"avx512", hl_transpose4_avx512, hl_transpose8_avx512, hl_transpose16_avx512, hl_lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512, hl_gather_avx512};
 #endif
 

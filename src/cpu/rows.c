@@ -561,6 +561,64 @@ AVX512 int64_t hl_strided_avx512(char *out, const char *in, int64_t n, int64_t s
         i = n;                                                                                     \
     } while (0)
 
+/* AVX2: a half's vector from (a, b) by one in-lane shuffle and one
+ * permute of 64-bit quarters (no two-source lane permute below AVX-512):
+ * ss 2 takes the even (w 0) or odd (w 1) cells in order, ss -2 (a and b read
+ * downwards, as avx2_f4) the cells from the top. */
+AVX2 INLINE __m256 halves4_avx2(__m256 a, int w, __m256 b, int64_t ss)
+{
+    if (ss > 0)
+        return _mm256_castpd_ps(_mm256_permute4x64_pd(
+            _mm256_castps_pd(w ? _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))
+                               : _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))),
+            _MM_SHUFFLE(3, 1, 2, 0)));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(w ? _mm256_shuffle_ps(a, b, _MM_SHUFFLE(0, 2, 0, 2))
+                           : _mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 3, 1, 3))),
+        _MM_SHUFFLE(1, 3, 0, 2)));
+}
+
+AVX2 INLINE __m256d halves8_avx2(__m256d a, int w, __m256d b, int64_t ss)
+{
+    if (ss > 0)
+        return _mm256_permute4x64_pd(w ? _mm256_unpackhi_pd(a, b) : _mm256_unpacklo_pd(a, b),
+                                     _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_permute4x64_pd(w ? _mm256_unpacklo_pd(a, b) : _mm256_unpackhi_pd(a, b),
+                                 _MM_SHUFFLE(1, 3, 0, 2));
+}
+
+#define HALVES4_AVX2(a, w, b) halves4_avx2(a, w, b, ss)
+#define HALVES8_AVX2(a, w, b) halves8_avx2(a, w, b, ss)
+#define STREAM_PS(p, v) _mm256_stream_ps(p, v)
+#define STREAM_PD(p, v) _mm256_stream_pd(p, v)
+
+/* The cells after the whole vectors, one by one (fewer than a vector's;
+ * AVX2's masked stores are slow on some CPUs and these are few). */
+#define HALVES_REST(T)                                                                             \
+    do {                                                                                           \
+        const T *p = (const T *)(const void *)in;                                                  \
+        for (; i < n; i++) {                                                                       \
+            ((T *)(void *)out0)[i] = p[i * ss];                                                    \
+            ((T *)(void *)out1)[i] = p[i * ss + ss / 2];                                           \
+        }                                                                                          \
+    } while (0)
+
+AVX2 int64_t hl_halves_avx2(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
+                            int64_t es, bool stream)
+{
+    int64_t i = 0;
+    const bool up = n * 2 * es > 4096; /* as AVX-512's */
+    const int even = 0, odd = 1;
+    if (es == 4) {
+        HALVES_LOOP(float, 8, _mm256_loadu_ps, HALVES4_AVX2, STREAM_PS, _mm256_storeu_ps);
+        HALVES_REST(float);
+    } else if (es == 8) {
+        HALVES_LOOP(double, 4, _mm256_loadu_pd, HALVES8_AVX2, STREAM_PD, _mm256_storeu_pd);
+        HALVES_REST(double);
+    }
+    return i;
+}
+
 AVX512 int64_t hl_halves_avx512(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
                                 int64_t es, bool stream)
 {

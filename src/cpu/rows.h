@@ -34,11 +34,11 @@ hl_strided_fn hl_strided_sse2, hl_strided_avx2, hl_strided_avx512;
  * float32 ran 0.7x so).  Returns `done` (n for these cells); only cells of
  * the row are read.  With `stream`, out0 and out1 are on lines and their
  * whole lines are written with non-temporal stores, the last partial line
- * with plain ones.  NULL below AVX-512. */
+ * with plain ones.  NULL below AVX2. */
 typedef int64_t hl_halves_fn(char *out0, char *out1, const char *in, int64_t n, int64_t ss,
                              int64_t es, bool stream);
 #if defined(__x86_64__) || defined(__i386__)
-hl_halves_fn hl_halves_avx512;
+hl_halves_fn hl_halves_avx2, hl_halves_avx512;
 #endif
 
 /* A row of k interleaved channels (k = 3 or 4: RGB, RGBA, xyzw) split

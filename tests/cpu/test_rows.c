@@ -262,7 +262,8 @@ static void test_short_rows(void **state)
 #endif
 }
 
-/* A crinkle's two halves from one read (AVX-512), plain and streamed, read
+/* A crinkle's two halves from one read (AVX2, and AVX-512 where the CPU
+ * has it), plain and streamed, read
  * up (stride 2) and down (-2): every row length up to a few vectors, the
  * row's end against an inaccessible page, the halves checked cell by cell
  * and the bytes past the cells done untouched. */
@@ -270,7 +271,9 @@ static void test_halves(void **state)
 {
     (void)state;
 #if defined(__x86_64__) || defined(__i386__)
-    if (!__builtin_cpu_supports("avx512f")) {
+    hl_halves_fn *fns[2] = {hl_halves_avx2, hl_halves_avx512};
+    const int nfn = __builtin_cpu_supports("avx512f") ? 2 : 1;
+    if (!__builtin_cpu_supports("avx2")) {
         skip();
         return;
     }
@@ -279,6 +282,7 @@ static void test_halves(void **state)
     char *out = aligned_alloc(64, 2 * HALF);
     assert_non_null(out);
     int64_t checked = 0;
+    for (int f = 0; f < nfn; f++)
     for (int64_t ss = -2; ss <= 2; ss += 4)
         for (int64_t es = 4; es <= 8; es += 4)
             /* every short length, then rows around 4 KiB (read upwards
@@ -293,7 +297,7 @@ static void test_halves(void **state)
                     const char *in = ss > 0 ? hi - 2 * n * es : lo + (2 * n - 1) * es;
                     char *o0 = out, *o1 = out + HALF;
                     memset(out, SENTINEL, 2 * HALF);
-                    const int64_t done = hl_halves_avx512(o0, o1, in, n, ss, es, stream);
+                    const int64_t done = fns[f](o0, o1, in, n, ss, es, stream);
                     assert_int_equal(done, n);
                     for (int64_t i = 0; i < done; i++) {
                         assert_memory_equal(o0 + i * es, in + i * ss * es, (size_t)es);
@@ -304,7 +308,7 @@ static void test_halves(void **state)
                         assert_int_equal((unsigned char)o1[b], SENTINEL);
                     }
                 }
-    assert_int_equal(checked, 2 * 2 * (MAX_CELLS + LONG + 1) * 2);
+    assert_int_equal(checked, nfn * 2 * 2 * (MAX_CELLS + LONG + 1) * 2);
     free(out);
     free_guarded(map);
 #else
