@@ -283,31 +283,31 @@ static void test_halves(void **state)
     assert_non_null(out);
     int64_t checked = 0;
     for (int f = 0; f < nfn; f++)
-    for (int64_t ss = -2; ss <= 2; ss += 4)
-        for (int64_t es = 4; es <= 8; es += 4)
-            /* every short length, then rows around 4 KiB (read upwards
-             * above it) up to the 8 KiB of the mapping */
-            for (int64_t j = 0; j <= MAX_CELLS + LONG; j++)
-                for (int stream = 0; stream < 2; stream++, checked++) {
-                    const int64_t n = j <= MAX_CELLS        ? j
-                                      : j < MAX_CELLS + LONG ? 4096 / (2 * es) - MAX_CELLS - 2 + j
-                                                             : 8192 / (2 * es);
-                    /* the row's 2n cells end at the guard page (ss 2) or
-                     * start at the mapping's first byte (ss -2: read down) */
-                    const char *in = ss > 0 ? hi - 2 * n * es : lo + (2 * n - 1) * es;
-                    char *o0 = out, *o1 = out + HALF;
-                    memset(out, SENTINEL, 2 * HALF);
-                    const int64_t done = fns[f](o0, o1, in, n, ss, es, stream);
-                    assert_int_equal(done, n);
-                    for (int64_t i = 0; i < done; i++) {
-                        assert_memory_equal(o0 + i * es, in + i * ss * es, (size_t)es);
-                        assert_memory_equal(o1 + i * es, in + (i * ss + ss / 2) * es, (size_t)es);
+        for (int64_t ss = -2; ss <= 2; ss += 4)
+            for (int64_t es = 4; es <= 8; es += 4)
+                /* every short length, then rows around 4 KiB (read upwards
+                 * above it) up to the 8 KiB of the mapping */
+                for (int64_t j = 0; j <= MAX_CELLS + LONG; j++)
+                    for (int stream = 0; stream < 2; stream++, checked++) {
+                        const int64_t n = j <= MAX_CELLS        ? j
+                                          : j < MAX_CELLS + LONG ? 4096 / (2 * es) - MAX_CELLS - 2 + j
+                                                                 : 8192 / (2 * es);
+                        /* the row's 2n cells end at the guard page (ss 2) or
+                         * start at the mapping's first byte (ss -2: read down) */
+                        const char *in = ss > 0 ? hi - 2 * n * es : lo + (2 * n - 1) * es;
+                        char *o0 = out, *o1 = out + HALF;
+                        memset(out, SENTINEL, 2 * HALF);
+                        const int64_t done = fns[f](o0, o1, in, n, ss, es, stream);
+                        assert_int_equal(done, n);
+                        for (int64_t i = 0; i < done; i++) {
+                            assert_memory_equal(o0 + i * es, in + i * ss * es, (size_t)es);
+                            assert_memory_equal(o1 + i * es, in + (i * ss + ss / 2) * es, (size_t)es);
+                        }
+                        for (int64_t b = done * es; b < HALF; b++) {
+                            assert_int_equal((unsigned char)o0[b], SENTINEL);
+                            assert_int_equal((unsigned char)o1[b], SENTINEL);
+                        }
                     }
-                    for (int64_t b = done * es; b < HALF; b++) {
-                        assert_int_equal((unsigned char)o0[b], SENTINEL);
-                        assert_int_equal((unsigned char)o1[b], SENTINEL);
-                    }
-                }
     assert_int_equal(checked, nfn * 2 * 2 * (MAX_CELLS + LONG + 1) * 2);
     free(out);
     free_guarded(map);
