@@ -16,7 +16,12 @@
  * --quick: the seed's sizes and one small large one, float32 (a smoke test);
  * --only: one shape as printed ("[8192,8192]"); --dtype: one type (both
  * by default). */
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#define HAVE_X86 1
+#else
+#define HAVE_X86 0
+#endif
 #include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>
@@ -108,7 +113,7 @@ static int copy_memcpy(void *p)
     return 0;
 }
 
-/* Non-temporal stores: the copy that does not read the destination's lines
+/* Non-temporal stores (x86; elsewhere memcpy): the copy that does not read the destination's lines
  * first, the fastest way to write a buffer larger than the caches. */
 static int copy_stream(void *p)
 {
@@ -120,6 +125,7 @@ static int copy_stream(void *p)
         const int64_t a = t * chunk < c->bytes ? t * chunk : c->bytes;
         const int64_t b = a + chunk < c->bytes ? a + chunk : c->bytes;
         int64_t i = a;
+#if HAVE_X86
         for (; i + 64 <= b; i += 64) {
             const __m128i *s = (const __m128i *)(const void *)(c->src + i);
             __m128i *d = (__m128i *)(void *)(c->dst + i);
@@ -130,8 +136,11 @@ static int copy_stream(void *p)
             _mm_stream_si128(d + 2, x2);
             _mm_stream_si128(d + 3, x3);
         }
-        memcpy(c->dst + i, c->src + i, (size_t)(b - i));
+#endif
+        memcpy(c->dst + i, c->src + i, (size_t)(b - i)); /* elsewhere all of it: memcpy */
+#if HAVE_X86
         _mm_sfence();
+#endif
     }
     return 0;
 }

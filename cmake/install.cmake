@@ -87,15 +87,27 @@ install(FILES ${PROJECT_BINARY_DIR}/generated/hyperlayoutConfig.cmake
 if(TARGET hyperlayout-cli AND HL_BUILD_APPS)
   install(TARGETS hyperlayout-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
   # The man page is the CLI's --help texts (scripts/manpage.sh), made when
-  # the CLI is: one source for both, no converter to install.
+  # the CLI is: one source for both, no converter to install.  A cross
+  # build runs the CLI under its emulator (CMAKE_CROSSCOMPILING_EMULATOR);
+  # without one there is no man page.
   set(hl_man ${PROJECT_BINARY_DIR}/man/hyperlayout.1)
-  add_custom_command(OUTPUT ${hl_man}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
-    COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/manpage.sh $<TARGET_FILE:hyperlayout-cli> ${hl_man}
-    DEPENDS hyperlayout-cli ${PROJECT_SOURCE_DIR}/scripts/manpage.sh
-    COMMENT "Writing the man page hyperlayout.1 from the --help texts" VERBATIM)
-  add_custom_target(manpage ALL DEPENDS ${hl_man})
-  install(FILES ${hl_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
+  if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+    message(STATUS "Man page: not made (a cross build without CMAKE_CROSSCOMPILING_EMULATOR "
+                   "cannot run the CLI for its --help texts) and not installed")
+  else()
+    set(hl_man_runner "")
+    if(CMAKE_CROSSCOMPILING)
+      set(hl_man_runner ${CMAKE_CROSSCOMPILING_EMULATOR})
+    endif()
+    add_custom_command(OUTPUT ${hl_man}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+      COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/manpage.sh $<TARGET_FILE:hyperlayout-cli> ${hl_man}
+        ${hl_man_runner}
+      DEPENDS hyperlayout-cli ${PROJECT_SOURCE_DIR}/scripts/manpage.sh
+      COMMENT "Writing the man page hyperlayout.1 from the --help texts" VERBATIM)
+    add_custom_target(manpage ALL DEPENDS ${hl_man})
+    install(FILES ${hl_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
+  endif()
 endif()
 foreach(b bench_kindex bench_transforms bench_paper bench_walker bench_ising bench_ab_engine
     bench_gpu_paper bench_gpu_transforms)

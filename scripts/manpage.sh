@@ -1,17 +1,20 @@
 #!/bin/sh
 # Writes the man page hyperlayout.1 from the CLI's own --help texts, so the
-# two cannot drift apart:  scripts/manpage.sh path/to/hyperlayout OUT.1
+# two cannot drift apart:  scripts/manpage.sh path/to/hyperlayout OUT.1 [RUNNER...]
+# RUNNER: a command the CLI runs under, e.g. a cross build's emulator
+# (qemu-aarch64 -L /usr/aarch64-linux-gnu).
 set -eu
 cli=$1
 out=$2
+shift 2
 
 # roff: a backslash is \e; a line starting with . or ' would be a request.
 roff() {
     sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/" -e 's/-/\\-/g'
 }
 
-usage=$("$cli" --help)
-version=$("$cli" --version | sed 's/^hyperlayout //')
+usage=$("$@" "$cli" --help)
+version=$("$@" "$cli" --version | sed 's/^hyperlayout //')
 # The commands are the first words of the indented lines under "commands:".
 commands=$(printf '%s\n' "$usage" |
     sed -n '/^commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p; s/^  \([a-z][a-z]*\)$/\1/p' |
@@ -41,7 +44,7 @@ trap 'rm -f "$tmp"' EXIT
     for c in $commands; do
         echo ".SS $c"
         echo ".nf"
-        "$cli" "$c" --help | roff
+        "$@" "$cli" "$c" --help | roff
         echo ".fi"
     done
     echo ".SH SEE ALSO"

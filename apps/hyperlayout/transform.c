@@ -298,7 +298,7 @@ static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, in
                            cap);
         if (st != HL_OK) {
             char reason[256];
-            snprintf(reason, sizeof reason, "%s", why[0] ? why : hl_strerror(st));
+            snprintf(reason, sizeof reason, "%.255s", why[0] ? why : hl_strerror(st));
             hl_shape_format(&cur, text, sizeof text);
             snprintf(why, cap, "op '%s' on %s: %s", a->ops[j], text, reason);
             break;

@@ -4,6 +4,8 @@
 
 #include "run.h"
 
+#include <stddef.h>
+
 #include "loop.h"
 
 static hl_status check_params(const ising_params *p)

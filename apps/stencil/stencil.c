@@ -538,8 +538,9 @@ static int nt_available(void)
 {
     return 0;
 }
-#define ROWNT_f32(...) ((void)0)
-#define ROWNT_f64(...) ((void)0)
+/* never called (nt is 0): the prefetch distance is still computed */
+#define ROWNT_f32(nt, c, o, l0, l1, lo, hi, off, nnb, pf) ((void)(pf))
+#define ROWNT_f64(nt, c, o, l0, l1, lo, hi, off, nnb, pf) ((void)(pf))
 #define NT_FENCE() ((void)0)
 #define STAR3NT512_f32(...) ((void)0)
 #define STAR3NT512_f64(...) ((void)0)

@@ -50,6 +50,8 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
         cells(out, dtab, row, 0, r, cm, c, dir, ES);                                               \
     } while (0)
 
+#if defined(HL_X86)
+/* The edges cell by cell (BLOCK_LOOP), for the levels with micro-blocks. */
 static void cells_edge4(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
                         int64_t cm, int64_t dir)
 {
@@ -67,6 +69,7 @@ static void cells_edge16(char *out, const int64_t *dtab, const char *const *row,
 {
     cells(out, dtab, row, a0, r, 0, cm, dir, 16);
 }
+#endif
 
 void hl_transpose4_generic(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
                      int64_t dir, bool lines)

@@ -118,6 +118,7 @@ static void test_levels(void **state)
     free_guarded(map);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 /* A random plane: n cells drawn without repeats from a span of `span`
  * cells (at its end the inaccessible page), in random order. */
 static void lanes_case(char *hi, int64_t n, int64_t span, int64_t es, bool stream, unsigned *seed,
@@ -158,6 +159,7 @@ static void lanes_case(char *hi, int64_t n, int64_t span, int64_t es, bool strea
     free(pick);
     free(lane);
 }
+#endif
 
 static void test_lanes(void **state)
 {
