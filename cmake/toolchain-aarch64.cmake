@@ -8,8 +8,8 @@
 #
 # Libraries come from Debian's arm64 architecture (libcmocka-dev:arm64,
 # libpng-dev:arm64, zlib1g-dev:arm64: /usr/lib/aarch64-linux-gnu), the C
-# library and OpenMP's runtime from the cross toolchain's packages
-# (/usr/aarch64-linux-gnu).  A cross build leaves MPI, HDF5 and CUDA out
+# library and OpenMP's runtime for linking from the cross toolchain's
+# packages (/usr/aarch64-linux-gnu).  A cross build leaves MPI, HDF5 and CUDA out
 # (the host's would be x86-64 libraries) and the Python tests (the host's
 # Python cannot load an aarch64 library).
 set(CMAKE_SYSTEM_NAME Linux)
@@ -20,13 +20,24 @@ set(CMAKE_C_COMPILER ${HL_CROSS_TRIPLET}-gcc)
 set(CMAKE_CXX_COMPILER ${HL_CROSS_TRIPLET}-g++)
 
 # CTest runs the test programs (and CMake any program it must run) under
-# qemu-user; -L is where the emulated dynamic loader looks first (the cross
-# toolchain's libc and libgomp), the arm64 packages' libraries are found in
-# /usr/lib/aarch64-linux-gnu through the loader's cache.  Without qemu the
-# build still works; the tests then cannot run here.
+# qemu-user.  The programs are linked against the cross toolchain's C
+# library (/usr/aarch64-linux-gnu) and run with Debian's arm64 one
+# (libc6:arm64, libgomp1:arm64: the same glibc 2.36 ABI), which
+# scripts/deps.sh --cross aarch64 installs: `-L /` turns qemu's prefix off,
+# so the emulated loader is /lib/ld-linux-aarch64.so.1.  With the cross
+# toolchain's own loader (-L /usr/aarch64-linux-gnu, libc6-arm64-cross
+# 2.36-8cross1) under Debian 12's qemu-user 7.2, a forked child and every
+# thread a program starts hang (a ten-line fork() or `omp parallel`
+# program does); that prefix is only the fallback where Debian's arm64 C
+# library is missing.  Without qemu the build still works; the tests then
+# cannot run here.
 find_program(HL_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static)
 if(HL_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${HL_QEMU_AARCH64} -L /usr/${HL_CROSS_TRIPLET})
+  if(EXISTS /lib/ld-linux-aarch64.so.1)
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${HL_QEMU_AARCH64} -L /)
+  else()
+    set(CMAKE_CROSSCOMPILING_EMULATOR ${HL_QEMU_AARCH64} -L /usr/${HL_CROSS_TRIPLET})
+  endif()
 endif()
 
 # Headers and libraries: the target's only (the multiarch directories of

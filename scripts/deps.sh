@@ -30,13 +30,15 @@ case "${1:-}" in
     --cross)
         case "${2:-}" in
             aarch64)
-                # librandom123-dev is headers only (Architecture: all);
-                # libgomp1:arm64 is OpenMP's runtime for the arm64 programs
-                # (the cross compiler links the copy in
-                # /usr/aarch64-linux-gnu, qemu's -L finds it there).
+                # librandom123-dev is headers only (Architecture: all).
+                # The programs link against the cross toolchain's C library
+                # and run under qemu-aarch64 with Debian's arm64 one:
+                # libc6, libgomp1 (OpenMP) and libstdc++6 (the C++ tests)
+                # of arm64 (cmake/toolchain-aarch64.cmake says why).
                 PACKAGES="build-essential cmake pkg-config librandom123-dev
                   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
-                  libcmocka-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 libgomp1:arm64"
+                  libcmocka-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64
+                  libc6:arm64 libgomp1:arm64 libstdc++6:arm64"
                 foreign=arm64 ;;
             *) echo "scripts/deps.sh: --cross takes aarch64 (the one cross target), not '${2:-}'" >&2
                exit 2 ;;
