@@ -12,6 +12,11 @@
 #define AVX512 __attribute__((target("avx512f")))
 #define INLINE static inline __attribute__((always_inline))
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#define HL_NEON 1
+#define INLINE static inline __attribute__((always_inline))
+#endif
 
 enum {
     LINE = 64,
@@ -50,7 +55,7 @@ static void cells(char *out, const int64_t *dtab, const char *const *row, int64_
         cells(out, dtab, row, 0, r, cm, c, dir, ES);                                               \
     } while (0)
 
-#if defined(HL_X86)
+#if defined(HL_X86) || defined(HL_NEON)
 /* The edges cell by cell (BLOCK_LOOP), for the levels with micro-blocks. */
 static void cells_edge4(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
                         int64_t cm, int64_t dir)
@@ -64,6 +69,8 @@ static void cells_edge8(char *out, const int64_t *dtab, const char *const *row, 
     cells(out, dtab, row, a0, r, 0, cm, dir, 8);
 }
 
+#endif
+#if defined(HL_X86)
 static void cells_edge16(char *out, const int64_t *dtab, const char *const *row, int64_t a0, int64_t r,
                          int64_t cm, int64_t dir)
 {
@@ -85,10 +92,27 @@ void hl_transpose8_generic(char *out, const int64_t *dtab, const char *const *ro
     cells(out, dtab, row, 0, r, 0, c, dir, 8);
 }
 
-#if defined(HL_X86)
+#if defined(HL_X86) || defined(HL_NEON)
 /* The address of the lowest of the n cells a micro-block reads from row p
  * at column b0 (backwards: the block's last column lies lowest). */
 #define FROM(p, b0, dir, n, es) ((p) + ((dir) > 0 ? (b0) : (b0) + (n)-1) * (dir) * (es))
+
+/* A micro-block that reads whole source lines: `n` narrower ones side by
+ * side, the line's other parts taken while it is in L1 (one narrow block
+ * down the whole plane before the next was up to 2x slower: the rows'
+ * lines, often in one L1 set, were gone by the time their second part was
+ * read). */
+#define WIDE(NAME, MK, CM, N)                                                                       \
+    INLINE void NAME(char *out, const int64_t *dtab, const char *const *row, int64_t a0,            \
+                     int64_t b0, int64_t dir, bool nt, int64_t pf)                                  \
+    {                                                                                               \
+        for (int q = 0; q < (N); q++)                                                               \
+            MK(out, dtab, row, a0, b0 + q * (CM), dir, nt, q == 0 ? pf : 0);                        \
+    }
+
+#endif
+
+#if defined(HL_X86)
 
 /* Into the L2 only: a plane's rows often share L1 sets (rows a power of two
  * apart), where lines requested ahead would evict each other before use. */
@@ -152,19 +176,6 @@ INLINE void mk_sse2_8(char *out, const int64_t *dtab, const char *const *row, in
         }
     }
 }
-
-/* A micro-block that reads whole source lines: `n` narrower ones side by
- * side, the line's other parts taken while it is in L1 (one narrow block
- * down the whole plane before the next was up to 2x slower: the rows'
- * lines, often in one L1 set, were gone by the time their second part was
- * read). */
-#define WIDE(NAME, MK, CM, N)                                                                       \
-    INLINE void NAME(char *out, const int64_t *dtab, const char *const *row, int64_t a0,            \
-                     int64_t b0, int64_t dir, bool nt, int64_t pf)                                  \
-    {                                                                                               \
-        for (int q = 0; q < (N); q++)                                                               \
-            MK(out, dtab, row, a0, b0 + q * (CM), dir, nt, q == 0 ? pf : 0);                        \
-    }
 
 WIDE(mk_sse2_4w, mk_sse2_4, 4, 4)
 WIDE(mk_sse2_8w, mk_sse2_8, 2, 4)
@@ -460,6 +471,106 @@ AVX512 void hl_transpose16_avx512(char *out, const int64_t *dtab, const char *co
                              int64_t c, int64_t dir, bool lines)
 {
     BLOCK_LOOP(mk_avx512_16, 4, 4, 16);
+}
+#endif
+
+#if defined(HL_NEON)
+/* ---- NEON (aarch64): 16 rows x 4 columns of 4-byte cells, 8 x 2 of 8-byte ---
+ *
+ * SSE2's micro-blocks with NEON's 128-bit registers: four 4 x 4 transposes
+ * of 32-bit lanes (TRN1/TRN2 on 32-bit, then on 64-bit lanes), four 2 x 2 of
+ * 64-bit lanes, each output column one 64-byte line.  The cells move as
+ * bytes (vld1q_u8 / vst1q_u8: any alignment, no floating point).  Plain
+ * stores: `lines` only says the columns start lines, and a non-temporal
+ * store (STNP) has not been measured here.  gcc 12 does not vectorise the
+ * generic level's cell-by-cell loop (each cell comes from another row). */
+
+/* Into the L2 only, as x86's ahead() (PRFM PLDL2KEEP). */
+INLINE void ahead_neon(const char *p, int64_t dir, int64_t pf)
+{
+    if (pf)
+        __builtin_prefetch(p + dir * pf, 0, 2);
+}
+
+INLINE uint32x4_t load4u(const char *p, int64_t dir)
+{
+    const uint32x4_t v = vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(const void *)p));
+    if (dir > 0)
+        return v;
+    const uint32x4_t w = vrev64q_u32(v); /* 1 0 3 2 */
+    return vextq_u32(w, w, 2);           /* 3 2 1 0 */
+}
+
+INLINE void store16(char *o, uint32x4_t v)
+{
+    vst1q_u8((uint8_t *)(void *)o, vreinterpretq_u8_u32(v));
+}
+
+/* x[0..3]: rows of four 32-bit cells in, columns out. */
+INLINE void tr4x4_neon(uint32x4_t *x)
+{
+    const uint64x2_t t0 = vreinterpretq_u64_u32(vtrn1q_u32(x[0], x[1])); /* a0 b0 a2 b2 */
+    const uint64x2_t t1 = vreinterpretq_u64_u32(vtrn2q_u32(x[0], x[1])); /* a1 b1 a3 b3 */
+    const uint64x2_t t2 = vreinterpretq_u64_u32(vtrn1q_u32(x[2], x[3])); /* c0 d0 c2 d2 */
+    const uint64x2_t t3 = vreinterpretq_u64_u32(vtrn2q_u32(x[2], x[3])); /* c1 d1 c3 d3 */
+    x[0] = vreinterpretq_u32_u64(vtrn1q_u64(t0, t2)); /* a0 b0 c0 d0 */
+    x[1] = vreinterpretq_u32_u64(vtrn1q_u64(t1, t3)); /* a1 b1 c1 d1 */
+    x[2] = vreinterpretq_u32_u64(vtrn2q_u64(t0, t2)); /* a2 b2 c2 d2 */
+    x[3] = vreinterpretq_u32_u64(vtrn2q_u64(t1, t3)); /* a3 b3 c3 d3 */
+}
+
+INLINE void mk_neon_4(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
+{
+    (void)nt;
+    uint32x4_t x[16];
+    for (int i = 0; i < 16; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 4, 4);
+        x[i] = load4u(p, dir);
+        ahead_neon(p, dir, pf);
+    }
+    for (int q = 0; q < 16; q += 4)
+        tr4x4_neon(x + q);
+    for (int j = 0; j < 4; j++) {
+        char *o = out + (dtab[b0 + j] + a0) * 4;
+        for (int q = 0; q < 4; q++)
+            store16(o + 16 * q, x[4 * q + j]);
+    }
+}
+
+INLINE void mk_neon_8(char *out, const int64_t *dtab, const char *const *row, int64_t a0,
+                      int64_t b0, int64_t dir, bool nt, int64_t pf)
+{
+    (void)nt;
+    uint64x2_t x[8];
+    for (int i = 0; i < 8; i++) {
+        const char *p = FROM(row[a0 + i], b0, dir, 2, 8);
+        const uint64x2_t v = vreinterpretq_u64_u8(vld1q_u8((const uint8_t *)(const void *)p));
+        x[i] = dir > 0 ? v : vextq_u64(v, v, 1);
+        ahead_neon(p, dir, pf);
+    }
+    char *o0 = out + (dtab[b0] + a0) * 8, *o1 = out + (dtab[b0 + 1] + a0) * 8;
+    for (int q = 0; q < 4; q++) {
+        const uint64x2_t lo = vtrn1q_u64(x[2 * q], x[2 * q + 1]); /* column b0: rows 2q, 2q+1 */
+        const uint64x2_t hi = vtrn2q_u64(x[2 * q], x[2 * q + 1]); /* column b0 + 1 */
+        store16(o0 + 16 * q, vreinterpretq_u32_u64(lo));
+        store16(o1 + 16 * q, vreinterpretq_u32_u64(hi));
+    }
+}
+
+WIDE(mk_neon_4w, mk_neon_4, 4, 4)
+WIDE(mk_neon_8w, mk_neon_8, 2, 4)
+
+void hl_transpose4_neon(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                        int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_neon_4w, 16, 16, 4);
+}
+
+void hl_transpose8_neon(char *out, const int64_t *dtab, const char *const *row, int64_t r, int64_t c,
+                        int64_t dir, bool lines)
+{
+    BLOCK_LOOP(mk_neon_8w, 8, 8, 8);
 }
 #endif
 

@@ -1,7 +1,7 @@
 /* hyperlayout internal — the copy kernel's out-of-place transposes and
  * streamed lines, one kernel set per instruction-set level (SSE2, AVX2,
- * AVX-512), gathered with the other kernels of each level in its table
- * (isa.h).
+ * AVX-512; NEON on aarch64), gathered with the other kernels of each level
+ * in its table (isa.h).
  *
  * A block is r rows of c cells: row a starts at row[a] (anywhere) and is
  * read forwards (dir = +1) or backwards (dir = -1); it is written
@@ -11,12 +11,12 @@
  *
  * Cells move through registers only, in micro-blocks whose columns are one
  * 64-byte line of output each (16 x 16 float32 with AVX-512, two 8 x 8 with
- * AVX2, four 4 x 4 with SSE2; 4 x 4 cells of 16 bytes with AVX-512, other
- * levels cell by cell); with `lines`, every column that starts a
- * micro-block lies on a line boundary and is written with a non-temporal
- * store (no read of the line it replaces).  Rows and columns that do not
- * fill a micro-block go cell by cell (rows: by masked micro-blocks where the
- * level has `edges`). */
+ * AVX2, four 4 x 4 with SSE2 and NEON; 4 x 4 cells of 16 bytes with
+ * AVX-512, other levels cell by cell); with `lines`, every column that
+ * starts a micro-block lies on a line boundary and is written with a
+ * non-temporal store (no read of the line it replaces; NEON: plain
+ * stores).  Rows and columns that do not fill a micro-block go cell by cell
+ * (rows: by masked micro-blocks where the level has `edges`). */
 #ifndef HYPERLAYOUT_CPU_REGTRANSPOSE_H
 #define HYPERLAYOUT_CPU_REGTRANSPOSE_H
 
@@ -32,6 +32,9 @@ hl_lines_fn hl_lines_generic;
 hl_transpose_fn hl_transpose4_sse2, hl_transpose8_sse2, hl_transpose4_avx2, hl_transpose8_avx2,
     hl_transpose4_avx512, hl_transpose8_avx512, hl_transpose16_avx512;
 hl_lines_fn hl_lines_sse2, hl_lines_avx2, hl_lines_avx512;
+#endif
+#if defined(__aarch64__)
+hl_transpose_fn hl_transpose4_neon, hl_transpose8_neon;
 #endif
 
 /* Any cell size (the 4- and 8-byte cases through isa's kernels). */

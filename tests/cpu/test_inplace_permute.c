@@ -194,7 +194,7 @@ static void test_solvers(void **state)
 static void test_isa_levels(void **state)
 {
     (void)state;
-    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512"};
+    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512", "neon"};
     struct {
         int64_t ext[2], es;
         const char *solver;

@@ -22,7 +22,7 @@
 #include "check.h"
 #include "reference.h"
 
-static const char *const levels[] = {"generic", "sse2", "avx2", "avx512"};
+static const char *const levels[] = {"generic", "sse2", "avx2", "avx512", "neon"};
 enum { NLEVELS = sizeof levels / sizeof *levels };
 
 /* 64-byte aligned (malloc's large blocks start 16 bytes past a line). */

@@ -173,13 +173,13 @@ static void test_measure_is_reference(void **state)
 static void test_measure_every_level(void **state)
 {
     (void)state;
-    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512"};
+    static const char *const levels[] = {"generic", "sse2", "avx2", "avx512", "neon"};
     const problem pr = {"[130,257,float32]", {1, 0}};
     arrays a;
     arrays_make(&a, &pr);
     hl_wisdom_forget();
     int64_t expected = 0;
-    for (int l = 0; l < 4; l++) {
+    for (int l = 0; l < (int)(sizeof levels / sizeof *levels); l++) {
         const hl_status st = hl_isa_force(levels[l]);
         if (st == HL_ERR_UNSUPPORTED)
             continue;
@@ -295,11 +295,17 @@ static void test_export_forget_import(void **state)
     assert_int_equal(columns_of(text, how, sizeof how), measured);
     assert_string_equal(how, "wisdom");
     hl_plan_destroy(p);
-    /* 2 threads: not this wisdom's problem */
+    /* 2 threads: not this wisdom's problem, where a team of 2 can run (the
+     * key is the team: under OMP_THREAD_LIMIT=1, as emulated, 2 asked is 1) */
     assert_int_equal(plan(&p, pr, 2, HL_EFFORT_ESTIMATE, false), HL_OK);
     describe(p, text, sizeof text);
-    columns_of(text, how, sizeof how);
-    assert_string_equal(how, "");
+    if (hl_threads_usable(2) >= 2) {
+        columns_of(text, how, sizeof how);
+        assert_string_equal(how, "");
+    } else {
+        assert_int_equal(columns_of(text, how, sizeof how), measured);
+        assert_string_equal(how, "wisdom");
+    }
     hl_plan_destroy(p);
 
     /* export again: the same text */
