@@ -88,7 +88,13 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
     const int asked = threads > 0 ? threads : omp_get_max_threads();
     used += hl_appendf(buf, size, used, "executor cpu: %d OpenMP thread%s", team,
                        team == 1 ? "" : "s");
-    if (team < asked)
+    const int limit = omp_get_thread_limit();
+    if (team < asked && limit < asked)
+        used += hl_appendf(buf, size, used,
+                           " (%d asked: capped at the OpenMP thread limit %d, OMP_THREAD_LIMIT, at "
+                           "%d per processor and at what this process can start)\n",
+                           asked, limit, HL_THREADS_PER_PROC);
+    else if (team < asked)
         used += hl_appendf(buf, size, used,
                            " (%d asked: capped at %d per processor and at what this process can "
                            "start)\n",

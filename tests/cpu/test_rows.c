@@ -113,7 +113,14 @@ static void test_levels(void **state)
                     for (int o = 0; o < 4; o++)
                         for (int stream = 0; stream < (o ? 1 : 2); stream++, checked++)
                             check_one(&lv[l], lo, hi, n, strides[s], es, stream, out, offs[o]);
-    assert_true(checked >= 2 * 2 * 3 * MAX_CELLS * 5);
+    /* generic C, and on x86 at least SSE2 (aarch64 has no strided kernels
+     * of its own: NEON's level uses generic's) */
+#if defined(__x86_64__) || defined(__i386__)
+    assert_true(nl >= 2);
+#else
+    assert_true(nl >= 1);
+#endif
+    assert_true(checked >= (int64_t)nl * 2 * 3 * MAX_CELLS * 5);
     free(out);
     free_guarded(map);
 }
