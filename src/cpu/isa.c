@@ -22,6 +22,11 @@ static const hl_cpu_isa isa_sse2 = {"sse2", hl_transpose4_sse2, hl_transpose8_ss
 static const hl_cpu_isa isa_avx2 = {"avx2", hl_transpose4_avx2, hl_transpose8_avx2, NULL, hl_lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, hl_halves_avx2, NULL, NULL, hl_gather_avx2};
 static const hl_cpu_isa isa_avx512 = {"avx512", hl_transpose4_avx512, hl_transpose8_avx512, hl_transpose16_avx512, hl_lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512, hl_gather_avx512};
 #endif
+#if defined(__aarch64__)
+/* NEON: the register transposes of 4- and 8-byte cells; the rest generic's
+ * (speed unmeasured: no ARM machine, docs/install.md) */
+static const hl_cpu_isa isa_neon = {"neon", hl_transpose4_neon, hl_transpose8_neon, NULL, hl_lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
+#endif
 
 static const hl_cpu_isa *best(void)
 {
@@ -32,6 +37,9 @@ static const hl_cpu_isa *best(void)
         return &isa_avx2;
     if (__builtin_cpu_supports("sse2"))
         return &isa_sse2;
+#endif
+#if defined(__aarch64__)
+    return &isa_neon; /* Advanced SIMD: part of every AArch64 CPU */
 #endif
     return &isa_generic;
 }
@@ -52,6 +60,10 @@ static hl_status lookup(const char *name, const hl_cpu_isa **level)
         *level = &isa_avx2;
     else if (!strcmp(name, "avx512") && __builtin_cpu_supports("avx512f"))
         *level = &isa_avx512;
+#endif
+#if defined(__aarch64__)
+    if (!strcmp(name, "neon"))
+        *level = &isa_neon;
 #endif
     if (*level)
         return HL_OK;
