@@ -27,7 +27,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 labels='^(core|layout|plan|cpu|dist|tensor|io|apps|cli)$'
 
 scripts/deps.sh --cross "$target"
-command -v qemu-$target >/dev/null 2>&1 ||
+command -v "qemu-$target" >/dev/null 2>&1 ||
     { echo "scripts/cross-check.sh: no qemu-$target (scripts/deps.sh --cross $target installs qemu-user)" >&2; exit 1; }
 
 start=$(date +%s)
@@ -45,5 +45,5 @@ rc=$(cat "$status" 2>/dev/null || echo 1)
 end=$(date +%s)
 
 summary=$(grep -E 'tests passed|No tests were found' "$log" | tail -1)
-echo "$target (cross, $(qemu-$target --version | sed -n '1s/ version / /p')): ${summary:-no CTest summary}; build $((built - start)) s, tests $((end - built)) s"
+echo "$target (cross, $("qemu-$target" --version | sed -n '1s/ version / /p')): ${summary:-no CTest summary}; build $((built - start)) s, tests $((end - built)) s"
 exit "$rc"
