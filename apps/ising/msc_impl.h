@@ -330,7 +330,7 @@ typedef struct msc_block {
     uint64_t cnt[ISING_MSC_CBITS][MSC_BLOCK + 8];
     uint64_t cls[ISING_MSC_CLASSES][MSC_BLOCK + 8]; /* the compared classes' spins */
     uint64_t u0[MSC_BLOCK + MSC_PAD], u1[MSC_BLOCK + MSC_PAD];
-    int64_t off[MSC_BLOCK];
+    int64_t off[MSC_BLOCK + 8];
     uint32_t id[MSC_BLOCK + MSC_PAD]; /* the list of open words */
 } msc_block;
 
@@ -345,6 +345,14 @@ static inline __attribute__((always_inline)) void msc_copy(uint64_t *to, const u
     msc_store(to, msc_load(from));
     for (int q = MSC_LANES; q < n; q += MSC_LANES)
         msc_store(to + q, msc_load(from + q));
+}
+
+/* Two words from `from` to `to` (reading 1 past a 1-word run: the guard). */
+static inline __attribute__((always_inline)) void msc_copy2(uint64_t *to, const uint64_t *from)
+{
+    uint64_t w[2];
+    memcpy(w, from, sizeof w);
+    memcpy(to, w, sizeof w);
 }
 
 /* Pass 1: words v .. v+n-1 (the walk at word j of row rw) into the block;
@@ -362,27 +370,41 @@ static inline __attribute__((always_inline)) int64_t msc_fetch(const ising_msc_g
             msc_row_next(geo, rank, c, rw);
         }
         const int seg = (int)(wpr - j < n - i ? wpr - j : n - i);
-        const uint64_t *o = bits + rw->other + j;
-        msc_copy(bk->S + i, bits + rw->self + j, seg);
-        msc_copy(bk->nb[0] + i, o, seg);
-        for (int k = 2; k < twod; k++)
-            msc_copy(bk->nb[k] + i, bits + rw->nb[k - 2] + j, seg);
-        /* dimension 0's other neighbour: the other half shifted by one bit,
-         * the neighbouring word's end bit carried in (wrapping at the row's end) */
-        const msc_v ones = msc_splat(~(uint64_t)0);
-        for (int q = 0; q < seg; q += MSC_LANES) {
-            msc_store(bk->V + i + q, ones);
-            if (rw->r == 0)
-                msc_store(bk->nb[1] + i + q, msc_load(o + q) << 1 | msc_load(o + q - 1) >> 63);
-            else
-                msc_store(bk->nb[1] + i + q, msc_load(o + q) >> 1 | msc_load(o + q + 1) << 63);
+        const uint64_t *o = bits + rw->other + j, *s = bits + rw->self + j;
+        /* dimension 0's other neighbour (N1): the other half shifted by one
+         * bit, the neighbouring word's end bit carried in (patched below
+         * where that wraps around the row's end) */
+        if (seg <= 2) {
+            /* short runs (3D, 4D): two words by scalar moves (the second
+             * one past a 1-word run is overwritten or padding) */
+            msc_copy2(bk->S + i, s);
+            msc_copy2(bk->nb[0] + i, o);
+            for (int k = 2; k < twod; k++)
+                msc_copy2(bk->nb[k] + i, bits + rw->nb[k - 2] + j);
+            for (int q = 0; q < 2; q++) {
+                bk->V[i + q] = ~(uint64_t)0;
+                bk->off[i + q] = rw->self + j + q;
+                bk->nb[1][i + q] = rw->r == 0 ? o[q] << 1 | o[q - 1] >> 63 : o[q] >> 1 | o[q + 1] << 63;
+            }
+        } else {
+            msc_copy(bk->S + i, s, seg);
+            msc_copy(bk->nb[0] + i, o, seg);
+            for (int k = 2; k < twod; k++)
+                msc_copy(bk->nb[k] + i, bits + rw->nb[k - 2] + j, seg);
+            const msc_v ones = msc_splat(~(uint64_t)0);
+            for (int q = 0; q < seg; q += MSC_LANES) {
+                msc_store(bk->V + i + q, ones);
+                msc_store((uint64_t *)(void *)(bk->off + i + q), msc_splat((uint64_t)(rw->self + j + q)) + msc_lanes());
+                if (rw->r == 0)
+                    msc_store(bk->nb[1] + i + q, msc_load(o + q) << 1 | msc_load(o + q - 1) >> 63);
+                else
+                    msc_store(bk->nb[1] + i + q, msc_load(o + q) >> 1 | msc_load(o + q + 1) << 63);
+            }
         }
         if (rw->r == 0 && j == 0)
             bk->nb[1][i] = o[0] << 1 | (bits[rw->other + wpr - 1] >> geo->last_bit & 1);
         if (rw->r == 1 && j + seg == wpr)
             bk->nb[1][i + seg - 1] = o[seg - 1] >> 1 | (bits[rw->other] & 1) << geo->last_bit;
-        for (int q = 0; q < seg; q++)
-            bk->off[i + q] = rw->self + j + q;
         sites += 64 * (int64_t)seg;
         if (j + seg == wpr) {
             bk->V[i + seg - 1] = geo->last_mask;
