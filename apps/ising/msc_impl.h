@@ -24,8 +24,8 @@
  * 2d - n).
  *
  * Philox's 32 x 32 -> 64-bit multiplies are one instruction for a vector
- * of lanes (pmuludq: _mm_mul_epu32, _mm256_mul_epu32, _mm512_mul_epu32, or
- * the compiler's widening multiply of 32-bit lanes elsewhere): a lane's low
+ * of lanes (pmuludq: _mm_mul_epu32, _mm256_mul_epu32, _mm512_mul_epu32; umull
+ * on NEON; a plain C widening multiply elsewhere): a lane's low
  * 32 bits are its counter word, the product's high half its hi and the
  * product itself its lo (the high half is garbage the next multiply and the
  * final packing ignore).
@@ -37,6 +37,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
 #endif
 
 /* The vectors below never cross a call that is not inlined into this file:
@@ -129,6 +131,8 @@ static inline __attribute__((always_inline)) msc_v msc_mul(msc_v a, uint32_t m)
     return (msc_v)_mm256_mul_epu32((__m256i)a, _mm256_set1_epi64x(m));
 #elif defined(__SSE2__)
     return (msc_v)_mm_mul_epu32((__m128i)a, _mm_set1_epi64x(m));
+#elif defined(__ARM_NEON) && MSC_LANES == 2
+    return (msc_v)vmull_u32(vmovn_u64((uint64x2_t)a), vdup_n_u32(m));
 #else
     msc_v r;
     for (int l = 0; l < MSC_LANES; l++)
@@ -191,6 +195,8 @@ static inline __attribute__((always_inline)) msc_v msc_popbytes(msc_v x)
     const msc_v nib = msc_splat(0x0f0f0f0f0f0f0f0full);
     return (msc_v)MSC_SHUF((vi)lut, (vi)(x & nib)) + (msc_v)MSC_SHUF((vi)lut, (vi)(x >> 4 & nib));
 #undef MSC_SHUF
+#elif defined(__ARM_NEON) && MSC_LANES == 2
+    return (msc_v)vcntq_u8((uint8x16_t)x);
 #else
     x = x - ((x >> 1) & msc_splat(0x5555555555555555ull));
     x = (x & msc_splat(0x3333333333333333ull)) + ((x >> 2) & msc_splat(0x3333333333333333ull));
@@ -207,6 +213,8 @@ static inline __attribute__((always_inline)) msc_v msc_sumbytes(msc_v x)
     return (msc_v)_mm256_sad_epu8((__m256i)x, _mm256_setzero_si256());
 #elif defined(__SSE2__)
     return (msc_v)_mm_sad_epu8((__m128i)x, _mm_setzero_si128());
+#elif defined(__ARM_NEON) && MSC_LANES == 2
+    return (msc_v)vpaddlq_u32(vpaddlq_u16(vpaddlq_u8((uint8x16_t)x)));
 #else
     x = (x & msc_splat(0x00ff00ff00ff00ffull)) + (x >> 8 & msc_splat(0x00ff00ff00ff00ffull));
     x += x >> 16;
