@@ -6,12 +6,14 @@
  * passes, on vectors of MSC_LANES 64-bit words (the machine's width: eight
  * with AVX-512, four with AVX2, two in the generic build, SSE2 or NEON):
  *   1. fetch: each word's spins, valid bits and 2d neighbour words are
- *      copied into the block's arrays, row by row (contiguous runs, however
- *      short the half-rows are);
+ *      copied into the block's arrays run by run (a run: the words of one
+ *      half-row in the block; vector copies, scalar moves for runs of 1 or
+ *      2 words);
  *   2. count and first planes: vector by vector, the bit-sliced count, the
  *      classes that flip outright (accepted) and those that compare u with
- *      their threshold (open), and msc.h's decision over planes 0 and 1
- *      (Philox call m = 0, one per lane);
+ *      their threshold (open), and msc.h's decision over planes 0 ..
+ *      2 MSC_DENSE - 1 (Philox calls m = 0 .. MSC_DENSE - 1, one per lane,
+ *      their chains interleaved: nearly every word needs them);
  *   3. the later planes word by word: the words still open after call m - 1
  *      are listed, call m is made for the listed words only (MSC_NV vectors
  *      of lanes at a time: independent chains hide the multiplies' latency)
