@@ -24,7 +24,7 @@
 #include "ising.h"
 #include "stats.h"
 
-static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--csv FILE]\n"
+static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps N] [--isa L] [--only RANK] [--csv FILE]\n"
                             "\n"
                             "Spin-flip attempts per ns of variants A, B, C and M of the Ising sweep on\n"
                             "2D 4096^2 and 4094^2, 3D 256^3 and 254^3, 4D 64^4 and 62^4, with one thread\n"
@@ -33,7 +33,11 @@ static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps 
                             "speed-up of M (multi-spin coding) over the best of A/B/C, measured in\n"
                             "the same run; --csv FILE writes them as CSV too.\n"
                             "  --quick    fewer sweeps and repeats (a smoke run, seconds)\n"
-                            "  --reps N   repeats (default 5; --quick 2)\n";
+                            "  --reps N   repeats (default 5; --quick 2)\n"
+                            "  --isa L    the kernels' instruction-set level: generic, avx2 or avx512\n"
+                            "             (default: the library's choice, the best the CPU has; the\n"
+                            "             level run is printed in the table's isa column)\n"
+                            "  --only RANK  only the lattices of that rank (2, 3 or 4)\n";
 
 static double now(void)
 {
@@ -61,7 +65,8 @@ static const ising_variant variants[NV] = {ISING_A, ISING_B, ISING_C, ISING_M};
 
 int main(int argc, char **argv)
 {
-    int quick = 0, reps = 0, threads = omp_get_max_threads();
+    int quick = 0, reps = 0, only = 0, threads = omp_get_max_threads();
+    const char *isa_arg = NULL;
     hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     const char *csv_path = NULL;
     for (int a = 1; a < argc; a++) {
@@ -71,6 +76,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc)
+            isa_arg = argv[++a];
+        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+            only = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else {
@@ -83,6 +92,21 @@ int main(int argc, char **argv)
     if (threads < 1 || reps < 1 || reps > MAX_REPS) {
         fputs(usage, stderr);
         return 2;
+    }
+    if (isa_arg) { /* the level, on a probe lattice: an unknown one is one line before anything runs */
+        ising *probe = NULL;
+        const int64_t two = 2;
+        hl_status st = ising_create(&probe, 1, &two, 1);
+        if (st == HL_OK)
+            st = ising_set_isa(probe, isa_arg);
+        ising_destroy(probe);
+        if (st != HL_OK) {
+            fprintf(stderr, "bench_ising: --isa %s: %s\n", isa_arg,
+                    st == HL_ERR_ARG           ? "unknown level (generic, avx2 or avx512)"
+                    : st == HL_ERR_UNSUPPORTED ? "not supported by this CPU or build"
+                                               : hl_strerror(st));
+            return 2;
+        }
     }
     hl_atomic_file *csv = NULL;
     if (csv_path && hl_atomic_file_open(&csv, csv_path) != HL_OK) {
@@ -103,6 +127,8 @@ int main(int argc, char **argv)
            "flips/ns", "flips/ns", "time", "time", "time", "best");
     for (size_t l = 0; l < sizeof lattices / sizeof *lattices; l++) {
         const lattice *lt = &lattices[l];
+        if (only && lt->rank != only)
+            continue;
         ising *is[NV] = {NULL, NULL, NULL, NULL};
         int64_t N = 1;
         for (int i = 0; i < lt->rank; i++)
@@ -115,6 +141,8 @@ int main(int argc, char **argv)
             }
             have[v] = ising_set_variant(is[v], variants[v]) == HL_OK;
             ising_set_beta(is[v], 1 / lt->T, 0);
+            if (isa_arg)
+                ising_set_isa(is[v], isa_arg); /* checked on the probe above */
             isa = ising_isa_of(is[v]);
         }
         /* sweeps per timing: about 0.3 s (0.05 s quick) at 1 flip/ns */

@@ -21,6 +21,7 @@ typedef struct ising_mirror {
  * newer; behind a pointer for the same reason as the mirror. */
 typedef struct ising_msc_state {
     uint64_t *bits;  /* 2 * geo.words words */
+    uint64_t *alloc; /* bits - 8: the allocation, with 8 guard words at each end */
     int bits_stale;  /* the byte store is newer */
     int bytes_stale; /* the bits are newer */
     ising_msc_geom geo;

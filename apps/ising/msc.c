@@ -21,13 +21,17 @@ hl_status ising_msc_attach(ising *is)
         return HL_ERR_NOMEM;
     hl_status st = ising_msc_geom_init(&m->geo, is->rank, is->extent);
     if (st == HL_OK) {
-        /* both halves of every row; a whole number of 64-byte lines */
-        const size_t bytes = ((size_t)(2 * m->geo.words) * sizeof(uint64_t) + 63) / 64 * 64;
-        m->bits = aligned_alloc(64, bytes);
-        if (!m->bits)
+        /* both halves of every row, a whole number of 64-byte lines, and a
+         * guard line of zeros at each end (the CPU kernels' vector loads
+         * may read up to 7 words past a run: msc_impl.h) */
+        const size_t bytes = ((size_t)(2 * m->geo.words) * sizeof(uint64_t) + 63) / 64 * 64 + 2 * 64;
+        m->alloc = aligned_alloc(64, bytes);
+        if (!m->alloc) {
             st = HL_ERR_NOMEM;
-        else
-            memset(m->bits, 0, bytes);
+        } else {
+            memset(m->alloc, 0, bytes);
+            m->bits = m->alloc + 8;
+        }
     }
     if (st != HL_OK) {
         free(m);
@@ -41,7 +45,7 @@ hl_status ising_msc_attach(ising *is)
 void ising_msc_free(ising *is)
 {
     if (is->msc) {
-        free(is->msc->bits);
+        free(is->msc->alloc);
         free(is->msc);
         is->msc = NULL;
     }

@@ -127,14 +127,20 @@ HL_HOSTDEV static inline int ising_msc_cbits(int twod)
     return b;
 }
 
-/* The table as the CPU kernels read it (built once per call of the sweep): per plane the classes whose threshold has the
- * plane's bit (index s * (2d + 1) + n), and the classes to mask. */
+/* The table as the CPU kernels read it (built once per call of the sweep).
+ * A class is (sign s, count n); its spins are those of a word whose count
+ * words cnt[b] spell n and whose spin bit is s (any spin when symmetric):
+ * the AND of cnt[b] ^ nx[k][b] (all ones where bit b of n is 0) and,
+ * when signs = 2, S ^ sx[k] (all ones for s = 0, spin +1).  Only the classes that can flip are listed: `alw` those that
+ * flip outright, `cmp` those that compare u with their threshold; plane p's
+ * threshold bits are set in the compared classes at cmp positions
+ * cplane[p][0 .. ncplane[p]-1]. */
 typedef struct ising_msc_plan {
-    int twod, cbits, signs, ncls;
-    int8_t cls_n[ISING_MSC_CLASSES], cls_s[ISING_MSC_CLASSES];
-    uint8_t always[ISING_MSC_CLASSES], compare[ISING_MSC_CLASSES];
-    uint8_t nplane[32];
-    uint8_t plane[32][ISING_MSC_CLASSES];
+    int twod, cbits, signs, nalw, ncmp;
+    uint64_t alw_nx[ISING_MSC_CLASSES][ISING_MSC_CBITS], alw_sx[ISING_MSC_CLASSES];
+    uint64_t cmp_nx[ISING_MSC_CLASSES][ISING_MSC_CBITS], cmp_sx[ISING_MSC_CLASSES];
+    uint8_t ncplane[32];
+    uint8_t cplane[32][ISING_MSC_CLASSES];
 } ising_msc_plan;
 
 static inline void ising_msc_plan_init(ising_msc_plan *pl, const ising_msc_table *tab)
@@ -143,25 +149,24 @@ static inline void ising_msc_plan_init(ising_msc_plan *pl, const ising_msc_table
     pl->twod = tab->twod;
     pl->cbits = ising_msc_cbits(tab->twod);
     pl->signs = tab->symmetric ? 1 : 2;
-    int idx[2][2 * ISING_MAX_RANK + 1];
     for (int s = 0; s < pl->signs; s++)
         for (int n = 0; n <= tab->twod; n++) {
-            idx[s][n] = -1;
             const int al = tab->always[s] >> n & 1, cm = tab->compare[s] >> n & 1;
             if (!al && !cm)
                 continue; /* never flips: no mask needed */
-            idx[s][n] = pl->ncls;
-            pl->cls_n[pl->ncls] = (int8_t)n;
-            pl->cls_s[pl->ncls] = (int8_t)s;
-            pl->always[pl->ncls] = (uint8_t)al;
-            pl->compare[pl->ncls] = (uint8_t)cm;
-            pl->ncls++;
+            uint64_t *nx = al ? pl->alw_nx[pl->nalw] : pl->cmp_nx[pl->ncmp];
+            for (int b = 0; b < ISING_MSC_CBITS; b++)
+                nx[b] = (n >> b & 1) ? 0 : ~(uint64_t)0;
+            const uint64_t sx = s ? 0 : ~(uint64_t)0; /* bit 1 is spin -1 (s = 1) */
+            if (al) {
+                pl->alw_sx[pl->nalw++] = sx;
+            } else {
+                for (int p = 0; p < 32; p++)
+                    if (tab->plane[p][s] >> n & 1)
+                        pl->cplane[p][pl->ncplane[p]++] = (uint8_t)pl->ncmp;
+                pl->cmp_sx[pl->ncmp++] = sx;
+            }
         }
-    for (int p = 0; p < 32; p++)
-        for (int s = 0; s < pl->signs; s++)
-            for (int n = 0; n <= tab->twod; n++)
-                if (tab->plane[p][s] >> n & 1)
-                    pl->plane[p][pl->nplane[p]++] = (uint8_t)idx[s][n];
 }
 
 /* Planes 2m and 2m + 1 of colour word v in phase t. */

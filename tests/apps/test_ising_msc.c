@@ -5,7 +5,8 @@
  *     site.h's ising_update; ranks 1-8, h = 0 and h != 0, both dynamics;
  *   - the GPU kernel's arithmetic (ising_msc_thread) replayed thread by
  *     thread on the host, in a scrambled order, against the CPU kernel: bits
- *     and per-sweep sums identical;
+ *     and per-sweep sums identical; also on lattices of many words (several
+ *     units and blocks, blocks ending inside rows), 1 and 2 threads;
  *   - thread counts (1, 2, 3) and instruction sets give identical lattices;
  *   - packing: spins in and out, switching variants, fills;
  *   - a run interrupted by a checkpoint and resumed equals one uninterrupted;
@@ -224,6 +225,68 @@ static void test_gpu_replay(void **state)
                 checked++;
             }
     printf("GPU replay: %d runs identical to the CPU kernel\n", checked);
+}
+
+/* Lattices of many colour words: units of work split into several blocks
+ * of the CPU kernel (msc_impl.h), blocks and units ending inside a row
+ * (3 words per half-row), rows of 1 and 2 words whose last word has 1 or 2
+ * valid bits, words that need all but the rarest Philox calls: the kernel
+ * at every ISA and 1 and 2 threads against the GPU's arithmetic replayed
+ * word by word, and one lattice against the site-by-site oracle. */
+static void test_large(void **state)
+{
+    (void)state;
+    static const lattice large[] = {
+        {2, {300, 200}}, {3, {130, 20, 18}}, {3, {4, 34, 30}}, {4, {64, 6, 4, 6}}, {1, {70000}}};
+    static const ensemble ens[] = {{ISING_METROPOLIS, 0.4, 0.0}, {ISING_HEATBATH, 0.25, 0.3}};
+    int checked = 0;
+    for (size_t li = 0; li < sizeof large / sizeof *large; li++)
+        for (size_t ei = 0; ei < sizeof ens / sizeof *ens; ei++)
+            for (int a = 0; a < 3; a++)
+                for (int th = 1; th <= 2; th++) {
+                    ising *is = make(&large[li], 0x1a2e + li, ISING_M, &ens[ei]);
+                    if (ising_set_isa(is, isas[a]) != HL_OK) {
+                        ising_destroy(is);
+                        continue;
+                    }
+                    assert_int_equal(ising_set_threads(is, th), HL_OK);
+                    ising_randomize(is);
+                    assert_int_equal(ising_sweep(is, 0, NULL, NULL), HL_OK);
+                    ising_msc_pack(is);
+                    const int64_t W = 2 * is->msc->geo.words;
+                    uint64_t *bits = malloc((size_t)W * sizeof *bits);
+                    memcpy(bits, is->msc->bits, (size_t)W * sizeof *bits);
+                    int8_t *sp = NULL;
+                    const int oracle = li == 0 && ei == 0 && th == 1;
+                    if (oracle) {
+                        sp = malloc((size_t)ising_count(is));
+                        memcpy(sp, ising_data(is), (size_t)ising_count(is));
+                    }
+                    ising_msc_table tab;
+                    ising_msc_table_init(&tab, ising_table_of(is));
+                    enum { SWEEPS = 2 };
+                    int64_t m[SWEEPS], b[SWEEPS];
+                    assert_int_equal(ising_sweep(is, SWEEPS, m, b), HL_OK);
+                    for (int s = 0; s < SWEEPS; s++) {
+                        int64_t em, eb;
+                        replay_sweep(is, bits, &tab, s, &em, &eb);
+                        assert_int_equal(em, m[s]);
+                        assert_int_equal(eb, b[s]);
+                        if (oracle) {
+                            oracle_sweep(is, sp, s, &em, &eb);
+                            assert_int_equal(em, m[s]);
+                            assert_int_equal(eb, b[s]);
+                        }
+                    }
+                    assert_memory_equal(bits, is->msc->bits, (size_t)W * sizeof *bits);
+                    if (oracle)
+                        assert_memory_equal(sp, ising_data(is), (size_t)ising_count(is));
+                    free(sp);
+                    free(bits);
+                    ising_destroy(is);
+                    checked++;
+                }
+    printf("large lattices: %d runs identical to the GPU's arithmetic\n", checked);
 }
 
 /* Larger lattices: threads and instruction sets give the same bits. */
@@ -525,7 +588,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oracle),          cmocka_unit_test(test_gpu_replay),
-        cmocka_unit_test(test_threads_isas),    cmocka_unit_test(test_packing),
+        cmocka_unit_test(test_large),           cmocka_unit_test(test_threads_isas),    cmocka_unit_test(test_packing),
         cmocka_unit_test(test_checkpoint),      cmocka_unit_test(test_exact_2d),
         cmocka_unit_test(test_dynamics_agree),  cmocka_unit_test(test_ranks),
     };
