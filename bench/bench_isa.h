@@ -6,7 +6,6 @@
 #define HL_BENCH_ISA_H
 
 #include <stdio.h>
-#include <string.h>
 
 #include "hyperlayout/expert.h"
 
@@ -26,9 +25,10 @@ static inline int bench_set_isa(const char *prog, const char *level)
  * after one line on stderr: before any timing. */
 static inline int bench_check_isa(const char *prog)
 {
+    if (hl_isa_usable() == HL_OK)
+        return 0; /* HL_ISA usable, or --isa chose a level over it */
     const char *value = NULL;
-    if (hl_isa_setting(&value) == HL_OK || strcmp(hl_isa_name(), "invalid"))
-        return 0; /* usable, or --isa chose a level over it */
+    hl_isa_setting(&value);
     fprintf(stderr, "%s: HL_ISA=%s: %s\n", prog, value ? value : "", hl_strerror(HL_ERR_ISA));
     return 2;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "io/atomic.h"
+#include "bench_isa.h"
 #include "ising.h"
 #include "stats.h"
 
@@ -34,9 +35,10 @@ static const char usage[] = "usage: bench_ising [--quick] [--threads N] [--reps 
                             "the same run; --csv FILE writes them as CSV too.\n"
                             "  --quick    fewer sweeps and repeats (a smoke run, seconds)\n"
                             "  --reps N   repeats (default 5; --quick 2)\n"
-                            "  --isa L    the kernels' instruction-set level: generic, avx2 or avx512\n"
-                            "             (default: the library's choice, the best the CPU has; the\n"
-                            "             level run is printed in the table's isa column)\n"
+                            "  --isa L    the library's instruction-set level (hl_isa_force), which the\n"
+                            "             lattices' kernels follow: generic, sse2 (generic's kernels),\n"
+                            "             avx2, avx512 (default: HL_ISA's, else the best the CPU has;\n"
+                            "             the kernels run are printed in the table's isa column)\n"
                             "  --only RANK  only the lattices of that rank (2, 3 or 4)\n";
 
 static double now(void)
@@ -66,7 +68,6 @@ static const ising_variant variants[NV] = {ISING_A, ISING_B, ISING_C, ISING_M};
 int main(int argc, char **argv)
 {
     int quick = 0, reps = 0, only = 0, threads = omp_get_max_threads();
-    const char *isa_arg = NULL;
     hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
     const char *csv_path = NULL;
     for (int a = 1; a < argc; a++) {
@@ -76,8 +77,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
             reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--isa") && a + 1 < argc)
-            isa_arg = argv[++a];
+        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
+            if (bench_set_isa("bench_ising", argv[++a]))
+                return 2;
+        }
         else if (!strcmp(argv[a], "--only") && a + 1 < argc)
             only = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
@@ -93,21 +96,8 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    if (isa_arg) { /* the level, on a probe lattice: an unknown one is one line before anything runs */
-        ising *probe = NULL;
-        const int64_t two = 2;
-        hl_status st = ising_create(&probe, 1, &two, 1);
-        if (st == HL_OK)
-            st = ising_set_isa(probe, isa_arg);
-        ising_destroy(probe);
-        if (st != HL_OK) {
-            fprintf(stderr, "bench_ising: --isa %s: %s\n", isa_arg,
-                    st == HL_ERR_ARG           ? "unknown level (generic, avx2 or avx512)"
-                    : st == HL_ERR_UNSUPPORTED ? "not supported by this CPU or build"
-                                               : hl_strerror(st));
-            return 2;
-        }
-    }
+    if (bench_check_isa("bench_ising"))
+        return 2;
     hl_atomic_file *csv = NULL;
     if (csv_path && hl_atomic_file_open(&csv, csv_path) != HL_OK) {
         fprintf(stderr, "bench_ising: cannot write %s\n", csv_path);
@@ -141,8 +131,6 @@ int main(int argc, char **argv)
             }
             have[v] = ising_set_variant(is[v], variants[v]) == HL_OK;
             ising_set_beta(is[v], 1 / lt->T, 0);
-            if (isa_arg)
-                ising_set_isa(is[v], isa_arg); /* checked on the probe above */
             isa = ising_isa_of(is[v]);
         }
         /* sweeps per timing: about 0.3 s (0.05 s quick) at 1 flip/ns */

@@ -44,9 +44,9 @@ static hl_status kernels_named(const char *name, const ising_kernels **k)
  * one level.  sse2 and neon have no kernels of their own: generic's. */
 static hl_status default_kernels(const ising_kernels **k)
 {
-    const char *lib = hl_isa_name();
-    if (!strcmp(lib, "invalid"))
+    if (hl_isa_usable() != HL_OK)
         return HL_ERR_ISA;
+    const char *lib = hl_isa_name();
     static const char *const levels[] = {"avx512", "avx2", "generic"};
     int from = !strcmp(lib, "avx512") ? 0 : !strcmp(lib, "avx2") ? 1 : 2;
     while (kernels_named(levels[from], k) != HL_OK)

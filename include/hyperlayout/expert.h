@@ -23,6 +23,10 @@ hl_status hl_isa_force(const char *name);
  * names a level that cannot be used and hl_isa_force chose none. */
 const char *hl_isa_name(void);
 
+/* Whether plans can be made now: HL_OK, or HL_ERR_ISA when HL_ISA names a
+ * level that cannot be used and hl_isa_force chose none. */
+hl_status hl_isa_usable(void);
+
 /* The environment's HL_ISA, read once, at the first call that needs it (a
  * plan's creation, this call): the same names as hl_isa_force; unset, empty
  * or "auto" is the best level.  HL_OK when it is usable (*value, if value is

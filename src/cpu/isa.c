@@ -131,12 +131,12 @@ hl_status hl_isa_force(const char *name)
     return st;
 }
 
-hl_status hl_cpu_isa_usable(void)
+hl_status hl_isa_usable(void)
 {
     return atomic_load(&forced) ? HL_OK : hl_isa_setting(NULL);
 }
 
 const char *hl_isa_name(void)
 {
-    return hl_cpu_isa_usable() == HL_OK ? hl_cpu_isa_current()->name : "invalid";
+    return hl_isa_usable() == HL_OK ? hl_cpu_isa_current()->name : "invalid";
 }

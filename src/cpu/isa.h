@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hyperlayout/base.h"
 #include "rows.h"
 
 /* A block transposed through registers (regtranspose.h). */
@@ -44,9 +43,5 @@ typedef struct hl_cpu_isa {
 /* The kernels plans made now use: the forced level, else HL_ISA's, else
  * the best this CPU and build have. */
 const hl_cpu_isa *hl_cpu_isa_current(void);
-
-/* HL_ERR_ISA when no level is forced and HL_ISA names one that cannot be
- * used (expert.h: hl_isa_setting); planners refuse to plan then. */
-hl_status hl_cpu_isa_usable(void);
 
 #endif

@@ -7,6 +7,7 @@
  * prepare its state.  Execution hands the IR to an executor: nothing here
  * knows how a box is copied. */
 #include "hyperlayout/plan.h"
+#include "hyperlayout/expert.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 #include "lower.h"
 #include "plan_internal.h"
 #include "core/threads.h"
-#include "cpu/isa.h"
 
 /* ---- construction ---------------------------------------------------------- */
 
@@ -27,7 +27,7 @@ static hl_status check_options(const hl_plan_options *opt)
 {
     /* the CPU executor is prepared with every plan: a bad HL_ISA is an
      * error here, not a level quietly chosen in its place */
-    if (hl_cpu_isa_usable() != HL_OK)
+    if (hl_isa_usable() != HL_OK)
         return HL_ERR_ISA;
     if (opt && opt->effort != HL_EFFORT_ESTIMATE && opt->effort != HL_EFFORT_MEASURE)
         return HL_ERR_ARG;

@@ -16,6 +16,7 @@
  *     ranks 1-8 run and hold their ground-state energy at low T. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -190,6 +191,48 @@ static void replay_sweep(const ising *is, uint64_t *bits, const ising_msc_table 
     *b = bb;
 }
 
+/* `sweeps` (at most 4) sweeps of M on a random start of is, against the
+ * GPU's arithmetic replayed word by word and, with `oracle`, against the
+ * site-by-site oracle too: magnetisation and bonds of each sweep, and the
+ * final words (and sites). */
+static void check_replay(ising *is, int sweeps, bool oracle)
+{
+    ising_randomize(is);
+    assert_int_equal(ising_sweep(is, 0, NULL, NULL), HL_OK); /* packs */
+    ising_msc_pack(is);
+    const int64_t W = 2 * is->msc->geo.words;
+    uint64_t *bits = malloc((size_t)W * sizeof *bits);
+    assert_non_null(bits);
+    memcpy(bits, is->msc->bits, (size_t)W * sizeof *bits);
+    int8_t *sp = NULL;
+    if (oracle) {
+        sp = malloc((size_t)ising_count(is));
+        assert_non_null(sp);
+        memcpy(sp, ising_data(is), (size_t)ising_count(is));
+    }
+    ising_msc_table tab;
+    ising_msc_table_init(&tab, ising_table_of(is));
+    int64_t m[4], b[4];
+    assert_true(sweeps >= 1 && sweeps <= 4);
+    assert_int_equal(ising_sweep(is, sweeps, m, b), HL_OK);
+    for (int s = 0; s < sweeps; s++) {
+        int64_t em, eb;
+        replay_sweep(is, bits, &tab, s, &em, &eb);
+        assert_int_equal(em, m[s]);
+        assert_int_equal(eb, b[s]);
+        if (oracle) {
+            oracle_sweep(is, sp, s, &em, &eb);
+            assert_int_equal(em, m[s]);
+            assert_int_equal(eb, b[s]);
+        }
+    }
+    assert_memory_equal(bits, is->msc->bits, (size_t)W * sizeof *bits);
+    if (oracle)
+        assert_memory_equal(sp, ising_data(is), (size_t)ising_count(is));
+    free(sp);
+    free(bits);
+}
+
 static void test_gpu_replay(void **state)
 {
     (void)state;
@@ -202,25 +245,7 @@ static void test_gpu_replay(void **state)
                     ising_destroy(is);
                     continue;
                 }
-                ising_randomize(is);
-                assert_int_equal(ising_sweep(is, 0, NULL, NULL), HL_OK); /* packs */
-                ising_msc_pack(is);
-                const int64_t W = 2 * is->msc->geo.words;
-                uint64_t *bits = malloc((size_t)W * sizeof *bits);
-                memcpy(bits, is->msc->bits, (size_t)W * sizeof *bits);
-                ising_msc_table tab;
-                ising_msc_table_init(&tab, ising_table_of(is));
-                enum { SWEEPS = 4 };
-                int64_t m[SWEEPS], b[SWEEPS];
-                assert_int_equal(ising_sweep(is, SWEEPS, m, b), HL_OK);
-                for (int s = 0; s < SWEEPS; s++) {
-                    int64_t em, eb;
-                    replay_sweep(is, bits, &tab, s, &em, &eb);
-                    assert_int_equal(em, m[s]);
-                    assert_int_equal(eb, b[s]);
-                }
-                assert_memory_equal(bits, is->msc->bits, (size_t)W * sizeof *bits);
-                free(bits);
+                check_replay(is, 4, false);
                 ising_destroy(is);
                 checked++;
             }
@@ -250,39 +275,7 @@ static void test_large(void **state)
                         continue;
                     }
                     assert_int_equal(ising_set_threads(is, th), HL_OK);
-                    ising_randomize(is);
-                    assert_int_equal(ising_sweep(is, 0, NULL, NULL), HL_OK);
-                    ising_msc_pack(is);
-                    const int64_t W = 2 * is->msc->geo.words;
-                    uint64_t *bits = malloc((size_t)W * sizeof *bits);
-                    memcpy(bits, is->msc->bits, (size_t)W * sizeof *bits);
-                    int8_t *sp = NULL;
-                    const int oracle = li == 0 && ei == 0 && th == 1;
-                    if (oracle) {
-                        sp = malloc((size_t)ising_count(is));
-                        memcpy(sp, ising_data(is), (size_t)ising_count(is));
-                    }
-                    ising_msc_table tab;
-                    ising_msc_table_init(&tab, ising_table_of(is));
-                    enum { SWEEPS = 2 };
-                    int64_t m[SWEEPS], b[SWEEPS];
-                    assert_int_equal(ising_sweep(is, SWEEPS, m, b), HL_OK);
-                    for (int s = 0; s < SWEEPS; s++) {
-                        int64_t em, eb;
-                        replay_sweep(is, bits, &tab, s, &em, &eb);
-                        assert_int_equal(em, m[s]);
-                        assert_int_equal(eb, b[s]);
-                        if (oracle) {
-                            oracle_sweep(is, sp, s, &em, &eb);
-                            assert_int_equal(em, m[s]);
-                            assert_int_equal(eb, b[s]);
-                        }
-                    }
-                    assert_memory_equal(bits, is->msc->bits, (size_t)W * sizeof *bits);
-                    if (oracle)
-                        assert_memory_equal(sp, ising_data(is), (size_t)ising_count(is));
-                    free(sp);
-                    free(bits);
+                    check_replay(is, 2, li == 0 && ei == 0 && th == 1);
                     ising_destroy(is);
                     checked++;
                 }

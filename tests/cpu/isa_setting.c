@@ -71,19 +71,21 @@ int main(int argc, char **argv)
         EXPECT(setting == HL_OK);
         EXPECT(value && env && !strcmp(value, env));
         EXPECT(!strcmp(hl_isa_name(), argv[1]));
+        EXPECT(hl_isa_usable() == HL_OK);
         EXPECT(plan_and_check(&right) == HL_OK && right);
         EXPECT(hl_isa_force("generic") == HL_OK && !strcmp(hl_isa_name(), "generic"));
         EXPECT(hl_isa_force(NULL) == HL_OK && !strcmp(hl_isa_name(), argv[1]));
     } else {
         EXPECT(setting == HL_ERR_ISA);
         EXPECT(value && env && !strncmp(value, env, 8));
-        EXPECT(!strcmp(hl_isa_name(), "invalid"));
+        EXPECT(!strcmp(hl_isa_name(), "invalid") && hl_isa_usable() == HL_ERR_ISA);
         EXPECT(plan_and_check(&right) == HL_ERR_ISA);
         hl_shape s;
         hl_plan *p = NULL;
         EXPECT(hl_shape_parse(&s, "[8,8,float64]") == HL_OK);
         EXPECT(hl_plan_flip(&p, &s, 1, NULL) == HL_ERR_ISA && p == NULL);
         EXPECT(hl_isa_force("generic") == HL_OK && !strcmp(hl_isa_name(), "generic"));
+        EXPECT(hl_isa_usable() == HL_OK);
         EXPECT(plan_and_check(&right) == HL_OK && right);
         EXPECT(hl_isa_force(NULL) == HL_OK && !strcmp(hl_isa_name(), "invalid"));
         EXPECT(plan_and_check(&right) == HL_ERR_ISA);
