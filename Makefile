@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo check check-levels install clean
+.PHONY: all deps configure build demo check check-levels install docs clean
 
 all: build
 
@@ -51,6 +51,10 @@ check-levels: build
 # see docs/install.md.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# docs/api.md from the headers' comments (the api_page test checks it is current).
+docs:
+	python3 scripts/api_doc.py include > docs/api.md.tmp && mv docs/api.md.tmp docs/api.md
 
 clean:
 	rm -rf $(BUILD)

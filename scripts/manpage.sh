@@ -44,7 +44,9 @@ trap 'rm -f "$tmp"' EXIT
     for c in $commands; do
         echo ".SS $c"
         echo ".nf"
-        "$@" "$cli" "$c" --help | roff
+        # transform's --help is the short text; the page gets all of it
+        if [ "$c" = transform ]; then help=--help-all; else help=--help; fi
+        "$@" "$cli" "$c" $help | roff
         echo ".fi"
     done
     echo ".SH SEE ALSO"

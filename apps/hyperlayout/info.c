@@ -33,7 +33,7 @@ static const char info_usage[] =
     "  numpy shape   the shape as NumPy prints it, most significant first\n"
     "  numpy descr   the dtype as NumPy writes it (e.g. '<f4', '|S5', or the list\n"
     "                of fields of a structured dtype)\n"
-    "  fortran order   yes: the data has NumPy's first axis fastest (loading\n"
+    "  fortran order yes: the data has NumPy's first axis fastest (loading\n"
     "                transposes it to C order); no: C order\n"
     "  byte order    for multi-byte numbers: little- or big-endian, and whether\n"
     "                loading swaps the bytes\n"
@@ -97,7 +97,7 @@ static int print_info(const char *cmd, const char *file, const hl_npy_info *info
         printf("numpy descr   %s\n", info->descr);
     else
         printf("numpy descr   '%s'\n", info->descr);
-    printf("fortran order   %s\n", info->fortran_order ? "yes" : "no");
+    printf("fortran order %s\n", info->fortran_order ? "yes" : "no");
     print_byte_order(info);
     if (info->unsupported) {
         printf("unsupported   %s (hyperlayout cannot load this array)\n", info->unsupported);

@@ -25,6 +25,36 @@
 #include "hyperlayout/darray.h"
 #endif
 
+/* What --help prints: the usage, the ops and the options most runs use;
+ * --help-all (and the man page, docs/cli.md) has the rest. */
+static const char transform_short[] =
+    "usage: hyperlayout transform [options] IN OUT OP [OP ...]\n"
+    "       hyperlayout transform --in-place [options] FILE OP [OP ...]\n"
+    "\n"
+    "Applies the ops, fused into one pass, to IN and writes OUT atomically.  IN and\n"
+    "OUT: FILE.npy, ARCHIVE.npz[:NAME], FILE.h5[:/DATASET] or '-'.  Dimension 0 is\n"
+    "the fastest (NumPy's last axis); --axes numpy numbers them as NumPy does.\n"
+    "\n"
+    "ops\n"
+    "  flip:D[,D...]  shift:S0,...  crinkle:D:N  uncrinkle:D:N  permute:P0,...\n"
+    "  tile:T0,...  untile:T0,...  morton  unmorton\n"
+    "\n"
+    "options\n"
+    "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
+    "  --order C|F             OUT in C order (default) or Fortran order\n"
+    "  --in-place              rewrite FILE through a temporary renamed over it\n"
+    "  --threads N             OpenMP threads (default, and 0: all cores)\n"
+    "  --effort estimate|measure  the cost model (default), or time the candidates\n"
+    "  --wisdom FILE           read and update what measuring learnt\n"
+    "  --explain               print what the fused plan does, then run it\n"
+    "  --time                  print the phases (read, plan, execute, write)\n"
+    "  --h5-mode replace|append  an HDF5 OUT: a new file, or a dataset added\n"
+    "  --procs GRID            across processes, under mpirun -np P\n"
+    "  -h, --help              this text; --help-all: every option\n"
+    "\n"
+    "More: hyperlayout transform --help-all, man hyperlayout (section transform),\n"
+    "docs/cli.md.\n";
+
 static const char transform_usage[] =
     "usage: hyperlayout transform [options] IN OUT OP [OP ...]\n"
     "       hyperlayout transform --in-place[=unsafe] [options] FILE OP [OP ...]\n"
@@ -100,7 +130,7 @@ static const char transform_options[] =
     "                          OUT written collectively (the same bytes as without\n"
     "                          --procs).  C-order numeric .npy files and HDF5\n"
     "                          datasets (read and written collectively)\n"
-    "  -h, --help              this text\n";
+    "  -h, --help              the short text; --help-all: this text\n";
 
 typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
 
@@ -173,6 +203,9 @@ static int parse_args(int argc, char **argv, transform_args *a)
         } else if (!strcmp(arg, "--")) {
             options_end = true;
         } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            fputs(transform_short, stdout);
+            return 0;
+        } else if (!strcmp(arg, "--help-all")) {
             fputs(transform_usage, stdout);
             fputs(transform_options, stdout);
             fputs(h5_options_help, stdout);

@@ -75,7 +75,9 @@ def fail(where, msg):
 
 def hl_help(sub):
     if sub not in help_cache:
-        args = [HL, '--help'] if sub is None else [HL, sub, '--help']
+        # transform's --help is short: every option is in --help-all
+        args = [HL, '--help'] if sub is None else \
+            [HL, sub, '--help-all' if sub == 'transform' else '--help']
         r = subprocess.run(args, capture_output=True, text=True, timeout=30)
         help_cache[sub] = (r.returncode, r.stdout + r.stderr)
     return help_cache[sub]

@@ -53,7 +53,8 @@ def info(path):
 def fields(out):
     d = {}
     for line in out.splitlines():
-        key, _, val = line.partition("  ")
+        # every label is padded to 14 columns ("fortran order" fills 13)
+        key, val = line[:14], line[14:]
         d[key.strip()] = val.strip()
     return d
 
