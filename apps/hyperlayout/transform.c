@@ -96,8 +96,8 @@ static const char transform_usage[] =
 static const char transform_options[] =
     "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
     "  --order C|F             OUT in C order (default) or Fortran order\n"
-    "  --in-place              rewrite FILE (or FILE.npz:NAME): through a temporary\n"
-    "                          renamed over it\n"
+    "  --in-place, --in-place=safe  rewrite FILE (or FILE.npz:NAME): through a\n"
+    "                          temporary renamed over it\n"
     "  --in-place=unsafe       transform FILE in its own pages (no second copy on\n"
     "                          disk or in memory); NOT atomic: an interruption leaves\n"
     "                          it half done.  Only ops that can run in place\n"
