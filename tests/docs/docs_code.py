@@ -66,7 +66,7 @@ def c_program(where, lang, body, tmp):
     cc = MPICC if mpi else (CXX if ext == 'cpp' else CC)
     std = '-std=c++17' if ext == 'cpp' else '-std=c17'
     libs = ['-L' + LIBDIR, '-Wl,-rpath,' + LIBDIR] + (['-lhyperlayout_mpi'] if mpi else []) + \
-        ['-lhyperlayout', '-lm']
+        ['-lhyperlayout', '-lm', '-fopenmp']
     if not run(where, [cc, std, '-Wall', '-Wextra', '-Werror', '-I', os.path.join(SRC, 'include'),
                        src, '-o', os.path.join(tmp, 'prog')] + libs, tmp):
         return
