@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 
 #include "npy_sink.h"
+#include "map_guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +78,7 @@ static hl_status open_edit(npy_sink *k, const char *file, char *why, size_t cap)
         }
         k->old = p;
         k->old_len = (size_t)sb.st_size;
+        map_guard_watch(p, k->old_len, existing); /* its other members are copied */
     }
     if (fd >= 0)
         close(fd);
@@ -146,8 +148,10 @@ static hl_status copy_kept(npy_sink *k, char *why, size_t cap)
         if (st != HL_OK)
             return st;
     }
-    if (k->old)
+    if (k->old) {
+        map_guard_forget(k->old);
         munmap(k->old, k->old_len);
+    }
     k->old = NULL;
     return HL_OK;
 }
@@ -280,8 +284,10 @@ void npy_sink_abort(npy_sink *k)
     k->h5w = NULL;
     hl_atomic_file_abort(k->file);
     k->file = NULL;
-    if (k->old)
+    if (k->old) {
+        map_guard_forget(k->old);
         munmap(k->old, k->old_len);
+    }
     k->old = NULL;
     hl_npz_edit_destroy(k->edit);
     k->edit = NULL;

@@ -50,7 +50,8 @@ hl_status hl_npz_list(const void *zip, size_t len, hl_npz_member *members, int64
                       int64_t *count);
 
 /* The member NAME ("a" or "a.npy"; a member listed under the exact name —
- * archive entry "a.npy.npy" — wins over the one listed as "a"); NAME NULL:
+ * archive entry "a.npy.npy" — wins over the one listed as "a"; of several
+ * entries of one name the last, as NumPy's np.load reads); NAME NULL:
  * the only member (HL_ERR_ARG when there are several, HL_ERR_NOT_FOUND when
  * none). */
 hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_member *m);

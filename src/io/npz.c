@@ -253,7 +253,11 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
     hl_status st = cd_open(zip, len, &it);
     if (st != HL_OK)
         return st;
+    /* an archive may list one name twice (zipfile appends): NumPy reads
+     * the last entry of a name (zipfile's table keeps the last), so does
+     * this (and an edit replaces every entry of the name) */
     int64_t seen = 0;
+    bool exact = false;
     hl_npz_member found;
     while (it.left > 0) {
         hl_npz_member c;
@@ -262,13 +266,16 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
             return st;
         if (name && !strcmp(c.name, name)) {
             *m = c;
-            return HL_OK;
+            exact = true;
+            continue;
         }
         if (!name || (strlen(c.name) == want && !memcmp(c.name, name, want))) {
-            if (seen++ == 0)
-                found = c;
+            seen++;
+            found = c;
         }
     }
+    if (exact)
+        return HL_OK;
     if (seen == 1 || (name && seen > 1)) {
         *m = found;
         return HL_OK;

@@ -384,6 +384,7 @@ def test_empty_and_0d():
             ("shift:5,1,2", np.roll(e, (5, 1, 2), (0, 1, 2))),
             ("permute:2,0,1", np.transpose(e, (2, 0, 1))),
             ("crinkle:0:7", e), ("crinkle:1:3", e), ("crinkle:all:3", e), ("uncrinkle:-1:4", e),
+            ("", e), ("  ", e), ("copy", e), ("copy flip:0", np.flip(e, 0)),
             ("tile:5,3,2", e), ("untile:7,1,4", e), ("tile:1,3,4", e),
             ("permute:1,2,0 tile:3,4,9", np.transpose(e, (1, 2, 0))),
             ("flip:0 permute:2,0,1 tile:4,5,1 crinkle:-1:3", np.transpose(e, (2, 0, 1)))]:
@@ -404,7 +405,8 @@ def test_empty_and_0d():
                        ("tile:5,2,2", "does not divide extent 3"),
                        ("tile:0,3,4", "does not divide extent 0"),
                        ("morton", "power of two"), ("morton:1", "no arguments"),
-                       ("twist:1", "unknown op"), ("", "no op"), ("flip:0 twist", "'twist'"),
+                       ("twist:1", "unknown op"), ("copy:1", "no arguments"),
+                       ("flip:0 twist", "'twist'"),
                        ("permute:2,0,1 tile:4,1,2", "does not divide extent 3 of axis 2")]:
         expect_error(lambda: hl.transform(e, ops), ValueError, [words, "[0,3,4,bytes4]"
                      if ops and ops != "flip:0 twist" and not ops.startswith("permute")
