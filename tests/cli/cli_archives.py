@@ -89,11 +89,20 @@ with tempfile.TemporaryDirectory() as d:
                   sorted(z.files) == ["a", "b", "c"] and same(z["b"], b[::-1].copy()) and
                   same(z["a"], a) and same(z["c"], c))
         check(kind + ": in place: the archive's CRCs hold", zipfile.ZipFile(k).testzip() is None)
+        # the member rewritten keeps its compression (issue 46)
+        want = zipfile.ZIP_DEFLATED if kind == "compressed" else zipfile.ZIP_STORED
+        check(kind + ": in place: the member rewritten is %s" % kind, after["b.npy"][1] == want)
+        if kind == "compressed":
+            check(kind + ": in place: the member rewritten is smaller than stored",
+                  len(after["b.npy"][2]) < 128 + b.nbytes)
         # the same member as IN and OUT, and a member added
         run("--axes", "numpy", k + ":a", k + ":a", "permute:1,0")
         run(k + ":c", k + ":new", "flip:0")
         after = raw_members(k)
         check(kind + ": IN = OUT keeps the others", after.get("c.npy") == before["c.npy"])
+        check(kind + ": IN = OUT: a member rewritten keeps its compression, one added is stored",
+              after["a.npy"][1] == want and after["new.npy"][1] == zipfile.ZIP_STORED)
+        check(kind + ": IN = OUT: the archive's CRCs hold", zipfile.ZipFile(k).testzip() is None)
         with np.load(k) as z:
             check(kind + ": IN = OUT: values", same(z["a"], a.T.copy()) and same(z["b"], b[::-1].copy())
                   and same(z["new"], np.flip(c, 1).copy()) and same(z["c"], c))
