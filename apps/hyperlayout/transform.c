@@ -766,7 +766,7 @@ static int transform_procs(const transform_args *a)
 static int wisdom_in(const char *path)
 {
     struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
         return cli_error("transform", "--wisdom %s: not a regular file (a wisdom file is read "
                          "whole and replaced)", path);
     if (stat(path, &sb) == 0 && (uint64_t)sb.st_size > HL_WISDOM_FILE_MAX)

@@ -94,8 +94,8 @@ static void test_chain_errors(void **state)
     assert_non_null(strstr(why, "does not divide"));
     /* no op: the identity, as "copy" (issue 46); copy takes no argument */
     assert_int_equal(hl_problem_ops(&out, &s, "   ", 0, why, sizeof why), HL_OK);
-    assert_int_equal(hl_problem_out_shape(out)->extent[0], 8);
-    assert_int_equal(hl_problem_out_shape(out)->extent[1], 6);
+    assert_int_equal(hl_problem_out_shape(out)->extent[0], 6);
+    assert_int_equal(hl_problem_out_shape(out)->extent[1], 8);
     hl_problem_destroy(out);
     assert_int_equal(hl_problem_ops(&out, &s, "copy", 0, why, sizeof why), HL_OK);
     assert_int_equal(hl_problem_out_shape(out)->rank, 2);

@@ -137,7 +137,6 @@ a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
 for call, words in [
         (lambda: hl.transform(a, "flip:3"), "out of bounds"),
         (lambda: hl.transform(a, "twist:1"), "unknown op"),
-        (lambda: hl.transform(a, ""), "no op"),
         (lambda: hl.crinkle(a, 0, 3), "step"),
         (lambda: hl.tile(a, (2, 2, 3)), "does not divide"),
         (lambda: hl.morton(a), "power of two"),
@@ -154,6 +153,11 @@ for call, words in [
         checks += 1
     else:
         raise AssertionError("no error for a call expecting %r" % words)
+# no op (issue 46): the identity, as the op copy, not an error
+for ops in ("", "   ", "copy"):
+    got = hl.transform(a, ops)
+    assert got.dtype == a.dtype and np.array_equal(got, a) and got is not a, ops
+    checks += 1
 try:
     hl.flip(a, 3)
 except np.AxisError:
@@ -427,7 +431,7 @@ def test_empty_and_0d():
     # 0-d: the ops naming no axis are the identity; the others are errors
     z = np.array(2.5)
     for ops in ["morton", "unmorton", "crinkle:all:3", "uncrinkle:all:1",
-                "morton crinkle:all:2"]:
+                "morton crinkle:all:2", "copy", ""]:
         check(hl.transform(z, ops), z, "transform %r of a 0-d array" % ops)
         p = hl.Plan(ops, (), z.dtype)
         check(p(z), z, "Plan %r of a 0-d array" % ops)
@@ -437,7 +441,8 @@ def test_empty_and_0d():
         check(out, z, "Plan %r of a 0-d array, out=" % ops)
     for ops, words in [("flip:0", "0-d"), ("shift:", "0-d"), ("permute:", "0-d"),
                        ("tile:", "0-d"), ("crinkle:0:1", "0-d"), ("crinkle:all:0", "at least 1"),
-                       ("morton:2", "no arguments"), ("twist", "unknown op"), ("", "no op")]:
+                       ("morton:2", "no arguments"), ("twist", "unknown op"),
+                       ("copy:1", "no arguments")]:
         expect_error(lambda: hl.transform(z, ops), hl.HyperlayoutError, [words],
                      "transform %r of a 0-d array" % ops)
     check(hl.crinkle(z, None, 3), z, "crinkle of a 0-d array")
