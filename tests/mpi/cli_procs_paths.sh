@@ -44,6 +44,12 @@ once notshared "o.npy: process 1 does not see the directory process 0 writes it 
 no_temps "$dir/r0" "not shared"
 no_temps "$dir/r1" "not shared"
 
+# the same for an HDF5 OUT (checked before HDF5 is asked to open anything)
+procs notshared_h5 --procs 2 ../a.npy o.h5:/d flip:0
+once notshared_h5 "o.h5: process 1 does not see the directory process 0 writes it in"
+[ ! -e "$dir/r0/o.h5" ] && [ ! -e "$dir/r1/o.h5" ] && ok || bad "not shared (HDF5): an output appeared"
+no_temps "$dir/r0" "not shared (HDF5)"
+
 # a shared absolute OUT works from the same working directories
 procs shared --procs 2 ../a.npy "$dir/o.npy" flip:0
 [ $rc -eq 0 ] && ok || { bad "shared OUT: exit $rc"; cat "$dir/shared.err"; }
