@@ -128,4 +128,9 @@ expect_err "no arguments"
 run transform --help
 expect_out "^  copy "
 
+# ---- zero-size elements: refused by name, as docs/cli.md says -----------------------
+npy_header '\223NUMPY\001\000' "{'descr': '|V0', 'fortran_order': False, 'shape': (3, 4), }" >"$dir/v0.npy"
+expect_fail transform "$dir/v0.npy" "$dir/x.npy" flip:0
+expect_err "v0.npy: hyperlayout cannot hold its array: zero-size elements"
+
 finish cli_underneath "$skip skipped"
