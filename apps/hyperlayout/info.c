@@ -54,6 +54,8 @@ static const char info_usage[] =
     "A .npz archive (np.savez, np.savez_compressed) is listed one member a line:\n"
     "  member        NAME (shape) 'descr' stored|deflated, SIZE bytes\n"
     "A member that is not a valid .npy file is listed with the error instead.\n"
+    "A name listed twice: the earlier entries are marked hidden (ARCHIVE.npz:NAME,\n"
+    "like NumPy's np.load, reads the last one).\n"
     "An HDF5 file (.h5, .hdf5, .he5) is listed one dataset a line:\n"
     "  dataset       NAME (dims) 'descr' TYPE, chunks (dims) or contiguous,\n"
     "                filters, attributes\n"
@@ -183,8 +185,14 @@ static int list_npz(const char *file, const mapped *z)
         } else {
             printf("(%s)", hl_strerror(st));
         }
-        printf(" %s, %" PRId64 " bytes\n", m[i].method == 0 ? "stored" : m[i].method == 8 ? "deflated" : "compressed",
+        printf(" %s, %" PRId64 " bytes", m[i].method == 0 ? "stored" : m[i].method == 8 ? "deflated" : "compressed",
                m[i].size);
+        /* one name twice: NumPy reads the last entry, and so does hyperlayout */
+        bool hidden = false;
+        for (int64_t j = i + 1; j < count && !hidden; j++)
+            hidden = !strcmp(m[i].name, m[j].name);
+        printf("%s\n", hidden ? " (hidden: a later member has this name, and NAME reads that one, "
+                                "as NumPy does)" : "");
     }
     free(m);
     return 0;

@@ -935,8 +935,8 @@ static int check_resume(const ising_cli *cl, int me, const ising_params *p, cons
         }
         if (st == HL_ERR_MISMATCH) {
             rc = cli_error(cmd,
-                           "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start "
-                           "or dynamics differ, or one of the runs is variant M)",
+                           "--resume: %s is of another run (lattice, temperatures, sweeps, seed, start, "
+                           "--algorithm or --clusters differ, or one of the runs is variant M)",
                            ckpath);
             goto checked;
         }

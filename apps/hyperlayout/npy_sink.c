@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 
 #include "npy_sink.h"
+#include "map_guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,10 +45,32 @@ static int archive_name(const char *path, char *file, size_t file_cap, char *mem
     return 1;
 }
 
+/* The member's bytes through the deflater (finish: its end). */
+static hl_status put_deflated(npy_sink *k, const void *p, size_t len, bool finish, char *why,
+                              size_t cap)
+{
+    const void *z;
+    size_t zlen;
+    const hl_status st = hl_npz_deflater_put(k->deflate, p, len, finish, &z, &zlen);
+    if (st != HL_OK) {
+        snprintf(why, cap, "%s: deflating member '%s': %s", k->path, k->member, hl_strerror(st));
+        return st;
+    }
+    if (hl_atomic_file_write(k->file, z, zlen) != HL_OK)
+        return io_error(k, why, cap);
+    k->stored += (int64_t)zlen;
+    return HL_OK;
+}
+
 static hl_status put(npy_sink *k, const void *p, size_t len, bool member, char *why, size_t cap)
 {
-    if (hl_atomic_file_write(k->file, p, len) != HL_OK)
+    if (member && k->deflate) {
+        const hl_status st = put_deflated(k, p, len, false, why, cap);
+        if (st != HL_OK)
+            return st;
+    } else if (hl_atomic_file_write(k->file, p, len) != HL_OK) {
         return io_error(k, why, cap);
+    }
     if (member && k->archive)
         k->crc = hl_crc32(k->crc, p, len);
     if (member)
@@ -77,6 +100,7 @@ static hl_status open_edit(npy_sink *k, const char *file, char *why, size_t cap)
         }
         k->old = p;
         k->old_len = (size_t)sb.st_size;
+        map_guard_watch(p, k->old_len, existing); /* its other members are copied */
     }
     if (fd >= 0)
         close(fd);
@@ -146,8 +170,10 @@ static hl_status copy_kept(npy_sink *k, char *why, size_t cap)
         if (st != HL_OK)
             return st;
     }
-    if (k->old)
+    if (k->old) {
+        map_guard_forget(k->old);
         munmap(k->old, k->old_len);
+    }
     k->old = NULL;
     return HL_OK;
 }
@@ -195,8 +221,13 @@ hl_status npy_sink_start(npy_sink *k, const hl_npy_info *info, const char *membe
     hl_status st = hl_npy_format_header_info(info, 0, header, sizeof header, &hlen);
     if (st == HL_OK && k->archive && !k->edit)
         st = hl_npz_edit_open(&k->edit, NULL, 0, k->member);
+    /* a member rewritten keeps its compression (np.savez_compressed's
+     * deflate); without zlib it is stored */
+    int method = st == HL_OK && k->archive ? hl_npz_edit_method(k->edit) : 0;
+    if (method == 8 && hl_npz_deflater_open(&k->deflate) != HL_OK)
+        method = 0;
     if (st == HL_OK && k->archive)
-        st = hl_npz_format_local(k->member, local, sizeof local, &llen);
+        st = hl_npz_format_local_method(k->member, method, local, sizeof local, &llen);
     if (st == HL_OK && k->archive) { /* the tail's size does not depend on the CRC */
         st = hl_npz_edit_tail(k->edit, 0, (int64_t)hlen + info->data_bytes, NULL, 0, &tlen);
         st = st == HL_ERR_BUFFER ? HL_OK : st;
@@ -247,11 +278,19 @@ hl_status npy_sink_commit(npy_sink *k, char *why, size_t cap)
         npy_sink_abort(k); /* the lock */
         return st;
     }
+    if (k->deflate && (st = put_deflated(k, NULL, 0, true, why, cap)) != HL_OK) {
+        npy_sink_abort(k);
+        return st;
+    }
     if (k->archive) {
         size_t tlen = 0;
-        (void)hl_npz_edit_tail(k->edit, k->crc, k->member_bytes, NULL, 0, &tlen);
+        const int64_t stored = k->deflate ? k->stored : k->member_bytes;
+        const int method = k->deflate ? 8 : 0;
+        (void)hl_npz_edit_tail_method(k->edit, k->crc, k->member_bytes, stored, method, NULL, 0,
+                                      &tlen);
         unsigned char *tail = malloc(tlen ? tlen : 1);
-        st = tail ? hl_npz_edit_tail(k->edit, k->crc, k->member_bytes, tail, tlen, &tlen)
+        st = tail ? hl_npz_edit_tail_method(k->edit, k->crc, k->member_bytes, stored, method,
+                                            tail, tlen, &tlen)
                   : HL_ERR_NOMEM;
         if (st == HL_OK)
             st = put(k, tail, tlen, false, why, cap);
@@ -280,9 +319,13 @@ void npy_sink_abort(npy_sink *k)
     k->h5w = NULL;
     hl_atomic_file_abort(k->file);
     k->file = NULL;
-    if (k->old)
+    if (k->old) {
+        map_guard_forget(k->old);
         munmap(k->old, k->old_len);
+    }
     k->old = NULL;
     hl_npz_edit_destroy(k->edit);
     k->edit = NULL;
+    hl_npz_deflater_destroy(k->deflate);
+    k->deflate = NULL;
 }

@@ -1,6 +1,7 @@
 /* hyperlayout transform — the output array: a .npy file written atomically,
  * standard output / a FIFO / a device written through, or a member of an
- * .npz archive (stored, as np.savez writes), filled piece by piece. */
+ * .npz archive (stored, as np.savez writes; deflated where it replaces a
+ * deflated member, as np.savez_compressed wrote it), filled piece by piece. */
 #ifndef CLI_NPY_SINK_H
 #define CLI_NPY_SINK_H
 
@@ -26,6 +27,8 @@ typedef struct npy_sink {
     size_t old_len;
     uint32_t crc;                  /* of the member's bytes so far */
     int64_t member_bytes;          /* written so far: .npy header and data */
+    hl_npz_deflater *deflate;      /* a member that replaces a deflated one: deflated too */
+    int64_t stored;                /* ... and the bytes it is stored as so far */
     /* an HDF5 dataset (FILE.h5:/DATASET, h5_cli.h); file is then only the lock */
     bool h5;
     char h5file[4096], h5dset[H5_NAME_MAX];

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bigbuf.h"
+#include "map_guard.h"
 
 static hl_status sys_error(const char *path, char *why, size_t cap)
 {
@@ -168,6 +169,8 @@ hl_status npy_source_open(npy_source *s, const char *path, unsigned flags, char 
             st = sys_error(name, why, cap);
         } else {
             s->mapped = true;
+            map_guard_watch(s->map, s->map_len, name); /* a file cut short meanwhile */
+            map_guard_test_pause();
             st = parse_map(s, member, flags, label, why, cap);
         }
     } else if (S_ISREG(sb.st_mode)) {
@@ -207,8 +210,10 @@ hl_status npy_source_to_memory(npy_source *s)
                 (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
         }
     }
-    if (s->mapped)
+    if (s->mapped) {
+        map_guard_forget(s->map);
         munmap(s->map, s->map_len);
+    }
     bigbuf_free(s->buf, s->buf_len);
     s->mapped = false;
     s->map = NULL;
@@ -220,8 +225,10 @@ hl_status npy_source_to_memory(npy_source *s)
 
 void npy_source_close(npy_source *s)
 {
-    if (s->mapped)
+    if (s->mapped) {
+        map_guard_forget(s->map);
         munmap(s->map, s->map_len);
+    }
     bigbuf_free(s->buf, s->buf_len);
     hl_h5_reader_close(s->h5);
     memset(s, 0, sizeof *s);

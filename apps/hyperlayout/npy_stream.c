@@ -408,7 +408,8 @@ static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], con
         if ((st = local_header(r, &m)) != HL_OK)
             break;
         records++;
-        const bool keep = !found && (!want || matches(m.name, strlen(m.name), want));
+        /* a name listed twice: the last entry, as NumPy reads (hl_npz_find) */
+        const bool keep = !want || matches(m.name, strlen(m.name), want);
         if (!want && records > 1) {
             snprintf(r->why, r->cap, "%s: the archive holds several arrays: name one as -:NAME", r->label);
             return HL_ERR_ARG;
@@ -419,6 +420,7 @@ static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], con
             break;
         if (keep) {
             found = true;
+            bigbuf_free(s->buf, s->buf_len); /* an earlier entry of the name */
             s->buf = s->map = npy;
             s->buf_len = s->map_len = len;
             memcpy(s->member, m.key, sizeof s->member);

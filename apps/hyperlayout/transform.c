@@ -23,6 +23,7 @@
 #include "transform_gpu.h"
 #ifdef HL_HAVE_MPI
 #include "hyperlayout/darray.h"
+#include "procs_paths.h"
 #endif
 
 /* What --help prints: the usage, the ops and the options most runs use;
@@ -37,7 +38,7 @@ static const char transform_short[] =
     "\n"
     "ops\n"
     "  flip:D[,D...]  shift:S0,...  crinkle:D:N  uncrinkle:D:N  permute:P0,...\n"
-    "  tile:T0,...  untile:T0,...  morton  unmorton\n"
+    "  tile:T0,...  untile:T0,...  morton  unmorton  copy (the identity)\n"
     "\n"
     "options\n"
     "  --axes numpy|hyperlayout  how ops number dimensions (default hyperlayout)\n"
@@ -91,6 +92,7 @@ static const char transform_usage[] =
     "  tile:T0,...,T(d-1)      whole tiles one after another (tile extents divide extents)\n"
     "  untile:T0,...,T(d-1)    the inverse\n"
     "  morton / unmorton       Morton (Z) order of power-of-two extents, and back\n"
+    "  copy                    the array as it is (a format conversion, e.g. to HDF5)\n"
     "\n";
 /* (two strings: a C99 compiler need accept no literal longer than 4095 bytes) */
 static const char transform_options[] =
@@ -163,7 +165,7 @@ enum { RANGE_BYTES = 16 << 20 };
 static int check_args(const transform_args *a)
 {
     if (!a->out || a->nops == 0)
-        return cli_error("transform", "need %s and at least one OP (see --help)",
+        return cli_error("transform", "need %s and at least one OP (copy: none; see --help)",
                          a->in_place ? "FILE" : "IN OUT");
     if (a->in_place && (!strcmp(a->in, "-") || !strncmp(a->in, "-:", 2)))
         return cli_error("transform", "--in-place needs a file, not '-'");
@@ -768,6 +770,10 @@ static int transform_procs(const transform_args *a)
     MPI_Comm_rank(MPI_COMM_WORLD, &j.me);
     MPI_Comm_size(MPI_COMM_WORLD, &j.procs);
     procs_open(a, &j);
+    /* OUT's directory the same for all before any collective call on it */
+    if ((j.st = agree(j.st, j.why, sizeof j.why, j.me)) == HL_OK)
+        j.st = procs_check_output(MPI_COMM_WORLD, j.h5_out ? j.out_file : a->out, j.why,
+                                  sizeof j.why);
     const double t_read = now_seconds() - start;
     procs_plan(a, &j);
     procs_execute(&j);
@@ -792,6 +798,13 @@ static int transform_procs(const transform_args *a)
  * the end, and read when it exists.  -1: go on; otherwise the exit code. */
 static int wisdom_in(const char *path)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return cli_error("transform", "--wisdom %s: not a regular file (a wisdom file is read "
+                         "whole and replaced)", path);
+    if (stat(path, &sb) == 0 && (uint64_t)sb.st_size > HL_WISDOM_FILE_MAX)
+        return cli_error("transform", "--wisdom %s: %lld bytes, more than the %zu MiB a wisdom "
+                         "file may hold", path, (long long)sb.st_size, HL_WISDOM_FILE_MAX >> 20);
     hl_atomic_file *f;
     if (hl_atomic_file_open(&f, path) != HL_OK)
         return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
@@ -810,24 +823,33 @@ static int wisdom_in(const char *path)
 }
 
 /* --wisdom FILE after a successful run: written atomically, with what other
- * runs added to it meanwhile (read again under the file's lock). */
+ * runs added to it meanwhile (read again under the file's lock, held from
+ * that read to the rename).  A file that did not exist has no lock to
+ * take: when another run put one in place first (EEXIST at the commit),
+ * the merge is done again under that file's lock, so that concurrent runs
+ * all add their wisdom and none fails. */
 static int wisdom_out(const char *path)
 {
-    hl_atomic_file *f;
-    char *text = NULL;
-    if (hl_atomic_file_open(&f, path) != HL_OK)
-        return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
-    (void)hl_wisdom_import_file(path); /* a file damaged meanwhile is replaced */
-    hl_status st = hl_wisdom_export(&text);
-    if (st == HL_OK && hl_atomic_file_write(f, text, strlen(text)) != HL_OK)
-        st = HL_ERR_IO;
-    free(text);
-    if (st != HL_OK) {
-        const int e = errno;
-        hl_atomic_file_abort(f);
-        errno = e;
-    } else {
-        st = hl_atomic_file_commit(f);
+    hl_status st = HL_OK;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        hl_atomic_file *f;
+        char *text = NULL;
+        if (hl_atomic_file_open(&f, path) != HL_OK)
+            return cli_error("transform", "--wisdom %s: cannot write: %s", path, strerror(errno));
+        (void)hl_wisdom_import_file(path); /* a file damaged meanwhile is replaced */
+        st = hl_wisdom_export(&text);
+        if (st == HL_OK && hl_atomic_file_write(f, text, strlen(text)) != HL_OK)
+            st = HL_ERR_IO;
+        free(text);
+        if (st != HL_OK) {
+            const int e = errno;
+            hl_atomic_file_abort(f);
+            errno = e;
+        } else {
+            st = hl_atomic_file_commit(f);
+        }
+        if (!(st == HL_ERR_IO && errno == EEXIST))
+            break;
     }
     if (st == HL_OK)
         return 0;
@@ -945,7 +967,39 @@ static int transform_local(const transform_args *a, phases *ph, double start)
     return rc;
 }
 
+#ifdef HL_HAVE_MPI
+/* Whether --procs is among the options: MPI then starts before the
+ * arguments are checked, so that only process 0 prints their errors. */
+static bool wants_procs(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--procs"))
+            return true;
+    return false;
+}
+#endif
+
+static int transform_main(int argc, char **argv);
+
 int cmd_transform(int argc, char **argv)
+{
+#ifdef HL_HAVE_MPI
+    if (wants_procs(argc, argv)) {
+        int me = 0;
+        if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+            return cli_error("transform", "--procs: MPI_Init failed");
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        cli_quiet = me != 0; /* every process reaches the same error: process 0 says it */
+        int rc = transform_main(argc, argv), all = rc;
+        MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return all;
+    }
+#endif
+    return transform_main(argc, argv);
+}
+
+static int transform_main(int argc, char **argv)
 {
     const double start = now_seconds();
     transform_args a = {.progress = PROGRESS_AUTO};

@@ -166,7 +166,10 @@ hl_status hl_darray_halo_end(hl_darray *a);
  * in this machine's byte order whose shape and element size are the
  * array's (HL_ERR_MISMATCH otherwise; HL_ERR_UNSUPPORTED for a Fortran-order
  * or byte-swapped one).  The halo is left as it was: exchange after a read.
- *   HL_ERR_IO    the file could not be created, opened, written or read
+ *   HL_ERR_IO    the file could not be created, opened, written or read, or
+ *                a process does not see it (the temporary process 0 made, or
+ *                the file read: a directory not shared by the processes,
+ *                checked before the collective open, which would wait for ever)
  *   HL_ERR_COMM  an MPI call failed
  *   and the .npy errors of hl_npy_read_header */
 hl_status hl_darray_write_npy(const hl_darray *a, const char *path);

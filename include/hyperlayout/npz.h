@@ -50,7 +50,8 @@ hl_status hl_npz_list(const void *zip, size_t len, hl_npz_member *members, int64
                       int64_t *count);
 
 /* The member NAME ("a" or "a.npy"; a member listed under the exact name —
- * archive entry "a.npy.npy" — wins over the one listed as "a"); NAME NULL:
+ * archive entry "a.npy.npy" — wins over the one listed as "a"; of several
+ * entries of one name the last, as NumPy's np.load reads); NAME NULL:
  * the only member (HL_ERR_ARG when there are several, HL_ERR_NOT_FOUND when
  * none). */
 hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_member *m);
@@ -78,6 +79,10 @@ hl_status hl_npz_member_header(const void *zip, size_t len, const hl_npz_member 
  * with cap 0).  HL_ERR_ARG for an empty name or one of HL_NPZ_NAME_MAX bytes
  * or more, HL_ERR_RANGE for a negative size. */
 hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *len);
+/* The same for a member of the given method: 0 stored, 8 deflated (its
+ * bytes then hl_npz_deflater's output, its tail hl_npz_edit_tail_method's). */
+hl_status hl_npz_format_local_method(const char *name, int method, void *buf, size_t cap,
+                                     size_t *len);
 hl_status hl_npz_format_tail(const char *name, uint32_t crc, int64_t size, void *buf, size_t cap,
                              size_t *len);
 
@@ -102,6 +107,25 @@ bool hl_npz_edit_copy(const hl_npz_edit *e, int64_t i, int64_t *offset, int64_t 
 /* *len gets the size even on HL_ERR_BUFFER; it does not depend on crc. */
 hl_status hl_npz_edit_tail(const hl_npz_edit *e, uint32_t crc, int64_t size, void *buf, size_t cap,
                            size_t *len);
+/* The method (0 stored, 8 deflated) of the member the edit replaces (the
+ * last entry of its name), 0 when it adds one: a member rewritten keeps
+ * its compression, as np.savez_compressed wrote it. */
+int hl_npz_edit_method(const hl_npz_edit *e);
+/* hl_npz_edit_tail for a member of `size` bytes stored as `stored` bytes
+ * by method 0 or 8 (crc: of the uncompressed bytes). */
+hl_status hl_npz_edit_tail_method(const hl_npz_edit *e, uint32_t crc, int64_t size, int64_t stored,
+                                  int method, void *buf, size_t cap, size_t *len);
+
+/* Deflating a member as it is written (raw deflate, as zip stores it):
+ * hl_npz_deflater_put compresses len bytes (finish: the last ones, ending
+ * the stream) and gives the compressed bytes produced (*out, *out_len;
+ * valid until the next call).  HL_ERR_UNSUPPORTED in a build without zlib,
+ * HL_ERR_NOMEM, HL_ERR_NULL. */
+typedef struct hl_npz_deflater hl_npz_deflater;
+hl_status hl_npz_deflater_open(hl_npz_deflater **d);
+hl_status hl_npz_deflater_put(hl_npz_deflater *d, const void *in, size_t len, bool finish,
+                              const void **out, size_t *out_len);
+void hl_npz_deflater_destroy(hl_npz_deflater *d);
 void hl_npz_edit_destroy(hl_npz_edit *e);
 
 /* Loads member NAME (NULL: the only member) of the archive at path as

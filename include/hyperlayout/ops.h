@@ -9,6 +9,7 @@
  *   tile:T0,T1,...      tiles of the given extents, one after another
  *   untile:T0,T1,...    its inverse
  *   morton, unmorton    Morton (Z) order of power-of-two extents, its inverse
+ *   copy                the identity (the array as it is: format conversion)
  *
  * D and the lists follow the library's numbering (dimension 0 fastest,
  * lists dimension 0 first) or, with HL_OPS_NUMPY_AXES, NumPy's: axis 0
@@ -38,8 +39,8 @@ hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, un
 
 /* One plan of a chain of ops separated by white space ("flip:0
  * shift:1,-1"), each acting on the previous one's output; the last one's
- * output shape is hl_plan_out_shape(*plan).  HL_ERR_EMPTY for a chain of no
- * op.  On error why gets "op 'TEXT' on [SHAPE]: reason". */
+ * output shape is hl_plan_out_shape(*plan).  A chain of no op (empty or
+ * white space) is the identity, as "copy".  On error why gets "op 'TEXT' on [SHAPE]: reason". */
 hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
                       const hl_plan_options *opt, char *why, size_t cap);
 

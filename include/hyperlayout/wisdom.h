@@ -87,9 +87,14 @@ hl_status hl_wisdom_import(const char *text);
  * written, and the file is then as it was. */
 hl_status hl_wisdom_export_file(const char *path);
 
+/* The largest wisdom file hl_wisdom_import_file reads (16 MiB: a wisdom
+ * file holds one line per measured box, some hundred bytes each). */
+#define HL_WISDOM_FILE_MAX ((size_t)16 << 20)
+
 /* hl_wisdom_import from the file at path: HL_ERR_IO (errno set) when it
- * cannot be opened or read, otherwise as hl_wisdom_import (a file with a
- * NUL byte is HL_ERR_SYNTAX). */
+ * cannot be opened or read, is not a regular file (EINVAL: a device such as
+ * /dev/zero, a FIFO) or is larger than HL_WISDOM_FILE_MAX (EFBIG); otherwise
+ * as hl_wisdom_import (a file with a NUL byte is HL_ERR_SYNTAX). */
 hl_status hl_wisdom_import_file(const char *path);
 
 /* Empties the wisdom. */

@@ -197,29 +197,21 @@ def _no_cells_out_shape(ops, shape, itemsize, flags, opt):
     0, or no axis), for which the library has no shape: every op checked by
     the library on stand-in extents (_stand_in) and refused as the library
     refuses it, its message naming the real shape."""
-    texts = [t for t in _SPACE.split(ops) if t]
-    if not texts:  # the library's own "no op given"
-        p = ctypes.c_void_p()
-        why = ctypes.create_string_buffer(512)
-        st = lib.hl_plan_ops(ctypes.byref(p), ctypes.byref(_shape_struct((1,), 1)),
-                             ops.encode(), flags, ctypes.byref(opt), why, len(why))
-        if st == 0:
-            lib.hl_plan_destroy(p)
-        check(st or _lib.HL_ERR_UNSUPPORTED, why.value)
+    texts = [t for t in _SPACE.split(ops) if t]  # none: the identity, as the library
     cur = tuple(shape)
     for text in texts:
         if not cur:
             name, _, arg = text.partition(":")
             # A 0-d array has no axis: of the ops only those naming none apply
             # (each the identity); the library checks their form on [N].
-            if name in ("morton", "unmorton") or (name in ("crinkle", "uncrinkle")
+            if name in ("morton", "unmorton", "copy") or (name in ("crinkle", "uncrinkle")
                                                   and arg.startswith("all:")):
                 step = _int_or_none(arg[4:]) if arg.startswith("all:") else None
                 st, why, _ = _op_on(text, (max(step or 1, 1),), flags, opt)
             elif name in ("flip", "shift", "permute", "tile", "untile", "crinkle", "uncrinkle"):
                 st, why = _lib.HL_ERR_DIM, ("a 0-d array has no axis for %s (of the ops, "
-                                            "morton, unmorton and crinkle:all:N, uncrinkle:all:N "
-                                            "apply to it)" % name)
+                                            "copy, morton, unmorton and crinkle:all:N, "
+                                            "uncrinkle:all:N apply to it)" % name)
             else:
                 st, why, _ = _op_on(text, (1,), flags, opt)
                 if st == 0:

@@ -87,10 +87,26 @@ void hl_atomic_remove_temporaries(void)
     }
 }
 
+/* Whether the directory part of TEMPLATE exists (as a directory). */
+static bool directory_exists(const char *template)
+{
+    const char *slash = strrchr(template, '/');
+    char *dir = slash ? strndup(template, (size_t)(slash - template) + 1) : strdup(".");
+    struct stat sb;
+    const bool is = dir && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(dir);
+    return is;
+}
+
 int hl_atomic_temp_create(char *template, int *slot)
 {
     const int fd = mkstemp(template);
-    const int e = errno;
+    int e = errno;
+    /* ENOENT from a directory that exists: a file system that makes no
+     * new files (/proc, /sys), which "No such file or directory" would not
+     * tell; say that creating is not permitted */
+    if (fd < 0 && e == ENOENT && directory_exists(template))
+        e = EPERM;
     *slot = fd >= 0 ? live_list(template) : -1;
     errno = e;
     return fd;

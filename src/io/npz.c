@@ -253,7 +253,11 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
     hl_status st = cd_open(zip, len, &it);
     if (st != HL_OK)
         return st;
+    /* an archive may list one name twice (zipfile appends): NumPy reads
+     * the last entry of a name (zipfile's table keeps the last), so does
+     * this (and an edit replaces every entry of the name) */
     int64_t seen = 0;
+    bool exact = false;
     hl_npz_member found;
     while (it.left > 0) {
         hl_npz_member c;
@@ -262,13 +266,16 @@ hl_status hl_npz_find(const void *zip, size_t len, const char *name, hl_npz_memb
             return st;
         if (name && !strcmp(c.name, name)) {
             *m = c;
-            return HL_OK;
+            exact = true;
+            continue;
         }
         if (!name || (strlen(c.name) == want && !memcmp(c.name, name, want))) {
-            if (seen++ == 0)
-                found = c;
+            seen++;
+            found = c;
         }
     }
+    if (exact)
+        return HL_OK;
     if (seen == 1 || (name && seen > 1)) {
         *m = found;
         return HL_OK;
@@ -527,6 +534,12 @@ static size_t local_len(size_t nlen) { return LOCAL_FIXED + nlen + 20; }
 
 hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *len)
 {
+    return hl_npz_format_local_method(name, 0, buf, cap, len);
+}
+
+hl_status hl_npz_format_local_method(const char *name, int method, void *buf, size_t cap,
+                                     size_t *len)
+{
     char zn[HL_NPZ_NAME_MAX + 4];
     size_t nlen;
     if (!len || (!buf && cap > 0))
@@ -541,7 +554,7 @@ hl_status hl_npz_format_local(const char *name, void *buf, size_t cap, size_t *l
     p = wr32(p, SIG_LOCAL);
     p = wr16(p, VERSION_ZIP64);
     p = wr16(p, FLAG_DESCRIPTOR);
-    p = wr16(p, 0);             /* stored */
+    p = wr16(p, method == 8 ? 8 : 0); /* deflated or stored */
     p = wr16(p, 0);             /* time */
     p = wr16(p, DOS_DATE_1980); /* date */
     p = wr32(p, 0);             /* CRC: in the data descriptor */
@@ -581,6 +594,7 @@ struct hl_npz_edit {
     unsigned char *blob;          /* the old central directory and archive comment */
     const unsigned char *comment; /* the archive comment: the blob's last bytes */
     size_t comment_len;
+    int method;                   /* the replaced member's (its last entry's): 0 or 8 */
 };
 
 void hl_npz_edit_destroy(hl_npz_edit *e)
@@ -696,6 +710,8 @@ hl_status hl_npz_edit_open(hl_npz_edit **out, const void *zip, size_t len, const
             break;
         const bool replaced = r.nlen == e->nlen && !memcmp(r.name, e->zn, e->nlen);
         starts[ns++] = (record_start){r.local, replaced};
+        if (replaced) /* the entry NumPy reads is the last of the name */
+            e->method = r.method == 8 ? 8 : 0;
         if (replaced && placed)
             continue; /* a second entry of that name goes too */
         placed |= replaced;
@@ -728,9 +744,9 @@ bool hl_npz_edit_copy(const hl_npz_edit *e, int64_t i, int64_t *offset, int64_t 
  * entry as it was but for its offset and ZIP64 field, or the new member's.
  * 0 when the entry's extra field would overflow. */
 static size_t central_entry(unsigned char *p, const hl_npz_edit *e, const edit_entry *en,
-                            uint32_t crc, uint64_t size)
+                            uint32_t crc, uint64_t size, uint64_t stored, int method)
 {
-    const uint64_t usize = en->entry ? en->usize : size, csize = en->entry ? en->csize : size;
+    const uint64_t usize = en->entry ? en->usize : size, csize = en->entry ? en->csize : stored;
     const int nu = usize >= MAX32, nc = csize >= MAX32, no = en->local >= MAX32;
     const size_t z64 = nu + nc + no ? 4 + 8 * (size_t)(nu + nc + no) : 0;
     const unsigned char *c = en->entry;
@@ -759,7 +775,7 @@ static size_t central_entry(unsigned char *p, const hl_npz_edit *e, const edit_e
         q = wr16(q, 3u << 8 | VERSION_ZIP64); /* made by: Unix, so the mode bits below count */
         q = wr16(q, VERSION_ZIP64);
         q = wr16(q, FLAG_DESCRIPTOR);
-        q = wr16(q, 0); /* stored */
+        q = wr16(q, method == 8 ? 8 : 0); /* deflated or stored */
         q = wr16(q, 0);
         q = wr16(q, DOS_DATE_1980);
         q = wr32(q, crc);
@@ -799,21 +815,29 @@ static size_t central_entry(unsigned char *p, const hl_npz_edit *e, const edit_e
     return total;
 }
 
+int hl_npz_edit_method(const hl_npz_edit *e) { return e ? e->method : 0; }
+
 hl_status hl_npz_edit_tail(const hl_npz_edit *e, uint32_t crc, int64_t size, void *buf, size_t cap,
                            size_t *len)
 {
+    return hl_npz_edit_tail_method(e, crc, size, size, 0, buf, cap, len);
+}
+
+hl_status hl_npz_edit_tail_method(const hl_npz_edit *e, uint32_t crc, int64_t size, int64_t stored,
+                                  int method, void *buf, size_t cap, size_t *len)
+{
     if (!e || !len || (!buf && cap > 0))
         return HL_ERR_NULL;
-    if (size < 0)
+    if (size < 0 || stored < 0)
         return HL_ERR_RANGE;
-    const uint64_t usize = (uint64_t)size;
-    const uint64_t desc_off = e->member + local_len(e->nlen) + usize;
-    if (desc_off < usize || desc_off > (uint64_t)INT64_MAX - 4096)
+    const uint64_t usize = (uint64_t)size, csize = (uint64_t)stored;
+    const uint64_t desc_off = e->member + local_len(e->nlen) + csize;
+    if (desc_off < csize || desc_off > (uint64_t)INT64_MAX - 4096)
         return HL_ERR_RANGE;
     const uint64_t cd_off = desc_off + DESCRIPTOR64;
     uint64_t cd_size = 0;
     for (int64_t k = 0; k < e->n; k++) {
-        size_t one = central_entry(NULL, e, &e->entries[k], crc, usize);
+        size_t one = central_entry(NULL, e, &e->entries[k], crc, usize, csize, method);
         if (one == 0)
             return HL_ERR_UNSUPPORTED;
         cd_size += one;
@@ -830,10 +854,10 @@ hl_status hl_npz_edit_tail(const hl_npz_edit *e, uint32_t crc, int64_t size, voi
     unsigned char *p = buf;
     p = wr32(p, SIG_DESCRIPTOR);
     p = wr32(p, crc);
-    p = wr64(p, usize); /* 8-byte sizes: the local header has a ZIP64 field */
+    p = wr64(p, csize); /* 8-byte sizes: the local header has a ZIP64 field */
     p = wr64(p, usize);
     for (int64_t k = 0; k < e->n; k++)
-        p += central_entry(p, e, &e->entries[k], crc, usize);
+        p += central_entry(p, e, &e->entries[k], crc, usize, csize, method);
     if (far) {
         p = wr32(p, SIG_END64);
         p = wr64(p, END64_FIXED - 12); /* the record's size after this field */
@@ -898,4 +922,93 @@ hl_status hl_npz_save(const char *path, const char *name, const hl_shape *s, con
     const void *chunks[4] = {local, header, data, tail};
     size_t lens[4] = {llen, hlen, bytes, tlen};
     return hl_atomic_write(path, 4, chunks, lens);
+}
+
+/* ---- deflating a member as it is written ------------------------------------ */
+
+struct hl_npz_deflater {
+#ifdef HL_HAVE_ZLIB
+    z_stream s;
+#endif
+    unsigned char *buf; /* the compressed bytes of the last call */
+    size_t cap;
+};
+
+hl_status hl_npz_deflater_open(hl_npz_deflater **out)
+{
+    if (!out)
+        return HL_ERR_NULL;
+    *out = NULL;
+#ifdef HL_HAVE_ZLIB
+    hl_npz_deflater *d = calloc(1, sizeof *d);
+    if (!d)
+        return HL_ERR_NOMEM;
+    /* level 6 and raw deflate, as Python's zipfile writes np.savez_compressed */
+    if (deflateInit2(&d->s, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(d);
+        return HL_ERR_NOMEM;
+    }
+    *out = d;
+    return HL_OK;
+#else
+    return HL_ERR_UNSUPPORTED;
+#endif
+}
+
+hl_status hl_npz_deflater_put(hl_npz_deflater *d, const void *in, size_t len, bool finish,
+                              const void **out, size_t *out_len)
+{
+    if (!d || !out || !out_len || (!in && len > 0))
+        return HL_ERR_NULL;
+#ifdef HL_HAVE_ZLIB
+    size_t done = 0;
+    const unsigned char *p = in;
+    for (;;) {
+        /* in pieces zlib's 32-bit counts can hold */
+        const uInt part = len - (size_t)(p - (const unsigned char *)in) > (1u << 30)
+                              ? (1u << 30)
+                              : (uInt)(len - (size_t)(p - (const unsigned char *)in));
+        const bool last = (size_t)(p - (const unsigned char *)in) + part == len;
+        d->s.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write its input */
+        d->s.avail_in = part;
+        int rc;
+        do {
+            if (d->cap - done < 65536) {
+                const size_t ncap = d->cap ? 2 * d->cap : (size_t)1 << 20;
+                unsigned char *b = realloc(d->buf, ncap);
+                if (!b)
+                    return HL_ERR_NOMEM;
+                d->buf = b;
+                d->cap = ncap;
+            }
+            d->s.next_out = d->buf + done;
+            d->s.avail_out = (uInt)(d->cap - done > (1u << 30) ? (1u << 30) : d->cap - done);
+            const uInt before = d->s.avail_out;
+            rc = deflate(&d->s, last && finish ? Z_FINISH : Z_NO_FLUSH);
+            done += before - d->s.avail_out;
+            if (rc == Z_STREAM_ERROR)
+                return HL_ERR_ARG;
+        } while (d->s.avail_out == 0 || d->s.avail_in > 0 || (last && finish && rc != Z_STREAM_END));
+        p += part;
+        if (last)
+            break;
+    }
+    *out = d->buf;
+    *out_len = done;
+    return HL_OK;
+#else
+    (void)finish;
+    return HL_ERR_UNSUPPORTED;
+#endif
+}
+
+void hl_npz_deflater_destroy(hl_npz_deflater *d)
+{
+    if (!d)
+        return;
+#ifdef HL_HAVE_ZLIB
+    deflateEnd(&d->s);
+#endif
+    free(d->buf);
+    free(d);
 }

@@ -1,9 +1,12 @@
 /* hyperlayout — collective .npy files of distributed arrays (MPI-IO). */
 
+#define _POSIX_C_SOURCE 200809L /* access */
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hyperlayout/npy.h"
 #include "io/atomic.h"
@@ -194,6 +197,14 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, a->comm);
     unsigned long long offset = len;
     MPI_Bcast(&offset, 1, MPI_UNSIGNED_LONG_LONG, 0, a->comm);
+    /* every process must see process 0's temporary (a directory that is
+     * not shared, such as a node-local /tmp, would not show it): a process
+     * that cannot open the file makes the collective open wait for ever */
+    st = darray_agree(a->comm, access(tmp, W_OK) == 0 ? HL_OK : HL_ERR_IO);
+    if (st != HL_OK) {
+        hl_atomic_cancel(made);
+        return st;
+    }
 
     MPI_File fh;
     if (MPI_File_open(a->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
@@ -254,6 +265,10 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path)
     if (st != HL_OK)
         return st;
     MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, a->comm);
+    /* every process must see the file before the collective open */
+    st = darray_agree(a->comm, access(path, R_OK) == 0 ? HL_OK : HL_ERR_IO);
+    if (st != HL_OK)
+        return st;
     MPI_File fh;
     if (MPI_File_open(a->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;

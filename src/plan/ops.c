@@ -173,6 +173,16 @@ static hl_status one_op(const char *text, const hl_shape *shape, bool numpy_axes
             }
         return IS("morton") ? hl_problem_morton(pr, shape) : hl_problem_unmorton(pr, shape);
     }
+    if (IS("copy")) { /* the identity: a format conversion (.npy to HDF5...) moves no element */
+        if (colon) {
+            snprintf(why, cap, "takes no arguments");
+            return HL_ERR_ARG;
+        }
+        int perm[HL_MAX_RANK];
+        for (int i = 0; i < d; i++)
+            perm[i] = i;
+        return hl_problem_permute(pr, shape, perm);
+    }
     if (IS("flip"))
         return flip_problem(arg, shape, numpy_axes, pr, why, cap);
     if (IS("crinkle") || IS("uncrinkle"))
@@ -263,10 +273,8 @@ hl_status hl_problem_ops(hl_problem **pr, const hl_shape *shape, const char *ops
         }
         cur = *hl_problem_out_shape(steps[n++]);
     }
-    if (st == HL_OK && n == 0) {
-        snprintf(why, cap, "no op given");
-        st = HL_ERR_EMPTY;
-    }
+    if (st == HL_OK && n == 0) /* no op: the identity, as the op copy */
+        st = one_op("copy", shape, false, &steps[n++], why, cap);
     if (st == HL_OK)
         st = hl_problem_chain(pr, (const hl_problem *const *)steps, n);
     for (int j = 0; steps && j < n; j++)

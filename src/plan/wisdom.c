@@ -6,12 +6,15 @@
 #include "hyperlayout/wisdom.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/atomic.h"
 #include "wisdom_internal.h"
@@ -538,9 +541,24 @@ hl_status hl_wisdom_import_file(const char *path)
 {
     if (!path)
         return HL_ERR_NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* a regular file of bounded size: a device (/dev/zero) or a file
+     * growing without end would otherwise be read until memory runs out,
+     * and a FIFO would block (O_NONBLOCK: the open does not wait for it) */
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0)
         return HL_ERR_IO;
+    int e = fstat(fd, &sb) != 0       ? errno
+            : !S_ISREG(sb.st_mode)    ? EINVAL
+            : (uint64_t)sb.st_size > HL_WISDOM_FILE_MAX ? EFBIG
+                                      : 0;
+    FILE *f = e ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        e = e ? e : errno;
+        close(fd);
+        errno = e;
+        return HL_ERR_IO;
+    }
     char *buf = NULL;
     size_t len = 0, cap = 0;
     hl_status st = HL_OK;
@@ -560,6 +578,11 @@ hl_status hl_wisdom_import_file(const char *path)
         if (got == 0) {
             if (ferror(f))
                 st = HL_ERR_IO;
+            break;
+        }
+        if (len > HL_WISDOM_FILE_MAX) { /* grew while being read */
+            st = HL_ERR_IO;
+            errno = EFBIG;
             break;
         }
     }

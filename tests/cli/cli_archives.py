@@ -89,11 +89,20 @@ with tempfile.TemporaryDirectory() as d:
                   sorted(z.files) == ["a", "b", "c"] and same(z["b"], b[::-1].copy()) and
                   same(z["a"], a) and same(z["c"], c))
         check(kind + ": in place: the archive's CRCs hold", zipfile.ZipFile(k).testzip() is None)
+        # the member rewritten keeps its compression (issue 46)
+        want = zipfile.ZIP_DEFLATED if kind == "compressed" else zipfile.ZIP_STORED
+        check(kind + ": in place: the member rewritten is %s" % kind, after["b.npy"][1] == want)
+        if kind == "compressed":
+            check(kind + ": in place: the member rewritten is smaller than stored",
+                  len(after["b.npy"][2]) < 128 + b.nbytes)
         # the same member as IN and OUT, and a member added
         run("--axes", "numpy", k + ":a", k + ":a", "permute:1,0")
         run(k + ":c", k + ":new", "flip:0")
         after = raw_members(k)
         check(kind + ": IN = OUT keeps the others", after.get("c.npy") == before["c.npy"])
+        check(kind + ": IN = OUT: a member rewritten keeps its compression, one added is stored",
+              after["a.npy"][1] == want and after["new.npy"][1] == zipfile.ZIP_STORED)
+        check(kind + ": IN = OUT: the archive's CRCs hold", zipfile.ZipFile(k).testzip() is None)
         with np.load(k) as z:
             check(kind + ": IN = OUT: values", same(z["a"], a.T.copy()) and same(z["b"], b[::-1].copy())
                   and same(z["new"], np.flip(c, 1).copy()) and same(z["c"], c))
@@ -168,6 +177,36 @@ with tempfile.TemporaryDirectory() as d:
     run(src, zo + ":q", "flip:0")
     run("-:q", out, "flip:0", stdin=open(zo, "rb").read())
     check("the tool's own archive on a stream", same(np.load(out), a))
+
+    # one name twice (zipfile appends; issue 46): NumPy reads the last entry,
+    # and so does every command; rewriting it keeps what NumPy sees
+    import warnings
+    first = np.arange(6, dtype=np.int32).reshape(2, 3)
+    last = first * 10 + 1
+    for kind, method in (("stored", zipfile.ZIP_STORED), ("deflated", zipfile.ZIP_DEFLATED)):
+        dup = os.path.join(d, "dup.npz")
+        with warnings.catch_warnings(), zipfile.ZipFile(dup, "w", method) as z:
+            warnings.simplefilter("ignore")  # "Duplicate name: 'a.npy'"
+            for arr in (first, last):
+                with z.open("a.npy", "w") as m:
+                    np.lib.format.write_array(m, arr)
+        check(kind + " duplicate: NumPy reads the last", same(np.load(dup)["a"], last))
+        run(dup + ":a", out, "flip:0")
+        check(kind + " duplicate read as NumPy reads it", same(np.load(out), np.flip(last, 1)))
+        run("-:a", out, "flip:0", stdin=open(dup, "rb").read())
+        check(kind + " duplicate on a stream", same(np.load(out), np.flip(last, 1)))
+        p = subprocess.run([HL, "info", dup], capture_output=True, timeout=60)
+        text = p.stdout.decode()
+        check(kind + " duplicate: info marks the first hidden: " + text,
+              p.returncode == 0 and text.count("hidden") == 1 and
+              text.index("hidden") < text.rindex("member "))
+        run("--in-place", dup + ":a", "flip:0")
+        with zipfile.ZipFile(dup) as z:
+            names = z.namelist()
+        check(kind + " duplicate rewritten in place: one entry left (%s)" % names,
+              names == ["a.npy"])
+        check(kind + " duplicate rewritten in place: NumPy's member transformed",
+              same(np.load(dup)["a"], np.flip(last, 1)))
 
 print("%d checks, %d failed" % (checks, failures))
 sys.exit(1 if failures else 0)

@@ -226,6 +226,7 @@ cmp -s "$dir/cw/results.csv" "$dir/cw.csv" && ok || bad "wolff resumed after com
 expect_fail --dims 3 --L 8 --T 4.5 --algorithm wolff --clusters 5 --sweeps 200 --therm 20 --out "$dir/cw" \
     --no-plot --resume
 expect_err "another run"
+expect_err "--clusters differ" # issue 46: the message names the option that can differ
 expect_ok --L 16,8 --T 2.2 --algorithm sw --sweeps 100 --therm 10 --out "$dir/cs1" --no-plot --threads 1
 expect_ok --L 16,8 --T 2.2 --dynamics sw --sweeps 100 --therm 10 --out "$dir/cs2" --no-plot --threads 2 \
     --variant A

@@ -97,7 +97,7 @@ fails 2 "'1,y'" --procs 1,y "$dir/i4.npy" "$dir/got.npy" flip:0
 fails 4 "op 'flip:7'" --procs 4 "$dir/f8.npy" "$dir/got.npy" flip:7
 fails 2 "Fortran order" --procs 2 "$dir/fortran.npy" "$dir/got.npy" flip:0
 fails 2 "--procs reads and writes .npy files" --procs 2 "$dir/f8.npy" - flip:0
-fails 2 "got.npy: file could not be" --procs 2 "$dir/f8.npy" "$dir/no/such/dir/got.npy" flip:0
+fails 2 "got.npy: cannot write in its directory: No such file or directory" --procs 2 "$dir/f8.npy" "$dir/no/such/dir/got.npy" flip:0
 
 # an existing OUT: locked while it is replaced (a run waits for another's
 # lock), and refused when the user could not write it (as an ordinary user)

@@ -92,7 +92,16 @@ static void test_chain_errors(void **state)
     char why[128];
     assert_int_equal(hl_problem_op(&out, &s, "tile:4,4", 0, why, sizeof why), HL_ERR_ARG);
     assert_non_null(strstr(why, "does not divide"));
-    assert_int_equal(hl_problem_ops(&out, &s, "   ", 0, why, sizeof why), HL_ERR_EMPTY);
+    /* no op: the identity, as "copy" (issue 46); copy takes no argument */
+    assert_int_equal(hl_problem_ops(&out, &s, "   ", 0, why, sizeof why), HL_OK);
+    assert_int_equal(hl_problem_out_shape(out)->extent[0], 6);
+    assert_int_equal(hl_problem_out_shape(out)->extent[1], 8);
+    hl_problem_destroy(out);
+    assert_int_equal(hl_problem_ops(&out, &s, "copy", 0, why, sizeof why), HL_OK);
+    assert_int_equal(hl_problem_out_shape(out)->rank, 2);
+    hl_problem_destroy(out);
+    assert_int_equal(hl_problem_op(&out, &s, "copy:0", 0, why, sizeof why), HL_ERR_ARG);
+    assert_non_null(strstr(why, "no arguments"));
     hl_problem_destroy(a);
     hl_problem_destroy(b);
     hl_problem_destroy(c);

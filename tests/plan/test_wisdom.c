@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +450,19 @@ static void test_files(void **state)
     assert_int_equal(hl_wisdom_export_file(bad), HL_ERR_IO);
     assert_int_equal(hl_wisdom_import_file(NULL), HL_ERR_NULL);
     assert_int_equal(hl_wisdom_export_file(NULL), HL_ERR_NULL);
+    /* a device or a file above HL_WISDOM_FILE_MAX: refused before reading
+     * (issue 46: /dev/zero was read until memory ran out) */
+    errno = 0;
+    assert_int_equal(hl_wisdom_import_file("/dev/zero"), HL_ERR_IO);
+    assert_int_equal(errno, EINVAL);
+    FILE *big = fopen(nul, "wb");
+    assert_non_null(big);
+    assert_int_equal(fseek(big, (long)HL_WISDOM_FILE_MAX, SEEK_SET), 0);
+    assert_int_equal(fputc('\n', big), '\n');
+    assert_int_equal(fclose(big), 0);
+    errno = 0;
+    assert_int_equal(hl_wisdom_import_file(nul), HL_ERR_IO);
+    assert_int_equal(errno, EFBIG);
     assert_int_equal(hl_wisdom_export(&after), HL_OK);
     assert_string_equal(after, before);
     free(after);

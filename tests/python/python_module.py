@@ -137,7 +137,6 @@ a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
 for call, words in [
         (lambda: hl.transform(a, "flip:3"), "out of bounds"),
         (lambda: hl.transform(a, "twist:1"), "unknown op"),
-        (lambda: hl.transform(a, ""), "no op"),
         (lambda: hl.crinkle(a, 0, 3), "step"),
         (lambda: hl.tile(a, (2, 2, 3)), "does not divide"),
         (lambda: hl.morton(a), "power of two"),
@@ -154,6 +153,11 @@ for call, words in [
         checks += 1
     else:
         raise AssertionError("no error for a call expecting %r" % words)
+# no op (issue 46): the identity, as the op copy, not an error
+for ops in ("", "   ", "copy"):
+    got = hl.transform(a, ops)
+    assert got.dtype == a.dtype and np.array_equal(got, a) and got is not a, ops
+    checks += 1
 try:
     hl.flip(a, 3)
 except np.AxisError:
@@ -384,6 +388,7 @@ def test_empty_and_0d():
             ("shift:5,1,2", np.roll(e, (5, 1, 2), (0, 1, 2))),
             ("permute:2,0,1", np.transpose(e, (2, 0, 1))),
             ("crinkle:0:7", e), ("crinkle:1:3", e), ("crinkle:all:3", e), ("uncrinkle:-1:4", e),
+            ("", e), ("  ", e), ("copy", e), ("copy flip:0", np.flip(e, 0)),
             ("tile:5,3,2", e), ("untile:7,1,4", e), ("tile:1,3,4", e),
             ("permute:1,2,0 tile:3,4,9", np.transpose(e, (1, 2, 0))),
             ("flip:0 permute:2,0,1 tile:4,5,1 crinkle:-1:3", np.transpose(e, (2, 0, 1)))]:
@@ -404,7 +409,8 @@ def test_empty_and_0d():
                        ("tile:5,2,2", "does not divide extent 3"),
                        ("tile:0,3,4", "does not divide extent 0"),
                        ("morton", "power of two"), ("morton:1", "no arguments"),
-                       ("twist:1", "unknown op"), ("", "no op"), ("flip:0 twist", "'twist'"),
+                       ("twist:1", "unknown op"), ("copy:1", "no arguments"),
+                       ("flip:0 twist", "'twist'"),
                        ("permute:2,0,1 tile:4,1,2", "does not divide extent 3 of axis 2")]:
         expect_error(lambda: hl.transform(e, ops), ValueError, [words, "[0,3,4,bytes4]"
                      if ops and ops != "flip:0 twist" and not ops.startswith("permute")
@@ -425,7 +431,7 @@ def test_empty_and_0d():
     # 0-d: the ops naming no axis are the identity; the others are errors
     z = np.array(2.5)
     for ops in ["morton", "unmorton", "crinkle:all:3", "uncrinkle:all:1",
-                "morton crinkle:all:2"]:
+                "morton crinkle:all:2", "copy", ""]:
         check(hl.transform(z, ops), z, "transform %r of a 0-d array" % ops)
         p = hl.Plan(ops, (), z.dtype)
         check(p(z), z, "Plan %r of a 0-d array" % ops)
@@ -435,7 +441,8 @@ def test_empty_and_0d():
         check(out, z, "Plan %r of a 0-d array, out=" % ops)
     for ops, words in [("flip:0", "0-d"), ("shift:", "0-d"), ("permute:", "0-d"),
                        ("tile:", "0-d"), ("crinkle:0:1", "0-d"), ("crinkle:all:0", "at least 1"),
-                       ("morton:2", "no arguments"), ("twist", "unknown op"), ("", "no op")]:
+                       ("morton:2", "no arguments"), ("twist", "unknown op"),
+                       ("copy:1", "no arguments")]:
         expect_error(lambda: hl.transform(z, ops), hl.HyperlayoutError, [words],
                      "transform %r of a 0-d array" % ops)
     check(hl.crinkle(z, None, 3), z, "crinkle of a 0-d array")
