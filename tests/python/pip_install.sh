@@ -38,6 +38,19 @@ assert meta == hl.__version__ == hl.library_version(), (meta, hl.__version__)
 a = np.arange(24).reshape(2, 3, 4)
 assert np.array_equal(hl.transform(a, "flip:0 permute:2,0,1"), np.flip(a, 0).transpose(2, 0, 1))
 print("pip_install: hyperlayout %s imported from %s" % (meta, os.path.dirname(hl.__file__)))
+bundled_mpi = os.path.join(os.path.dirname(hl._lib.lib._name), "libhyperlayout_mpi.so")
+try:
+    import mpi4py  # noqa: F401 (hyperlayout.mpi needs it)
+except ImportError:
+    bundled_mpi = None
+if bundled_mpi and os.path.exists(bundled_mpi):  # a singleton MPI process
+    import hyperlayout.mpi as hlm
+    from mpi4py import MPI
+    assert hlm._mpi._name == bundled_mpi, hlm._mpi._name
+    d = hlm.DArray(MPI.COMM_SELF, (4, 6), "int16", "block,none")
+    d.local[...] = np.arange(24).reshape(4, 6)
+    assert np.array_equal(hlm.transform(d, "permute:1,0").gather(), np.arange(24).reshape(4, 6).T)
+    print("pip_install: hyperlayout.mpi loads %s" % bundled_mpi)
 PY
 site=$("$tmp/venv/bin/python" -c 'import hyperlayout, os; print(os.path.dirname(hyperlayout.__file__))')
 "$tmp/venv/bin/python" -m pip uninstall --yes --quiet hyperlayout
