@@ -209,6 +209,7 @@ class DArray:
             if not isinstance(dist, str):
                 raise TypeError("dist must be a str such as 'block,none', not %s"
                                 % type(dist).__name__)
+            spec = dist.encode()
             lo, hi = _widths(halo, len(shp))
             per = [bool(periodic)] * len(shp) if np.ndim(periodic) == 0 else \
                 [bool(p) for p in _ints(periodic, len(shp), "periodic")]
@@ -217,9 +218,9 @@ class DArray:
             if method not in _METHODS:
                 raise ValueError("method must be 'pack' or 'datatypes', not %r" % (method,))
             g = None if grid is None else _ints(grid, len(shp), "grid")
-            return handle, shp, dt, _hl_dtype(dt), lo, hi, per, g
+            return handle, shp, dt, _hl_dtype(dt), spec, lo, hi, per, g
 
-        handle, self.shape, self.dtype, (t, size), lo, hi, per, g = agreed(comm, check)
+        handle, self.shape, self.dtype, (t, size), spec, lo, hi, per, g = agreed(comm, check)
         self.ndim, self.dist = len(self.shape), dist
         self.halo = tuple(zip(lo, hi))
         s = _lib.Shape()
@@ -233,8 +234,8 @@ class DArray:
                              _STENCILS[stencil], None if g is None else ctypes.cast(keep[3], _P64),
                              _METHODS[method])
         p = ctypes.c_void_p()
-        _status(comm, _mpi.hl_darray_create(ctypes.byref(p), handle, ctypes.byref(s),
-                                            dist.encode(), ctypes.byref(opt)),
+        _status(comm, _mpi.hl_darray_create(ctypes.byref(p), handle, ctypes.byref(s), spec,
+                                            ctypes.byref(opt)),
                 ("distribution '%s' of %r on %d processes"
                  % (dist, self.shape, comm.Get_size())).encode())
         self._a = p
@@ -493,9 +494,13 @@ def load_npy(comm, path, dist, **kw):
     def header():
         if comm.Get_rank() != 0:
             return None
+        fmt = np.lib.format
         with open(path, "rb") as f:
-            version = np.lib.format.read_magic(f)
-            shape, fortran, dtype = np.lib.format._read_array_header(f, version)
+            version = fmt.read_magic(f)
+            read = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
+            if version not in read:
+                raise ValueError("%s: .npy version %d.%d is not read here" % ((path,) + version))
+            shape, fortran, dtype = read[version](f)
         if fortran:
             raise ValueError("%s: a Fortran-order .npy file" % path)
         return shape, dtype
