@@ -34,14 +34,25 @@ def worker(n, reps):
     rank, procs = comm.Get_rank(), comm.Get_size()
     shape = (n, n, n)
 
-    def timed(run):
-        ts = []
+    def timed(*runs):
+        """Medians of each run, the runs taking turns rep by rep (so that
+        the machine's load falls on all alike)."""
+        ts = [[] for _ in runs]
         for _ in range(reps):
-            comm.Barrier()
-            t0 = time.perf_counter()
-            run()
-            ts.append(comm.allreduce(time.perf_counter() - t0, MPI.MAX))
-        return sorted(ts)[len(ts) // 2]
+            for run, t in zip(runs, ts):
+                comm.Barrier()
+                t0 = time.perf_counter()
+                run()
+                t.append(comm.allreduce(time.perf_counter() - t0, MPI.MAX))
+        med = [sorted(t)[len(t) // 2] for t in ts]
+        return med if len(runs) > 1 else med[0]
+
+    def bare(r, src, dst):
+        """The same hl_redist plan run by the C calls alone (no Python layer
+        but ctypes' call)."""
+        c, plan = hlm._mpi, r._r
+        sp, dp = c.hl_darray_data(src._a), c.hl_darray_data(dst._a)
+        return lambda: (c.hl_redist_begin(plan, sp, dp), c.hl_redist_end(plan))
 
     def boxes(a):
         return comm.allgather(a.blocks[0] if a.blocks else ((0, 0, 0), (0, 0, 0)))
@@ -57,7 +68,7 @@ def worker(n, reps):
     t0 = time.perf_counter()
     r = hlm.Redist(slabs, pencils)
     out["plan_redist"] = comm.allreduce(time.perf_counter() - t0, MPI.MAX)
-    out["hl_redist"] = timed(r)
+    out["hl_redist"], out["bare_redist"] = timed(r, bare(r, slabs, pencils))
     src, dst = boxes(slabs), boxes(pencils)
     me_s, me_d = src[rank], dst[rank]
     dt = MPI.DOUBLE
@@ -91,7 +102,7 @@ def worker(n, reps):
     t0 = time.perf_counter()
     rt = hlm.Redist(slabs, tslabs, "permute:2,1,0")
     out["plan_transpose"] = comm.allreduce(time.perf_counter() - t0, MPI.MAX)
-    out["hl_transpose"] = timed(rt)
+    out["hl_transpose"], out["bare_transpose"] = timed(rt, bare(rt, slabs, tslabs))
     # mpi4py: Alltoallw of subarrays [my z, all y, q's x] into one buffer
     # (each peer's piece contiguous), then NumPy's transposed copy
     zs = [(b[0][0], b[1][0]) for b in src]
@@ -149,9 +160,13 @@ def driver(args):
     cbench = os.path.join(args.build, "bin", "bench_mpi_redist")
     print("hyperlayout.mpi vs C (bench_mpi_redist) vs mpi4py Alltoallw: N^3 float64, -np %d, "
           "median of %d, slowest process; ms" % (args.np, args.reps))
-    head = ("MiB", "N", "move", "hl.mpi", "C hl", "overhead", "mpi4py A2AW", "C MPI A2AW",
-            "plan(py)")
-    print("%5s %5s %-16s %9s %9s %9s %12s %11s %9s" % head)
+    print("hl.mpi: hyperlayout.mpi's Redist(); bare: the same plan by its C calls alone, in "
+          "turns with hl.mpi in the same processes (the Python layer's overhead: hl.mpi/bare); "
+          "C hl: bench_mpi_redist's hl_redist (datatypes) / hl_redist_plan_transform (pack), "
+          "another program run just before")
+    head = ("MiB", "N", "move", "hl.mpi", "bare", "layer", "C hl", "mpi4py A2AW",
+            "C MPI A2AW", "plan(py)")
+    print("%5s %5s %-16s %9s %9s %7s %9s %12s %11s %9s" % head)
     for mib in args.sizes:
         n = round((mib * 2 ** 20 / 8) ** (1 / 3))
         c = subprocess.run(mpirun + [cbench, "--n", str(n), "--reps", str(args.reps)],
@@ -170,8 +185,9 @@ def driver(args):
         same_c = "same memory both ways: yes" in c.stdout
         for move, key in (("slabs->pencils", "redist"), ("transpose 2,1,0", "transpose")):
             hl, cc = t["hl_" + key], t["c_" + key]
-            print("%5d %5d %-16s %9.2f %9.2f %8.0f%% %12.2f %11.2f %9.1f" % (
-                mib, n, move, hl * 1e3, cc * 1e3, (hl / cc - 1) * 100,
+            bare = t["bare_" + key]
+            print("%5d %5d %-16s %9.2f %9.2f %+6.1f%% %9.2f %12.2f %11.2f %9.1f" % (
+                mib, n, move, hl * 1e3, bare * 1e3, (hl / bare - 1) * 100, cc * 1e3,
                 t["a2aw_" + key] * 1e3, t["c_a2aw_" + key] * 1e3, t["plan_" + key] * 1e3))
         print("      checks: hyperlayout.mpi = mpi4py Alltoallw: %s; C: %s" % (
             m.group(1), "yes" if same_c else "NO"), flush=True)

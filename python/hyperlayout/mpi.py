@@ -16,6 +16,7 @@ order (axis 0 slowest), as the distribution strings are.
 
 Collective calls raise on every process alike: an argument wrong on one
 process only is an error everywhere, never a hang.  docs/python.md."""
+import builtins
 import ctypes
 import os
 
@@ -104,9 +105,14 @@ def _raise_agreed(comm, err):
         ValueError.__init__(e, text)
         e.status = status
         raise e
-    kind = {"TypeError": TypeError, "ValueError": ValueError, "OSError": OSError,
-            "FileNotFoundError": FileNotFoundError}.get(name, RuntimeError)
-    raise kind(text)
+    kind = getattr(builtins, name, None)  # the same built-in exception where it is one
+    if not (isinstance(kind, type) and issubclass(kind, Exception)):
+        kind = RuntimeError
+    try:
+        e = kind(text)
+    except TypeError:  # one that is not made from a message alone
+        e = RuntimeError("%s %s" % (name, text))
+    raise e
 
 
 def agreed(comm, fn):

@@ -5,7 +5,6 @@ non-contiguous inputs.
 
 usage: python_kinds.py numpy|interface|dlpack|buffer|torch
 Exits 77 (CTest's skip) for torch when PyTorch is not installed."""
-import array
 import sys
 
 import numpy as np
