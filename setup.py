@@ -56,7 +56,7 @@ def installed_libdir():
         return None
     if v.returncode or d.returncode or v.stdout.strip() != version():
         return None
-    libdir = d.stdout.strip()
+    libdir = os.path.normpath(d.stdout.strip())
     return libdir if os.path.exists(os.path.join(libdir, LIBS[0])) else None
 
 
