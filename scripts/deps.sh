@@ -20,8 +20,10 @@ set -eu
 # HDF5: the Open MPI build of libhdf5 (libhdf5-openmpi-dev) serves one process
 # and, through parallel HDF5, hl_darray's collective datasets; python3-h5py
 # is the tests' oracle.  (Serial libhdf5-dev builds too, without the
-# collective part.)
-PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy python3-matplotlib libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-h5py"
+# collective part.)  The Python module: python3-pip, -setuptools, -wheel and
+# -venv for `pip install .` and its test; python3-mpi4py for hyperlayout.mpi;
+# python3-torch for the tensor tests (docs/python.md).
+PACKAGES="build-essential cmake pkg-config libcmocka-dev libpng-dev librandom123-dev zlib1g-dev python3 python3-numpy python3-matplotlib libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3-h5py python3-pip python3-setuptools python3-wheel python3-venv python3-mpi4py python3-torch"
 # the Debian architecture to add (dpkg --add-architecture), for --cross
 foreign=""
 case "${1:-}" in

@@ -33,28 +33,38 @@ class PlanOptions(ctypes.Structure):
                 ("scratch", ctypes.c_void_p), ("scratch_bytes", ctypes.c_int64)]
 
 
-def _candidates():
-    """Where the library may be, most specific first."""
-    env = os.environ.get("HYPERLAYOUT_LIBRARY")
-    if env:
-        yield env
+def _candidates(name="libhyperlayout.so", env="HYPERLAYOUT_LIBRARY"):
+    """Where the library `name` may be, most specific first: the path in the
+    environment variable `env`; for libhyperlayout_mpi, beside the core
+    library when HYPERLAYOUT_LIBRARY names it; the copy `pip install`
+    bundled (_libs/); the directory `make install` or pip recorded
+    (_libpath.py); a source tree built with `make`; the loader's search."""
+    path = os.environ.get(env)
+    if path:
+        yield path
+        return
+    core = os.environ.get("HYPERLAYOUT_LIBRARY")
+    if core and name != "libhyperlayout.so":
+        yield os.path.join(os.path.dirname(core), name)
         return
     here = os.path.dirname(os.path.abspath(__file__))
-    try:  # written by cmake --install beside the installed package
+    yield os.path.join(here, "_libs", name)
+    try:  # written by cmake --install (or pip) beside the installed package
         from ._libpath import LIBDIR
-        yield os.path.join(LIBDIR, "libhyperlayout.so")
+        yield os.path.join(LIBDIR, name)
     except ImportError:
         pass
     # python/hyperlayout in a source tree built with `make`
-    yield os.path.join(here, "..", "..", "build", "lib", "libhyperlayout.so")
-    found = ctypes.util.find_library("hyperlayout")
+    yield os.path.join(here, "..", "..", "build", "lib", name)
+    found = ctypes.util.find_library(name[3:-3])
     if found:
         yield found
 
 
-def _load():
+def load(name="libhyperlayout.so", env="HYPERLAYOUT_LIBRARY"):
+    """The first of _candidates that loads, as a ctypes.CDLL."""
     tried = []
-    for path in _candidates():
+    for path in _candidates(name, env):
         if os.sep in path and not os.path.exists(path):
             tried.append(path + " (absent)")
             continue
@@ -62,9 +72,13 @@ def _load():
             return ctypes.CDLL(path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
-    raise ImportError("hyperlayout: libhyperlayout not found; tried: " + "; ".join(tried) +
-                      ". Build it (make), install it (docs/install.md) or set "
-                      "HYPERLAYOUT_LIBRARY to the path of libhyperlayout.so")
+    raise ImportError("hyperlayout: %s not found; tried: %s. Build it (make), install it "
+                      "(pip install ., docs/python.md) or set %s to its path"
+                      % (name, "; ".join(tried), env))
+
+
+def _load():
+    return load()
 
 
 lib = _load()

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from . import device
+from . import _kinds, device
 from .plan import Plan, check_axes, check_ops, check_out, check_threads, is_masked, masked
 
 
@@ -46,14 +46,22 @@ def _unwrap(a):
 
 
 def _keeps_masks(fn):
-    """fn(a, ..., out=None, threads=0) with its threads checked first and,
-    for a masked a or out, run on the data and on the mask (plan.masked)."""
+    """fn(a, ..., out=None, threads=0) with its threads checked first, a and
+    out of any host kind seen as NumPy arrays and the result given back in
+    a's kind (_kinds.py), and for a masked a or out, run on the data and on
+    the mask (plan.masked)."""
     @functools.wraps(fn)
     def wrapper(a, *args, out=None, threads=0, **kw):
         threads = check_threads(threads)
-        if is_masked(a, out):
-            return masked(a, out, lambda x, o: fn(x, *args, out=o, threads=threads, **kw))
-        return fn(a, *args, out=out, threads=threads, **kw)
+
+        def run(x, *rest, out=None):
+            if is_masked(x, out):
+                return masked(x, out, lambda y, o: fn(y, *rest, out=o, threads=threads, **kw))
+            return fn(x, *rest, out=out, threads=threads, **kw)
+        if device.is_device(a) or device.is_device(out):
+            return run(a, *args, out=out)
+        # any host kind (_kinds.py): run on NumPy views, the result in a's kind
+        return _kinds.host_call(run, a, out, *args)
     return wrapper
 
 

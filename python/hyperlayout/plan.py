@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from . import _lib, device
+from . import _kinds, _lib, device
 from ._lib import HyperlayoutError, check, lib
 
 
@@ -329,7 +329,9 @@ class Plan:
 
     def __call__(self, a, out=None):
         """Runs the plan on a (any strides: others than C order are copied
-        first) into out (a new array when None).  out may be a itself, or any
+        first) into out (a new array when None).  a and out may be any host
+        array kind (NumPy, PyTorch CPU tensors, array interfaces, DLPack,
+        buffers: _kinds.py); the result is a's kind.  out may be a itself, or any
         C-contiguous array on the same memory: the library then runs in place
         where it can and otherwise through one temporary copy.  A masked
         array (np.ma) gives a masked array, its mask transformed as its data
@@ -337,6 +339,10 @@ class Plan:
         set)."""
         if device.is_device(a) or device.is_device(out):
             return self._device_call(a, out)
+        # any host kind (_kinds.py): run on NumPy views, the result in a's kind
+        return _kinds.host_call(self._host_call, a, out)
+
+    def _host_call(self, a, out=None):
         if is_masked(a, out):
             self._check_input(np.asarray(np.ma.getdata(a)))
             return masked(a, out, self._call, self._mask)

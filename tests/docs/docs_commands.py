@@ -54,6 +54,12 @@ ALLOWED = {
     'PYTHONPATH=$HOME/.local/lib/python3/dist-packages python3 -c '
     '"import hyperlayout as hl; print(hl.library_version())"':
         "needs an install under $HOME: tests/install checks the installed module",
+    # docs/python.md's pip install: CTest python_pip_install does the same in a temporary venv
+    '/usr/bin/python3 -m venv --system-site-packages ~/venv': "python_pip_install makes one",
+    '~/venv/bin/pip install --no-build-isolation .': "python_pip_install installs so",
+    'cd /tmp && ~/venv/bin/python -c "import hyperlayout as hl; print(hl.__version__, '
+    'hl._lib.lib._name)"': "python_pip_install imports it outside the source tree",
+    '~/venv/bin/pip uninstall hyperlayout': "python_pip_install uninstalls it",
 }
 
 # hyperlayout subcommands too slow to run here (minutes of sweeps); checked
