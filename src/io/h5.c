@@ -389,26 +389,37 @@ static bool type_sound(hid_t t, char *text, size_t cap)
 static bool types_sound(hid_t t, char *text, size_t cap)
 {
     const H5T_class_t c = H5Tget_class(t);
-    if (c == H5T_ENUM) {
+    if (c == H5T_ENUM) { /* values are copied at the base's size: the sizes must agree */
         hid_t base = H5Tget_super(t);
-        const bool ok = base >= 0 && type_sound(base, text, cap);
+        const bool fits = base >= 0 && H5Tget_class(base) == H5T_INTEGER &&
+                          H5Tget_size(base) == H5Tget_size(t);
+        const bool ok = fits && type_sound(base, text, cap);
         if (base >= 0)
             H5Tclose(base);
-        if (base < 0)
-            snprintf(text, cap, "an enum without a base type");
+        if (!fits)
+            snprintf(text, cap, "an enum of %zu bytes whose base type is not an integer of "
+                     "that size", H5Tget_size(t));
+        H5Eclear2(H5E_DEFAULT);
         return ok;
     }
-    if (c == H5T_COMPOUND) {
+    if (c == H5T_COMPOUND) { /* each member inside the compound */
         const int n = H5Tget_nmembers(t);
+        const size_t size = H5Tget_size(t);
         bool ok = n >= 0;
         for (int m = 0; ok && m < n; m++) {
             hid_t mt = H5Tget_member_type(t, (unsigned)m);
-            ok = mt >= 0 && types_sound(mt, text, cap);
+            const size_t off = H5Tget_member_offset(t, (unsigned)m);
+            const size_t msz = mt >= 0 ? H5Tget_size(mt) : 0;
+            ok = mt >= 0 && msz >= 1 && off < size && msz <= size - off;
+            if (!ok)
+                snprintf(text, cap, "a compound of %zu bytes with member %d outside it", size, m);
+            ok = ok && types_sound(mt, text, cap);
             if (mt >= 0)
                 H5Tclose(mt);
         }
         if (n < 0)
             snprintf(text, cap, "a compound type HDF5 cannot read");
+        H5Eclear2(H5E_DEFAULT);
         return ok;
     }
     return type_sound(t, text, cap);
@@ -624,6 +635,15 @@ static void dataset_info(hid_t d, hl_h5_info *info, hid_t *mem)
 }
 
 void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem) { dataset_info(d, info, mem); }
+
+void hl_h5_classify(hid_t ft, hl_h5_info *info, hid_t *mem)
+{
+    hl_dtype dtype;
+    int64_t elem;
+    memset(info, 0, sizeof *info);
+    classify(ft, info, &dtype, &elem, mem);
+    H5Eclear2(H5E_DEFAULT);
+}
 
 /* ---- opening --------------------------------------------------------- */
 

@@ -61,6 +61,11 @@ void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem);
  * file open for writing" for HDF5's lock held): HL_ERR_IO. */
 hl_status hl_h5_lock_target(const char *path, int *lock, char *why, size_t cap);
 
+/* File type ft as a dataset's type is classified (info's descr, type and
+ * unsupported; the type metadata checked first) and *mem the memory type
+ * a read converts it to (-1 when unsupported): for the type fuzzer. */
+void hl_h5_classify(hid_t ft, hl_h5_info *info, hid_t *mem);
+
 /* Copies every attribute of object from onto object to; the failures. */
 int hl_h5_copy_attributes(hid_t from, hid_t to);
 
