@@ -787,6 +787,17 @@ hl_status hl_h5_select_range(hid_t space, int ndim, const int64_t *dims, int64_t
 
 static bool attr_sound(hid_t loc, const char *name, hid_t t, hssize_t n, char *why, size_t cap);
 
+#if defined(__SANITIZE_ADDRESS__)
+#define HL_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HL_UNDER_ASAN 1
+#endif
+#endif
+#ifndef HL_UNDER_ASAN
+#define HL_UNDER_ASAN 0
+#endif
+
 /* Set in the child when an attribute the checks let through cannot be read
  * within its bounds (HDF5 would allocate and clear what a damaged length
  * says): the file is then not remembered, and a reader refuses it. */
@@ -843,7 +854,7 @@ static void probe_child(const char *path, const char *dataset)
             pages = 0;
         fclose(f);
     }
-#if !defined(__SANITIZE_ADDRESS__) && !defined(HL_SANITIZE) /* ASan's shadow needs room */
+#if !HL_UNDER_ASAN /* ASan's shadow memory needs the address space unbounded */
     if (pages > 0) {
         const rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)256 << 20);
         const struct rlimit as = {cap, cap};

@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,7 +196,15 @@ int main(int argc, char **argv)
      * costs a minute and gigabytes, not a crash.  With the address space
      * bounded that allocation fails at once (HDF5 returns an error), so
      * the runs stay quick; a sanitizer's shadow memory needs it unbounded */
-    if (!getenv("HL_H5_FUZZ_NO_MEMLIMIT")) {
+    bool asan = false;
+#if defined(__SANITIZE_ADDRESS__)
+    asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    asan = true;
+#endif
+#endif
+    if (!asan && !getenv("HL_H5_FUZZ_NO_MEMLIMIT")) {
         const struct rlimit as = {(rlim_t)512 << 20, (rlim_t)512 << 20};
         setrlimit(RLIMIT_AS, &as);
     }
