@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bigbuf.h"
 #include "cli.h"
@@ -285,4 +286,26 @@ int h5_parse_option(const char *cmd, int argc, char **argv, int *i, h5_out_optio
     }
     (*i)++;
     return 0;
+}
+
+int h5_check_output(const char *cmd, const char *in, const char *out, const h5_out_options *o)
+{
+    char inf[4096], ind[H5_NAME_MAX], outf[4096], outd[H5_NAME_MAX];
+    struct stat si, so;
+    const bool h5out = out && h5_path(out, outf, sizeof outf, outd, sizeof outd);
+    const char *given = !o               ? NULL
+                        : o->append      ? "--h5-mode append"
+                        : o->deflate > 0 ? "--h5-deflate"
+                        : o->shuffle     ? "--h5-shuffle"
+                        : o->nchunk > 0  ? "--h5-chunk"
+                                         : NULL;
+    if (out && !h5out && given) /* not ignored in silence */
+        return cli_error(cmd, "%s applies to an HDF5 OUT (FILE.h5:/DATASET), not %s", given,
+                         strcmp(out, "-") ? out : "standard output");
+    if (!in || !out || (o && o->append) || !h5_path(in, inf, sizeof inf, ind, sizeof ind) ||
+        !h5out || stat(inf, &si) != 0 ||
+        stat(outf, &so) != 0 || si.st_dev != so.st_dev || si.st_ino != so.st_ino)
+        return -1;
+    return cli_error(cmd, "%s is IN's file: --h5-mode replace would leave only the new dataset "
+                     "in it (add it with --h5-mode append)", outf);
 }

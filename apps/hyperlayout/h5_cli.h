@@ -36,6 +36,15 @@ typedef struct h5_out_options {
 } h5_out_options;
 int h5_parse_option(const char *cmd, int argc, char **argv, int *i, h5_out_options *o);
 
+/* The one check every command that reads an input and writes an output
+ * (transform, stencil) makes before it reads: an HDF5 OUT written in
+ * replace mode (a new file holding its dataset only) into the file of the
+ * HDF5 input IN would drop every other dataset there, IN's own among
+ * them.  --h5-* options with an OUT that is not HDF5 are refused too
+ * rather than ignored.  -1: go on; otherwise the exit code after
+ * cli_error's message. */
+int h5_check_output(const char *cmd, const char *in, const char *out, const h5_out_options *o);
+
 /* The text of those options for --help. */
 extern const char h5_options_help[];
 

@@ -240,6 +240,9 @@ int cmd_stencil(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
+    rc = h5_check_output("stencil", o.in, o.out, &o.h5);
+    if (rc >= 0)
+        return rc;
     hl_shape s;
     void *a = NULL;
     char why[1024];

@@ -173,13 +173,9 @@ static int check_args(const transform_args *a)
     if (a->in_place && h5_path(a->in, f, sizeof f, d, sizeof d))
         return cli_error("transform", "--in-place is not supported for HDF5 datasets (write "
                                       "another dataset, e.g. with --h5-mode append)");
-    char inf[4096], ind[H5_NAME_MAX], outf[4096], outd[H5_NAME_MAX];
-    struct stat si, so;
-    if (!a->h5.append && h5_path(a->in, inf, sizeof inf, ind, sizeof ind) &&
-        h5_path(a->out, outf, sizeof outf, outd, sizeof outd) && stat(inf, &si) == 0 &&
-        stat(outf, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-        return cli_error("transform", "%s is IN's file: --h5-mode replace would leave only the new "
-                         "dataset in it (add it with --h5-mode append)", outf);
+    const int rc = h5_check_output("transform", a->in, a->out, &a->h5);
+    if (rc >= 0)
+        return rc;
     if (a->wisdom && a->procs)
         return cli_error("transform", "--wisdom is not supported with --procs");
     if (a->gpu && (a->procs || a->in_place == IN_PLACE_UNSAFE))

@@ -45,6 +45,17 @@ hl_status hl_atomic_begin(const char *path, bool copy, char **tmp);
 hl_status hl_atomic_finish(char *tmp, const char *path);
 void hl_atomic_cancel(char *tmp);
 
+/* The lock such a writer holds on the existing PATH from before
+ * hl_atomic_begin reads it until hl_atomic_finish or _cancel
+ * (atomic_lock.c): writers of one file take turns, each editing what the
+ * one before it left (a message on stderr while waiting; EDEADLK when this
+ * process holds it); a file another program holds under HDF5's exclusive
+ * file lock (open for writing) is refused with EWOULDBLOCK.  *lock is -1
+ * when PATH does not exist or is not a regular file (nothing to lock).
+ * HL_ERR_IO with errno set on failure (*lock -1). */
+hl_status hl_atomic_lock(const char *path, int *lock);
+void hl_atomic_unlock(int lock);
+
 /* ---- a stream ------------------------------------------------------------
  * A regular (or not yet existing) target is written to a temporary and
  * replaced at commit.  Targets that are not regular files — "-" (standard

@@ -92,17 +92,55 @@ hl_status hl_h5_save(const char *path, const char *dataset, const hl_shape *s, c
 
 #else /* HL_HAVE_HDF5 */
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
 #include "atomic.h"
 #include "h5_internal.h"
 
+/* ---- the library's end ------------------------------------------------
+ * HDF5 closes itself at exit (atexit), flushing every file still open.  A
+ * file whose writes failed (a file size limit, a full disk) cannot be
+ * flushed, so its H5Fclose fails and leaves it open; at exit HDF5 then
+ * tries again and again ("infinite loop closing library") and, under a
+ * file size limit, dies in H5F_term_package (SIGSEGV).  Our writers close
+ * every file they open and remove its temporary on error, so instead: HDF5
+ * is told not to register its own handler (H5dont_atexit, before its first
+ * call), and ours closes the library only when no file is left open; one
+ * that is left is the abandoned temporary of a failed write, already
+ * removed, whose descriptor the exit closes. */
+
+static atomic_bool file_stuck; /* an H5Fclose failed: HDF5 may hold the file still */
+
+void hl_h5_close_failed(void) { atomic_store(&file_stuck, true); }
+
+static void close_library(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (!atomic_load(&file_stuck) && H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0)
+        H5close();
+}
+
+static void open_library(void)
+{
+    H5dont_atexit();
+    if (H5open() >= 0)
+        atexit(close_library);
+}
+
 /* ---- HDF5's error stack: silenced, and read into messages ------------ */
 
 void hl_h5_quiet_on(hl_h5_quiet *q)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, open_library);
     H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     H5Eclear2(H5E_DEFAULT);
@@ -119,14 +157,36 @@ typedef struct {
     int n;
 } walk_data;
 
+/* One description as one line: HDF5's I/O failures read "file write
+ * failed: time = <ctime's text, newline and all>, filename = ..., errno =
+ * 27, error message = 'File too large', buf = ..." — that becomes "file
+ * write failed: File too large" (the system's reason); other control
+ * characters become spaces. */
+static void one_line(char *to, size_t cap, const char *d)
+{
+    const char *msg = strstr(d, "error message = '");
+    const char *colon = strchr(d, ':');
+    if (msg && colon && colon < msg) {
+        msg += strlen("error message = '");
+        const char *end = strchr(msg, '\'');
+        snprintf(to, cap, "%.*s: %.*s", (int)(colon - d), d,
+                 (int)(end ? (size_t)(end - msg) : strlen(msg)), msg);
+    } else {
+        snprintf(to, cap, "%s", d);
+    }
+    for (char *c = to; *c; c++)
+        if ((unsigned char)*c < 32)
+            *c = ' ';
+}
+
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *user)
 {
     walk_data *w = user;
     (void)n;
     const char *d = e->desc && e->desc[0] ? e->desc : "(no description)";
     if (w->n++ == 0)
-        snprintf(w->first, sizeof w->first, "%s", d);
-    snprintf(w->last, sizeof w->last, "%s", d);
+        one_line(w->first, sizeof w->first, d);
+    one_line(w->last, sizeof w->last, d);
     return 0;
 }
 
@@ -267,6 +327,104 @@ static size_t complex_half(hid_t t)
     return ok && H5Tget_size(t) == 2 * half ? half : 0;
 }
 
+/* ---- type metadata checked before HDF5 converts anything ---------------
+ * HDF5 decodes a type's fields from the file as they are and its
+ * conversion functions trust them: a float type whose precision says 167
+ * bits in 4 bytes (one byte changed) makes H5T__conv_f_f, and an integer
+ * one H5T__conv_i_i, read and write outside their buffers (SIGSEGV).  So
+ * every integer and float type a dataset is converted from (itself, an
+ * enum's base, a complex's parts) must describe bits inside its bytes,
+ * fields that do not overlap, in an order and with paddings HDF5 knows;
+ * otherwise the dataset is refused with what is wrong (into text, cap). */
+
+static bool bits_inside(size_t pos, size_t len, size_t off, size_t prec)
+{
+    return len >= 1 && pos >= off && pos < off + prec && len <= off + prec - pos;
+}
+
+static bool bits_apart(size_t a, size_t alen, size_t b, size_t blen)
+{
+    return a + alen <= b || b + blen <= a;
+}
+
+static bool type_sound(hid_t t, char *text, size_t cap)
+{
+    const H5T_class_t c = H5Tget_class(t);
+    if (c != H5T_INTEGER && c != H5T_FLOAT)
+        return true;
+    const size_t size = H5Tget_size(t), prec = H5Tget_precision(t);
+    const int off = H5Tget_offset(t);
+    const H5T_order_t order = H5Tget_order(t);
+    H5T_pad_t lsb = H5T_PAD_ERROR, msb = H5T_PAD_ERROR;
+    const char *what = c == H5T_INTEGER ? "integer" : "float";
+    bool ok = size >= 1 && size <= 8 && prec >= 1 && off >= 0 && (size_t)off + prec <= 8 * size &&
+              (order == H5T_ORDER_LE || order == H5T_ORDER_BE) &&
+              H5Tget_pad(t, &lsb, &msb) >= 0 && lsb >= H5T_PAD_ZERO &&
+              lsb <= H5T_PAD_BACKGROUND && msb >= H5T_PAD_ZERO && msb <= H5T_PAD_BACKGROUND;
+    if (ok && c == H5T_INTEGER) {
+        const H5T_sign_t sg = H5Tget_sign(t);
+        ok = sg == H5T_SGN_NONE || sg == H5T_SGN_2;
+    } else if (ok) {
+        size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+        const size_t ebias = H5Tget_ebias(t);
+        const H5T_norm_t norm = H5Tget_norm(t);
+        const H5T_pad_t inpad = H5Tget_inpad(t);
+        const size_t o = (size_t)off;
+        ok = H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 &&
+             bits_inside(spos, 1, o, prec) && bits_inside(epos, esize, o, prec) &&
+             bits_inside(mpos, msize, o, prec) && esize <= 32 && msize <= 64 &&
+             bits_apart(spos, 1, epos, esize) && bits_apart(spos, 1, mpos, msize) &&
+             bits_apart(epos, esize, mpos, msize) && ebias < ((size_t)1 << esize) &&
+             (norm == H5T_NORM_IMPLIED || norm == H5T_NORM_MSBSET || norm == H5T_NORM_NONE) &&
+             inpad >= H5T_PAD_ZERO && inpad <= H5T_PAD_BACKGROUND;
+    }
+    if (!ok)
+        snprintf(text, cap, "%s of %zu bytes, %zu bits at offset %d", what, size, prec, off);
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
+/* t and the types inside it that a read converts (an enum's base, the
+ * members of a compound) sound; text says what is not. */
+static bool types_sound(hid_t t, char *text, size_t cap)
+{
+    const H5T_class_t c = H5Tget_class(t);
+    if (c == H5T_ENUM) { /* values are copied at the base's size: the sizes must agree */
+        hid_t base = H5Tget_super(t);
+        const bool fits = base >= 0 && H5Tget_class(base) == H5T_INTEGER &&
+                          H5Tget_size(base) == H5Tget_size(t);
+        const bool ok = fits && type_sound(base, text, cap);
+        if (base >= 0)
+            H5Tclose(base);
+        if (!fits)
+            snprintf(text, cap, "an enum of %zu bytes whose base type is not an integer of "
+                     "that size", H5Tget_size(t));
+        H5Eclear2(H5E_DEFAULT);
+        return ok;
+    }
+    if (c == H5T_COMPOUND) { /* each member inside the compound */
+        const int n = H5Tget_nmembers(t);
+        const size_t size = H5Tget_size(t);
+        bool ok = n >= 0;
+        for (int m = 0; ok && m < n; m++) {
+            hid_t mt = H5Tget_member_type(t, (unsigned)m);
+            const size_t off = H5Tget_member_offset(t, (unsigned)m);
+            const size_t msz = mt >= 0 ? H5Tget_size(mt) : 0;
+            ok = mt >= 0 && msz >= 1 && off < size && msz <= size - off;
+            if (!ok)
+                snprintf(text, cap, "a compound of %zu bytes with member %d outside it", size, m);
+            ok = ok && types_sound(mt, text, cap);
+            if (mt >= 0)
+                H5Tclose(mt);
+        }
+        if (n < 0)
+            snprintf(text, cap, "a compound type HDF5 cannot read");
+        H5Eclear2(H5E_DEFAULT);
+        return ok;
+    }
+    return type_sound(t, text, cap);
+}
+
 /* Classifies file type ft: info's dtype, descr, type text and unsupported;
  * *mem the memory type to read it as (or -1 when unsupported). */
 static void classify(hid_t ft, hl_h5_info *info, hl_dtype *dtype, int64_t *elem, hid_t *mem)
@@ -276,6 +434,12 @@ static void classify(hid_t ft, hl_h5_info *info, hl_dtype *dtype, int64_t *elem,
     *mem = -1;
     *elem = (int64_t)size;
     *dtype = HL_DTYPE_BYTES;
+    if (!types_sound(ft, info->type, sizeof info->type)) {
+        info->unsupported = "a damaged type description (its bits, fields, order or padding "
+                            "are not a type HDF5 can convert)";
+        snprintf(info->descr, sizeof info->descr, "|V%zu", size);
+        return;
+    }
     if (c == H5T_VLEN || c == H5T_REFERENCE || H5Tdetect_class(ft, H5T_VLEN) > 0 ||
         H5Tdetect_class(ft, H5T_REFERENCE) > 0 ||
         (c == H5T_STRING && H5Tis_variable_str(ft) > 0)) {
@@ -472,6 +636,15 @@ static void dataset_info(hid_t d, hl_h5_info *info, hid_t *mem)
 
 void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem) { dataset_info(d, info, mem); }
 
+void hl_h5_classify(hid_t ft, hl_h5_info *info, hid_t *mem)
+{
+    hl_dtype dtype;
+    int64_t elem;
+    memset(info, 0, sizeof *info);
+    classify(ft, info, &dtype, &elem, mem);
+    H5Eclear2(H5E_DEFAULT);
+}
+
 /* ---- opening --------------------------------------------------------- */
 
 hl_status hl_h5_open_file(const char *path, bool write, hid_t fapl, hid_t *file, char *why,
@@ -520,6 +693,19 @@ hl_status hl_h5_open_dataset(hid_t file, const char *path, const char *dataset, 
                 return fail(HL_ERR_NOT_FOUND, why, cap, path, dataset, true, "no such dataset");
             return fail(HL_ERR_NOT_FOUND, why, cap, path, dataset, false,
                         "no such dataset ('%s' does not exist)", part);
+        }
+        if (i < len) { /* a component on the way must be a group to look into */
+            hid_t g = H5Oopen(file, part, H5P_DEFAULT);
+            const H5I_type_t t = g >= 0 ? H5Iget_type(g) : H5I_BADID;
+            if (g >= 0)
+                H5Oclose(g);
+            if (t != H5I_GROUP)
+                return fail(HL_ERR_NOT_FOUND, why, cap, path, dataset, t == H5I_BADID,
+                            "no such dataset ('%s' is %s, not a group)", part,
+                            t == H5I_DATASET    ? "a dataset"
+                            : t == H5I_DATATYPE ? "a named datatype"
+                            : t == H5I_BADID    ? "an object HDF5 cannot open"
+                                                : "another object");
         }
     }
     hid_t o = H5Oopen(file, name, H5P_DEFAULT);
@@ -584,6 +770,177 @@ hl_status hl_h5_select_range(hid_t space, int ndim, const int64_t *dims, int64_t
     return HL_OK;
 }
 
+/* ---- a damaged file: HDF5's decoders tried in a child process first ------
+ * HDF5 1.10 decodes a file's metadata as it finds it: some damaged object
+ * headers, dataspace messages, B-trees and heaps crash it (SIGSEGV in
+ * H5O_msg_read, H5HG_read, H5F__accum_read; h5py dies the same way) or make
+ * it loop or allocate what a damaged length says.  What hyperlayout can
+ * check itself it checks (types_sound, attr_sound); for the rest, the
+ * metadata a command will decode — the one dataset and its attributes
+ * (hl_h5_reader_open), or every object (hl_h5_list) — is decoded first in
+ * a child process under bounds of memory (its own size and 256 MiB more),
+ * processor time (2 s) and time (20 s).  Only when the child got through
+ * does this process decode it; otherwise one line says that the file is
+ * damaged.  A file whose every object passed is remembered (its device,
+ * inode, size and change time), so that reading it after listing it costs
+ * no second probe.  Without fork (it fails) the file is read as it is. */
+
+static bool attr_sound(hid_t loc, const char *name, hid_t t, hssize_t n, char *why, size_t cap);
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HL_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HL_UNDER_ASAN 1
+#endif
+#endif
+#ifndef HL_UNDER_ASAN
+#define HL_UNDER_ASAN 0
+#endif
+
+/* Set in the child when an attribute the checks let through cannot be read
+ * within its bounds (HDF5 would allocate and clear what a damaged length
+ * says): the file is then not remembered, and a reader refuses it. */
+static bool probe_attr_failed;
+
+static herr_t probe_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *user)
+{
+    (void)ai, (void)user;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1, s = a >= 0 ? H5Aget_space(a) : -1;
+    char why[300];
+    const hssize_t n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+    if (t >= 0 && s >= 0 && H5Tdetect_class(t, H5T_REFERENCE) <= 0 &&
+        attr_sound(loc, name, t, n, why, sizeof why)) {
+        void *buf = calloc(n > 0 ? (size_t)n : 1, H5Tget_size(t));
+        if (!buf || H5Aread(a, t, buf) < 0) /* the child ends: nothing reclaimed */
+            probe_attr_failed = true;
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+}
+
+static void probe_object(hid_t o)
+{
+    if (H5Iget_type(o) == H5I_DATASET) {
+        hl_h5_info info;
+        hid_t mem;
+        dataset_info(o, &info, &mem);
+    }
+    H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_INC, NULL, probe_attr, NULL);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+static herr_t probe_link(hid_t g, const char *name, const H5L_info_t *li, void *user)
+{
+    (void)user;
+    if (li->type == H5L_TYPE_HARD || li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL) {
+        hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+        if (o >= 0) {
+            probe_object(o);
+            H5Oclose(o);
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+}
+
+static void probe_child(const char *path, const char *dataset)
+{
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+#if !HL_UNDER_ASAN /* ASan's shadow memory needs the address space unbounded */
+    if (pages > 0) {
+        const rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)256 << 20);
+        const struct rlimit as = {cap, cap};
+        setrlimit(RLIMIT_AS, &as);
+    }
+#endif
+    const struct rlimit cpu = {2, 3};
+    setrlimit(RLIMIT_CPU, &cpu);
+    signal(SIGALRM, SIG_DFL);
+    alarm(20);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0)
+        _exit(1);
+    if (dataset) {
+        char why[256];
+        hid_t d;
+        if (hl_h5_open_dataset(file, path, dataset, &d, why, sizeof why) == HL_OK)
+            probe_object(d);
+    } else {
+        H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, probe_link, NULL);
+    }
+    _exit(probe_attr_failed ? 3 : 0);
+}
+
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec ctime;
+} probed_file;
+
+enum { PROBED = 8 };
+static pthread_mutex_t probed_mutex = PTHREAD_MUTEX_INITIALIZER;
+static probed_file probed[PROBED];
+static int nprobed;
+
+static bool same_file(const probed_file *a, const struct stat *sb)
+{
+    return a->dev == sb->st_dev && a->ino == sb->st_ino && a->size == sb->st_size &&
+           a->ctime.tv_sec == sb->st_ctim.tv_sec && a->ctime.tv_nsec == sb->st_ctim.tv_nsec;
+}
+
+/* HL_OK when the metadata of path (dataset; NULL: every object) decoded in
+ * a child; else HL_ERR_FORMAT and why. */
+static hl_status probe(const char *path, const char *dataset, char *why, size_t cap)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return HL_OK; /* the open says what is wrong */
+    bool known = false;
+    pthread_mutex_lock(&probed_mutex);
+    for (int i = 0; i < nprobed && !known; i++)
+        known = same_file(&probed[i], &sb);
+    pthread_mutex_unlock(&probed_mutex);
+    if (known)
+        return HL_OK;
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0)
+        return HL_OK;
+    if (pid == 0)
+        probe_child(path, dataset);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return HL_OK;
+    if (WIFEXITED(status)) {
+        if (!dataset && WEXITSTATUS(status) == 0) {
+            pthread_mutex_lock(&probed_mutex);
+            probed[nprobed < PROBED ? nprobed++ : PROBED - 1] =
+                (probed_file){sb.st_dev, sb.st_ino, sb.st_size, sb.st_ctim};
+            pthread_mutex_unlock(&probed_mutex);
+        }
+        if (dataset && WEXITSTATUS(status) == 3)
+            return fail(HL_ERR_FORMAT, why, cap, path, dataset, false, "a damaged file: HDF5 "
+                        "cannot read the dataset's attributes within bounds of memory");
+        return HL_OK; /* HDF5's errors, if any, come again in this process */
+    }
+    const int sig = WTERMSIG(status);
+    if (sig == SIGXCPU || sig == SIGALRM || sig == SIGKILL)
+        return fail(HL_ERR_FORMAT, why, cap, path, dataset, false, "a damaged file: HDF5 could "
+                    "not decode its metadata within bounds of memory and time");
+    return fail(HL_ERR_FORMAT, why, cap, path, dataset, false, "a damaged file: HDF5 crashed "
+                "decoding its metadata (%s)", strsignal(sig));
+}
+
 /* ---- public: info, list ---------------------------------------------- */
 
 hl_status hl_h5_available(void) { return HL_OK; }
@@ -613,6 +970,8 @@ hl_status hl_h5_reader_open(hl_h5_reader **r, const char *path, const char *data
         if (!x->path || !x->name)
             st = HL_ERR_NOMEM;
     }
+    if (st == HL_OK)
+        st = probe(path, x->name, why, cap);
     if (st == HL_OK)
         st = hl_h5_open_file(path, false, H5P_DEFAULT, &x->file, why, cap);
     if (st == HL_OK)
@@ -755,7 +1114,9 @@ typedef struct {
 static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *li, void *user)
 {
     list_data *L = user;
-    if (li->type != H5L_TYPE_HARD)
+    /* soft and external links too, followed as transform follows them (a
+     * dangling one, which transform cannot read either, is left out) */
+    if (li->type != H5L_TYPE_HARD && li->type != H5L_TYPE_SOFT && li->type != H5L_TYPE_EXTERNAL)
         return 0;
     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
     if (o < 0) {
@@ -787,8 +1148,10 @@ hl_status hl_h5_list(const char *path, hl_h5_visit visit, void *user, char *why,
         return HL_ERR_NULL;
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
-    hid_t file;
-    hl_status st = hl_h5_open_file(path, false, H5P_DEFAULT, &file, why, cap);
+    hid_t file = -1;
+    hl_status st = probe(path, NULL, why, cap);
+    if (st == HL_OK)
+        st = hl_h5_open_file(path, false, H5P_DEFAULT, &file, why, cap);
     if (st == HL_OK) {
         list_data L = {visit, user, 0};
         if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, list_cb, &L) < 0)
@@ -826,12 +1189,24 @@ hl_status hl_h5_load(const char *path, const char *dataset, hl_h5_info *info, vo
 
 /* ---- writing --------------------------------------------------------- */
 
+hl_status hl_h5_lock_target(const char *path, int *lock, char *why, size_t cap)
+{
+    if (hl_atomic_lock(path, lock) == HL_OK)
+        return HL_OK;
+    if (errno == EWOULDBLOCK)
+        return fail(HL_ERR_IO, why, cap, path, NULL, false, "another program has the file open "
+                    "for writing (HDF5's file lock is held): %s", strerror(errno));
+    return fail(HL_ERR_IO, why, cap, path, NULL, false, "cannot lock it for writing: %s",
+                strerror(errno));
+}
+
 struct hl_h5_writer {
     hid_t file, dset, mem;
     int ndim;
     int64_t dims[HL_H5_MAX_NDIM];
     int64_t count;
     char *tmp, *path, *name;
+    int lock; /* hl_atomic_lock's on the existing file, or -1 */
 };
 
 /* The file type for s (descr for bytes), or with *mem its memory type. */
@@ -983,7 +1358,47 @@ hid_t hl_h5_dcpl(const hl_h5_write_options *opt, int ndim, const int64_t *dims, 
 typedef struct {
     hid_t to;
     int errors;
+    char why[400]; /* the first failure: the attribute and HDF5's reason */
 } attr_copy;
+
+/* A damaged attribute must not reach HDF5's conversions: its type checked
+ * as a dataset's, and its element count n against the file, which holds
+ * at least 8 bytes of each element (a variable-length one's heap
+ * reference) or all of a fixed-size one (a count read from a damaged
+ * dataspace made H5T__conv_vlen clear gigabytes).  Else false and why. */
+static bool attr_sound(hid_t loc, const char *name, hid_t t, hssize_t n, char *why, size_t cap)
+{
+    const size_t sz = H5Tget_size(t);
+    const bool vlen = H5Tdetect_class(t, H5T_VLEN) > 0 ||
+                      (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0);
+    hsize_t fsize = 0;
+    hid_t fid = H5Iget_file_id(loc);
+    if (fid < 0 || H5Fget_filesize(fid, &fsize) < 0)
+        fsize = 0;
+    if (fid >= 0)
+        H5Fclose(fid);
+    H5Eclear2(H5E_DEFAULT);
+    char text[96];
+    if (!types_sound(t, text, sizeof text)) {
+        snprintf(why, cap, "attribute '%s': a damaged type (%s)", name, text);
+        return false;
+    }
+    if (n < 0 || sz == 0 || (uint64_t)n > fsize / (vlen ? 8 : sz)) {
+        snprintf(why, cap, "attribute '%s': %" PRId64 " elements of %zu bytes in a file of "
+                 "%" PRIu64 " bytes (damaged)", name, (int64_t)n, sz, (uint64_t)fsize);
+        return false;
+    }
+    return true;
+}
+
+static void attr_failed(attr_copy *c, const char *name)
+{
+    if (c->errors++ == 0) {
+        char reason[300];
+        hl_h5_reason(reason, sizeof reason);
+        snprintf(c->why, sizeof c->why, "attribute '%s': %s", name, reason);
+    }
+}
 
 static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *ai, void *user)
 {
@@ -992,19 +1407,26 @@ static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *ai, void 
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     hid_t t = a >= 0 ? H5Aget_type(a) : -1, s = a >= 0 ? H5Aget_space(a) : -1;
     if (t < 0 || s < 0 || H5Tdetect_class(t, H5T_REFERENCE) > 0) {
-        c->errors += t >= 0 && s >= 0 ? 0 : 1; /* references would point into the other file */
+        if (t < 0 || s < 0) /* references would point into the other file: left out */
+            attr_failed(c, name);
         goto out;
     }
     const hssize_t n = H5Sget_simple_extent_npoints(s);
     const size_t sz = H5Tget_size(t);
-    void *buf = calloc(n > 0 ? (size_t)n : 1, sz ? sz : 1);
+    char text[300];
+    if (!attr_sound(loc, name, t, n, text, sizeof text)) {
+        if (c->errors++ == 0)
+            snprintf(c->why, sizeof c->why, "%s", text);
+        goto out;
+    }
+    void *buf = calloc(n > 0 ? (size_t)n : 1, sz);
     hid_t b = -1;
     if (!buf || H5Aread(a, t, buf) < 0) {
-        c->errors++;
+        attr_failed(c, name);
     } else {
         b = H5Acreate2(c->to, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
         if (b < 0 || H5Awrite(b, t, buf) < 0)
-            c->errors++;
+            attr_failed(c, name);
         if (H5Tdetect_class(t, H5T_VLEN) > 0 || (H5Tget_class(t) == H5T_STRING &&
                                                   H5Tis_variable_str(t) > 0))
             H5Dvlen_reclaim(t, s, H5P_DEFAULT, buf);
@@ -1022,12 +1444,31 @@ out:
     return 0;
 }
 
-int hl_h5_copy_attributes(hid_t from, hid_t to)
+static int copy_attributes(hid_t from, hid_t to, char *why, size_t cap)
 {
-    attr_copy c = {to, 0};
-    if (H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attr, &c) < 0)
-        c.errors++;
+    attr_copy c = {to, 0, ""};
+    if (H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attr, &c) < 0 && !c.errors++)
+        hl_h5_reason(c.why, sizeof c.why);
+    if (c.errors && why && cap)
+        snprintf(why, cap, "%s", c.why);
     return c.errors;
+}
+
+int hl_h5_copy_attributes(hid_t from, hid_t to) { return copy_attributes(from, to, NULL, 0); }
+
+/* The oldest file format that holds what the file of `like` holds (its
+ * superblock's version says which library wrote it how): attributes of
+ * more than 64 KiB, for one, need the 1.8 format (dense storage). */
+static H5F_libver_t like_format(hid_t file)
+{
+    H5F_info2_t fi;
+    if (H5Fget_info2(file, &fi) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return H5F_LIBVER_EARLIEST;
+    }
+    return fi.super.version >= 3 ? H5F_LIBVER_V110
+           : fi.super.version == 2 ? H5F_LIBVER_V18
+                                   : H5F_LIBVER_EARLIEST;
 }
 
 hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *dataset,
@@ -1051,7 +1492,7 @@ hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *data
     hl_status st = x ? HL_OK : HL_ERR_NOMEM;
     hid_t space = -1, dcpl = -1, lcpl = -1, ftype = -1;
     if (x) {
-        x->file = x->dset = x->mem = -1;
+        x->file = x->dset = x->mem = x->lock = -1;
         x->path = strdup(path);
         x->name = strdup(name);
         if (!x->path || !x->name)
@@ -1065,15 +1506,25 @@ hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *data
     if (st == HL_OK && opt->append && stat(path, &sb) != 0)
         st = fail(errno == ENOENT ? HL_ERR_NOT_FOUND : HL_ERR_IO, why, cap, path, NULL, false,
                   "--h5-mode append needs an existing file: %s", strerror(errno));
+    if (st == HL_OK)
+        st = hl_h5_lock_target(path, &x->lock, why, cap);
     if (st == HL_OK && opt->append && H5Fis_hdf5(path) <= 0)
         st = fail(HL_ERR_FORMAT, why, cap, path, NULL, false, "not an HDF5 file (no HDF5 "
                   "signature): cannot add a dataset to it");
     if (st == HL_OK && hl_atomic_begin(path, opt->append, &x->tmp) != HL_OK)
         st = fail(HL_ERR_IO, why, cap, path, NULL, false, "cannot write beside it: %s",
                   strerror(errno));
+    /* a copied dataset's attributes are written in its file's format */
+    const H5F_libver_t low = opt->like ? like_format(opt->like->file) : H5F_LIBVER_EARLIEST;
     if (st == HL_OK) {
-        x->file = opt->append ? H5Fopen(x->tmp, H5F_ACC_RDWR, H5P_DEFAULT)
-                              : H5Fcreate(x->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl >= 0 && low != H5F_LIBVER_EARLIEST)
+            H5Pset_libver_bounds(fapl, low, H5F_LIBVER_LATEST);
+        x->file = fapl < 0        ? -1
+                  : opt->append ? H5Fopen(x->tmp, H5F_ACC_RDWR, fapl)
+                                : H5Fcreate(x->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        if (fapl >= 0)
+            H5Pclose(fapl);
         if (x->file < 0)
             st = fail(opt->append ? HL_ERR_FORMAT : HL_ERR_IO, why, cap, path, NULL, true,
                       "cannot %s", opt->append ? "open its copy" : "create the file");
@@ -1114,8 +1565,9 @@ hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *data
         if (x->dset < 0)
             st = fail(HL_ERR_ARG, why, cap, path, name, true, "cannot create the dataset");
     }
-    if (st == HL_OK && opt->like && hl_h5_copy_attributes(opt->like->dset, x->dset) != 0)
-        st = fail(HL_ERR_FORMAT, why, cap, path, name, true, "cannot copy the attributes");
+    char awhy[400] = "";
+    if (st == HL_OK && opt->like && copy_attributes(opt->like->dset, x->dset, awhy, sizeof awhy))
+        st = fail(HL_ERR_FORMAT, why, cap, path, name, false, "cannot copy the %s", awhy);
     hl_h5_close_create(space, dcpl, lcpl, ftype);
     hl_h5_quiet_off(&q);
     if (st != HL_OK) {
@@ -1144,21 +1596,32 @@ hl_status hl_h5_writer_write(hl_h5_writer *w, int64_t first, int64_t count, cons
     return st == HL_OK ? HL_OK : HL_ERR_IO;
 }
 
-static hl_status close_ids(hl_h5_writer *w)
+/* Everything closed; HDF5's reason for the first close that failed in
+ * reason (each later call clears HDF5's error stack). */
+static hl_status close_ids(hl_h5_writer *w, char *reason, size_t rcap)
 {
     hl_status st = HL_OK;
-    if (w->mem >= 0 && H5Tclose(w->mem) < 0)
+    if (w->mem >= 0 && H5Tclose(w->mem) < 0 && st == HL_OK) {
         st = HL_ERR_IO;
-    if (w->dset >= 0 && H5Dclose(w->dset) < 0)
+        hl_h5_reason(reason, rcap);
+    }
+    if (w->dset >= 0 && H5Dclose(w->dset) < 0 && st == HL_OK) {
         st = HL_ERR_IO;
-    if (w->file >= 0 && H5Fclose(w->file) < 0)
+        hl_h5_reason(reason, rcap);
+    }
+    if (w->file >= 0 && H5Fclose(w->file) < 0) {
+        hl_h5_close_failed();
+        if (st == HL_OK)
+            hl_h5_reason(reason, rcap);
         st = HL_ERR_IO;
+    }
     w->mem = w->dset = w->file = -1;
     return st;
 }
 
 static void free_writer(hl_h5_writer *w)
 {
+    hl_atomic_unlock(w->lock);
     free(w->path);
     free(w->name);
     free(w);
@@ -1170,9 +1633,10 @@ hl_status hl_h5_writer_commit(hl_h5_writer *w, char *why, size_t cap)
         return HL_ERR_NULL;
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
-    hl_status st = close_ids(w);
+    char reason[600] = "";
+    hl_status st = close_ids(w, reason, sizeof reason);
     if (st != HL_OK)
-        fail(st, why, cap, w->path, w->name, true, "cannot finish the file");
+        fail(st, why, cap, w->path, w->name, false, "cannot finish the file: %s", reason);
     hl_h5_quiet_off(&q);
     if (st != HL_OK) {
         hl_atomic_cancel(w->tmp);
@@ -1190,7 +1654,8 @@ void hl_h5_writer_abort(hl_h5_writer *w)
         return;
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
-    (void)close_ids(w);
+    char reason[600];
+    (void)close_ids(w, reason, sizeof reason);
     hl_h5_quiet_off(&q);
     hl_atomic_cancel(w->tmp);
     free_writer(w);

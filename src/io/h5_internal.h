@@ -15,6 +15,11 @@ typedef struct hl_h5_quiet {
 void hl_h5_quiet_on(hl_h5_quiet *q);
 void hl_h5_quiet_off(const hl_h5_quiet *q);
 
+/* Says that an H5Fclose failed (its writes could not be flushed): HDF5 is
+ * then not closed at exit, where it would try to flush that file for ever
+ * (see h5.c, "the library's end"). */
+void hl_h5_close_failed(void);
+
 /* HDF5's error stack as "HDF5: outermost (innermost)", then cleared. */
 void hl_h5_reason(char *buf, size_t cap);
 
@@ -51,6 +56,15 @@ void hl_h5_close_create(hid_t space, hid_t dcpl, hid_t lcpl, hid_t ftype);
 
 /* A dataset's info and the memory type to read it as (-1 when unsupported). */
 void hl_h5_dataset_info(hid_t d, hl_h5_info *info, hid_t *mem);
+
+/* hl_atomic_lock on PATH, its failure in why ("another program has the
+ * file open for writing" for HDF5's lock held): HL_ERR_IO. */
+hl_status hl_h5_lock_target(const char *path, int *lock, char *why, size_t cap);
+
+/* File type ft as a dataset's type is classified (info's descr, type and
+ * unsupported; the type metadata checked first) and *mem the memory type
+ * a read converts it to (-1 when unsupported): for the type fuzzer. */
+void hl_h5_classify(hid_t ft, hl_h5_info *info, hid_t *mem);
 
 /* Copies every attribute of object from onto object to; the failures. */
 int hl_h5_copy_attributes(hid_t from, hid_t to);

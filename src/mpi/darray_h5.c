@@ -210,6 +210,7 @@ typedef struct {
     size_t cap;
     char tmp[4096]; /* the temporary file, named by process 0 */
     hid_t fapl, file, dset, space, dcpl, lcpl, ft, mem;
+    int lock; /* process 0: hl_atomic_lock's on the existing file, or -1 */
 } h5_write;
 
 /* The request checked, and on process 0 the temporary (a copy of the file
@@ -227,6 +228,9 @@ static hl_status write_begin(h5_write *w)
     if (w->a->me != 0 || st != HL_OK)
         return st;
     char *t = NULL;
+    st = hl_h5_lock_target(w->path, &w->lock, w->why, w->cap); /* held until write_commit */
+    if (st != HL_OK)
+        return st;
     if (opt->append && H5Fis_hdf5(w->path) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         snprintf(w->why, w->cap, "%s: not an existing HDF5 file: cannot add a dataset to it",
@@ -327,8 +331,10 @@ static hl_status write_close(h5_write *w, hl_status st)
     hl_h5_close_create(w->space, w->dcpl, w->lcpl, w->ft);
     if (w->mem >= 0)
         H5Tclose(w->mem);
-    if (w->file >= 0 && H5Fclose(w->file) < 0 && st == HL_OK)
-        st = HL_ERR_IO;
+    if (w->file >= 0 && H5Fclose(w->file) < 0) {
+        hl_h5_close_failed();
+        st = st == HL_OK ? HL_ERR_IO : st;
+    }
     if (w->fapl >= 0)
         H5Pclose(w->fapl);
     return st;
@@ -349,6 +355,8 @@ static hl_status write_commit(h5_write *w, hl_status st)
         hl_atomic_cancel(t);
         st = st == HL_OK ? HL_ERR_NOMEM : st;
     }
+    hl_atomic_unlock(w->lock); /* after the rename: the next writer copies this file */
+    w->lock = -1;
     return st;
 }
 
@@ -367,13 +375,14 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
     h5_write w = {.a = a, .path = path, .name = dataset && dataset[0] ? dataset : "/data",
                   .opt = opt ? opt : &none, .why = why, .cap = cap, .tmp = "", .fapl = -1,
                   .file = -1, .dset = -1, .space = -1, .dcpl = -1, .lcpl = -1, .ft = -1,
-                  .mem = -1};
+                  .mem = -1, .lock = -1};
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
     hl_status st = agree(a, write_begin(&w), why, cap);
     if (st != HL_OK) {
         if (w.tmp[0]) /* process 0 began; another process failed */
             hl_atomic_cancel(strdup(w.tmp));
+        hl_atomic_unlock(w.lock);
         hl_h5_quiet_off(&q);
         return st;
     }

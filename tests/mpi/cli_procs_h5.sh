@@ -4,7 +4,8 @@
 # dataset holds what the single-process transform writes (both converted
 # to .npy by the single-process CLI and compared byte for byte); an HDF5
 # IN to a .npy OUT and back; append keeps the other datasets; bad input
-# (a missing dataset) is one line and a non-zero exit on every process.
+# (a missing dataset) is one line and a non-zero exit on every process;
+# concurrent appends keep every dataset.
 # Usage: cli_procs_h5.sh MPIEXEC HYPERLAYOUT
 set -u
 MPIEXEC=$1
@@ -67,5 +68,20 @@ rc=$?
 lines=$(grep -c 'hyperlayout transform:' "$dir/log")
 if [ "$rc" -ne 0 ] && [ "$lines" -eq 1 ] && grep -q "in.h5:/nope" "$dir/log" && [ ! -e "$dir/bad.h5" ]; then
     ok; else bad "missing dataset under --procs (rc $rc, $lines lines)"; cat "$dir/log"; fi
+# concurrent appends under --procs (issue 46): three runs of -np 2 add a
+# dataset each to one file at once; process 0 holds the file's lock from
+# the copy to the rename, so all three are there afterwards
+"$HL" transform "$dir/f8.npy" "$dir/conc.h5:/keep" flip:0 || bad "making conc.h5"
+pids=
+for i in 1 2 3; do
+    timeout 120 "$MPIEXEC" -n 2 --oversubscribe "$HL" transform --procs 2 "$dir/f8.npy" \
+        "$dir/conc.h5:/d$i" flip:0 --h5-mode append >"$dir/conc$i.log" 2>&1 &
+    pids="$pids $!"
+done
+for p in $pids; do wait "$p" || bad "a concurrent append under --procs failed"; done
+for d in keep d1 d2 d3; do
+    "$HL" transform "$dir/conc.h5:/$d" "$dir/got.npy" flip:0 2>"$dir/err" && ok ||
+        { bad "concurrent appends under --procs: /$d is gone"; cat "$dir/err" "$dir"/conc*.log; }
+done
 no_temps "$dir" "cli_procs_h5"
 finish "cli_procs_h5"
