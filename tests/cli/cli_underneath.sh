@@ -125,7 +125,7 @@ expect_ok transform "$dir/f.npy" "$dir/back.npy" copy
 cmp -s "$dir/w1.npy" "$dir/back.npy" && ok || bad "copy to Fortran order and back"
 expect_fail transform "$dir/w1.npy" "$dir/x.npy" copy:1
 expect_err "no arguments"
-run transform --help
+run transform --help-all
 expect_out "^  copy "
 
 # ---- zero-size elements: refused by name, as docs/cli.md says -----------------------
