@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/intmath.h"
 #include "elem.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -346,15 +347,20 @@ WIDE(mk_avx2_8w, mk_avx2_8, 4, 2)
 #undef INLINE
 #define INLINE static inline __attribute__((always_inline))
 
+/* Rows a multiple of 4 KiB apart share L1 sets, whose lines are gone by
+ * the time a second half-line block comes back for them: whole lines at
+ * once there (4096 x 4096 float32: 1.24-1.37x); rows 64 KiB and more
+ * apart, few to a plane (far_rows), ran 0.8-0.9x so. */
+static bool rows_share_sets(const char *const *row, int64_t r)
+{
+    const int64_t gap = r > 1 ? hl_abs64(row[1] - row[0]) : 0;
+    return gap > 0 && gap % 4096 == 0 && gap < 65536;
+}
+
 AVX2 void hl_transpose4_avx2(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    /* rows a multiple of 4 KiB apart share L1 sets, whose lines are gone
-     * by the time a second half-line block comes back for them: whole
-     * lines at once there (4096 x 4096: 1.24-1.37x); rows further apart
-     * than 64 KiB, few to a plane (far_rows), ran 0.8-0.9x so */
-    const int64_t gap = r > 1 ? (row[1] - row[0] < 0 ? row[0] - row[1] : row[1] - row[0]) : 0;
-    if (gap % 4096 == 0 && gap > 0 && gap < 65536)
+    if (rows_share_sets(row, r))
         BLOCK_LOOP(mk_avx2_4x16, 16, 16, 4);
     else
         BLOCK_LOOP(mk_avx2_4w, 16, 16, 4);
@@ -363,8 +369,7 @@ AVX2 void hl_transpose4_avx2(char *out, const int64_t *dtab, const char *const *
 AVX2 void hl_transpose8_avx2(char *out, const int64_t *dtab, const char *const *row, int64_t r,
                         int64_t c, int64_t dir, bool lines)
 {
-    const int64_t gap = r > 1 ? (row[1] - row[0] < 0 ? row[0] - row[1] : row[1] - row[0]) : 0;
-    if (gap % 4096 == 0 && gap > 0 && gap < 65536)
+    if (rows_share_sets(row, r))
         BLOCK_LOOP(mk_avx2_8x8, 8, 8, 8);
     else
         BLOCK_LOOP(mk_avx2_8w, 8, 8, 8);
