@@ -280,6 +280,15 @@ class Plan:
         if not self.shape or 0 in self.shape:
             self.out_shape = _no_cells_out_shape(ops, self.shape, self.dtype.itemsize, flags, opt)
             return
+        if self.dtype.itemsize == 0:
+            # cells of no bytes (np.dtype('V0')): nothing to move; the ops are
+            # checked, and the output shape found, on cells of one byte
+            try:
+                self.out_shape = Plan(ops, self.shape, np.uint8, axes, threads).out_shape
+            except HyperlayoutError as e:
+                why = str(e).split(": ", 1)[-1].replace(",bytes1]", ",bytes0]")
+                raise HyperlayoutError(e.status, why) from None
+            return
         s = _shape_struct(self.shape, self.dtype.itemsize)
         p = ctypes.c_void_p()
         why = ctypes.create_string_buffer(512)
@@ -421,12 +430,15 @@ class Plan:
         self._check_input(a)
         src = np.ascontiguousarray(a)
         if out is None:
-            dst = _empty_lines(self.out_shape, self.dtype)
+            dst = _empty_lines(self.out_shape, self.dtype) if self.dtype.itemsize \
+                else np.empty(self.out_shape, self.dtype)
         else:
             check_out(out, self.out_shape, self.dtype)
             dst = out if out.flags.c_contiguous else np.empty(self.out_shape, self.dtype)
-        if dst.size and self._p is None:  # 0-d: every op that applies is the identity
-            dst.reshape(-1).view(np.uint8)[...] = src.reshape(-1).view(np.uint8)
+        if dst.size and self._p is None:
+            # 0-d: every op that applies is the identity; cells of no bytes: nothing to move
+            if self.dtype.itemsize:
+                dst.reshape(-1).view(np.uint8)[...] = src.reshape(-1).view(np.uint8)
         elif dst.size:
             self._run(src, dst)
         if out is not None and dst is not out:

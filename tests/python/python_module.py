@@ -508,8 +508,32 @@ def test_abi():
     same(got[3], "hl_thing: 1 here, unknown in the library", "a name the library lacks")
 
 
+def test_zero_size_cells():
+    """Cells of no bytes (np.dtype('V0')), which NumPy moves as any dtype:
+    every function gives NumPy's shape and dtype, out= is filled and returned,
+    and a bad op is still an error naming the op."""
+    global checks
+    a = np.zeros((4, 6), "V0")
+    for got, want in [(hl.flip(a, 0), np.flip(a, 0)), (hl.roll(a, 2, 1), np.roll(a, 2, 1)),
+                      (hl.transpose(a), a.T), (hl.crinkle(a, 1, 3), a), (hl.tile(a, (2, 3)), a),
+                      (hl.morton(np.zeros((4, 8), "V0")), np.zeros((4, 8), "V0")),
+                      (hl.transform(a, "copy"), a), (hl.transform(a, ""), a),
+                      (hl.Plan("permute:1,0 flip:0", a.shape, a.dtype)(a), a.T)]:
+        if got.shape != want.shape or got.dtype != want.dtype:
+            raise AssertionError("V0: %r %s, want %r %s" % (got.shape, got.dtype, want.shape, want.dtype))
+        checks += 1
+    out = np.empty((6, 4), "V0")
+    assert hl.transpose(a, out=out) is out
+    try:
+        hl.crinkle(a, 1, 7)
+        raise AssertionError("crinkle:1:7 of (4, 6) V0 accepted")
+    except hl.HyperlayoutError as e:
+        assert "crinkle:" in str(e) and "[4,6,bytes0]" in str(e), str(e)
+    checks += 2
+
+
 for test in [test_nul_in_ops, test_ops_must_be_str, test_integer_arguments, test_threads,
-             test_masked_arrays, test_empty_and_0d, test_device_dispatch, test_abi]:
+             test_masked_arrays, test_empty_and_0d, test_zero_size_cells, test_device_dispatch, test_abi]:
     test()
 
 print("python_module: %d checks passed (seed %d, %d random arrays; library %s, %s)"
