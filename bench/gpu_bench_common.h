@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "harness.h"
 #include "hyperlayout/shape.h"
 
@@ -72,6 +74,58 @@ inline size_t largest_bytes(int k)
         cap = std::max(cap, (size_t)hl_shape_bytes(&s));
     }
     return cap;
+}
+
+// A CUDA call that must succeed: else one line on stderr (as program) and
+// exit 1.
+inline void cuda_ok(cudaError_t e, const char *program, const char *call)
+{
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s: %s\n", program, call, cudaGetErrorString(e));
+        std::exit(1);
+    }
+}
+
+struct timing {
+    double seconds, gbps, copy_gbps, ratio;
+};
+
+// Median time of run() (a transpose of `bytes` bytes on stream; false: it
+// failed, exit 1 after a line naming what) and of the copy a <- b,
+// alternating on stream after a warm-up; the ratio is the median of the
+// per-repeat copy time / run time.
+template <typename F>
+timing time_against_copy(F run, const char *program, const char *what, void *a, const void *b,
+                         size_t bytes, int reps, cudaStream_t stream)
+{
+    cudaEvent_t e[3];
+    for (auto &x : e)
+        cuda_ok(cudaEventCreate(&x), program, "cudaEventCreate");
+    std::vector<double> tp, tc, ratio;
+    for (int i = -1; i < reps; i++) { // i == -1: warm-up
+        cuda_ok(cudaEventRecord(e[0], stream), program, "cudaEventRecord");
+        cuda_ok(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream), program,
+                "cudaMemcpyAsync");
+        cuda_ok(cudaEventRecord(e[1], stream), program, "cudaEventRecord");
+        if (!run()) {
+            std::fprintf(stderr, "%s: %s failed\n", program, what);
+            std::exit(1);
+        }
+        cuda_ok(cudaEventRecord(e[2], stream), program, "cudaEventRecord");
+        cuda_ok(cudaEventSynchronize(e[2]), program, "cudaEventSynchronize");
+        float copy_ms, plan_ms;
+        cuda_ok(cudaEventElapsedTime(&copy_ms, e[0], e[1]), program, "cudaEventElapsedTime");
+        cuda_ok(cudaEventElapsedTime(&plan_ms, e[1], e[2]), program, "cudaEventElapsedTime");
+        if (i < 0)
+            continue;
+        tc.push_back(copy_ms * 1e-3);
+        tp.push_back(plan_ms * 1e-3);
+        ratio.push_back((double)copy_ms / plan_ms);
+    }
+    for (auto &x : e)
+        cuda_ok(cudaEventDestroy(x), program, "cudaEventDestroy");
+    const double t = median(tp), c = median(tc);
+    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9, median(ratio)};
 }
 
 // The options both programs take.

@@ -64,43 +64,16 @@ static const char usage[] =
 
 namespace {
 
-struct timing {
-    double seconds, gbps, copy_gbps, ratio;
-};
+using gpu_bench::timing;
 
 // Median time of LibreTT's plan h from `from` to `to` and of the copy a <- b
 // on stream (the plan's), alternating.
 timing time_librett(librettHandle h, void *from, void *to, void *a, const void *b, size_t bytes,
                     int reps, cudaStream_t stream)
 {
-    cudaEvent_t e[3];
-    for (auto &x : e)
-        CUDA_OK(cudaEventCreate(&x));
-    std::vector<double> tp, tc, ratio;
-    for (int i = -1; i < reps; i++) { // i == -1: warm-up
-        CUDA_OK(cudaEventRecord(e[0], stream));
-        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA_OK(cudaEventRecord(e[1], stream));
-        if (librettExecute(h, from, to) != LIBRETT_SUCCESS) {
-            std::fprintf(stderr, "bench_gpu_librett: librettExecute failed\n");
-            std::exit(1);
-        }
-        CUDA_OK(cudaEventRecord(e[2], stream));
-        CUDA_OK(cudaEventSynchronize(e[2]));
-        float copy_ms, plan_ms;
-        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
-        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
-        if (i < 0)
-            continue;
-        tc.push_back(copy_ms * 1e-3);
-        tp.push_back(plan_ms * 1e-3);
-        ratio.push_back((double)copy_ms / plan_ms);
-    }
-    for (auto &x : e)
-        CUDA_OK(cudaEventDestroy(x));
-    const double t = gpu_bench::median(tp), c = gpu_bench::median(tc);
-    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9,
-            gpu_bench::median(ratio)};
+    return gpu_bench::time_against_copy([&] { return librettExecute(h, from, to) == LIBRETT_SUCCESS; },
+                                        "bench_gpu_librett", "librettExecute", a, b, bytes, reps,
+                                        stream);
 }
 
 // LibreTT's output of h on `host` against hyperlayout's plan p on the CPU.

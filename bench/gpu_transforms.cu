@@ -60,43 +60,15 @@ static const char usage[] =
 
 namespace {
 
-using gpu_bench::median;
+using gpu_bench::timing;
 
-struct timing {
-    double seconds, gbps, copy_gbps, ratio;
-};
-
-// Median time of p from `from` to `to` and of the copy, alternating.
+// Median time of p from `from` to `to` and of the copy a <- b, alternating.
 timing time_plan(const hl_plan *p, const void *from, void *to, void *a, const void *b,
                  size_t bytes, int reps, cudaStream_t stream)
 {
-    cudaEvent_t e[3];
-    for (auto &x : e)
-        CUDA_OK(cudaEventCreate(&x));
-    std::vector<double> tp, tc, ratio;
-    for (int i = -1; i < reps; i++) { // i == -1: warm-up
-        CUDA_OK(cudaEventRecord(e[0], stream));
-        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA_OK(cudaEventRecord(e[1], stream));
-        if (hl_execute_cuda(p, from, to, stream) != HL_OK) {
-            std::fprintf(stderr, "bench_gpu_transforms: hl_execute_cuda failed\n");
-            std::exit(1);
-        }
-        CUDA_OK(cudaEventRecord(e[2], stream));
-        CUDA_OK(cudaEventSynchronize(e[2]));
-        float copy_ms, plan_ms;
-        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
-        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
-        if (i < 0)
-            continue;
-        tc.push_back(copy_ms * 1e-3);
-        tp.push_back(plan_ms * 1e-3);
-        ratio.push_back((double)copy_ms / plan_ms);
-    }
-    for (auto &x : e)
-        CUDA_OK(cudaEventDestroy(x));
-    const double t = median(tp), c = median(tc);
-    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9, median(ratio)};
+    return gpu_bench::time_against_copy(
+        [&] { return hl_execute_cuda(p, from, to, stream) == HL_OK; }, "bench_gpu_transforms",
+        "hl_execute_cuda", a, b, bytes, reps, stream);
 }
 
 // The device's result of p (out of place, or in place when in_place) on
