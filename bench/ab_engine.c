@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "harness.h"
 #include "hyperlayout.h"
 
 static const char usage[] =
@@ -139,13 +139,6 @@ static hl_status make(const lib *l, int op, const hl_shape *s, hl_plan **p)
     }
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Best seconds of each library's plan, out of place [k][0] and in place
  * [k][1]; the libraries alternate which goes first. */
 static void time_pair(const lib *l, hl_plan *const *p, char *a, char *b, int in_place, int reps,
@@ -156,50 +149,23 @@ static void time_pair(const lib *l, hl_plan *const *p, char *a, char *b, int in_
     for (int r = 0; r < reps; r++)
         for (int j = 0; j < 2; j++) {
             const int k = r % 2 ? 1 - j : j;
-            double t = now();
+            double t = bench_now();
             l[k].execute(p[k], a, b);
-            t = now() - t;
+            t = bench_now() - t;
             best[k][0] = t < best[k][0] ? t : best[k][0];
             if (!in_place)
                 continue;
-            t = now();
+            t = bench_now();
             l[k].execute(p[k], b, b);
-            t = now() - t;
+            t = bench_now() - t;
             best[k][1] = t < best[k][1] ? t : best[k][1];
         }
 }
 
-int main(int argc, char **argv)
+/* Both libraries loaded, at one level (--isa forced on both, else
+ * whatever each chose, which must agree).  0, or 2 after a line on stderr. */
+static int load_both(lib *l, const char *const *paths, const char *isa)
 {
-    const char *paths[2] = {NULL, NULL}, *only_op = NULL, *only_shape = NULL, *csv_path = NULL,
-               *isa = NULL;
-    int reps = 9, npaths = 0;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (!strcmp(argv[a], "--reps") && a + 1 < argc) {
-            reps = atoi(argv[++a]);
-        } else if (!strcmp(argv[a], "--op") && a + 1 < argc) {
-            only_op = argv[++a];
-        } else if (!strcmp(argv[a], "--shape") && a + 1 < argc) {
-            only_shape = argv[++a];
-        } else if (!strcmp(argv[a], "--csv") && a + 1 < argc) {
-            csv_path = argv[++a];
-        } else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
-            isa = argv[++a];
-        } else if (argv[a][0] != '-' && npaths < 2) {
-            paths[npaths++] = argv[a];
-        } else {
-            fprintf(stderr, "bench_ab_engine: bad argument '%s'\n%s", argv[a], usage);
-            return 2;
-        }
-    }
-    if (npaths != 2 || reps < 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
-    lib l[2];
     if (!load(&l[0], paths[0]) || !load(&l[1], paths[1]))
         return 2;
     for (int k = 0; k < 2 && isa; k++) {
@@ -215,14 +181,101 @@ int main(int argc, char **argv)
                 l[0].isa_name(), l[1].isa_name());
         return 2;
     }
-    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
-    if (csv_path && !csv) {
-        fprintf(stderr, "bench_ab_engine: cannot write %s\n", csv_path);
+    return 0;
+}
+
+/* One op on shape s with both libraries: a row of the table and the CSV.
+ * 0, 1 when a library cannot plan it, 2 when out of memory. */
+static int time_op(const lib *l, int op, const hl_shape *s, const char *shape, const char *type,
+                   const char *text, int reps, bench_csv *csv)
+{
+    hl_plan *p[2] = {NULL, NULL};
+    if (make(&l[0], op, s, &p[0]) != HL_OK || make(&l[1], op, s, &p[1]) != HL_OK) {
+        fprintf(stderr, "bench_ab_engine: cannot plan %s on %s\n", ops[op].name, text);
+        return 1;
+    }
+    const int64_t in = l[0].in_span(p[0]) * s->elem_size;
+    const int64_t out = l[0].out_span(p[0]) * s->elem_size;
+    const size_t cap = (size_t)((in > out ? in : out) + 63) / 64 * 64;
+    char *a = aligned_alloc(64, cap), *b = aligned_alloc(64, cap);
+    if (!a || !b)
+        return 2;
+    memset(a, 1, cap);
+    memset(b, 2, cap);
+    double best[2][2], gb[2][2];
+    time_pair(l, p, a, b, ops[op].in_place, reps, best);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++)
+            gb[k][j] = (double)(in + out) / best[k][j] / 1e9;
+    printf("%-22s %-8s %-26s %8.2f %8.2f %7.2f", shape, type, ops[op].name, gb[0][0], gb[1][0],
+           gb[1][0] / gb[0][0]);
+    if (ops[op].in_place)
+        printf(" %8.2f %8.2f %7.2f\n", gb[0][1], gb[1][1], gb[1][1] / gb[0][1]);
+    else
+        printf(" %8s %8s %7s\n", "-", "-", "-");
+    fflush(stdout);
+    bench_csv_row(csv, "\"%s\",%s,\"%s\",%.3f,%.3f,%.4f", shape, type, ops[op].name, gb[0][0],
+                  gb[1][0], gb[1][0] / gb[0][0]);
+    if (ops[op].in_place)
+        bench_csv_row(csv, ",%.3f,%.3f,%.4f\n", gb[0][1], gb[1][1], gb[1][1] / gb[0][1]);
+    else
+        bench_csv_row(csv, ",,,\n");
+    free(a);
+    free(b);
+    l[0].destroy(p[0]);
+    l[1].destroy(p[1]);
+    return 0;
+}
+
+/* Every op (that --op leaves) on one shape and type.  0, 1 (an op failed)
+ * or 2. */
+static int time_shape(const lib *l, const char *shape, const char *type, const char *only_op,
+                      int reps, bench_csv *csv)
+{
+    char text[64];
+    hl_shape s;
+    snprintf(text, sizeof text, "%.*s,%s]", (int)strlen(shape) - 1, shape, type);
+    if (l[1].shape_parse(&s, text) != HL_OK)
+        return 2;
+    bool pow2 = true;
+    for (int i = 0; i < s.rank; i++)
+        pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
+    int failed = 0;
+    for (int op = 0; op < NOPS; op++) {
+        if ((op == MORTON && !pow2) || (only_op && strncmp(ops[op].name, only_op, strlen(only_op))))
+            continue;
+        const int rc = time_op(l, op, &s, shape, type, text, reps, csv);
+        if (rc == 2)
+            return 2;
+        failed |= rc;
+    }
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL}, *only_op = NULL, *only_shape = NULL, *csv_path = NULL,
+               *isa = NULL;
+    int reps = 9;
+    const bench_opt opts[] = {BENCH_OPT_REPS(&reps), {"--op", BENCH_STR, &only_op, NULL},
+                              {"--shape", BENCH_STR, &only_shape, NULL}, BENCH_OPT_CSV(&csv_path),
+                              {"--isa", BENCH_STR, &isa, NULL}, BENCH_OPT_END};
+    bench_cli cli = {"bench_ab_engine", usage, opts, paths, 2, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
+    if (cli.nargs != 2 || reps < 1) {
+        fputs(usage, stderr);
         return 2;
     }
-    if (csv)
-        fprintf(csv, "shape,dtype,op,old_gbps,new_gbps,new_over_old,old_in_place_gbps,"
-                     "new_in_place_gbps,in_place_new_over_old\n");
+    lib l[2];
+    if (load_both(l, paths, isa))
+        return 2;
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_ab_engine", csv_path,
+                       "shape,dtype,op,old_gbps,new_gbps,new_over_old,old_in_place_gbps,"
+                       "new_in_place_gbps,in_place_new_over_old"))
+        return 2;
     static const char *const shapes[] = {"[4096,4096]", "[4095,4097]", "[256,256,256]",
                                          "[255,257,256]", "[64,64,64,64]", "[16777216]",
                                          "[16,16,16,16,16,16]"};
@@ -232,64 +285,10 @@ int main(int argc, char **argv)
     printf("%-22s %-8s %-26s %8s %8s %7s %8s %8s %7s\n", "shape", "dtype", "op", "old", "new",
            "new/old", "old inpl", "new inpl", "new/old");
     int failed = 0;
-    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
-        if (only_shape && strcmp(only_shape, shapes[si]))
-            continue;
-        for (int ti = 0; ti < 2; ti++) {
-            char text[64];
-            hl_shape s;
-            snprintf(text, sizeof text, "%.*s,%s]", (int)strlen(shapes[si]) - 1, shapes[si], types[ti]);
-            if (l[1].shape_parse(&s, text) != HL_OK)
-                return 2;
-            bool pow2 = true;
-            for (int i = 0; i < s.rank; i++)
-                pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
-            for (int op = 0; op < NOPS; op++) {
-                if ((op == MORTON && !pow2) ||
-                    (only_op && strncmp(ops[op].name, only_op, strlen(only_op))))
-                    continue;
-                hl_plan *p[2] = {NULL, NULL};
-                if (make(&l[0], op, &s, &p[0]) != HL_OK || make(&l[1], op, &s, &p[1]) != HL_OK) {
-                    fprintf(stderr, "bench_ab_engine: cannot plan %s on %s\n", ops[op].name, text);
-                    failed = 1;
-                    continue;
-                }
-                const int64_t in = l[0].in_span(p[0]) * s.elem_size;
-                const int64_t out = l[0].out_span(p[0]) * s.elem_size;
-                const size_t cap = (size_t)((in > out ? in : out) + 63) / 64 * 64;
-                char *a = aligned_alloc(64, cap), *b = aligned_alloc(64, cap);
-                if (!a || !b)
-                    return 2;
-                memset(a, 1, cap);
-                memset(b, 2, cap);
-                double best[2][2], gb[2][2];
-                time_pair(l, p, a, b, ops[op].in_place, reps, best);
-                for (int k = 0; k < 2; k++)
-                    for (int j = 0; j < 2; j++)
-                        gb[k][j] = (double)(in + out) / best[k][j] / 1e9;
-                printf("%-22s %-8s %-26s %8.2f %8.2f %7.2f", shapes[si], types[ti], ops[op].name,
-                       gb[0][0], gb[1][0], gb[1][0] / gb[0][0]);
-                if (ops[op].in_place)
-                    printf(" %8.2f %8.2f %7.2f\n", gb[0][1], gb[1][1], gb[1][1] / gb[0][1]);
-                else
-                    printf(" %8s %8s %7s\n", "-", "-", "-");
-                fflush(stdout);
-                if (csv) {
-                    fprintf(csv, "\"%s\",%s,\"%s\",%.3f,%.3f,%.4f", shapes[si], types[ti],
-                            ops[op].name, gb[0][0], gb[1][0], gb[1][0] / gb[0][0]);
-                    if (ops[op].in_place)
-                        fprintf(csv, ",%.3f,%.3f,%.4f\n", gb[0][1], gb[1][1], gb[1][1] / gb[0][1]);
-                    else
-                        fprintf(csv, ",,,\n");
-                }
-                free(a);
-                free(b);
-                l[0].destroy(p[0]);
-                l[1].destroy(p[1]);
-            }
-        }
-    }
-    if (csv)
-        fclose(csv);
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes && failed < 2; si++)
+        for (int ti = 0; ti < 2 && failed < 2 && (!only_shape || !strcmp(only_shape, shapes[si])); ti++)
+            failed |= time_shape(l, shapes[si], types[ti], only_op, reps, csv);
+    if (bench_csv_close(csv, failed < 2) || failed >= 2)
+        return 2;
     return failed;
 }

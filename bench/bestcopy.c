@@ -1,12 +1,9 @@
-/* The best copy (bestcopy.h): memcpy and a non-temporal-store copy. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
-#include "bestcopy.h"
+/* The best copy (harness.h): memcpy and a non-temporal-store copy. */
+#include "harness.h"
 
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "hyperlayout/expert.h"
 
@@ -16,13 +13,6 @@
 #else
 #define HAVE_X86 0
 #endif
-
-double bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Share `me` of `nt`: bounds on 64-byte multiples, so that no two threads
  * write one line (a shared line would be written twice through the caches). */

@@ -33,12 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
-#include "bench_isa.h"
-#include "bestcopy.h"
 #include "chains_list.h"
+#include "harness.h"
 #include "hyperlayout.h"
-#include "stats.h"
 
 static const char usage[] =
     "usage: bench_chains [--quick] [--threads LIST] [--reps N] [--csv FILE]\n"
@@ -311,20 +308,23 @@ static const char *check_chain(const chain_plans *c, const char *in, char *out, 
     return NULL; /* the separate ops in place: checked by time_chain's first run */
 }
 
-static int parse_threads(const char *text, int *list, int max)
+typedef struct {
+    int quick, reps, threads[8], nthreads;
+    const char *csv_path, *only_shape, *only_chain;
+} options;
+
+/* --threads LIST: counts from 1 to 1024, comma-separated. */
+static int threads_option(const char *prog, const char *value, void *dst)
 {
-    int n = 0;
-    for (const char *p = text; *p && n < max;) {
-        char *end;
-        const long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 1024)
-            return 0;
-        list[n++] = (int)v;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return 0;
+    options *o = dst;
+    int64_t v[8];
+    if (!(o->nthreads = bench_parse_list(value, 1, 1024, v, 8))) {
+        fprintf(stderr, "%s: --threads takes counts like 1,2\n", prog);
+        return 2;
     }
-    return n;
+    for (int i = 0; i < o->nthreads; i++)
+        o->threads[i] = (int)v[i];
+    return 0;
 }
 
 static void gbps_cell(char *buf, size_t cap, double bytes, double t)
@@ -335,55 +335,154 @@ static void gbps_cell(char *buf, size_t cap, double bytes, double t)
         snprintf(buf, cap, "-");
 }
 
-int main(int argc, char **argv)
+/* One array's buffers: in (every element distinct), out, tmp, want. */
+typedef struct {
+    const bench_chain_array *arr;
+    char text[128];
+    hl_shape s;
+    size_t bytes;
+    char *in, *out, *tmp, *want;
+} array_bufs;
+
+/* The row of the table and of the CSV for one chain at t threads. */
+static void report(const array_bufs *b, const char *chain, int t, const chain_plans *c,
+                   const chain_times *r, double first, bench_csv *csv)
 {
-    int quick = 0, reps = 7, threads[8] = {1, 2}, nthreads = 2;
-    const char *csv_path = NULL, *only_shape = NULL, *only_chain = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[a], "--threads") && a + 1 < argc) {
-            if (!(nthreads = parse_threads(argv[++a], threads, 8))) {
-                fprintf(stderr, "bench_chains: --threads takes counts like 1,2\n");
-                return 2;
+    const double bytes = (double)b->bytes;
+    char g[6][32];
+    gbps_cell(g[0], sizeof g[0], bytes, r->fused);
+    gbps_cell(g[1], sizeof g[1], bytes, r->separate);
+    gbps_cell(g[2], sizeof g[2], bytes, r->copy);
+    gbps_cell(g[3], sizeof g[3], bytes, r->ip_fused);
+    gbps_cell(g[4], sizeof g[4], bytes, r->ip_separate);
+    gbps_cell(g[5], sizeof g[5], bytes, first);
+    char note[128] = "";
+    if (r->ip_fused_status != HL_OK)
+        snprintf(note, sizeof note, "fused cannot: %s", hl_strerror(r->ip_fused_status));
+    else if (r->ip_failed >= 0)
+        snprintf(note, sizeof note, "%s cannot", c->text[r->ip_failed]);
+    else if (r->ip_once)
+        snprintf(note, sizeof note, "separate in place timed once");
+    char ips[160];
+    if (r->ip_speedup > 0)
+        snprintf(ips, sizeof ips, "%.2f%s", r->ip_speedup, r->ip_once ? " (once)" : "");
+    else
+        snprintf(ips, sizeof ips, "- (%s)", note);
+    printf("| %s %s | `%s` | %d | %d | %d | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s |\n",
+           b->arr->shape, b->arr->dtype, chain, t, c->stages, c->sep_passes, g[0], g[1], g[2],
+           r->speedup, r->copies_ratio, g[3], g[4], ips, g[5]);
+    fflush(stdout);
+    bench_csv_row(csv,
+                  "\"%s\",%s,\"%s\",%d,%d,%d,%.9f,%.9f,%.9f,%.9f,%s,%s,%s,%.4f,%.4f,%.9f,%.9f,"
+                  "%.4f,\"%s\",%.9f\n",
+                  b->arr->shape, b->arr->dtype, chain, t, c->stages, c->sep_passes, r->fused,
+                  r->separate, r->copy, r->copies, g[0], g[1], g[2], r->speedup, r->copies_ratio,
+                  r->ip_fused, r->ip_separate, r->ip_speedup, note, first);
+}
+
+/* One chain at t threads on the array: checked, timed, reported.  0, 1 on
+ * a difference; -1 when the chain does not plan on the array (why says). */
+static int run_chain(const array_bufs *b, const char *chain, int t, int reps, char *why,
+                     size_t cap, bench_csv *csv)
+{
+    chain_plans c;
+    if (chain_plan(&c, &b->s, chain, t, why, cap) != HL_OK) {
+        chain_free(&c);
+        return -1;
+    }
+    double first = 0;
+    const char *bad = check_chain(&c, b->in, b->out, b->tmp, b->want, b->bytes, &first);
+    if (bad) {
+        fprintf(stderr, "bench_chains: %s %s, %d thread%s: %s\n", b->text, chain, t,
+                t == 1 ? "" : "s", bad);
+        chain_free(&c);
+        return 1;
+    }
+    for (int w = 0; w < 2; w++) { /* warm the buffers and the plans' scratch */
+        double one;
+        (void)k_copies(1, b->in, b->out, b->tmp, b->bytes, t, &one);
+        hl_execute(c.fused, b->in, b->out);
+    }
+    chain_times r;
+    time_chain(&c, b->in, b->out, b->tmp, b->want, b->bytes, t, reps, &r);
+    int rc = 0;
+    if (r.ip_separate_differs) {
+        fprintf(stderr, "bench_chains: %s %s, %d thread%s: the separate ops in place "
+                "differ from out of place\n", b->text, chain, t, t == 1 ? "" : "s");
+        rc = 1;
+    }
+    report(b, chain, t, &c, &r, first, csv);
+    chain_free(&c);
+    return rc;
+}
+
+/* The array's buffers, in filled; 0, or 2 after a line on stderr. */
+static int array_alloc(array_bufs *b, const bench_chain_array *arr)
+{
+    b->arr = arr;
+    snprintf(b->text, sizeof b->text, "%.*s,%s]", (int)strlen(arr->shape) - 1, arr->shape, arr->dtype);
+    b->in = b->out = b->tmp = b->want = NULL;
+    if (hl_shape_parse(&b->s, b->text) != HL_OK) {
+        fprintf(stderr, "bench_chains: bad shape %s\n", b->text);
+        return 2;
+    }
+    b->bytes = (size_t)hl_shape_bytes(&b->s);
+    const size_t count = (size_t)hl_shape_count(&b->s), alloc = (b->bytes + 63) / 64 * 64;
+    b->in = aligned_alloc(64, alloc), b->out = aligned_alloc(64, alloc);
+    b->tmp = aligned_alloc(64, alloc), b->want = aligned_alloc(64, alloc);
+    if (!b->in || !b->out || !b->tmp || !b->want) {
+        fprintf(stderr, "bench_chains: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < count; i++) /* every element distinct (2^24 fits a float) */
+        if (b->s.dtype == HL_DTYPE_FLOAT64)
+            ((double *)(void *)b->in)[i] = (double)i;
+        else
+            ((float *)(void *)b->in)[i] = (float)i;
+    memset(b->out, 0, b->bytes);
+    memset(b->tmp, 0, b->bytes);
+    memset(b->want, 0, b->bytes);
+    return 0;
+}
+
+static void array_free(array_bufs *b)
+{
+    free(b->in);
+    free(b->out);
+    free(b->tmp);
+    free(b->want);
+}
+
+/* Every chain (that --chain leaves) of one array at every thread count;
+ * the chains that do not plan on it are listed in skipped.  0, 1 or 2. */
+static int run_array(const options *o, const bench_chain_array *arr, char *skipped, size_t *nskipped,
+                     size_t cap, bench_csv *csv)
+{
+    array_bufs b;
+    int rc = array_alloc(&b, arr);
+    for (int ci = 0; !rc && arr->chains[ci]; ci++) {
+        const char *chain = arr->chains[ci];
+        if (o->only_chain && strncmp(chain, o->only_chain, strlen(o->only_chain)))
+            continue;
+        for (int ti = 0; ti < o->nthreads && !rc; ti++) {
+            char why[256] = "";
+            rc = run_chain(&b, chain, o->threads[ti], o->reps, why, sizeof why, csv);
+            if (rc < 0) {
+                if (ti == 0)
+                    *nskipped += (size_t)snprintf(skipped + *nskipped,
+                                                  *nskipped < cap ? cap - *nskipped : 0,
+                                                  "  %s %s: %s\n", arr->shape, chain, why);
+                rc = 0;
+                break;
             }
-        } else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv_path = argv[++a];
-        else if (!strcmp(argv[a], "--shape") && a + 1 < argc)
-            only_shape = argv[++a];
-        else if (!strcmp(argv[a], "--chain") && a + 1 < argc)
-            only_chain = argv[++a];
-        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
-            if (bench_set_isa("bench_chains", argv[++a]))
-                return 2;
-        } else {
-            const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
-            fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
         }
     }
-    if (reps < 1 || reps > 64) {
-        fprintf(stderr, "bench_chains: --reps takes 1 to 64\n");
-        return 2;
-    }
-    if (quick && reps > 2)
-        reps = 2;
-    if (bench_check_isa("bench_chains"))
-        return 2;
-    hl_atomic_install_cleanup();
-    hl_atomic_file *f = NULL;
-    if (csv_path && hl_atomic_file_open(&f, csv_path) != HL_OK) {
-        fprintf(stderr, "bench_chains: cannot write %s\n", csv_path);
-        return 2;
-    }
-    FILE *csv = f ? hl_atomic_file_stream(f) : NULL;
-    if (csv)
-        fprintf(csv, "shape,dtype,chain,threads,stages,separate_passes,fused_s,separate_s,copy_s,"
-                     "k_copies_s,fused_gbps,separate_gbps,copy_gbps,fused_over_separate,"
-                     "k_copies_over_fused,in_place_fused_s,in_place_separate_s,"
-                     "in_place_fused_over_separate,in_place_note,first_run_s\n");
+    array_free(&b);
+    return rc;
+}
+
+static void print_heading(int reps)
+{
     printf("bench_chains: best of %d, level %s; GB/s = 2 x array bytes / s; fused/separate = median over "
            "repeats of separate time / fused time;\nk copies/fused = median of (k best copies' "
            "time) / fused time, k = the chain's ops (best copy: the faster of memcpy and a %s "
@@ -395,123 +494,49 @@ int main(int argc, char **argv)
     printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
            "| ---: |\n");
     fflush(stdout);
-    const bench_chain_array *arrays = quick ? bench_chains_small : bench_chains_full;
-    int rc = 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0, 7, {1, 2}, 2, NULL, NULL, NULL};
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&o.quick),
+                              {"--threads", BENCH_CALL, &o, threads_option},
+                              BENCH_OPT_REPS(&o.reps),
+                              BENCH_OPT_CSV(&o.csv_path),
+                              {"--shape", BENCH_STR, &o.only_shape, NULL},
+                              {"--chain", BENCH_STR, &o.only_chain, NULL},
+                              BENCH_OPT_ISA,
+                              BENCH_OPT_END};
+    bench_cli cli = {"bench_chains", usage, opts, NULL, 0, 0};
+    int rc = bench_parse(&cli, argc, argv);
+    if (rc != BENCH_GO)
+        return rc;
+    if (o.reps < 1 || o.reps > 64) {
+        fprintf(stderr, "bench_chains: --reps takes 1 to 64\n");
+        return 2;
+    }
+    if (o.quick && o.reps > 2)
+        o.reps = 2;
+    if (bench_check_isa("bench_chains"))
+        return 2;
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_chains", o.csv_path,
+                       "shape,dtype,chain,threads,stages,separate_passes,fused_s,separate_s,copy_s,"
+                       "k_copies_s,fused_gbps,separate_gbps,copy_gbps,fused_over_separate,"
+                       "k_copies_over_fused,in_place_fused_s,in_place_separate_s,"
+                       "in_place_fused_over_separate,in_place_note,first_run_s"))
+        return 2;
+    print_heading(o.reps);
+    const bench_chain_array *arrays = o.quick ? bench_chains_small : bench_chains_full;
     char skipped[4096] = "";
     size_t nskipped = 0;
-    for (size_t ai = 0; ai < BENCH_CHAIN_ARRAYS && !rc; ai++) {
-        const bench_chain_array *arr = &arrays[ai];
-        if (only_shape && strcmp(only_shape, arr->shape))
-            continue;
-        char text[128];
-        snprintf(text, sizeof text, "%.*s,%s]", (int)strlen(arr->shape) - 1, arr->shape, arr->dtype);
-        hl_shape s;
-        if (hl_shape_parse(&s, text) != HL_OK) {
-            fprintf(stderr, "bench_chains: bad shape %s\n", text);
-            rc = 2;
-            break;
-        }
-        const size_t bytes = (size_t)hl_shape_bytes(&s), count = (size_t)hl_shape_count(&s);
-        const size_t alloc = (bytes + 63) / 64 * 64;
-        char *in = aligned_alloc(64, alloc), *out = aligned_alloc(64, alloc);
-        char *tmp = aligned_alloc(64, alloc), *want = aligned_alloc(64, alloc);
-        if (!in || !out || !tmp || !want) {
-            fprintf(stderr, "bench_chains: out of memory\n");
-            rc = 2;
-            break;
-        }
-        for (size_t i = 0; i < count; i++) /* every element distinct (2^24 fits a float) */
-            if (s.dtype == HL_DTYPE_FLOAT64)
-                ((double *)(void *)in)[i] = (double)i;
-            else
-                ((float *)(void *)in)[i] = (float)i;
-        memset(out, 0, bytes);
-        memset(tmp, 0, bytes);
-        memset(want, 0, bytes);
-        for (int ci = 0; arr->chains[ci] && !rc; ci++) {
-            const char *chain = arr->chains[ci];
-            if (only_chain && strncmp(chain, only_chain, strlen(only_chain)))
-                continue;
-            for (int ti = 0; ti < nthreads && !rc; ti++) {
-                const int t = threads[ti];
-                chain_plans c;
-                char why[256] = "";
-                if (chain_plan(&c, &s, chain, t, why, sizeof why) != HL_OK) {
-                    if (ti == 0)
-                        nskipped += (size_t)snprintf(skipped + nskipped,
-                                                     nskipped < sizeof skipped ? sizeof skipped - nskipped : 0,
-                                                     "  %s %s: %s\n", arr->shape, chain, why);
-                    chain_free(&c);
-                    break;
-                }
-                double first = 0;
-                const char *bad = check_chain(&c, in, out, tmp, want, bytes, &first);
-                if (bad) {
-                    fprintf(stderr, "bench_chains: %s %s, %d thread%s: %s\n", text, chain, t,
-                            t == 1 ? "" : "s", bad);
-                    rc = 1;
-                    chain_free(&c);
-                    break;
-                }
-                for (int w = 0; w < 2; w++) { /* warm the buffers and the plans' scratch */
-                    double one;
-                    (void)k_copies(1, in, out, tmp, bytes, t, &one);
-                    hl_execute(c.fused, in, out);
-                }
-                chain_times r;
-                time_chain(&c, in, out, tmp, want, bytes, t, reps, &r);
-                if (r.ip_separate_differs) {
-                    fprintf(stderr, "bench_chains: %s %s, %d thread%s: the separate ops in place "
-                            "differ from out of place\n", text, chain, t, t == 1 ? "" : "s");
-                    rc = 1;
-                }
-                char g[6][32];
-                gbps_cell(g[0], sizeof g[0], (double)bytes, r.fused);
-                gbps_cell(g[1], sizeof g[1], (double)bytes, r.separate);
-                gbps_cell(g[2], sizeof g[2], (double)bytes, r.copy);
-                gbps_cell(g[3], sizeof g[3], (double)bytes, r.ip_fused);
-                gbps_cell(g[4], sizeof g[4], (double)bytes, r.ip_separate);
-                gbps_cell(g[5], sizeof g[5], (double)bytes, first);
-                char note[128] = "";
-                if (r.ip_fused_status != HL_OK)
-                    snprintf(note, sizeof note, "fused cannot: %s", hl_strerror(r.ip_fused_status));
-                else if (r.ip_failed >= 0)
-                    snprintf(note, sizeof note, "%s cannot", c.text[r.ip_failed]);
-                else if (r.ip_once)
-                    snprintf(note, sizeof note, "separate in place timed once");
-                char ips[160];
-                if (r.ip_speedup > 0)
-                    snprintf(ips, sizeof ips, "%.2f%s", r.ip_speedup, r.ip_once ? " (once)" : "");
-                else
-                    snprintf(ips, sizeof ips, "- (%s)", note);
-                printf("| %s %s | `%s` | %d | %d | %d | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s |\n",
-                       arr->shape, arr->dtype, chain, t, c.stages, c.sep_passes, g[0], g[1], g[2],
-                       r.speedup, r.copies_ratio, g[3], g[4], ips, g[5]);
-                fflush(stdout);
-                if (csv)
-                    fprintf(csv,
-                            "\"%s\",%s,\"%s\",%d,%d,%d,%.9f,%.9f,%.9f,%.9f,%s,%s,%s,%.4f,%.4f,%.9f,%.9f,"
-                            "%.4f,\"%s\",%.9f\n",
-                            arr->shape, arr->dtype, chain, t, c.stages, c.sep_passes, r.fused,
-                            r.separate, r.copy, r.copies, g[0], g[1], g[2], r.speedup,
-                            r.copies_ratio, r.ip_fused, r.ip_separate, r.ip_speedup, note, first);
-                chain_free(&c);
-            }
-        }
-        free(in);
-        free(out);
-        free(tmp);
-        free(want);
-    }
+    rc = 0;
+    for (size_t ai = 0; ai < BENCH_CHAIN_ARRAYS && !rc; ai++)
+        if (!o.only_shape || !strcmp(o.only_shape, arrays[ai].shape))
+            rc = run_array(&o, &arrays[ai], skipped, &nskipped, sizeof skipped, csv);
     if (nskipped)
         printf("\nskipped (not valid for the array):\n%s", skipped);
-    if (f) {
-        if (rc)
-            hl_atomic_file_abort(f);
-        else if (hl_atomic_file_commit(f) != HL_OK) {
-            fprintf(stderr, "bench_chains: cannot write %s\n", csv_path);
-            rc = 2;
-        }
-    }
+    if (bench_csv_close(csv, !rc) && !rc)
+        rc = 2;
     return rc;
 }

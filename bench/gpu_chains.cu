@@ -35,6 +35,8 @@
 #include <cuda_runtime.h>
 
 #include "chains_list.h"
+#include "gpu_bench_common.h"
+#include "harness.h"
 #include "hyperlayout.h"
 
 static const char usage[] =
@@ -51,23 +53,13 @@ static const char usage[] =
     "Prints a Markdown table.\n"
     "\n"
     "  --reps N        repeats, after a warm-up; times are medians (default 7)\n"
-    "  --csv FILE      also write the rows as CSV (through FILE.tmp, renamed)\n"
+    "  --csv FILE      also write the rows as CSV (atomically)\n"
     "  --shape SHAPE   only the array written so, e.g. [4096,4096]\n"
     "  --chain PREFIX  only the chains whose text (as printed) starts with PREFIX\n"
     "  --quick         small arrays (2^14-2^16 elements), 2 repeats: a smoke run\n"
     "  -h, --help      this text\n"
     "Exit status: 0; 1 when CUDA or the library fails; 2 for bad arguments or\n"
     "when a result differs from hl_execute's; 77 when there is no CUDA device.\n";
-
-// The CSV's temporary while it is written: removed at any exit before it
-// is renamed over the target (CUDA_OK and die() end the process).
-static char *csv_tmp = nullptr;
-
-static void csv_cleanup()
-{
-    if (csv_tmp)
-        (void)std::remove(csv_tmp);
-}
 
 #define CUDA_OK(call)                                                                              \
     do {                                                                                           \
@@ -87,14 +79,7 @@ namespace {
     std::exit(1);
 }
 
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using gpu_bench::median; // 0 when empty
 
 // Device buffers, grown (never shrunk) as the chains need.
 struct device_buffer {
@@ -391,68 +376,105 @@ std::string quoted(const std::string &s)
     return q + "\"";
 }
 
-} // namespace
+// The device buffers, the stream and what the run found.
+struct run {
+    int reps;
+    cudaStream_t stream;
+    buffers b;
+    bench_csv *csv;
+    int wrong;
+    std::string skipped;
+};
 
-int main(int argc, char **argv)
+// The input: every element distinct (2^24 fits a float), in_bytes of it.
+std::vector<unsigned char> input(const hl_shape &s, size_t in_bytes)
 {
-    bool quick = false;
-    int reps = 7;
-    const char *csv_path = nullptr, *only_shape = nullptr, *only_chain = nullptr;
-    for (int a = 1; a < argc; a++) {
-        const std::string o = argv[a];
-        const bool has = a + 1 < argc;
-        if (o == "--quick")
-            quick = true;
-        else if (o == "--reps" && has)
-            reps = std::atoi(argv[++a]);
-        else if (o == "--csv" && has)
-            csv_path = argv[++a];
-        else if (o == "--shape" && has)
-            only_shape = argv[++a];
-        else if (o == "--chain" && has)
-            only_chain = argv[++a];
-        else {
-            const bool help = o == "--help" || o == "-h";
-            std::fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
+    const size_t es = (size_t)s.elem_size;
+    std::vector<unsigned char> host_in(in_bytes, 0);
+    for (size_t i = 0; i < in_bytes / es; i++)
+        if (s.dtype == HL_DTYPE_FLOAT64) {
+            const double v = (double)i;
+            std::memcpy(&host_in[i * es], &v, sizeof v);
+        } else {
+            const float v = (float)i;
+            std::memcpy(&host_in[i * es], &v, sizeof v);
         }
-    }
-    if (reps < 1 || reps > 1000) {
-        std::fprintf(stderr, "bench_gpu_chains: --reps takes 1 to 1000\n");
-        return 2;
-    }
-    if (quick)
-        reps = std::min(reps, 2);
-    if (hl_cuda_devices() == 0) {
-        std::printf("bench_gpu_chains: SKIP: no CUDA device\n");
-        return 77;
-    }
+    return host_in;
+}
 
-    // the CSV: written to PATH.tmp, renamed over PATH once complete
-    FILE *csv = nullptr;
-    if (csv_path) {
-        const size_t len = std::strlen(csv_path);
-        csv_tmp = static_cast<char *>(std::malloc(len + 5));
-        if (!csv_tmp) {
-            std::fprintf(stderr, "bench_gpu_chains: out of memory\n");
-            return 1;
-        }
-        std::memcpy(csv_tmp, csv_path, len);
-        std::memcpy(csv_tmp + len, ".tmp", 5);
-        csv = std::fopen(csv_tmp, "w");
-        if (!csv) {
-            std::fprintf(stderr, "bench_gpu_chains: cannot write %s: %s\n", csv_tmp,
-                         std::strerror(errno));
-            std::free(csv_tmp);
-            csv_tmp = nullptr;
-            return 2;
-        }
-        std::atexit(csv_cleanup);
-        std::fprintf(csv, "shape,dtype,chain,ops,stages,fused_s,separate_s,k_copies_s,in_place_s,"
-                          "fused_gbps,fused_over_separate,fused_over_k_copies,in_place_gbps,"
-                          "in_place_over_k_copies,note\n");
+// The plans of c prepared for the device, the buffers grown for them; the
+// bytes the fused plan reads and writes.
+void prepare_chain(run &u, chain_plans &c, const hl_shape &s, size_t *in_bytes, size_t *out_bytes)
+{
+    const size_t es = (size_t)s.elem_size;
+    *in_bytes = (size_t)hl_plan_in_span(c.fused) * es;
+    *out_bytes = (size_t)hl_plan_out_span(c.fused) * es;
+    size_t cap = std::max({(size_t)hl_shape_bytes(&s), *in_bytes, *out_bytes});
+    for (const hl_plan *p : c.op)
+        cap = std::max({cap, (size_t)hl_plan_in_span(p) * es, (size_t)hl_plan_out_span(p) * es});
+    c.fused_dev = prepare(c.fused, "fused plan", c);
+    c.sep_dev = true;
+    for (size_t i = 0; i < c.op.size(); i++)
+        c.sep_dev = prepare(c.op[i], "op '" + c.text[i] + "'", c) && c.sep_dev;
+    if (c.sep_dev && ((size_t)hl_plan_in_span(c.op.front()) * es != *in_bytes ||
+                      (size_t)hl_plan_out_span(c.op.back()) * es != *out_bytes)) {
+        c.add_note("separate: spans differ from the fused plan's");
+        c.sep_dev = false;
     }
+    u.b.in.ensure(cap);
+    u.b.out.ensure(cap);
+    u.b.tmp.ensure(cap);
+    u.b.ip.ensure(cap);
+}
 
+// One chain on one array: planned, checked against hl_execute on the CPU,
+// timed, a row of the table and of the CSV.
+void run_chain(run &u, const bench_chain_array *arr, const hl_shape &s, const std::string &text,
+               const char *chain)
+{
+    const std::string name = text + " " + chain;
+    chain_plans c;
+    std::string why;
+    if (chain_plan(c, &s, chain, why) != HL_OK) {
+        u.skipped += "  " + std::string(arr->shape) + " " + chain + ": " + why + "\n";
+        return;
+    }
+    size_t in_bytes, out_bytes;
+    prepare_chain(u, c, s, &in_bytes, &out_bytes);
+    // the reference: hl_execute of the fused plan on the CPU
+    const std::vector<unsigned char> host_in = input(s, in_bytes);
+    std::vector<unsigned char> want(out_bytes, 0);
+    const hl_status cpu = hl_execute(c.fused, host_in.data(), want.data());
+    if (cpu != HL_OK)
+        die(name + ": hl_execute of the fused plan on the CPU", cpu);
+    // as bench_chains counts them: 0 for a plan that runs cell by cell
+    const int stages = hl_plan_stages(c.fused) > 1 ? hl_plan_stages(c.fused)
+                       : hl_plan_boxes(c.fused) > 0 ? 1
+                                                    : 0;
+    const check_result chk = check_chain(c, host_in, want, u.b, u.stream, name);
+    const size_t array_bytes = (size_t)hl_shape_bytes(&s);
+    chain_times t;
+    if (chk.wrong) {
+        u.wrong++;
+        c.add_note("WRONG, differs from hl_execute: " + chk.what);
+    } else if (c.fused_dev) {
+        t = time_chain(c, chk.in_place, u.b, array_bytes, u.reps, u.stream, name);
+    }
+    const std::string &note = c.note;
+    std::printf("| %s | %s | `%s` | %d | %s | %s | %s | %s | %s | %s |\n", arr->shape, arr->dtype,
+                chain, stages, gbps((double)array_bytes, t.fused).c_str(), ratio(t.sep_ratio).c_str(),
+                ratio(t.copies_ratio).c_str(), gbps((double)array_bytes, t.in_place).c_str(),
+                ratio(t.ip_ratio).c_str(), note.c_str());
+    std::fflush(stdout);
+    bench_csv_row(u.csv, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.9g,%s,%.4f,%.4f,%s,%.4f,%s\n",
+                  quoted(arr->shape).c_str(), arr->dtype, quoted(chain).c_str(), (int)c.op.size(),
+                  stages, t.fused, t.separate, t.copies, t.in_place,
+                  gbps((double)array_bytes, t.fused).c_str(), t.sep_ratio, t.copies_ratio,
+                  gbps((double)array_bytes, t.in_place).c_str(), t.ip_ratio, quoted(note).c_str());
+}
+
+void print_heading(int reps)
+{
     cudaDeviceProp prop;
     int dev;
     CUDA_OK(cudaGetDevice(&dev));
@@ -466,126 +488,65 @@ int main(int argc, char **argv)
                 "| in place GB/s | in place/k copies | note |\n");
     std::printf("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
     std::fflush(stdout);
+}
 
-    cudaStream_t stream;
-    CUDA_OK(cudaStreamCreate(&stream));
-    buffers b;
+} // namespace
+
+int main(int argc, char **argv)
+{
+    int quick = 0, reps = 7;
+    const char *csv_path = nullptr, *only_shape = nullptr, *only_chain = nullptr;
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&quick), BENCH_OPT_REPS(&reps), BENCH_OPT_CSV(&csv_path),
+                              {"--shape", BENCH_STR, &only_shape, nullptr, 0, 0},
+                              {"--chain", BENCH_STR, &only_chain, nullptr, 0, 0}, BENCH_OPT_END};
+    bench_cli cli = {"bench_gpu_chains", usage, opts, nullptr, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
+    if (reps < 1 || reps > 1000) {
+        std::fprintf(stderr, "bench_gpu_chains: --reps takes 1 to 1000\n");
+        return 2;
+    }
+    if (quick)
+        reps = std::min(reps, 2);
+    if (hl_cuda_devices() == 0) {
+        std::printf("bench_gpu_chains: SKIP: no CUDA device\n");
+        return 77;
+    }
+    run u = {reps, nullptr, {}, nullptr, 0, {}};
+    if (bench_csv_open(&u.csv, "bench_gpu_chains", csv_path,
+                       "shape,dtype,chain,ops,stages,fused_s,separate_s,k_copies_s,in_place_s,"
+                       "fused_gbps,fused_over_separate,fused_over_k_copies,in_place_gbps,"
+                       "in_place_over_k_copies,note"))
+        return 2;
+    print_heading(reps);
+    CUDA_OK(cudaStreamCreate(&u.stream));
     const bench_chain_array *arrays = quick ? bench_chains_small : bench_chains_full;
-    int wrong = 0;
-    std::string skipped;
     for (int ai = 0; ai < BENCH_CHAIN_ARRAYS; ai++) {
         const bench_chain_array *arr = &arrays[ai];
         if (only_shape && std::strcmp(only_shape, arr->shape))
             continue;
-        const std::string text =
-            std::string(arr->shape, std::strlen(arr->shape) - 1) + "," + arr->dtype + "]";
+        const std::string text = std::string(arr->shape, std::strlen(arr->shape) - 1) + "," + arr->dtype + "]";
         hl_shape s;
         if (hl_shape_parse(&s, text.c_str()) != HL_OK) {
             std::fprintf(stderr, "bench_gpu_chains: bad shape %s\n", text.c_str());
             return 2;
         }
-        const size_t array_bytes = (size_t)hl_shape_bytes(&s);
-        const size_t es = (size_t)s.elem_size;
-        for (int ci = 0; arr->chains[ci]; ci++) {
-            const char *chain = arr->chains[ci];
-            if (only_chain && std::strncmp(chain, only_chain, std::strlen(only_chain)))
-                continue;
-            const std::string name = text + " " + chain;
-            chain_plans c;
-            std::string why;
-            if (chain_plan(c, &s, chain, why) != HL_OK) {
-                skipped += "  " + std::string(arr->shape) + " " + chain + ": " + why + "\n";
-                continue;
-            }
-            const size_t in_bytes = (size_t)hl_plan_in_span(c.fused) * es;
-            const size_t out_bytes = (size_t)hl_plan_out_span(c.fused) * es;
-            size_t cap = std::max({array_bytes, in_bytes, out_bytes});
-            for (const hl_plan *p : c.op)
-                cap = std::max({cap, (size_t)hl_plan_in_span(p) * es,
-                                (size_t)hl_plan_out_span(p) * es});
-            c.fused_dev = prepare(c.fused, "fused plan", c);
-            c.sep_dev = true;
-            for (size_t i = 0; i < c.op.size(); i++)
-                c.sep_dev = prepare(c.op[i], "op '" + c.text[i] + "'", c) && c.sep_dev;
-            if (c.sep_dev && ((size_t)hl_plan_in_span(c.op.front()) * es != in_bytes ||
-                              (size_t)hl_plan_out_span(c.op.back()) * es != out_bytes)) {
-                c.add_note("separate: spans differ from the fused plan's");
-                c.sep_dev = false;
-            }
-            b.in.ensure(cap);
-            b.out.ensure(cap);
-            b.tmp.ensure(cap);
-            b.ip.ensure(cap);
-
-            // the input: every element distinct (2^24 fits a float); the
-            // reference: hl_execute of the fused plan on the CPU
-            std::vector<unsigned char> host_in(in_bytes, 0), want(out_bytes, 0);
-            for (size_t i = 0; i < in_bytes / es; i++)
-                if (s.dtype == HL_DTYPE_FLOAT64) {
-                    const double v = (double)i;
-                    std::memcpy(&host_in[i * es], &v, sizeof v);
-                } else {
-                    const float v = (float)i;
-                    std::memcpy(&host_in[i * es], &v, sizeof v);
-                }
-            const hl_status cpu = hl_execute(c.fused, host_in.data(), want.data());
-            if (cpu != HL_OK)
-                die(name + ": hl_execute of the fused plan on the CPU", cpu);
-
-            // as bench_chains counts them: 0 for a plan that runs cell by cell
-            const int stages = hl_plan_stages(c.fused) > 1 ? hl_plan_stages(c.fused)
-                               : hl_plan_boxes(c.fused) > 0 ? 1
-                                                            : 0;
-            const check_result chk = check_chain(c, host_in, want, b, stream, name);
-            chain_times t;
-            if (chk.wrong) {
-                wrong++;
-                c.add_note("WRONG, differs from hl_execute: " + chk.what);
-            } else if (c.fused_dev) {
-                t = time_chain(c, chk.in_place, b, array_bytes, reps, stream, name);
-            }
-            const std::string &note = c.note;
-            std::printf("| %s | %s | `%s` | %d | %s | %s | %s | %s | %s | %s |\n", arr->shape,
-                        arr->dtype, chain, stages, gbps((double)array_bytes, t.fused).c_str(),
-                        ratio(t.sep_ratio).c_str(), ratio(t.copies_ratio).c_str(),
-                        gbps((double)array_bytes, t.in_place).c_str(), ratio(t.ip_ratio).c_str(),
-                        note.c_str());
-            std::fflush(stdout);
-            if (csv)
-                std::fprintf(csv, "%s,%s,%s,%d,%d,%.9g,%.9g,%.9g,%.9g,%s,%.4f,%.4f,%s,%.4f,%s\n",
-                             quoted(arr->shape).c_str(), arr->dtype, quoted(chain).c_str(),
-                             (int)c.op.size(), stages, t.fused, t.separate, t.copies, t.in_place,
-                             gbps((double)array_bytes, t.fused).c_str(), t.sep_ratio,
-                             t.copies_ratio, gbps((double)array_bytes, t.in_place).c_str(),
-                             t.ip_ratio, quoted(note).c_str());
-        }
+        for (int ci = 0; arr->chains[ci]; ci++)
+            if (!only_chain || !std::strncmp(arr->chains[ci], only_chain, std::strlen(only_chain)))
+                run_chain(u, arr, s, text, arr->chains[ci]);
     }
-    b.in.release();
-    b.out.release();
-    b.tmp.release();
-    b.ip.release();
-    CUDA_OK(cudaStreamDestroy(stream));
-    if (!skipped.empty())
-        std::printf("\nskipped (not valid for the array):\n%s", skipped.c_str());
-    int rc = wrong ? 2 : 0;
-    if (csv) {
-        bool bad = std::ferror(csv) != 0;
-        bad = std::fclose(csv) != 0 || bad;
-        if (!bad && rc == 0)
-            bad = std::rename(csv_tmp, csv_path) != 0;
-        if (bad) {
-            std::fprintf(stderr, "bench_gpu_chains: cannot write %s: %s\n", csv_path,
-                         std::strerror(errno ? errno : EIO));
-            rc = rc ? rc : 1;
-        }
-        if (bad || rc)
-            (void)std::remove(csv_tmp);
-        std::free(csv_tmp);
-        csv_tmp = nullptr;
-    }
-    if (wrong) {
-        std::printf("\nbench_gpu_chains: %d chain%s WRONG on the device\n", wrong,
-                    wrong == 1 ? "" : "s");
+    u.b.in.release();
+    u.b.out.release();
+    u.b.tmp.release();
+    u.b.ip.release();
+    CUDA_OK(cudaStreamDestroy(u.stream));
+    if (!u.skipped.empty())
+        std::printf("\nskipped (not valid for the array):\n%s", u.skipped.c_str());
+    const int rc = bench_csv_close(u.csv, !u.wrong) ? 1 : 0;
+    if (u.wrong) {
+        std::printf("\nbench_gpu_chains: %d chain%s WRONG on the device\n", u.wrong,
+                    u.wrong == 1 ? "" : "s");
         return 2;
     }
     return rc;

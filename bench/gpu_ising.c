@@ -14,18 +14,14 @@
  * --cpu-flips-per-ns.  Before timing, on lattices up to 2^26 sites, the
  * variants must give the same magnetisation series from the same start, and
  * M on the device the same series and spins as M on the CPU. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
 #include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "io/atomic.h"
+#include "harness.h"
 #include "ising.h"
-#include "stats.h"
 
 static const char usage[] =
     "usage: bench_gpu_ising [--quick] [--reps N] [--seconds S] [--max-2d L]\n"
@@ -42,13 +38,6 @@ static const char usage[] =
     "  --reps N     repeats (default 5; --quick 2)\n"
     "  --seconds S  least time of one timed run (default 0.5; --quick 0.05)\n";
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 
 static double temperature(int rank)
 {
@@ -58,9 +47,9 @@ static double temperature(int rank)
 /* flips/ns of `sweeps` sweeps from the lattice's state, and the time taken. */
 static hl_status timed(ising *is, int64_t sweeps, double *rate, double *seconds)
 {
-    const double t0 = now();
+    const double t0 = bench_now();
     hl_status st = ising_sweep(is, sweeps, NULL, NULL); /* returns when the device has finished */
-    *seconds = now() - t0;
+    *seconds = bench_now() - t0;
     *rate = (double)ising_count(is) * (double)sweeps / (*seconds * 1e9);
     return st;
 }
@@ -227,60 +216,34 @@ static hl_status bench_lattice(int rank, int64_t L, int reps, double least, row 
     return st;
 }
 
-int main(int argc, char **argv)
+/* The row of the table for r. */
+static void print_row(const row *r, const double *cpu)
 {
-    int quick = 0, reps = 0;
-    double least = 0, cpu_given = 0;
-    int64_t max2d = 0;
-    const char *csv_path = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--seconds") && a + 1 < argc)
-            least = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--max-2d") && a + 1 < argc)
-            max2d = atoll(argv[++a]);
-        else if (!strcmp(argv[a], "--cpu-flips-per-ns") && a + 1 < argc)
-            cpu_given = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv_path = argv[++a];
-        else {
-            fputs(usage, strcmp(argv[a], "-h") && strcmp(argv[a], "--help") ? stderr : stdout);
-            return strcmp(argv[a], "-h") && strcmp(argv[a], "--help") ? 2 : 0;
-        }
+    double by[4] = {0, 0, 0, 0}, best = 0;
+    for (int v = 0; v < r->nv; v++) {
+        const int col = r->v[v] == ISING_M ? 3 : (int)(r->v[v] - ISING_A);
+        by[col] = r->rate[v];
+        best = col < 3 && r->rate[v] > best ? r->rate[v] : best;
     }
-    if (reps < 1)
-        reps = quick ? 2 : 5;
-    if (reps > 64)
-        reps = 64;
-    if (!(least > 0))
-        least = quick ? 0.05 : 0.5;
-    if (!ising_cuda_built() || ising_cuda_devices() == 0) {
-        printf("bench_gpu_ising: no CUDA device%s: nothing measured\n",
-               ising_cuda_built() ? "" : " (built without CUDA)");
-        return 77;
-    }
-    hl_atomic_install_cleanup();
+    char cells[4][16];
+    for (int v = 0; v < 4; v++)
+        snprintf(cells[v], sizeof cells[v], by[v] > 0 ? "%.1f" : "-", by[v]);
+    printf("%-16s %14" PRId64 " %10s %10s %10s %10s %8.2f %9.1f %7.2f\n", r->name, r->N, cells[0], cells[1],
+           cells[2], cells[3], r->ratio, cpu[r->rank] > 0 ? best / cpu[r->rank] : 0, r->mx);
+    fflush(stdout);
+}
 
-    double cpu[5] = {0};
-    for (int rank = 2; rank <= 4; rank++)
-        cpu[rank] = cpu_given > 0 ? cpu_given : cpu_rate(rank, quick ? 0.05 : 0.5);
-
+/* Every lattice of the plan, then 2D doubling on until the device is full
+ * (or --max-2d): rows[0..*nrows).  0, or 1 after a line on stderr. */
+static int run_lattices(int quick, int reps, double least, int64_t max2d, const double *cpu,
+                        row *rows, int *nrows)
+{
     /* rank, L; 2D doubles on from the last entry until the device is full */
     static const int64_t plan_full[][2] = {{2, 1024}, {2, 4094}, {2, 4096}, {3, 254}, {3, 256},
                                            {3, 512},  {4, 62},   {4, 64},   {4, 128}, {2, 8192}};
     static const int64_t plan_quick[][2] = {{2, 1024}, {2, 4094}, {2, 4096}, {3, 62}, {3, 64}, {4, 30}, {4, 32}};
     const int64_t(*plan)[2] = quick ? plan_quick : plan_full;
     const int nplan = quick ? 7 : 10;
-    row rows[64];
-    int nrows = 0;
-    printf("# bench_gpu_ising: %d repeats, runs of >= %.2f s; CPU %s: %.3f (2D) %.3f (3D) %.3f (4D) flips/ns, "
-           "%d threads\n",
-           reps, least, cpu_given > 0 ? "given" : "measured", cpu[2], cpu[3], cpu[4], omp_get_max_threads());
-    printf("%-16s %14s %10s %10s %10s %10s %8s %9s %7s\n", "lattice", "N", "A", "B", "C", "M", "A/best", "best/CPU",
-           "M x");
     for (int i = 0;; i++) {
         int rank;
         int64_t L;
@@ -288,16 +251,14 @@ int main(int argc, char **argv)
             rank = (int)plan[i][0];
             L = plan[i][1];
         } else {
-            if (quick || nrows == 0 || rows[nrows - 1].rank != 2)
+            if (quick || *nrows == 0 || rows[*nrows - 1].rank != 2)
                 break;
             rank = 2;
             L = plan[nplan - 1][1] << (i - nplan + 1);
         }
-        if (max2d > 0 && rank == 2 && L > max2d)
+        if ((max2d > 0 && rank == 2 && L > max2d) || *nrows == 64)
             break;
-        if (nrows == 64)
-            break;
-        hl_status st = bench_lattice(rank, L, reps, least, &rows[nrows]);
+        hl_status st = bench_lattice(rank, L, reps, least, &rows[*nrows]);
         if (st == HL_ERR_NOMEM || (st == HL_ERR_DEVICE && i >= nplan)) {
             printf("# %dD %" PRId64 "^%d: does not fit (%s)\n", rank, L, rank, hl_strerror(st));
             if (i >= nplan)
@@ -308,22 +269,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_gpu_ising: %dD %" PRId64 ": %s\n", rank, L, hl_strerror(st));
             return 1;
         }
-        const row *r = &rows[nrows++];
-        double by[4] = {0, 0, 0, 0}, best = 0;
-        for (int v = 0; v < r->nv; v++) {
-            const int col = r->v[v] == ISING_M ? 3 : (int)(r->v[v] - ISING_A);
-            by[col] = r->rate[v];
-            best = col < 3 && r->rate[v] > best ? r->rate[v] : best;
-        }
-        char cells[4][16];
-        for (int v = 0; v < 4; v++)
-            snprintf(cells[v], sizeof cells[v], by[v] > 0 ? "%.1f" : "-", by[v]);
-        printf("%-16s %14" PRId64 " %10s %10s %10s %10s %8.2f %9.1f %7.2f\n", r->name, r->N, cells[0], cells[1],
-               cells[2], cells[3], r->ratio, cpu[r->rank] > 0 ? best / cpu[r->rank] : 0, r->mx);
-        fflush(stdout);
+        print_row(&rows[(*nrows)++], cpu);
     }
+    return 0;
+}
 
-    /* the issue's targets, read off the table */
+/* The issue's targets, read off the table. */
+static void print_targets(const row *rows, int nrows)
+{
     double a2 = 0, c2_ratio = 0, a3 = 0, a4 = 0, m2 = 0, m3 = 0;
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
@@ -347,24 +300,61 @@ int main(int argc, char **argv)
     printf("# targets for M (issue 35) per H100/H200: 2D >= 2000 flips/ns at 16384^2 and beyond: %.1f%s; "
            "3D >= 1000: %.1f; >= 2.5x cuIsing's 766 (1915): %s\n",
            m2, m2 > 0 ? "" : " (no 16384^2 row)", m3, m2 >= 2.5 * 766 ? "yes" : "no");
+}
 
-    if (csv_path) {
-        hl_atomic_file *csv = NULL;
-        hl_status st = hl_atomic_file_open(&csv, csv_path);
-        if (st == HL_OK) {
-            FILE *f = hl_atomic_file_stream(csv);
-            fprintf(f, "lattice,rank,sites,variant,flips_per_ns,cpu_flips_per_ns,ratio_to_cpu,a_over_best\n");
-            for (int i = 0; i < nrows; i++)
-                for (int v = 0; v < rows[i].nv; v++)
-                    fprintf(f, "%s,%d,%" PRId64 ",%s,%.3f,%.3f,%.3f,%.3f\n", rows[i].name, rows[i].rank,
-                            rows[i].N, ising_variant_name(rows[i].v[v]), rows[i].rate[v], cpu[rows[i].rank],
-                            cpu[rows[i].rank] > 0 ? rows[i].rate[v] / cpu[rows[i].rank] : 0, rows[i].ratio);
-            st = hl_atomic_file_commit(csv);
-        }
-        if (st != HL_OK) {
-            fprintf(stderr, "bench_gpu_ising: %s: %s\n", csv_path, hl_strerror(st));
-            return 1;
-        }
+/* The table as CSV (written when the run is done).  0, or 1. */
+static int write_csv(const char *path, const row *rows, int nrows, const double *cpu)
+{
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_gpu_ising", path,
+                       "lattice,rank,sites,variant,flips_per_ns,cpu_flips_per_ns,ratio_to_cpu,a_over_best"))
+        return 1;
+    for (int i = 0; i < nrows; i++)
+        for (int v = 0; v < rows[i].nv; v++)
+            bench_csv_row(csv, "%s,%d,%" PRId64 ",%s,%.3f,%.3f,%.3f,%.3f\n", rows[i].name, rows[i].rank,
+                          rows[i].N, ising_variant_name(rows[i].v[v]), rows[i].rate[v], cpu[rows[i].rank],
+                          cpu[rows[i].rank] > 0 ? rows[i].rate[v] / cpu[rows[i].rank] : 0, rows[i].ratio);
+    return bench_csv_close(csv, 1) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, reps = 0;
+    double least = 0, cpu_given = 0;
+    int64_t max2d = 0;
+    const char *csv_path = NULL;
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&quick), BENCH_OPT_REPS(&reps),
+                              {"--seconds", BENCH_DOUBLE, &least, NULL},
+                              {"--max-2d", BENCH_INT64, &max2d, NULL},
+                              {"--cpu-flips-per-ns", BENCH_DOUBLE, &cpu_given, NULL},
+                              BENCH_OPT_CSV(&csv_path), BENCH_OPT_END};
+    bench_cli cli = {"bench_gpu_ising", usage, opts, NULL, 0, 0, 0};
+    const int rc = bench_parse(&cli, argc, argv);
+    if (rc != BENCH_GO)
+        return rc;
+    if (reps < 1)
+        reps = quick ? 2 : 5;
+    if (reps > 64)
+        reps = 64;
+    if (!(least > 0))
+        least = quick ? 0.05 : 0.5;
+    if (!ising_cuda_built() || ising_cuda_devices() == 0) {
+        printf("bench_gpu_ising: no CUDA device%s: nothing measured\n",
+               ising_cuda_built() ? "" : " (built without CUDA)");
+        return 77;
     }
-    return 0;
+    double cpu[5] = {0};
+    for (int rank = 2; rank <= 4; rank++)
+        cpu[rank] = cpu_given > 0 ? cpu_given : cpu_rate(rank, quick ? 0.05 : 0.5);
+    row rows[64];
+    int nrows = 0;
+    printf("# bench_gpu_ising: %d repeats, runs of >= %.2f s; CPU %s: %.3f (2D) %.3f (3D) %.3f (4D) flips/ns, "
+           "%d threads\n",
+           reps, least, cpu_given > 0 ? "given" : "measured", cpu[2], cpu[3], cpu[4], omp_get_max_threads());
+    printf("%-16s %14s %10s %10s %10s %10s %8s %9s %7s\n", "lattice", "N", "A", "B", "C", "M", "A/best", "best/CPU",
+           "M x");
+    if (run_lattices(quick, reps, least, max2d, cpu, rows, &nrows))
+        return 1;
+    print_targets(rows, nrows);
+    return write_csv(csv_path, rows, nrows, cpu);
 }

@@ -4,5 +4,5 @@
 # build).
 if(TARGET ising)
   add_executable(bench_gpu_ising ${CMAKE_CURRENT_LIST_DIR}/gpu_ising.c)
-  target_link_libraries(bench_gpu_ising PRIVATE ising hl_warnings)
+  target_link_libraries(bench_gpu_ising PRIVATE bench_harness ising hl_warnings)
 endif()

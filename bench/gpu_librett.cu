@@ -64,43 +64,16 @@ static const char usage[] =
 
 namespace {
 
-struct timing {
-    double seconds, gbps, copy_gbps, ratio;
-};
+using gpu_bench::timing;
 
 // Median time of LibreTT's plan h from `from` to `to` and of the copy a <- b
 // on stream (the plan's), alternating.
 timing time_librett(librettHandle h, void *from, void *to, void *a, const void *b, size_t bytes,
                     int reps, cudaStream_t stream)
 {
-    cudaEvent_t e[3];
-    for (auto &x : e)
-        CUDA_OK(cudaEventCreate(&x));
-    std::vector<double> tp, tc, ratio;
-    for (int i = -1; i < reps; i++) { // i == -1: warm-up
-        CUDA_OK(cudaEventRecord(e[0], stream));
-        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA_OK(cudaEventRecord(e[1], stream));
-        if (librettExecute(h, from, to) != LIBRETT_SUCCESS) {
-            std::fprintf(stderr, "bench_gpu_librett: librettExecute failed\n");
-            std::exit(1);
-        }
-        CUDA_OK(cudaEventRecord(e[2], stream));
-        CUDA_OK(cudaEventSynchronize(e[2]));
-        float copy_ms, plan_ms;
-        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
-        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
-        if (i < 0)
-            continue;
-        tc.push_back(copy_ms * 1e-3);
-        tp.push_back(plan_ms * 1e-3);
-        ratio.push_back((double)copy_ms / plan_ms);
-    }
-    for (auto &x : e)
-        CUDA_OK(cudaEventDestroy(x));
-    const double t = gpu_bench::median(tp), c = gpu_bench::median(tc);
-    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9,
-            gpu_bench::median(ratio)};
+    return gpu_bench::time_against_copy([&] { return librettExecute(h, from, to) == LIBRETT_SUCCESS; },
+                                        "bench_gpu_librett", "librettExecute", a, b, bytes, reps,
+                                        stream);
 }
 
 // LibreTT's output of h on `host` against hyperlayout's plan p on the CPU.
@@ -120,39 +93,116 @@ bool verify(librettHandle h, const hl_plan *p, const std::vector<unsigned char> 
     return std::memcmp(got.data(), want.data(), bytes) == 0;
 }
 
+// What every row needs: the run's options, the device buffers, the stream.
+struct run {
+    const gpu_bench::options *o;
+    int measure;
+    void *d_a, *d_b;
+    cudaStream_t stream;
+    bench_csv *csv;
+    int wrong, unplanned;
+    timing last; // the row just timed
+};
+
+// One transposition (rank, dim, perm; op's plan for the check) on shape s:
+// LibreTT's plan, checked against hl_execute, timed, a row.  0, or 2 when
+// hyperlayout cannot plan it.
+int run_op(run *u, const bench_op &op, const hl_shape &s, const std::string &text, int rank,
+           int *dim, int *perm, const std::vector<unsigned char> &host)
+{
+    hl_plan *p = nullptr;
+    const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0, nullptr, 0};
+    const bool check = !u->o->no_verify;
+    if (check && op.make(&p, &s, &opt) != HL_OK) {
+        std::fprintf(stderr, "bench_gpu_librett: cannot plan %s on %s\n", op.name, text.c_str());
+        return 2;
+    }
+    librettHandle h;
+    const librettResult pr =
+        u->measure ? librettPlanMeasure(&h, rank, dim, perm, (size_t)s.elem_size, u->stream, u->d_a,
+                                        u->d_b)
+                   : librettPlan(&h, rank, dim, perm, (size_t)s.elem_size, u->stream);
+    if (pr != LIBRETT_SUCCESS) {
+        std::printf(" %9s (LibreTT cannot plan it: librettResult %d)\n", "-", (int)pr);
+        u->unplanned++;
+        hl_plan_destroy(p);
+        return 0;
+    }
+    if (check && !verify(h, p, host, u->d_a, u->d_b, u->stream)) {
+        std::printf(" WRONG: LibreTT's output differs from hl_execute's\n");
+        u->wrong++;
+        librettDestroy(h);
+        hl_plan_destroy(p);
+        return 0;
+    }
+    hl_plan_destroy(p);
+    const timing t = time_librett(h, u->d_a, u->d_b, u->d_b, u->d_a, host.size(), u->o->reps, u->stream);
+    librettDestroy(h);
+    std::printf(" %9.1f %9.1f %7.3f\n", t.gbps, t.copy_gbps, t.ratio);
+    u->last = t;
+    return 0;
+}
+
+// Every transposition op (that --op leaves) on one shape and element type.
+// 0, or 2.
+int run_shape(run *u, const std::string &shape, const char *dtype)
+{
+    const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
+    hl_shape s;
+    if (hl_shape_parse(&s, text.c_str()) != HL_OK)
+        return 2;
+    const size_t bytes = (size_t)hl_shape_bytes(&s);
+    std::vector<unsigned char> host(bytes);
+    for (size_t b = 0; b < bytes; b++)
+        host[b] = (unsigned char)(b * 7 + (b >> 12));
+    const char *only_op = u->o->op;
+    for (const bench_op &op : bench_ops) {
+        int64_t dim64[2 * HL_MAX_RANK];
+        int perm[2 * HL_MAX_RANK], dim[2 * HL_MAX_RANK];
+        int rank = bench_op_transpose(&op, &s, dim64, perm);
+        if (rank == 0 || (only_op && std::strncmp(op.name, only_op, std::strlen(only_op))))
+            continue;
+        rank = bench_transpose_squeeze(rank, dim64, perm);
+        std::printf("%-22s %-8s %-26s %6d", shape.c_str(), dtype, op.name, rank);
+        // LibreTT counts elements and extents in int
+        const bool fits = hl_shape_count(&s) <= INT_MAX;
+        for (int i = 0; i < rank; i++)
+            dim[i] = (int)dim64[i];
+        if (!fits) {
+            std::printf(" %9s (more than INT_MAX elements: not for LibreTT)\n", "-");
+            u->unplanned++;
+            continue;
+        }
+        const int wrong = u->wrong, unplanned = u->unplanned;
+        if (run_op(u, op, s, text, rank, dim, perm, host))
+            return 2;
+        if (u->wrong == wrong && u->unplanned == unplanned)
+            bench_csv_row(u->csv, "\"%s\",%s,\"%s\",%d,%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
+                          shape.c_str(), dtype, op.name, 0, u->last.seconds, u->last.gbps,
+                          u->last.copy_gbps, u->last.ratio, 0.0, 0.0);
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     gpu_bench::options opts;
-    bool measure = true;
-    for (int a = 1; a < argc; a++) {
-        if (gpu_bench::parse_common(argc, argv, &a, &opts))
-            continue;
-        const std::string o = argv[a];
-        if (o == "--heuristic")
-            measure = false;
-        else {
-            const bool help = o == "--help" || o == "-h";
-            std::fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
-        }
-    }
-    if (!gpu_bench::finish_common(&opts, "bench_gpu_librett"))
-        return 2;
-    const bool quick = opts.quick, check = opts.check;
-    const int reps = opts.reps;
-    const char *csv_path = opts.csv, *only_op = opts.op, *only_shape = opts.shape;
+    int heuristic = 0;
+    const int prc = gpu_bench::parse(&opts, "bench_gpu_librett", usage,
+                                     {{"--heuristic", BENCH_FLAG, &heuristic, nullptr, 0, 0}}, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
     if (hl_cuda_devices() == 0) {
         std::printf("bench_gpu_librett: SKIP: no CUDA device\n");
         return 77;
     }
-    const int k = gpu_bench::elements_log2(quick, opts.mib);
-    FILE *csv = csv_path ? gpu_bench::csv_open(csv_path, gpu_bench::kCsvHeader) : nullptr;
-    if (csv_path && !csv) {
-        std::fprintf(stderr, "bench_gpu_librett: cannot write %s.tmp\n", csv_path);
+    const int k = gpu_bench::elements_log2(opts.quick, opts.mib);
+    run u = {&opts, !heuristic, nullptr, nullptr, nullptr, nullptr, 0, 0, {0, 0, 0, 0}};
+    if (bench_csv_open(&u.csv, "bench_gpu_librett", opts.csv, gpu_bench::kCsvHeader))
         return 2;
-    }
     librettInitialize();
     cudaDeviceProp prop;
     int dev;
@@ -160,103 +210,35 @@ int main(int argc, char **argv)
     CUDA_OK(cudaGetDeviceProperties(&prop, dev));
     std::printf("bench_gpu_librett: LibreTT (%s) on %s; 2^%d elements; median of %d; GB/s = "
                 "(bytes read + written) / s; ratio = cudaMemcpy D2D time / LibreTT time\n\n",
-                measure ? "librettPlanMeasure" : "librettPlan", prop.name, k, reps);
+                u.measure ? "librettPlanMeasure" : "librettPlan", prop.name, k, opts.reps);
     std::printf("%-22s %-8s %-26s %6s %9s %9s %7s\n", "shape", "dtype", "op", "rank", "GB/s",
                 "copy", "ratio");
-    cudaStream_t stream;
-    CUDA_OK(cudaStreamCreate(&stream));
-    size_t cap = 0; // the largest float64 array of the shapes
-    for (const std::string &shape : gpu_bench::shapes_of(k)) {
-        hl_shape s;
-        if (hl_shape_parse(&s, (shape.substr(0, shape.size() - 1) + ",float64]").c_str()) != HL_OK)
-            return 2;
-        cap = std::max(cap, (size_t)hl_shape_bytes(&s));
-    }
-    void *d_a, *d_b;
-    CUDA_OK(cudaMalloc(&d_a, cap));
-    CUDA_OK(cudaMalloc(&d_b, cap));
-    int wrong = 0, unplanned = 0;
+    CUDA_OK(cudaStreamCreate(&u.stream));
+    const size_t cap = gpu_bench::largest_bytes(k);
+    if (!cap)
+        return 2;
+    CUDA_OK(cudaMalloc(&u.d_a, cap));
+    CUDA_OK(cudaMalloc(&u.d_b, cap));
     const char *dtypes[] = {"float32", "float64"};
-    for (const std::string &shape : gpu_bench::shapes_of(k)) {
-        if (only_shape && shape != only_shape)
-            continue;
-        for (const char *dtype : dtypes) {
-            const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
-            hl_shape s;
-            if (hl_shape_parse(&s, text.c_str()) != HL_OK)
-                return 2;
-            const size_t bytes = (size_t)hl_shape_bytes(&s);
-            std::vector<unsigned char> host(bytes);
-            for (size_t b = 0; b < bytes; b++)
-                host[b] = (unsigned char)(b * 7 + (b >> 12));
-            for (const bench_op &op : bench_ops) {
-                int64_t dim64[2 * HL_MAX_RANK];
-                int perm[2 * HL_MAX_RANK], dim[2 * HL_MAX_RANK];
-                int rank = bench_op_transpose(&op, &s, dim64, perm);
-                if (rank == 0 || (only_op && std::strncmp(op.name, only_op, std::strlen(only_op))))
-                    continue;
-                rank = bench_transpose_squeeze(rank, dim64, perm);
-                std::printf("%-22s %-8s %-26s %6d", shape.c_str(), dtype, op.name, rank);
-                // LibreTT counts elements and extents in int
-                bool fits = hl_shape_count(&s) <= INT_MAX;
-                for (int i = 0; i < rank; i++)
-                    dim[i] = (int)dim64[i];
-                if (!fits) {
-                    std::printf(" %9s (more than INT_MAX elements: not for LibreTT)\n", "-");
-                    unplanned++;
-                    continue;
-                }
-                hl_plan *p = nullptr;
-                const hl_plan_options opt = {0, false, HL_EFFORT_ESTIMATE, 0, nullptr, 0};
-                if (check && op.make(&p, &s, &opt) != HL_OK) {
-                    std::fprintf(stderr, "bench_gpu_librett: cannot plan %s on %s\n", op.name,
-                                 text.c_str());
-                    return 2;
-                }
-                librettHandle h;
-                const librettResult pr =
-                    measure ? librettPlanMeasure(&h, rank, dim, perm, (size_t)s.elem_size, stream,
-                                                 d_a, d_b)
-                            : librettPlan(&h, rank, dim, perm, (size_t)s.elem_size, stream);
-                if (pr != LIBRETT_SUCCESS) {
-                    std::printf(" %9s (LibreTT cannot plan it: librettResult %d)\n", "-", (int)pr);
-                    unplanned++;
-                    hl_plan_destroy(p);
-                    continue;
-                }
-                if (check && !verify(h, p, host, d_a, d_b, stream)) {
-                    std::printf(" WRONG: LibreTT's output differs from hl_execute's\n");
-                    wrong++;
-                    librettDestroy(h);
-                    hl_plan_destroy(p);
-                    continue;
-                }
-                hl_plan_destroy(p);
-                const timing t = time_librett(h, d_a, d_b, d_b, d_a, bytes, reps, stream);
-                librettDestroy(h);
-                std::printf(" %9.1f %9.1f %7.3f\n", t.gbps, t.copy_gbps, t.ratio);
-                if (csv)
-                    std::fprintf(csv, "\"%s\",%s,\"%s\",%d,%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
-                                 shape.c_str(), dtype, op.name, 0, t.seconds, t.gbps,
-                                 t.copy_gbps, t.ratio, 0.0, 0.0);
-                std::fflush(stdout);
-            }
-        }
-    }
-    CUDA_OK(cudaFree(d_a));
-    CUDA_OK(cudaFree(d_b));
-    CUDA_OK(cudaStreamDestroy(stream));
+    int rc = 0;
+    for (const std::string &shape : gpu_bench::shapes_of(k))
+        for (const char *dtype : dtypes)
+            if (!rc && (!opts.shape || shape == opts.shape))
+                rc = run_shape(&u, shape, dtype);
+    CUDA_OK(cudaFree(u.d_a));
+    CUDA_OK(cudaFree(u.d_b));
+    CUDA_OK(cudaStreamDestroy(u.stream));
     librettFinalize();
-    if (csv && !gpu_bench::csv_commit(csv, csv_path, wrong == 0)) {
-        std::fprintf(stderr, "bench_gpu_librett: cannot write %s\n", csv_path);
+    if (bench_csv_close(u.csv, u.wrong == 0 && !rc))
         return 1;
-    }
-    if (unplanned)
-        std::printf("\nbench_gpu_librett: %d row%s LibreTT did not plan\n", unplanned,
-                    unplanned == 1 ? "" : "s");
-    if (wrong) {
-        std::printf("\nbench_gpu_librett: %d row%s WRONG on the device\n", wrong,
-                    wrong == 1 ? "" : "s");
+    if (rc)
+        return rc;
+    if (u.unplanned)
+        std::printf("\nbench_gpu_librett: %d row%s LibreTT did not plan\n", u.unplanned,
+                    u.unplanned == 1 ? "" : "s");
+    if (u.wrong) {
+        std::printf("\nbench_gpu_librett: %d row%s WRONG on the device\n", u.wrong,
+                    u.wrong == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -28,7 +28,7 @@
 #include "gpu_paper_report.h"
 #include "hyperlayout.h"
 #include "hyperlayout/cuda.h"
-#include "stats.h"
+#include "harness.h"
 
 static const char usage_text[] =
     "usage: bench_gpu_paper [--quick] [--sizes N,...] [--cubes N,...] [--dims 2,3] [--no-odd]\n"
@@ -70,19 +70,7 @@ static const char usage_text[] =
 #define OPS_PER_RANK 8
 
 /* One line on stderr, with the library's reason when st is not HL_OK; exit 2. */
-static void die(hl_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(hl_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_gpu_paper: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (st != HL_OK)
-        fprintf(stderr, ": %s", hl_strerror(st));
-    fputc('\n', stderr);
-    exit(2);
-}
+#define die(...) bench_die("bench_gpu_paper", __VA_ARGS__)
 
 static void cuda_check(cudaError_t e, const char *what)
 {
@@ -438,34 +426,6 @@ static int64_t check_small(int rank, unsigned families, const int64_t *elems, in
 
 /* ---- options --------------------------------------------------------------------- */
 
-static int parse_count(const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi)
-        return 0;
-    *v = x;
-    return 1;
-}
-
-/* "N,N,..." into list[] (each in [lo, hi]); the count, or 0 when malformed. */
-static int parse_list(const char *s, long lo, long hi, int64_t *list)
-{
-    int n = 0;
-    char buf[512];
-    if (strlen(s) >= sizeof buf)
-        return 0;
-    strcpy(buf, s);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long v;
-        if (n == MAX_LIST || !parse_count(tok, lo, hi, &v))
-            return 0;
-        list[n++] = v;
-    }
-    return n;
-}
-
 static unsigned parse_families(const char *s)
 {
     unsigned f = 0;
@@ -490,9 +450,116 @@ typedef struct options {
     int64_t sizes[MAX_LIST], cubes[MAX_LIST], elems[MAX_LIST];
     int nsizes, ncubes, nelems;
     int dims2, dims3, odd, reps, warmup, device, quick;
+    int sizes_given, cubes_given, reps_given, warmup_given;
     unsigned families;
     const char *csv;
 } options;
+
+/* The list options, each in its range; a bad value stops the program (exit 2). */
+static int sizes_option(const char *prog, const char *val, void *dst)
+{
+    options *o = dst;
+    (void)prog;
+    if (!(o->nsizes = bench_parse_list(val, 2, 65536, o->sizes, MAX_LIST)))
+        die(HL_OK, "--sizes '%s' is not a list of N from 2 to 65536", val);
+    o->sizes_given = 1;
+    return 0;
+}
+
+static int cubes_option(const char *prog, const char *val, void *dst)
+{
+    options *o = dst;
+    (void)prog;
+    if (!(o->ncubes = bench_parse_list(val, 2, 2048, o->cubes, MAX_LIST)))
+        die(HL_OK, "--cubes '%s' is not a list of N from 2 to 2048", val);
+    o->cubes_given = 1;
+    return 0;
+}
+
+static int dims_option(const char *prog, const char *val, void *dst)
+{
+    options *o = dst;
+    int64_t d[MAX_LIST];
+    (void)prog;
+    const int nd = bench_parse_list(val, 2, 3, d, MAX_LIST);
+    if (!nd)
+        die(HL_OK, "--dims '%s' is not a list of 2 and 3", val);
+    o->dims2 = o->dims3 = 0;
+    for (int i = 0; i < nd; i++)
+        *(d[i] == 2 ? &o->dims2 : &o->dims3) = 1;
+    return 0;
+}
+
+static int ops_option(const char *prog, const char *val, void *dst)
+{
+    options *o = dst;
+    (void)prog;
+    if (!(o->families = parse_families(val)))
+        die(HL_OK, "--ops '%s' is not a list of flip, shift, crinkle, uncrinkle", val);
+    return 0;
+}
+
+static int elem_option(const char *prog, const char *val, void *dst)
+{
+    options *o = dst;
+    (void)prog;
+    if (!(o->nelems = bench_parse_list(val, 1, 16, o->elems, MAX_LIST)))
+        die(HL_OK, "--elem '%s' is not a list of element sizes", val);
+    for (int i = 0; i < o->nelems; i++)
+        if (!gp_elem_supported(o->elems[i]))
+            die(HL_OK, "--elem: %" PRId64 " bytes: the kernels copy 1, 2, 4, 8 or 16", o->elems[i]);
+    return 0;
+}
+
+/* --reps, --warmup, --device: a count in [lo, hi] (the name says which) */
+static int count_option(const char *prog, const char *val, void *dst, const char *name, long lo,
+                        long hi, const char *what)
+{
+    int64_t v;
+    (void)prog;
+    if (bench_parse_list(val, lo, hi, &v, 1) != 1)
+        die(HL_OK, "%s '%s' is not %s", name, val, what);
+    *(int *)dst = (int)v;
+    return 0;
+}
+
+static int reps_option(const char *prog, const char *val, void *dst)
+{
+    ((options *)dst)->reps_given = 1;
+    return count_option(prog, val, &((options *)dst)->reps, "--reps", 1, 1000,
+                        "a count from 1 to 1000");
+}
+
+static int warmup_option(const char *prog, const char *val, void *dst)
+{
+    ((options *)dst)->warmup_given = 1;
+    return count_option(prog, val, &((options *)dst)->warmup, "--warmup", 0, 100,
+                        "a count from 0 to 100");
+}
+
+static int device_option(const char *prog, const char *val, void *dst)
+{
+    return count_option(prog, val, dst, "--device", 0, 1023, "a device number");
+}
+
+/* --quick's smaller defaults, where the options did not set them. */
+static void quick_defaults(options *o)
+{
+    if (!o->sizes_given) {
+        o->sizes[0] = 64;
+        o->sizes[1] = 256;
+        o->nsizes = 2;
+    }
+    if (!o->cubes_given) {
+        o->cubes[0] = 16;
+        o->cubes[1] = 32;
+        o->ncubes = 2;
+    }
+    if (!o->reps_given)
+        o->reps = 3;
+    if (!o->warmup_given)
+        o->warmup = 1;
+}
 
 static void parse_options(options *o, int argc, char **argv)
 {
@@ -509,86 +576,26 @@ static void parse_options(options *o, int argc, char **argv)
     o->reps = 20;
     o->warmup = 3;
     o->families = (1u << GP_NOPS) - 1;
-    int sizes_given = 0, cubes_given = 0, reps_given = 0, warmup_given = 0;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        long v;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            fputs(usage_text, stdout);
-            exit(0);
-        } else if (!strcmp(arg, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(arg, "--no-odd")) {
-            o->odd = 0;
-        } else if (!strcmp(arg, "--sizes") || !strcmp(arg, "--cubes") || !strcmp(arg, "--dims") ||
-                   !strcmp(arg, "--ops") || !strcmp(arg, "--elem") || !strcmp(arg, "--reps") ||
-                   !strcmp(arg, "--warmup") || !strcmp(arg, "--device") || !strcmp(arg, "--csv")) {
-            if (a + 1 >= argc)
-                die(HL_OK, "%s needs a value (see --help)", arg);
-            const char *val = argv[++a];
-            if (!strcmp(arg, "--sizes")) {
-                if (!(o->nsizes = parse_list(val, 2, 65536, o->sizes)))
-                    die(HL_OK, "--sizes '%s' is not a list of N from 2 to 65536", val);
-                sizes_given = 1;
-            } else if (!strcmp(arg, "--cubes")) {
-                if (!(o->ncubes = parse_list(val, 2, 2048, o->cubes)))
-                    die(HL_OK, "--cubes '%s' is not a list of N from 2 to 2048", val);
-                cubes_given = 1;
-            } else if (!strcmp(arg, "--dims")) {
-                int64_t d[MAX_LIST];
-                const int nd = parse_list(val, 2, 3, d);
-                if (!nd)
-                    die(HL_OK, "--dims '%s' is not a list of 2 and 3", val);
-                o->dims2 = o->dims3 = 0;
-                for (int i = 0; i < nd; i++)
-                    *(d[i] == 2 ? &o->dims2 : &o->dims3) = 1;
-            } else if (!strcmp(arg, "--ops")) {
-                if (!(o->families = parse_families(val)))
-                    die(HL_OK, "--ops '%s' is not a list of flip, shift, crinkle, uncrinkle", val);
-            } else if (!strcmp(arg, "--elem")) {
-                if (!(o->nelems = parse_list(val, 1, 16, o->elems)))
-                    die(HL_OK, "--elem '%s' is not a list of element sizes", val);
-                for (int i = 0; i < o->nelems; i++)
-                    if (!gp_elem_supported(o->elems[i]))
-                        die(HL_OK, "--elem: %" PRId64 " bytes: the kernels copy 1, 2, 4, 8 or 16",
-                            o->elems[i]);
-            } else if (!strcmp(arg, "--reps")) {
-                if (!parse_count(val, 1, 1000, &v))
-                    die(HL_OK, "--reps '%s' is not a count from 1 to 1000", val);
-                o->reps = (int)v;
-                reps_given = 1;
-            } else if (!strcmp(arg, "--warmup")) {
-                if (!parse_count(val, 0, 100, &v))
-                    die(HL_OK, "--warmup '%s' is not a count from 0 to 100", val);
-                o->warmup = (int)v;
-                warmup_given = 1;
-            } else if (!strcmp(arg, "--device")) {
-                if (!parse_count(val, 0, 1023, &v))
-                    die(HL_OK, "--device '%s' is not a device number", val);
-                o->device = (int)v;
-            } else {
-                o->csv = val;
-            }
-        } else {
-            die(HL_OK, "unknown option '%s' (see --help)", arg);
-        }
-    }
-    if (o->quick) {
-        if (!sizes_given) {
-            o->sizes[0] = 64;
-            o->sizes[1] = 256;
-            o->nsizes = 2;
-        }
-        if (!cubes_given) {
-            o->cubes[0] = 16;
-            o->cubes[1] = 32;
-            o->ncubes = 2;
-        }
-        if (!reps_given)
-            o->reps = 3;
-        if (!warmup_given)
-            o->warmup = 1;
-    }
+    int no_odd = 0;
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&o->quick),
+                              {"--no-odd", BENCH_FLAG, &no_odd, NULL, 0, 0},
+                              {"--sizes", BENCH_CALL, o, sizes_option, 0, 0},
+                              {"--cubes", BENCH_CALL, o, cubes_option, 0, 0},
+                              {"--dims", BENCH_CALL, o, dims_option, 0, 0},
+                              {"--ops", BENCH_CALL, o, ops_option, 0, 0},
+                              {"--elem", BENCH_CALL, o, elem_option, 0, 0},
+                              {"--reps", BENCH_CALL, o, reps_option, 0, 0},
+                              {"--warmup", BENCH_CALL, o, warmup_option, 0, 0},
+                              {"--device", BENCH_CALL, &o->device, device_option, 0, 0},
+                              BENCH_OPT_CSV(&o->csv),
+                              BENCH_OPT_END};
+    bench_cli cli = {"bench_gpu_paper", usage_text, opts, NULL, 0, 0, 0};
+    const int rc = bench_parse(&cli, argc, argv);
+    if (rc != BENCH_GO)
+        exit(rc);
+    o->odd = !no_odd;
+    if (o->quick)
+        quick_defaults(o);
 }
 
 /* ---- main ---------------------------------------------------------------------------- */
@@ -614,37 +621,18 @@ static void print_header(const options *o, const buffers *b)
            (double)b->cap / (1 << 20), (double)prop.l2CacheSize / (1 << 20));
 }
 
-int main(int argc, char **argv)
+/* The shapes of the families asked for, largest first within each (so
+ * that buffers fit everything): shapes[0..n), ranks[0..n); returns n. */
+static int make_shapes(const options *o, int64_t (*shapes)[3], int *ranks)
 {
-    options o;
-    parse_options(&o, argc, argv);
-
-    int devices = 0;
-    const cudaError_t de = cudaGetDeviceCount(&devices);
-    if (de != cudaSuccess || devices == 0) {
-        printf("bench_gpu_paper: SKIP: no usable CUDA device (cudaGetDeviceCount: %s); nothing was "
-               "measured\n",
-               de != cudaSuccess ? cudaGetErrorString(de) : "no devices");
-        return 77;
-    }
-    if (o.device >= devices)
-        die(HL_OK, "--device %d: there %s %d device%s", o.device, devices == 1 ? "is" : "are",
-            devices, devices == 1 ? "" : "s");
-    cuda_check(cudaSetDevice(o.device), "cudaSetDevice");
-    report_csv *csv = NULL;
-    if (o.csv && !(csv = report_csv_open(o.csv))) /* a bad path fails now, not after the run */
-        die(HL_OK, "cannot write %s: %s", o.csv, strerror(errno));
-
-    /* the shapes, largest first so that buffers fit everything */
-    int64_t shapes[2 * 2 * MAX_LIST][3];
-    int ranks[2 * 2 * MAX_LIST], nshapes = 0;
+    int nshapes = 0;
     for (int fam = 2; fam <= 3; fam++) {
-        if (!(fam == 2 ? o.dims2 : o.dims3))
+        if (!(fam == 2 ? o->dims2 : o->dims3))
             continue;
-        const int64_t *list = fam == 2 ? o.sizes : o.cubes;
-        const int nl = fam == 2 ? o.nsizes : o.ncubes;
+        const int64_t *list = fam == 2 ? o->sizes : o->cubes;
+        const int nl = fam == 2 ? o->nsizes : o->ncubes;
         for (int i = 0; i < nl; i++)
-            for (int odd = 0; odd <= o.odd; odd++) {
+            for (int odd = 0; odd <= o->odd; odd++) {
                 const int64_t L = list[i] - odd;
                 if (L < 1)
                     continue;
@@ -653,6 +641,76 @@ int main(int argc, char **argv)
                 ranks[nshapes++] = fam;
             }
     }
+    return nshapes;
+}
+
+/* Every op of every shape at every element size: checked, then each
+ * variant timed beside the memcpy; one report row each.  Returns the
+ * batches that started before they were all queued. */
+static int run_rows(const options *o, int64_t (*shapes)[3], const int *ranks, int nshapes,
+                    buffers *b, report_rows *rows)
+{
+    int gaps = 0;
+    gp_params *p = malloc(sizeof *p);
+    if (!p)
+        die(HL_ERR_NOMEM, "parameters");
+    for (int e = 0; e < o->nelems; e++)
+        for (int s = 0; s < nshapes; s++) {
+            const int64_t elem = o->elems[e], n = shapes[s][0] * shapes[s][1] * shapes[s][2];
+            gp_spec specs[OPS_PER_RANK];
+            char names[OPS_PER_RANK][32];
+            const int nops = shape_ops(ranks[s], shapes[s], o->families, specs, names);
+            fill_input(b->h_in, n, elem);
+            cuda_check(cudaMemcpy(b->d_in, b->h_in, (size_t)(n * elem), cudaMemcpyHostToDevice),
+                       "copy of the input");
+            for (int op = 0; op < nops; op++) {
+                job j;
+                job_init(&j, p, &specs[op], elem);
+                reference(&specs[op], elem, b);
+                verify(&j, names[op], b);
+                report_row *r = report_rows_add(rows, names[op], op, &specs[op], elem);
+                r->boxes = j.plan ? hl_plan_boxes(j.plan) : 0;
+                time_variant(&j, -1, b, o->reps, o->warmup, &r->median[REPORT_MEMCPY],
+                             &r->best[REPORT_MEMCPY], &gaps);
+                for (int v = 0; v <= GP_NKERNELS; v++)
+                    if (applies(&j, v))
+                        time_variant(&j, v, b, o->reps, o->warmup, &r->median[v], &r->best[v],
+                                     &gaps);
+                hl_plan_destroy(j.plan);
+            }
+        }
+    free(p);
+    return gaps;
+}
+
+/* The device asked for, or exit 77 (none) or 2 (no such device). */
+static void pick_device(const options *o)
+{
+    int devices = 0;
+    const cudaError_t de = cudaGetDeviceCount(&devices);
+    if (de != cudaSuccess || devices == 0) {
+        printf("bench_gpu_paper: SKIP: no usable CUDA device (cudaGetDeviceCount: %s); nothing was "
+               "measured\n",
+               de != cudaSuccess ? cudaGetErrorString(de) : "no devices");
+        exit(77);
+    }
+    if (o->device >= devices)
+        die(HL_OK, "--device %d: there %s %d device%s", o->device, devices == 1 ? "is" : "are",
+            devices, devices == 1 ? "" : "s");
+    cuda_check(cudaSetDevice(o->device), "cudaSetDevice");
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    parse_options(&o, argc, argv);
+    pick_device(&o);
+    bench_csv *csv; /* a bad path fails now, not after the run */
+    if (bench_csv_open(&csv, "bench_gpu_paper", o.csv, report_csv_header))
+        exit(2);
+    int64_t shapes[2 * 2 * MAX_LIST][3];
+    int ranks[2 * 2 * MAX_LIST];
+    const int nshapes = make_shapes(&o, shapes, ranks);
     if (!nshapes)
         die(HL_OK, "no shapes to run (--dims, --sizes, --cubes)");
     int64_t elem_max = 0, cells_max = 0;
@@ -665,7 +723,6 @@ int main(int argc, char **argv)
     buffers b;
     buffers_init(&b, (size_t)((cells_max > SMALL_CELLS_MAX ? cells_max : SMALL_CELLS_MAX) * elem_max));
     print_header(&o, &b);
-
     int64_t checked = 0;
     if (o.dims2)
         checked += check_small(2, o.families, o.elems, o.nelems, &b);
@@ -675,40 +732,9 @@ int main(int argc, char **argv)
            "hl_execute\n\n",
            checked);
     fflush(stdout);
-
     report_rows rows;
     report_rows_init(&rows);
-    int gaps = 0;
-    gp_params *p = malloc(sizeof *p);
-    if (!p)
-        die(HL_ERR_NOMEM, "parameters");
-    for (int e = 0; e < o.nelems; e++)
-        for (int s = 0; s < nshapes; s++) {
-            const int64_t elem = o.elems[e], n = shapes[s][0] * shapes[s][1] * shapes[s][2];
-            gp_spec specs[OPS_PER_RANK];
-            char names[OPS_PER_RANK][32];
-            const int nops = shape_ops(ranks[s], shapes[s], o.families, specs, names);
-            fill_input(b.h_in, n, elem);
-            cuda_check(cudaMemcpy(b.d_in, b.h_in, (size_t)(n * elem), cudaMemcpyHostToDevice),
-                       "copy of the input");
-            for (int op = 0; op < nops; op++) {
-                job j;
-                job_init(&j, p, &specs[op], elem);
-                reference(&specs[op], elem, &b);
-                verify(&j, names[op], &b);
-                report_row *r = report_rows_add(&rows, names[op], op, &specs[op], elem);
-                r->boxes = j.plan ? hl_plan_boxes(j.plan) : 0;
-                time_variant(&j, -1, &b, o.reps, o.warmup, &r->median[REPORT_MEMCPY],
-                             &r->best[REPORT_MEMCPY], &gaps);
-                for (int v = 0; v <= GP_NKERNELS; v++)
-                    if (applies(&j, v))
-                        time_variant(&j, v, &b, o.reps, o.warmup, &r->median[v], &r->best[v],
-                                     &gaps);
-                hl_plan_destroy(j.plan);
-            }
-        }
-    free(p);
-
+    const int gaps = run_rows(&o, shapes, ranks, nshapes, &b, &rows);
     report_tables(&rows);
     printf("\nevery output above was checked equal to hl_execute's before it was timed\n");
     if (gaps)
@@ -716,14 +742,11 @@ int main(int argc, char **argv)
                "gate timed out): those times may include idle gaps\n",
                gaps, gaps == 1 ? "" : "es");
     int rc = 0;
-    if (csv) {
-        if (report_csv_write(csv, &rows, o.reps) != 0) {
-            fprintf(stderr, "bench_gpu_paper: cannot write %s: %s\n", o.csv, strerror(errno));
-            rc = 2;
-        } else {
-            printf("wrote %s\n", o.csv);
-        }
-    }
+    report_csv_rows(bench_csv_stream(csv), &rows, o.reps);
+    if (bench_csv_close(csv, 1))
+        rc = 2;
+    else if (o.csv)
+        printf("wrote %s\n", o.csv);
     report_rows_free(&rows);
     buffers_free(&b);
     return rc;

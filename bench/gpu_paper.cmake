@@ -14,5 +14,5 @@ if(CMAKE_CUDA_COMPILER)
   target_compile_options(bench_gpu_paper PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--Werror=all-warnings -Xcompiler=-Wall -Xcompiler=-Wextra
     -Xcompiler=-Wshadow -Xcompiler=-Werror>)
-  target_link_libraries(bench_gpu_paper PRIVATE hyperlayout_static CUDA::cudart hl_warnings m)
+  target_link_libraries(bench_gpu_paper PRIVATE bench_harness hyperlayout_static CUDA::cudart hl_warnings m)
 endif()

@@ -207,46 +207,12 @@ void report_tables(report_rows *rows)
     print_summary(rows);
 }
 
-struct report_csv {
-    FILE *f;
-    char *path, *tmp;
-};
+const char report_csv_header[] =
+    "op,shape,rank,elem_size,pow2,cells,bytes_moved,engine_boxes,variant,reps,"
+    "median_us,min_us,gbps,fraction_of_memcpy,speed_rel_C";
 
-report_csv *report_csv_open(const char *path)
+void report_csv_rows(FILE *f, const report_rows *rows, int reps)
 {
-    report_csv *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    const size_t len = strlen(path);
-    c->path = malloc(len + 1);
-    c->tmp = malloc(len + 5);
-    if (!c->path || !c->tmp) {
-        free(c->path);
-        free(c->tmp);
-        free(c);
-        errno = ENOMEM;
-        return NULL;
-    }
-    memcpy(c->path, path, len + 1);
-    memcpy(c->tmp, path, len);
-    memcpy(c->tmp + len, ".tmp", 5);
-    c->f = fopen(c->tmp, "w");
-    if (!c->f) {
-        const int e = errno;
-        free(c->path);
-        free(c->tmp);
-        free(c);
-        errno = e;
-        return NULL;
-    }
-    return c;
-}
-
-int report_csv_write(report_csv *c, const report_rows *rows, int reps)
-{
-    FILE *f = c->f;
-    fprintf(f, "op,shape,rank,elem_size,pow2,cells,bytes_moved,engine_boxes,variant,reps,"
-               "median_us,min_us,gbps,fraction_of_memcpy,speed_rel_C\n");
     for (int j = 0; j < rows->n; j++) {
         const report_row *r = &rows->row[j];
         char sh[64];
@@ -264,20 +230,4 @@ int report_csv_write(report_csv *c, const report_rows *rows, int reps)
                     value(r, T_GBPS, col), value(r, T_MEMCPY, col), isnan(value(r, T_REL_C, col)) ? "" : rel);
         }
     }
-    errno = 0;
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (!bad)
-        bad = rename(c->tmp, c->path) != 0;
-    const int e = errno ? errno : EIO;
-    if (bad)
-        (void)remove(c->tmp);
-    free(c->path);
-    free(c->tmp);
-    free(c);
-    if (bad) {
-        errno = e;
-        return -1;
-    }
-    return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpu_paper_index.h"
 
@@ -40,11 +41,9 @@ void report_shape(char *buf, size_t cap, const gp_spec *s);
  * time, GB/s, fraction-of-memcpy and relative-to-C tables and a summary. */
 void report_tables(report_rows *rows);
 
-/* CSV written through PATH.tmp, renamed over PATH when complete: open
- * creates the temporary (NULL and errno when it cannot), write fills it,
- * renames it and frees the handle (0, or -1 and errno). */
-typedef struct report_csv report_csv;
-report_csv *report_csv_open(const char *path);
-int report_csv_write(report_csv *csv, const report_rows *rows, int reps);
+/* The CSV of the measurements (written through the harness's bench_csv):
+ * its header line without the newline, and its rows into f. */
+extern const char report_csv_header[];
+void report_csv_rows(FILE *f, const report_rows *rows, int reps);
 
 #endif

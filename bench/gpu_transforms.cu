@@ -60,43 +60,15 @@ static const char usage[] =
 
 namespace {
 
-using gpu_bench::median;
+using gpu_bench::timing;
 
-struct timing {
-    double seconds, gbps, copy_gbps, ratio;
-};
-
-// Median time of p from `from` to `to` and of the copy, alternating.
+// Median time of p from `from` to `to` and of the copy a <- b, alternating.
 timing time_plan(const hl_plan *p, const void *from, void *to, void *a, const void *b,
                  size_t bytes, int reps, cudaStream_t stream)
 {
-    cudaEvent_t e[3];
-    for (auto &x : e)
-        CUDA_OK(cudaEventCreate(&x));
-    std::vector<double> tp, tc, ratio;
-    for (int i = -1; i < reps; i++) { // i == -1: warm-up
-        CUDA_OK(cudaEventRecord(e[0], stream));
-        CUDA_OK(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA_OK(cudaEventRecord(e[1], stream));
-        if (hl_execute_cuda(p, from, to, stream) != HL_OK) {
-            std::fprintf(stderr, "bench_gpu_transforms: hl_execute_cuda failed\n");
-            std::exit(1);
-        }
-        CUDA_OK(cudaEventRecord(e[2], stream));
-        CUDA_OK(cudaEventSynchronize(e[2]));
-        float copy_ms, plan_ms;
-        CUDA_OK(cudaEventElapsedTime(&copy_ms, e[0], e[1]));
-        CUDA_OK(cudaEventElapsedTime(&plan_ms, e[1], e[2]));
-        if (i < 0)
-            continue;
-        tc.push_back(copy_ms * 1e-3);
-        tp.push_back(plan_ms * 1e-3);
-        ratio.push_back((double)copy_ms / plan_ms);
-    }
-    for (auto &x : e)
-        CUDA_OK(cudaEventDestroy(x));
-    const double t = median(tp), c = median(tc);
-    return {t, 2.0 * (double)bytes / t / 1e9, 2.0 * (double)bytes / c / 1e9, median(ratio)};
+    return gpu_bench::time_against_copy(
+        [&] { return hl_execute_cuda(p, from, to, stream) == HL_OK; }, "bench_gpu_transforms",
+        "hl_execute_cuda", a, b, bytes, reps, stream);
 }
 
 // The device's result of p (out of place, or in place when in_place) on
@@ -123,136 +95,149 @@ bool verify(const hl_plan *p, const std::vector<unsigned char> &host, void *d_in
     return std::memcmp(got.data(), want.data(), bytes) == 0;
 }
 
+// --effort estimate|measure
+int effort_option(const char *prog, const char *value, void *dst)
+{
+    const std::string v = value;
+    if (v != "estimate" && v != "measure") {
+        std::fprintf(stderr, "%s: --effort estimate or measure\n", prog);
+        return 2;
+    }
+    *static_cast<int *>(dst) = v == "measure" ? HL_EFFORT_MEASURE : HL_EFFORT_ESTIMATE;
+    return 0;
+}
+
+// What every row needs: the run's options, the device buffers, the stream.
+struct run {
+    const gpu_bench::options *o;
+    int effort;
+    void *d_a, *d_b;
+    cudaStream_t stream;
+    bench_csv *csv;
+    int wrong;
+};
+
+// One op on shape s (host: the input pattern, already on d_a): checked
+// against hl_execute, timed out of place and in place, a row.  0, or 2
+// when it cannot be planned.
+int run_op(run *u, const bench_op &op, const std::string &shape, const char *dtype,
+           const std::string &text, const hl_shape &s, const std::vector<unsigned char> &host)
+{
+    hl_plan *p;
+    const hl_plan_options opt = {0, false, u->effort, 0, nullptr, 0}; // the CPU check uses every core
+    if (op.make(&p, &s, &opt) != HL_OK) {
+        std::fprintf(stderr, "bench_gpu_transforms: cannot plan %s on %s\n", op.name, text.c_str());
+        return 2;
+    }
+    std::printf("%-22s %-8s %-26s %6" PRId64, shape.c_str(), dtype, op.name, hl_plan_boxes(p));
+    if (hl_plan_cuda_prepare(p) != HL_OK) {
+        std::printf(" %9s (not on the device: not lowered to boxes)\n", "-");
+        hl_plan_destroy(p);
+        return 0;
+    }
+    // whether the device runs it in place: asked by running it so on the
+    // output buffer, whose contents do not matter yet
+    const bool in_place = op.in_place && hl_execute_cuda(p, u->d_b, u->d_b, u->stream) == HL_OK;
+    if (!u->o->no_verify && (!verify(p, host, u->d_a, u->d_b, false, u->stream) ||
+                             (in_place && !verify(p, host, u->d_a, u->d_b, true, u->stream)))) {
+        std::printf(" WRONG: the device's output differs from hl_execute's\n");
+        u->wrong++;
+        hl_plan_destroy(p);
+        return 0;
+    }
+    const size_t bytes = host.size();
+    const timing t = time_plan(p, u->d_a, u->d_b, u->d_b, u->d_a, bytes, u->o->reps, u->stream);
+    timing ti = {0, 0, 0, 0};
+    if (in_place)
+        ti = time_plan(p, u->d_b, u->d_b, u->d_a, u->d_b, bytes, u->o->reps, u->stream);
+    std::printf(" %9.1f %9.1f %7.3f", t.gbps, t.copy_gbps, t.ratio);
+    if (in_place)
+        std::printf(" %9.1f %7.3f\n", ti.gbps, ti.ratio);
+    else
+        std::printf(" %9s %7s\n", "-", "-");
+    bench_csv_row(u->csv, "\"%s\",%s,\"%s\",%" PRId64 ",%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
+                  shape.c_str(), dtype, op.name, hl_plan_boxes(p), t.seconds, t.gbps, t.copy_gbps,
+                  t.ratio, ti.gbps, ti.ratio);
+    std::fflush(stdout);
+    hl_plan_destroy(p);
+    return 0;
+}
+
+// Every op (that --op leaves) on one shape and element type.  0, or 2.
+int run_shape(run *u, const std::string &shape, const char *dtype)
+{
+    const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
+    hl_shape s;
+    if (hl_shape_parse(&s, text.c_str()) != HL_OK)
+        return 2;
+    const size_t bytes = (size_t)hl_shape_bytes(&s);
+    std::vector<unsigned char> host(bytes);
+    for (size_t b = 0; b < bytes; b++)
+        host[b] = (unsigned char)(b * 7 + (b >> 12));
+    CUDA_OK(cudaMemcpy(u->d_a, host.data(), bytes, cudaMemcpyHostToDevice));
+    bool pow2 = true;
+    for (int i = 0; i < s.rank; i++)
+        pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
+    const char *only_op = u->o->op;
+    for (const bench_op &op : bench_ops) {
+        if ((only_op && std::strncmp(op.name, only_op, std::strlen(only_op))) ||
+            (op.pow2_only && !pow2))
+            continue;
+        if (run_op(u, op, shape, dtype, text, s, host))
+            return 2;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     gpu_bench::options opts;
     int effort = HL_EFFORT_ESTIMATE;
-    for (int a = 1; a < argc; a++) {
-        if (gpu_bench::parse_common(argc, argv, &a, &opts))
-            continue;
-        const std::string o = argv[a];
-        if (o == "--effort" && a + 1 < argc && (std::string(argv[a + 1]) == "estimate" ||
-                                                std::string(argv[a + 1]) == "measure"))
-            effort = std::string(argv[++a]) == "measure" ? HL_EFFORT_MEASURE : HL_EFFORT_ESTIMATE;
-        else {
-            const bool help = o == "--help" || o == "-h";
-            std::fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
-        }
-    }
-    if (!gpu_bench::finish_common(&opts, "bench_gpu_transforms"))
-        return 2;
-    const bool quick = opts.quick, check = opts.check;
-    const int reps = opts.reps;
-    const char *csv_path = opts.csv, *only_op = opts.op, *only_shape = opts.shape;
+    const int prc = gpu_bench::parse(&opts, "bench_gpu_transforms", usage,
+                                     {{"--effort", BENCH_CALL, &effort, effort_option, 0, 0}}, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
     if (hl_cuda_devices() == 0) {
         std::printf("bench_gpu_transforms: SKIP: no CUDA device\n");
         return 77;
     }
-    const int k = gpu_bench::elements_log2(quick, opts.mib);
-    FILE *csv = csv_path ? gpu_bench::csv_open(csv_path, gpu_bench::kCsvHeader) : nullptr;
-    if (csv_path && !csv) {
-        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s.tmp\n", csv_path);
+    const int k = gpu_bench::elements_log2(opts.quick, opts.mib);
+    run u = {&opts, effort, nullptr, nullptr, nullptr, nullptr, 0};
+    if (bench_csv_open(&u.csv, "bench_gpu_transforms", opts.csv, gpu_bench::kCsvHeader))
         return 2;
-    }
     cudaDeviceProp prop;
     int dev;
     CUDA_OK(cudaGetDevice(&dev));
     CUDA_OK(cudaGetDeviceProperties(&prop, dev));
     std::printf("bench_gpu_transforms: %s; 2^%d elements; median of %d; GB/s = (bytes read + "
                 "written) / s; ratio = cudaMemcpy D2D time / plan time\n\n",
-                prop.name, k, reps);
+                prop.name, k, opts.reps);
     std::printf("%-22s %-8s %-26s %6s %9s %9s %7s %9s %7s\n", "shape", "dtype", "op", "boxes",
                 "GB/s", "copy", "ratio", "inpl GB/s", "ratio");
-    cudaStream_t stream;
-    CUDA_OK(cudaStreamCreate(&stream));
-    size_t cap = 0; // the largest float64 array of the shapes
-    for (const std::string &shape : gpu_bench::shapes_of(k)) {
-        hl_shape s;
-        if (hl_shape_parse(&s, (shape.substr(0, shape.size() - 1) + ",float64]").c_str()) != HL_OK)
-            return 2;
-        cap = std::max(cap, (size_t)hl_shape_bytes(&s));
-    }
-    void *d_a, *d_b;
-    CUDA_OK(cudaMalloc(&d_a, cap));
-    CUDA_OK(cudaMalloc(&d_b, cap));
-    int wrong = 0;
+    CUDA_OK(cudaStreamCreate(&u.stream));
+    const size_t cap = gpu_bench::largest_bytes(k);
+    if (!cap)
+        return 2;
+    CUDA_OK(cudaMalloc(&u.d_a, cap));
+    CUDA_OK(cudaMalloc(&u.d_b, cap));
     const char *dtypes[] = {"float32", "float64"};
-    for (const std::string &shape : gpu_bench::shapes_of(k)) {
-        if (only_shape && shape != only_shape)
-            continue;
-        for (const char *dtype : dtypes) {
-            const std::string text = shape.substr(0, shape.size() - 1) + "," + dtype + "]";
-            hl_shape s;
-            if (hl_shape_parse(&s, text.c_str()) != HL_OK)
-                return 2;
-            const size_t bytes = (size_t)hl_shape_bytes(&s);
-            std::vector<unsigned char> host(bytes);
-            for (size_t b = 0; b < bytes; b++)
-                host[b] = (unsigned char)(b * 7 + (b >> 12));
-            CUDA_OK(cudaMemcpy(d_a, host.data(), bytes, cudaMemcpyHostToDevice));
-            bool pow2 = true;
-            for (int i = 0; i < s.rank; i++)
-                pow2 = pow2 && (s.extent[i] & (s.extent[i] - 1)) == 0;
-            for (const bench_op &op : bench_ops) {
-                if ((only_op && std::strncmp(op.name, only_op, std::strlen(only_op))) ||
-                    (op.pow2_only && !pow2))
-                    continue;
-                hl_plan *p;
-                const hl_plan_options opt = {0, false, effort, 0, nullptr, 0}; // the CPU check uses every core
-                if (op.make(&p, &s, &opt) != HL_OK) {
-                    std::fprintf(stderr, "bench_gpu_transforms: cannot plan %s on %s\n", op.name,
-                                 text.c_str());
-                    return 2;
-                }
-                std::printf("%-22s %-8s %-26s %6" PRId64, shape.c_str(), dtype, op.name,
-                            hl_plan_boxes(p));
-                if (hl_plan_cuda_prepare(p) != HL_OK) {
-                    std::printf(" %9s (not on the device: not lowered to boxes)\n", "-");
-                    hl_plan_destroy(p);
-                    continue;
-                }
-                // whether the device runs it in place: asked by running it so
-                // on the output buffer, whose contents do not matter yet
-                const bool in_place = op.in_place && hl_execute_cuda(p, d_b, d_b, stream) == HL_OK;
-                if (check && (!verify(p, host, d_a, d_b, false, stream) ||
-                              (in_place && !verify(p, host, d_a, d_b, true, stream)))) {
-                    std::printf(" WRONG: the device's output differs from hl_execute's\n");
-                    wrong++;
-                    hl_plan_destroy(p);
-                    continue;
-                }
-                const timing t = time_plan(p, d_a, d_b, d_b, d_a, bytes, reps, stream);
-                timing ti = {0, 0, 0, 0};
-                if (in_place)
-                    ti = time_plan(p, d_b, d_b, d_a, d_b, bytes, reps, stream);
-                std::printf(" %9.1f %9.1f %7.3f", t.gbps, t.copy_gbps, t.ratio);
-                if (in_place)
-                    std::printf(" %9.1f %7.3f\n", ti.gbps, ti.ratio);
-                else
-                    std::printf(" %9s %7s\n", "-", "-");
-                if (csv)
-                    std::fprintf(csv,
-                                 "\"%s\",%s,\"%s\",%" PRId64 ",%.6g,%.2f,%.2f,%.4f,%.2f,%.4f\n",
-                                 shape.c_str(), dtype, op.name, hl_plan_boxes(p), t.seconds,
-                                 t.gbps, t.copy_gbps, t.ratio, ti.gbps, ti.ratio);
-                std::fflush(stdout);
-                hl_plan_destroy(p);
-            }
-        }
-    }
-    CUDA_OK(cudaFree(d_a));
-    CUDA_OK(cudaFree(d_b));
-    CUDA_OK(cudaStreamDestroy(stream));
-    if (csv && !gpu_bench::csv_commit(csv, csv_path, wrong == 0)) {
-        std::fprintf(stderr, "bench_gpu_transforms: cannot write %s\n", csv_path);
+    int rc = 0;
+    for (const std::string &shape : gpu_bench::shapes_of(k))
+        for (const char *dtype : dtypes)
+            if (!rc && (!opts.shape || shape == opts.shape))
+                rc = run_shape(&u, shape, dtype);
+    CUDA_OK(cudaFree(u.d_a));
+    CUDA_OK(cudaFree(u.d_b));
+    CUDA_OK(cudaStreamDestroy(u.stream));
+    if (bench_csv_close(u.csv, u.wrong == 0 && !rc))
         return 1;
-    }
-    if (wrong) {
-        std::printf("\nbench_gpu_transforms: %d plan%s WRONG on the device\n", wrong,
-                    wrong == 1 ? "" : "s");
+    if (rc)
+        return rc;
+    if (u.wrong) {
+        std::printf("\nbench_gpu_transforms: %d plan%s WRONG on the device\n", u.wrong,
+                    u.wrong == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -1,5 +1,5 @@
 /* bench_inplace — permutations of dimensions in place against the same plan
- * out of place and against the best copy (bestcopy.h), same threads, same
+ * out of place and against the best copy (harness.h), same threads, same
  * run: each repeat times the best copy, the plan out of place and the plan
  * in place, one after the other; GB/s count bytes read + written once, and
  * the ratios are medians of the per-repeat ratios.  Before timing, each
@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_isa.h"
-#include "bestcopy.h"
+#include "harness.h"
 #include "hyperlayout.h"
-#include "stats.h"
 
 static const char usage[] =
     "usage: bench_inplace [--threads N] [--reps N] [--quick] [--only SHAPE] [--isa LEVEL]\n"
@@ -108,28 +106,69 @@ static hl_status make_plan(hl_plan **p, const hl_shape *s, const char *what, con
     return r;
 }
 
+/* One row: planned, checked (in place equals out of place), timed against
+ * the best copy.  0, or 2. */
+static int run_row(const row *rw, int threads, int reps)
+{
+    hl_shape s;
+    if (hl_shape_parse(&s, rw->shape) != HL_OK)
+        return 2;
+    hl_plan *p;
+    const hl_plan_options opt = {threads, false};
+    if (make_plan(&p, &s, rw->perm, &opt) != HL_OK) {
+        fprintf(stderr, "bench_inplace: cannot plan %s %s\n", rw->shape, rw->perm);
+        return 2;
+    }
+    const size_t bytes = (size_t)hl_shape_bytes(&s);
+    char *a = aligned_alloc(64, (bytes + 63) / 64 * 64), *b = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    char *check = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!a || !b || !check)
+        return 2;
+    for (size_t j = 0; j < bytes; j++)
+        a[j] = (char)(j * 7 + (j >> 12));
+    /* first the check: in place must equal out of place, byte for byte */
+    hl_execute(p, a, b);
+    memcpy(check, a, bytes);
+    const int same = hl_execute(p, check, check) == HL_OK && !memcmp(b, check, bytes);
+    free(check);
+    double tc = 1e30, to = 1e30, ti = 1e30, r_oc[64], r_ic[64], r_io[64];
+    for (int r = 0; r < reps; r++) {
+        const double c = bench_best_copy(b, a, bytes, threads, NULL, NULL);
+        double t0 = bench_now();
+        hl_execute(p, a, b);
+        const double o = bench_now() - t0;
+        t0 = bench_now();
+        hl_execute(p, b, b);
+        const double i = bench_now() - t0;
+        tc = fmin(tc, c);
+        to = fmin(to, o);
+        ti = fmin(ti, i);
+        r_oc[r] = c / o;
+        r_ic[r] = c / i;
+        r_io[r] = o / i;
+    }
+    const double g = 2.0 * (double)bytes / 1e9;
+    printf("%-28s %-14s %9.2f %9.2f %9.2f %8.3f %8.3f %8.3f%s\n", rw->shape, rw->perm, g / tc,
+           g / to, g / ti, bench_median(r_oc, reps), bench_median(r_ic, reps), bench_median(r_io, reps),
+           same ? "" : "  WRONG: in place differs from out of place");
+    fflush(stdout);
+    hl_plan_destroy(p);
+    free(a);
+    free(b);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int threads = omp_get_max_threads(), reps = 3, quick = 0;
     const char *only = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--threads") && a + 1 < argc)
-            threads = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
-            only = argv[++a];
-        else if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
-            if (bench_set_isa("bench_inplace", argv[++a]))
-                return 2;
-        } else {
-            const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
-            fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
-        }
-    }
+    const bench_opt opts[] = {BENCH_OPT_THREADS(&threads), BENCH_OPT_REPS(&reps),
+                              {"--only", BENCH_STR, &only, NULL, 0, 0}, BENCH_OPT_QUICK(&quick),
+                              BENCH_OPT_ISA, BENCH_OPT_END};
+    bench_cli cli = {"bench_inplace", usage, opts, NULL, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
     if (threads < 1 || reps < 1 || reps > 64) {
         fprintf(stderr, "bench_inplace: --threads >= 1, --reps 1..64\n");
         return 2;
@@ -144,53 +183,9 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
         if (rows[k].quick != quick || (only && strcmp(only, rows[k].shape)))
             continue;
-        hl_shape s;
-        if (hl_shape_parse(&s, rows[k].shape) != HL_OK)
-            return 2;
-        hl_plan *p;
-        const hl_plan_options opt = {threads, false};
-        if (make_plan(&p, &s, rows[k].perm, &opt) != HL_OK) {
-            fprintf(stderr, "bench_inplace: cannot plan %s %s\n", rows[k].shape, rows[k].perm);
-            return 2;
-        }
-        const size_t bytes = (size_t)hl_shape_bytes(&s);
-        char *a = aligned_alloc(64, (bytes + 63) / 64 * 64), *b = aligned_alloc(64, (bytes + 63) / 64 * 64);
-        if (!a || !b)
-            return 2;
-        for (size_t j = 0; j < bytes; j++)
-            a[j] = (char)(j * 7 + (j >> 12));
-        /* first the check: in place must equal out of place, byte for byte */
-        hl_execute(p, a, b);
-        char *check = aligned_alloc(64, (bytes + 63) / 64 * 64);
-        if (!check)
-            return 2;
-        memcpy(check, a, bytes);
-        const int same = hl_execute(p, check, check) == HL_OK && !memcmp(b, check, bytes);
-        free(check);
-        double tc = 1e30, to = 1e30, ti = 1e30, r_oc[64], r_ic[64], r_io[64];
-        for (int r = 0; r < reps; r++) {
-            const double c = bench_best_copy(b, a, bytes, threads, NULL, NULL);
-            double t0 = bench_now();
-            hl_execute(p, a, b);
-            const double o = bench_now() - t0;
-            t0 = bench_now();
-            hl_execute(p, b, b);
-            const double i = bench_now() - t0;
-            tc = fmin(tc, c);
-            to = fmin(to, o);
-            ti = fmin(ti, i);
-            r_oc[r] = c / o;
-            r_ic[r] = c / i;
-            r_io[r] = o / i;
-        }
-        const double g = 2.0 * (double)bytes / 1e9;
-        printf("%-28s %-14s %9.2f %9.2f %9.2f %8.3f %8.3f %8.3f%s\n", rows[k].shape, rows[k].perm, g / tc,
-               g / to, g / ti, bench_median(r_oc, reps), bench_median(r_ic, reps), bench_median(r_io, reps),
-               same ? "" : "  WRONG: in place differs from out of place");
-        fflush(stdout);
-        hl_plan_destroy(p);
-        free(a);
-        free(b);
+        const int rc = run_row(&rows[k], threads, reps);
+        if (rc)
+            return rc;
     }
     return 0;
 }

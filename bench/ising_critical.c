@@ -39,10 +39,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/atomic.h"
 #include "exact.h"
+#include "harness.h"
 #include "ising.h"
-#include "run.h" /* and apps/ising's stats.h (bench/ has a stats.h of its own) */
+#include "run.h" /* and apps/ising's stats.h */
 
 static const char usage[] =
     "usage: bench_ising_critical [--quick] [--R F] [--cap U] [--jobs N] [--dims 2|3] [--algorithm A]\n"
@@ -65,13 +65,6 @@ static const char usage[] =
     "  --csv FILE the table as CSV too\n"
     "  --binder   the 3D Binder crossing of L = 16 and 32 (Wolff; --sweeps N measured\n"
     "             sweeps per size, default 200000)\n";
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 enum { NALG = 4 };
 static const ising_dynamics algs[NALG] = {ISING_METROPOLIS, ISING_HEATBATH, ISING_WOLFF, ISING_SW};
@@ -211,7 +204,7 @@ static double beta_c(int d)
 
 static int run_task(task *t)
 {
-    const double t0 = now();
+    const double t0 = bench_now();
     int64_t ext[3] = {t->L, t->L, t->L};
     ising *is = NULL;
     if (ising_create(&is, t->d, ext, 1000 + (uint64_t)t->L * 10 + (uint64_t)t->alg + 7919 * (uint64_t)(t->replica + first_replica)) !=
@@ -286,7 +279,7 @@ static int run_task(task *t)
     free(B);
     free(bm);
     free(be);
-    t->seconds = now() - t0;
+    t->seconds = bench_now() - t0;
     t->done = 1;
     return 0;
 }
@@ -381,14 +374,14 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
     for (int i = 0; i < nt; i++)
         fprintf(stderr, "  %dD L=%-4" PRId64 " %-10s %10" PRId64 " sweeps (%.2g)\n", tasks[i].d, tasks[i].L,
                 alg_name(tasks[i].alg), tasks[i].n, tasks[i].cost);
-    const double t0 = now();
+    const double t0 = bench_now();
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) reduction(+ : failed)
     for (int i = 0; i < nt; i++) {
         failed += run_task(&tasks[i]) != 0;
 #pragma omp critical
         fprintf(stderr, "  [%6.0f s] %dD L=%-4" PRId64 " %-10s %10" PRId64 " steps: tau_|m| %.3g, tau_e %.3g (%.0f s)\n",
-                now() - t0, tasks[i].d, tasks[i].L, alg_name(tasks[i].alg), tasks[i].n, tasks[i].tau_m,
+                bench_now() - t0, tasks[i].d, tasks[i].L, alg_name(tasks[i].alg), tasks[i].n, tasks[i].tau_m,
                 tasks[i].tau_e, tasks[i].seconds);
     }
     if (failed) {
@@ -444,7 +437,7 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
     printf("Critical slowing down: tau_int at the critical point (2D T_c = %.6f, 3D beta_c = %.7f),\n"
            "in sweeps of N updates (Wolff: clusters x <m^2>); Sokal window c = 6; bin: stats.h's binning\n"
            "estimate; %.0f s on %d threads\n\n",
-           ising2d_tc(), ISING3D_BETA_C, now() - t0, jobs);
+           ising2d_tc(), ISING3D_BETA_C, bench_now() - t0, jobs);
     printf("%-2s %-5s %-10s %11s %16s %16s %9s %9s %10s %10s %10s %7s\n", "d", "L", "algorithm", "sweeps",
            "tau_|m|", "tau_e", "bin_|m|", "bin_e", "<|m|>", "<e>", "U", "s");
     for (int i = 0; i < nt; i++) {
@@ -458,22 +451,16 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
     }
     printf("\nDynamic exponent z: least squares of ln tau against ln L (+- from the tau errors)\n");
     printf("%-2s %-10s %16s %16s %s\n", "d", "algorithm", "z(|m|)", "z(e)", "target");
-    FILE *csv = NULL;
-    hl_atomic_file *af = NULL;
-    if (csv_path) {
-        if (hl_atomic_file_open(&af, csv_path) != HL_OK) {
-            fprintf(stderr, "bench_ising_critical: cannot write %s\n", csv_path);
-            return 1;
-        }
-        csv = hl_atomic_file_stream(af);
-        fprintf(csv, "d,L,algorithm,sweeps,tau_m,tau_m_err,tau_e,tau_e_err,bin_tau_m,bin_tau_e,absm,absm_err,e,e_err,"
-                     "binder,binder_err,seconds\n");
-        for (int i = 0; i < nt; i++) {
-            const task *t = &tasks[i];
-            fprintf(csv, "%d,%" PRId64 ",%s,%.6g,%.6g,%.3g,%.6g,%.3g,%.6g,%.6g,%.7g,%.3g,%.7g,%.3g,%.7g,%.3g,%.1f\n", t->d,
-                    t->L, alg_name(t->alg), t->sweeps_equiv, t->tau_m, t->tau_m_err, t->tau_e, t->tau_e_err, t->bin_tau_m,
-                    t->bin_tau_e, t->absm, t->absm_err, t->e, t->e_err, t->binder, t->binder_err, t->seconds);
-        }
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_ising_critical", csv_path,
+                       "d,L,algorithm,sweeps,tau_m,tau_m_err,tau_e,tau_e_err,bin_tau_m,bin_tau_e,absm,absm_err,e,e_err,"
+                       "binder,binder_err,seconds"))
+        return 1;
+    for (int i = 0; i < nt; i++) {
+        const task *t = &tasks[i];
+        bench_csv_row(csv, "%d,%" PRId64 ",%s,%.6g,%.6g,%.3g,%.6g,%.3g,%.6g,%.6g,%.7g,%.3g,%.7g,%.3g,%.7g,%.3g,%.1f\n", t->d,
+                      t->L, alg_name(t->alg), t->sweeps_equiv, t->tau_m, t->tau_m_err, t->tau_e, t->tau_e_err, t->bin_tau_m,
+                      t->bin_tau_e, t->absm, t->absm_err, t->e, t->e_err, t->binder, t->binder_err, t->seconds);
     }
     for (int d = 2; d <= 3; d++)
         for (int a = 0; a < NALG; a++) {
@@ -499,14 +486,9 @@ static int table(int quick, double R, double cap, int jobs, int only, const char
             if (d == 2 && algs[a] == ISING_METROPOLIS)
                 snprintf(target, sizeof target, "2.17 +- 0.15: |m| %+.3f, e %+.3f", zm - 2.17, ze - 2.17);
             printf("%-2d %-10s %7.3f +- %5.3f %7.3f +- %5.3f %s\n", d, alg_name(algs[a]), zm, zme, ze, zee, target);
-            if (csv)
-                fprintf(csv, "#z,%d,%s,%.4f,%.4f,%.4f,%.4f\n", d, alg_name(algs[a]), zm, zme, ze, zee);
+            bench_csv_row(csv, "#z,%d,%s,%.4f,%.4f,%.4f,%.4f\n", d, alg_name(algs[a]), zm, zme, ze, zee);
         }
-    if (af && hl_atomic_file_commit(af) != HL_OK) {
-        fprintf(stderr, "bench_ising_critical: cannot write %s\n", csv_path);
-        return 1;
-    }
-    return 0;
+    return bench_csv_close(csv, 1) ? 1 : 0;
 }
 
 /* ---- the 3D Binder crossing ---- */
@@ -566,11 +548,11 @@ static double crossing(const bseries *a, const bseries *b, int64_t skip, int64_t
 static int binder(int64_t sweeps, int jobs)
 {
     bseries s[2] = {{16, sweeps, 16 * 16 * 16, 0, NULL, NULL, 0}, {32, sweeps, 32 * 32 * 32, 0, NULL, NULL, 0}};
-    const double t0 = now();
+    const double t0 = bench_now();
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(jobs < 2 ? jobs : 2) reduction(+ : failed)
     for (int l = 1; l >= 0; l--) {
-        const double t1 = now();
+        const double t1 = bench_now();
         const int64_t ext[3] = {s[l].L, s[l].L, s[l].L};
         ising *is = NULL;
         if (ising_create(&is, 3, ext, 77 + (uint64_t)l) != HL_OK) {
@@ -598,7 +580,7 @@ static int binder(int64_t sweeps, int jobs)
         s[l].b = malloc((size_t)sweeps * sizeof(int64_t));
         ising_sweep(is, sweeps, s[l].m, s[l].b);
         ising_destroy(is);
-        s[l].seconds = now() - t1;
+        s[l].seconds = bench_now() - t1;
     }
     if (failed)
         return 1;
@@ -631,7 +613,7 @@ static int binder(int64_t sweeps, int jobs)
                s[l].L, s[l].clusters, r.binder.mean, r.binder.err, r.tau_e, r.tau_m, s[l].seconds);
     }
     printf("  U_16 = U_32 at beta = %.6f +- %.6f: %+.3f%% +- %.3f%% from beta_c (%.0f s)\n", x, err,
-           100 * (x / ISING3D_BETA_C - 1), 100 * err / ISING3D_BETA_C, now() - t0);
+           100 * (x / ISING3D_BETA_C - 1), 100 * err / ISING3D_BETA_C, bench_now() - t0);
     for (int l = 0; l < 2; l++) {
         free(s[l].m);
         free(s[l].b);
@@ -645,36 +627,22 @@ int main(int argc, char **argv)
     double R = 0, cap = 2e11;
     int64_t sweeps = 200000;
     const char *csv = NULL, *only_alg = NULL;
-    hl_atomic_install_cleanup();
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[a], "--binder"))
-            do_binder = 1;
-        else if (!strcmp(argv[a], "--R") && a + 1 < argc)
-            R = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--algorithm") && a + 1 < argc)
-            only_alg = argv[++a];
-        else if (!strcmp(argv[a], "--replica") && a + 1 < argc)
-            first_replica = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--seeds") && a + 1 < argc)
-            seeds = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--cap") && a + 1 < argc)
-            cap = atof(argv[++a]);
-        else if (!strcmp(argv[a], "--jobs") && a + 1 < argc)
-            jobs = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--dims") && a + 1 < argc)
-            only = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--sweeps") && a + 1 < argc)
-            sweeps = atoll(argv[++a]);
-        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else {
-            const int help = !strcmp(argv[a], "--help") || !strcmp(argv[a], "-h");
-            fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
-        }
-    }
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&quick),
+                              {"--binder", BENCH_FLAG, &do_binder, NULL, 0, 0},
+                              {"--R", BENCH_DOUBLE, &R, NULL, 0, 0},
+                              {"--algorithm", BENCH_STR, &only_alg, NULL, 0, 0},
+                              {"--replica", BENCH_INT, &first_replica, NULL, 0, 0},
+                              {"--seeds", BENCH_INT, &seeds, NULL, 0, 0},
+                              {"--cap", BENCH_DOUBLE, &cap, NULL, 0, 0},
+                              {"--jobs", BENCH_INT, &jobs, NULL, 0, 0},
+                              {"--dims", BENCH_INT, &only, NULL, 0, 0},
+                              {"--sweeps", BENCH_INT64, &sweeps, NULL, 0, 0},
+                              BENCH_OPT_CSV(&csv),
+                              BENCH_OPT_END};
+    bench_cli cli = {"bench_ising_critical", usage, opts, NULL, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
     if (R == 0)
         R = quick ? 100 : 1000;
     if (jobs < 1 || R <= 0 || (only && only != 2 && only != 3) || sweeps < 64 || seeds < 1 || seeds > 8) {

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness.h"
 #include "hyperlayout/kindex.h"
 #include "hyperlayout/shape.h"
 
@@ -582,13 +583,6 @@ static NOINLINE void verify(const bshape *s, int64_t max_checks)
 /* Timing and report                                                         */
 /* ------------------------------------------------------------------------ */
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 typedef struct result {
     const bshape *s;
     int op;
@@ -612,9 +606,9 @@ static int64_t time_loop(const bshape *s, int op, int p, double *ns)
 {
     int64_t cs = 0;
     for (int attempt = 0; attempt < 5; attempt++) {
-        double c0 = cpu_ns(), t0 = now_ns();
+        double c0 = cpu_ns(), t0 = (bench_now() * 1e9);
         cs = loops[p][op](s);
-        double t1 = now_ns(), c1 = cpu_ns();
+        double t1 = (bench_now() * 1e9), c1 = cpu_ns();
         *ns = (t1 - t0) / (double)calls_total(s, op);
         if (c1 - c0 >= 0.98 * (t1 - t0))
             break;
@@ -660,9 +654,9 @@ static double empty_ns(const bshape *s, int reps)
 {
     double best = (double)INFINITY;
     for (int rep = 0; rep < reps; rep++) {
-        double t0 = now_ns();
+        double t0 = (bench_now() * 1e9);
         volatile int64_t cs = loop_empty(s);
-        double t1 = now_ns();
+        double t1 = (bench_now() * 1e9);
         (void)cs;
         if ((t1 - t0) / (double)s->iters < best)
             best = (t1 - t0) / (double)s->iters;
@@ -719,13 +713,12 @@ static void csv_field(FILE *f, const char *v)
 
 static void write_csv(const char *path, const result *res, int nres)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "bench_kindex: cannot write %s: %s\n", path, strerror(errno));
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_kindex", path,
+                       "shape,rank,N,op,calls,ns_div,ns_magic,ns_pow2,magic_over_pow2,div_over_pow2,"
+                       "div_over_magic,checksum"))
         exit(1);
-    }
-    fprintf(f, "shape,rank,N,op,calls,ns_div,ns_magic,ns_pow2,magic_over_pow2,div_over_pow2,"
-               "div_over_magic,checksum\n");
+    FILE *f = bench_csv_stream(csv);
     for (int j = 0; j < nres; j++) {
         const result *r = &res[j];
         char c[32], d[32], e[32];
@@ -738,87 +731,28 @@ static void write_csv(const char *path, const result *res, int nres)
         fprintf(f, ",%" PRId64 ",%.4f,%.4f,%s,%s,%s,%.4f,%" PRId64 "\n", r->calls, r->ns[P_DIV],
                 r->ns[P_MAGIC], c, d, e, r->ns[P_DIV] / r->ns[P_MAGIC], r->checksum);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "bench_kindex: error writing %s\n", path);
+    if (bench_csv_close(csv, 1))
         exit(1);
-    }
 }
 
-static void usage(FILE *f)
+static const char usage[] =
+    "usage: bench_kindex [--quick] [--csv FILE] [--help]\n"
+    "\n"
+    "Times the k-index operations (fromK, toK, index, periodic neighbour +-1,\n"
+    "flip, shift, crinkle) for three implementations on the same shapes:\n"
+    "  div    plain code with hardware / and % (paper's Listings 1-2, eq. 10, 22)\n"
+    "  magic  the library's general path hl_kindex_* (no hardware division)\n"
+    "  pow2   the library's power-of-two bit path hl_kpow2_*\n"
+    "and prints ns per call and the ratios magic/pow2 (target <= 1.25) and\n"
+    "div/pow2.  Results are cross-checked; any disagreement is an error (exit 2).\n"
+    "\n"
+    "  --quick      fewer repeats and a smaller sample (smoke run)\n"
+    "  --csv FILE   also write the table as CSV\n"
+    "  --help       this text\n";
+
+/* Geometric means over the power-of-two shapes, per op and over all. */
+static void print_geomeans(const result *res, int nres)
 {
-    fprintf(f,
-            "usage: bench_kindex [--quick] [--csv FILE] [--help]\n"
-            "\n"
-            "Times the k-index operations (fromK, toK, index, periodic neighbour +-1,\n"
-            "flip, shift, crinkle) for three implementations on the same shapes:\n"
-            "  div    plain code with hardware / and %% (paper's Listings 1-2, eq. 10, 22)\n"
-            "  magic  the library's general path hl_kindex_* (no hardware division)\n"
-            "  pow2   the library's power-of-two bit path hl_kpow2_*\n"
-            "and prints ns per call and the ratios magic/pow2 (target <= 1.25) and\n"
-            "div/pow2.  Results are cross-checked; any disagreement is an error (exit 2).\n"
-            "\n"
-            "  --quick      fewer repeats and a smaller sample (smoke run)\n"
-            "  --csv FILE   also write the table as CSV\n"
-            "  --help       this text\n");
-}
-
-int main(int argc, char **argv)
-{
-    int quick = 0;
-    const char *csv = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick")) {
-            quick = 1;
-        } else if (!strcmp(argv[a], "--csv")) {
-            if (++a >= argc)
-                die("--csv needs a file name", NULL);
-            csv = argv[a];
-        } else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
-            usage(stdout);
-            return 0;
-        } else {
-            usage(stderr);
-            die("unknown option", argv[a]);
-        }
-    }
-    const int64_t max_sample = quick ? (int64_t)1 << 16 : (int64_t)1 << 20;
-    const int64_t max_checks = quick ? (int64_t)1 << 12 : (int64_t)1 << 14;
-    const int reps = quick ? 2 : 7;
-
-    bshape *shapes = calloc(NSHAPES, sizeof *shapes);
-    result *res = calloc((size_t)NSHAPES * NOPS, sizeof *res);
-    if (!shapes || !res)
-        die("out of memory", NULL);
-
-    double t_start = now_ns();
-    for (int si = 0; si < NSHAPES; si++)
-        shape_setup(&shapes[si], default_shapes[si], max_sample);
-    printf("bench_kindex: ns per call, minimum of %d repeats, %" PRId64
-           " k per measurement (all k, repeated, when N is smaller; else every step-th k)\n",
-           reps, shapes[0].iters);
-    printf("  index: per (k,i) call over all i; nbr: per call, +1 and -1 in every dimension;\n"
-           "  flip: dimensions 0,2,4,...; shift: every dimension; crinkle: step 2 in dim 0 / "
-           "outermost dim;\n"
-           "  scalar loops (no auto-vectorisation); harness cost per k (empty loop): %.2f ns\n"
-           "  '*' marks magic/pow2 above the 1.25 target\n\n",
-           empty_ns(&shapes[1], reps));
-    for (int si = 0; si < NSHAPES; si++)
-        verify(&shapes[si], max_checks);
-    /* The repeats are the outer loop: the repeats of one measurement are
-     * spread over the whole run, so a burst of load from other processes
-     * spoils only a few of them, and the minimum is kept. */
-    int nres = NSHAPES * NOPS;
-    for (int si = 0; si < NSHAPES; si++)
-        for (int op = 0; op < NOPS; op++)
-            result_init(&res[si * NOPS + op], &shapes[si], op);
-    for (int rep = 0; rep < reps; rep++)
-        for (int j = 0; j < nres; j++)
-            measure_once(&res[j], rep == 0);
-    print_header();
-    for (int j = 0; j < nres; j++)
-        print_row(&res[j]);
-
-    /* Geometric means over the power-of-two shapes. */
     printf("\ngeometric mean over the power-of-two shapes (target magic/pow2 <= 1.25):\n");
     printf("%-13s %11s %9s %9s\n", "op", "magic/pow2", "div/pow2", "div/magic");
     double all_lm = 0, gms[NOPS];
@@ -847,8 +781,56 @@ int main(int argc, char **argv)
     for (int op = 0; op < NOPS; op++)
         printf(" %s %.2f%s", op_name[op], gms[op], op < NOPS - 1 ? "," : ";");
     printf(" all ops %.2f; %d of %d ops above 1.25\n", exp(all_lm / all_n), nfail, NOPS);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    const char *csv = NULL;
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&quick), BENCH_OPT_CSV(&csv), BENCH_OPT_END};
+    bench_cli cli = {"bench_kindex", usage, opts, NULL, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
+    const int64_t max_sample = quick ? (int64_t)1 << 16 : (int64_t)1 << 20;
+    const int64_t max_checks = quick ? (int64_t)1 << 12 : (int64_t)1 << 14;
+    const int reps = quick ? 2 : 7;
+
+    bshape *shapes = calloc(NSHAPES, sizeof *shapes);
+    result *res = calloc((size_t)NSHAPES * NOPS, sizeof *res);
+    if (!shapes || !res)
+        die("out of memory", NULL);
+
+    double t_start = bench_now();
+    for (int si = 0; si < NSHAPES; si++)
+        shape_setup(&shapes[si], default_shapes[si], max_sample);
+    printf("bench_kindex: ns per call, minimum of %d repeats, %" PRId64
+           " k per measurement (all k, repeated, when N is smaller; else every step-th k)\n",
+           reps, shapes[0].iters);
+    printf("  index: per (k,i) call over all i; nbr: per call, +1 and -1 in every dimension;\n"
+           "  flip: dimensions 0,2,4,...; shift: every dimension; crinkle: step 2 in dim 0 / "
+           "outermost dim;\n"
+           "  scalar loops (no auto-vectorisation); harness cost per k (empty loop): %.2f ns\n"
+           "  '*' marks magic/pow2 above the 1.25 target\n\n",
+           empty_ns(&shapes[1], reps));
+    for (int si = 0; si < NSHAPES; si++)
+        verify(&shapes[si], max_checks);
+    /* The repeats are the outer loop: the repeats of one measurement are
+     * spread over the whole run, so a burst of load from other processes
+     * spoils only a few of them, and the minimum is kept. */
+    int nres = NSHAPES * NOPS;
+    for (int si = 0; si < NSHAPES; si++)
+        for (int op = 0; op < NOPS; op++)
+            result_init(&res[si * NOPS + op], &shapes[si], op);
+    for (int rep = 0; rep < reps; rep++)
+        for (int j = 0; j < nres; j++)
+            measure_once(&res[j], rep == 0);
+    print_header();
+    for (int j = 0; j < nres; j++)
+        print_row(&res[j]);
+    print_geomeans(res, nres);
     printf("\nall results and checksums agree between paths; total time %.1f s\n",
-           (now_ns() - t_start) * 1e-9);
+           bench_now() - t_start);
     if (csv) {
         write_csv(csv, res, nres);
         printf("wrote %s\n", csv);

@@ -27,8 +27,8 @@
 #include <petscdmda.h>
 #endif
 
+#include "harness.h"
 #include "hyperlayout/darray.h"
-#include "stats.h"
 
 static const char usage[] =
     "usage: mpirun -np P bench_mpi_halo [--n N] [--rank 2|3] [--grid G,...] [--halo H]\n"
@@ -320,26 +320,26 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
     for (int r = 0; r < reps; r++) {
         double t0;
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        t0 = bench_now();
         hl_darray_halo_begin(b);
         hl_darray_halo_end(b);
-        t[TYPES][r] = slowest(MPI_Wtime() - t0);
+        t[TYPES][r] = slowest(bench_now() - t0);
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        t0 = bench_now();
         hl_darray_halo_begin(a);
         hl_darray_halo_end(a);
-        t[PACK][r] = slowest(MPI_Wtime() - t0);
+        t[PACK][r] = slowest(bench_now() - t0);
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        t0 = bench_now();
         hand_run(&hw, u);
-        t[HAND][r] = slowest(MPI_Wtime() - t0);
+        t[HAND][r] = slowest(bench_now() - t0);
 #ifdef HL_HAVE_PETSC
         if (have_petsc) {
             MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
+            t0 = bench_now();
             DMGlobalToLocalBegin(pc.da, pc.g, INSERT_VALUES, pc.l);
             DMGlobalToLocalEnd(pc.da, pc.g, INSERT_VALUES, pc.l);
-            t[PETSC][r] = slowest(MPI_Wtime() - t0);
+            t[PETSC][r] = slowest(bench_now() - t0);
         }
 #endif
     }
@@ -393,50 +393,56 @@ static int64_t run(int64_t n, int64_t halo, bool box, int reps, int me, int proc
     return all_bad[0] + all_bad[1] + all_bad[2] + all_bad[3];
 }
 
+/* --grid G,...: v[0] the count, v[1..3] the grid (a bad list: count 0,
+ * refused below with the other checks) */
+static int grid_option(const char *prog, const char *value, void *dst)
+{
+    int64_t *v = dst;
+    (void)prog;
+    v[0] = bench_parse_list(value, 1, INT64_MAX, v + 1, 3);
+    if (!v[0])
+        v[0] = -1;
+    return 0;
+}
+
+/* --stencil star|box|both: bit 0 star, bit 1 box (0: refused below) */
+static int stencil_option(const char *prog, const char *value, void *dst)
+{
+    (void)prog;
+    *(int *)dst = (!strcmp(value, "star") || !strcmp(value, "both")) |
+                  (!strcmp(value, "box") || !strcmp(value, "both")) << 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int me, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    int64_t n = 256, halo = 1, model_n = 0;
-    int reps = 20, do_model = 0, star = 1, box = 1, ngrid = 0;
-    int64_t grid[3];
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--n") && a + 1 < argc)
-            n = model_n = atoll(argv[++a]);
-        else if (!strcmp(argv[a], "--rank") && a + 1 < argc)
-            R = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--grid") && a + 1 < argc)
-            for (char *g = argv[++a]; *g && ngrid < 3; g += *g == ',')
-                grid[ngrid++] = strtoll(g, &g, 10);
-        else if (!strcmp(argv[a], "--halo") && a + 1 < argc)
-            halo = atoll(argv[++a]);
-        else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "--stencil") && a + 1 < argc) {
-            ++a;
-            star = !strcmp(argv[a], "star") || !strcmp(argv[a], "both");
-            box = !strcmp(argv[a], "box") || !strcmp(argv[a], "both");
-            if (!star && !box)
-                reps = 0; /* reported below */
-        } else if (!strcmp(argv[a], "--model"))
-            do_model = 1;
-        else {
-            const int help = !strcmp(argv[a], "-h") || !strcmp(argv[a], "--help");
-            if (me == 0)
-                fputs(usage, help ? stdout : stderr);
-            MPI_Finalize();
-            return help ? 0 : 2;
-        }
-    }
-    if (n < 1 || halo < 0 || reps < 1 || R < 2 || R > 3 || (ngrid && ngrid != R)) {
+    int64_t n = INT64_MIN, halo = 1, grid[4] = {0}; /* n not given: 256, and 1024 for the model */
+    int reps = 20, do_model = 0, stencils = 3;
+    const bench_opt opts[] = {{"--n", BENCH_INT64, &n, NULL, 0, 0}, {"--rank", BENCH_INT, &R, NULL, 0, 0},
+                              {"--grid", BENCH_CALL, grid, grid_option, 0, 0},
+                              {"--halo", BENCH_INT64, &halo, NULL, 0, 0}, BENCH_OPT_REPS(&reps),
+                              {"--stencil", BENCH_CALL, &stencils, stencil_option, 0, 0},
+                              {"--model", BENCH_FLAG, &do_model, NULL, 0, 0}, BENCH_OPT_END};
+    bench_cli cli = {"bench_mpi_halo", usage, opts, NULL, 0, 0, me != 0};
+    int rc = bench_parse(&cli, argc, argv);
+    const int64_t model_n = n == INT64_MIN ? 0 : n, ngrid = grid[0];
+    if (n == INT64_MIN)
+        n = 256;
+    if (rc == BENCH_GO && (n < 1 || halo < 0 || reps < 1 || R < 2 || R > 3 || (ngrid && ngrid != R) ||
+                           !stencils)) {
         if (me == 0)
             fprintf(stderr, "bench_mpi_halo: --n, --reps must be positive, --halo >= 0, "
                             "--rank 2 or 3, --grid of rank numbers, --stencil star, box or "
                             "both\n");
+        rc = 2;
+    }
+    if (rc != BENCH_GO) {
         MPI_Finalize();
-        return 2;
+        return rc;
     }
 #ifdef HL_HAVE_PETSC
     /* MPI is already initialised: PETSc leaves finalising it to us */
@@ -448,10 +454,10 @@ int main(int argc, char **argv)
     }
 #endif
     int64_t wrong = 0;
-    if (star)
-        wrong += run(n, halo, false, reps, me, procs, ngrid ? grid : NULL);
-    if (box)
-        wrong += run(n, halo, true, reps, me, procs, ngrid ? grid : NULL);
+    if (stencils & 1)
+        wrong += run(n, halo, false, reps, me, procs, ngrid ? grid + 1 : NULL);
+    if (stencils & 2)
+        wrong += run(n, halo, true, reps, me, procs, ngrid ? grid + 1 : NULL);
     if (me == 0 && wrong)
         printf("WRONG halo cells: %" PRId64 "\n", wrong);
     if (do_model)

@@ -17,7 +17,7 @@
  * binds each process to one core by default, so the one-process figure with
  * a thread per core means something only under `mpirun -np 1 --bind-to
  * none`; the P-process figures are steadier with the default binding. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include "harness.h"
 #include "ising.h"
 #include "ising_mpi.h"
 
@@ -44,42 +45,27 @@ static const char usage[] =
     "The thread-per-core figure needs mpirun --bind-to none (Open MPI binds each\n"
     "process to one core by default).\n";
 
-static double now(void)
+/* "a,b,c" or "axbxc" into v[0..cap), each >= 1: the count, or 0. */
+static int extents_of(const char *text, int64_t *v, int cap)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        return 0;
+    for (size_t i = 0;; i++)
+        if (!(buf[i] = text[i] == 'x' ? ',' : text[i]))
+            break;
+    return bench_parse_list(buf, 1, INT64_MAX, v, cap);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+static int quiet; /* not process 0: no messages */
 
-static double median(double *v, int n)
+static int extents_option(const char *prog, const char *value, void *dst)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* "a,b,c" or "axbxc" into v; returns the count, -1 on a bad list. */
-static int parse_list(const char *s, int64_t *v, int cap)
-{
-    int n = 0;
-    while (*s) {
-        char *end;
-        long long x = strtoll(s, &end, 10);
-        if (end == s || x < 1 || n == cap)
-            return -1;
-        v[n++] = x;
-        s = end;
-        if (*s == ',' || *s == 'x')
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return n;
+    int64_t *v = dst; /* v[0]: the count, v[1..]: the extents */
+    v[0] = extents_of(value, v + 1, ISING_MAX_RANK);
+    if (!v[0] && !quiet)
+        fprintf(stderr, "%s: bad list '%s' (see --help)\n", prog, value);
+    return v[0] ? 0 : 2;
 }
 
 enum { MAX_REPS = 64 };
@@ -96,149 +82,166 @@ static void barrier_quietly(void)
         nanosleep(&nap, NULL);
 }
 
+/* The run: its lattice, the timings of each repeat, the series compared. */
+typedef struct {
+    int me, procs, rank;
+    int64_t L[ISING_MAX_RANK], sweeps, reps, N;
+    double T;
+    long cores;
+    ising_dist *d;
+    ising *one; /* process 0 only */
+    double t_one[3][MAX_REPS], t_dist[MAX_REPS];
+} run;
+
+/* The one-process lattice (process 0), 1 thread with its best kernels, 1
+ * with plain C, then a thread per core, each from the same state. */
+static void time_one(run *u, int r, int64_t *m1, int64_t *b1)
+{
+    for (int th = 0; th < 3; th++) {
+        barrier_quietly();
+        if (!u->one)
+            continue;
+        const int64_t s0 = ising_sweep_index(u->one);
+        int8_t *save = th < 2 ? malloc((size_t)u->N) : NULL;
+        if (save)
+            ising_get_spins(u->one, save);
+        ising_set_threads(u->one, th < 2 ? 1 : (int)u->cores);
+        ising_set_isa(u->one, th == 1 ? "generic" : NULL);
+        const double t0 = bench_now();
+        ising_sweep(u->one, u->sweeps, m1, b1);
+        u->t_one[th][r] = bench_now() - t0;
+        if (save) { /* back to the state the next one starts from */
+            ising_set_spins(u->one, save);
+            ising_set_sweep_index(u->one, s0);
+            free(save);
+        }
+    }
+}
+
+/* Every repeat: the one-process lattice, then across the processes the
+ * same sweeps.  1 when the series of M and B agree in every repeat. */
+static int time_all(run *u)
+{
+    const size_t len = (size_t)u->sweeps * sizeof(int64_t);
+    int64_t *m1 = malloc(len), *b1 = malloc(len), *mp = malloc(len), *bp = malloc(len);
+    int same = 1;
+    for (int r = 0; r < u->reps; r++) {
+        time_one(u, r, m1, b1);
+        barrier_quietly();
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = bench_now();
+        ising_dist_sweep(u->d, u->sweeps, mp, bp);
+        double t = bench_now() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        u->t_dist[r] = t;
+        if (u->one)
+            same &= !memcmp(m1, mp, len) && !memcmp(b1, bp, len);
+    }
+    MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(m1), free(b1), free(mp), free(bp);
+    return same;
+}
+
+/* The table (process 0). */
+static void report(run *u, int same)
+{
+    const double flips = (double)u->N * (double)u->sweeps;
+    const int reps = (int)u->reps, procs = u->procs;
+    const char *best = ising_isa_of(u->one);
+    double ratio[3][MAX_REPS];
+    for (int r = 0; r < reps; r++)
+        for (int th = 0; th < 3; th++)
+            ratio[th][r] = u->t_one[th][r] / u->t_dist[r];
+    printf("# Ising %dD L=", u->rank);
+    for (int i = 0; i < u->rank; i++)
+        printf("%s%" PRId64, i ? "," : "", u->L[i]);
+    printf(" T=%g, %" PRId64 " sweeps x %" PRId64 " repeats, medians\n", u->T, u->sweeps, u->reps);
+    printf("# %d processes on grid ", procs);
+    for (int i = 0; i < u->rank; i++)
+        printf("%s%" PRId64, i ? "x" : "", ising_dist_grid(u->d)[i]);
+    printf(" (dimension 0 first), %ld cores online%s\n", u->cores,
+           procs > u->cores ? ": OVERSUBSCRIBED, the processes share cores" : "");
+    printf("%-36s %12s\n", "run", "flips/ns");
+    char name[64];
+    snprintf(name, sizeof name, "one process, 1 thread, %s", best);
+    printf("%-36s %12.3f\n", name, flips / bench_median(u->t_one[0], reps) * 1e-9);
+    printf("%-36s %12.3f\n", "one process, 1 thread, generic (C)", flips / bench_median(u->t_one[1], reps) * 1e-9);
+    snprintf(name, sizeof name, "one process, %ld threads, %s", u->cores, best);
+    printf("%-36s %12.3f\n", name, flips / bench_median(u->t_one[2], reps) * 1e-9);
+    snprintf(name, sizeof name, "%d process%s (ising_dist)", procs, procs == 1 ? "" : "es");
+    printf("%-36s %12.3f\n", name, flips / bench_median(u->t_dist, reps) * 1e-9);
+    printf("speed-up of %d process%s over one process (medians of the per-repeat ratios): "
+           "%.2fx over 1 thread %s, %.2fx over generic (C), %.2fx over %ld threads\n",
+           procs, procs == 1 ? "" : "es", bench_median(ratio[0], reps), best,
+           bench_median(ratio[1], reps), bench_median(ratio[2], reps), u->cores);
+    printf("series of M and B equal to the one-process run's: %s\n", same ? "yes" : "NO");
+}
+
+/* The options into u and grid (grid[0]: its entries, 0 when not given):
+ * BENCH_GO or the exit status (the line on process 0). */
+static int parse_options(run *u, int64_t *grid, int argc, char **argv)
+{
+    int64_t ext[1 + ISING_MAX_RANK] = {2, 1024, 1024};
+    const bench_opt opts[] = {{"--L", BENCH_CALL, ext, extents_option},
+                              {"--grid", BENCH_CALL, grid, extents_option},
+                              {"--sweeps", BENCH_INT64, &u->sweeps, NULL},
+                              {"--reps", BENCH_INT64, &u->reps, NULL}, BENCH_OPT_END};
+    quiet = u->me != 0;
+    bench_cli cli = {"bench_mpi_ising", usage, opts, NULL, 0, 0, quiet};
+    int rc = bench_parse(&cli, argc, argv);
+    if (rc == BENCH_GO && (u->sweeps < 1 || u->sweeps > 100000 || u->reps < 1 || u->reps > MAX_REPS)) {
+        if (u->me == 0)
+            fprintf(stderr, "bench_mpi_ising: --sweeps takes 1 to 100000, --reps 1 to %d\n", MAX_REPS);
+        rc = 2;
+    }
+    u->rank = (int)ext[0];
+    memcpy(u->L, ext + 1, sizeof u->L);
+    if (rc == BENCH_GO && grid[0] && grid[0] != u->rank) {
+        if (u->me == 0)
+            fprintf(stderr, "bench_mpi_ising: --grid has %d entries for rank %d\n", (int)grid[0], u->rank);
+        rc = 2;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, procs;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    int64_t L[ISING_MAX_RANK] = {1024, 1024}, grid[ISING_MAX_RANK];
-    int rank = 2, have_grid = 0;
-    int64_t sweeps = 20, reps = 5;
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a];
-        int bad = 0;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            if (me == 0)
-                fputs(usage, stdout);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(o, "--L") && a + 1 < argc) {
-            rank = parse_list(argv[++a], L, ISING_MAX_RANK);
-            bad = rank < 1;
-        } else if (!strcmp(o, "--grid") && a + 1 < argc) {
-            have_grid = parse_list(argv[++a], grid, ISING_MAX_RANK);
-            bad = have_grid < 1;
-        } else if (!strcmp(o, "--sweeps") && a + 1 < argc) {
-            sweeps = strtoll(argv[++a], NULL, 10);
-            bad = sweeps < 1 || sweeps > 100000;
-        } else if (!strcmp(o, "--reps") && a + 1 < argc) {
-            reps = strtoll(argv[++a], NULL, 10);
-            bad = reps < 1 || reps > MAX_REPS;
-        } else {
-            bad = 1;
-        }
-        if (bad) {
-            if (me == 0)
-                fprintf(stderr, "bench_mpi_ising: bad option '%s' (see --help)\n", o);
-            MPI_Finalize();
-            return 2;
-        }
-    }
-    if (have_grid && have_grid != rank) {
-        if (me == 0)
-            fprintf(stderr, "bench_mpi_ising: --grid has %d entries for rank %d\n", have_grid, rank);
+    static run u = {.sweeps = 20, .reps = 5};
+    MPI_Comm_rank(MPI_COMM_WORLD, &u.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &u.procs);
+    int64_t grid[1 + ISING_MAX_RANK] = {0};
+    const int rc = parse_options(&u, grid, argc, argv);
+    if (rc != BENCH_GO) {
         MPI_Finalize();
-        return 2;
+        return rc;
     }
-    const double T = rank == 2 ? 2.5 : 4.5;
+    u.T = u.rank == 2 ? 2.5 : 4.5;
+    u.cores = sysconf(_SC_NPROCESSORS_ONLN);
     const uint64_t seed = 2026;
-    ising_dist *d = NULL;
-    hl_status st = ising_dist_create(&d, MPI_COMM_WORLD, rank, L, have_grid ? grid : NULL, seed);
-    ising *one = NULL;
-    if (st == HL_OK && me == 0)
-        st = ising_create(&one, rank, L, seed);
+    hl_status st = ising_dist_create(&u.d, MPI_COMM_WORLD, u.rank, u.L, grid[0] ? grid + 1 : NULL, seed);
+    if (st == HL_OK && u.me == 0)
+        st = ising_create(&u.one, u.rank, u.L, seed);
     if (st != HL_OK) {
-        if (me == 0)
+        if (u.me == 0)
             fprintf(stderr, "bench_mpi_ising: %s\n", hl_strerror(st));
-        ising_dist_destroy(d);
-        ising_destroy(one);
+        ising_dist_destroy(u.d);
+        ising_destroy(u.one);
         MPI_Finalize();
         return 1;
     }
-    const int64_t N = ising_dist_count(d);
-    int64_t *m1 = malloc((size_t)sweeps * sizeof *m1), *b1 = malloc((size_t)sweeps * sizeof *b1);
-    int64_t *mp = malloc((size_t)sweeps * sizeof *mp), *bp = malloc((size_t)sweeps * sizeof *bp);
-    double t_one[3][MAX_REPS], t_dist[MAX_REPS];
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *best = one ? ising_isa_of(one) : "";
-    int same = 1;
-    ising_dist_set_beta(d, 1 / T, 0);
-    ising_dist_randomize(d);
-    if (one) {
-        ising_set_beta(one, 1 / T, 0);
-        ising_randomize(one);
+    u.N = ising_dist_count(u.d);
+    ising_dist_set_beta(u.d, 1 / u.T, 0);
+    ising_dist_randomize(u.d);
+    if (u.one) {
+        ising_set_beta(u.one, 1 / u.T, 0);
+        ising_randomize(u.one);
     }
-    for (int r = 0; r < reps; r++) {
-        /* the one-process lattice, 1 thread: best kernels, then plain C, from the same state */
-        for (int th = 0; th < 3; th++) {
-            barrier_quietly();
-            if (one) {
-                const int64_t s0 = ising_sweep_index(one);
-                int8_t *save = th < 2 ? malloc((size_t)N) : NULL;
-                if (save)
-                    ising_get_spins(one, save);
-                ising_set_threads(one, th < 2 ? 1 : (int)cores);
-                ising_set_isa(one, th == 1 ? "generic" : NULL);
-                const double t0 = now();
-                ising_sweep(one, sweeps, m1, b1);
-                t_one[th][r] = now() - t0;
-                if (save) { /* back to the state the next one starts from */
-                    ising_set_spins(one, save);
-                    ising_set_sweep_index(one, s0);
-                    free(save);
-                }
-            }
-        }
-        /* across the processes: the same sweeps as the one-process lattice made */
-        barrier_quietly();
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = now();
-        ising_dist_sweep(d, sweeps, mp, bp);
-        double t = now() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t_dist[r] = t;
-        if (one)
-            same &= !memcmp(m1, mp, (size_t)sweeps * sizeof *m1) &&
-                    !memcmp(b1, bp, (size_t)sweeps * sizeof *b1);
-    }
-    MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (me == 0) {
-        const double flips = (double)N * (double)sweeps;
-        printf("# Ising %dD L=", rank);
-        for (int i = 0; i < rank; i++)
-            printf("%s%" PRId64, i ? "," : "", L[i]);
-        printf(" T=%g, %" PRId64 " sweeps x %" PRId64 " repeats, medians\n", T, sweeps, reps);
-        printf("# %d processes on grid ", procs);
-        for (int i = 0; i < rank; i++)
-            printf("%s%" PRId64, i ? "x" : "", ising_dist_grid(d)[i]);
-        printf(" (dimension 0 first), %ld cores online%s\n", cores,
-               procs > cores ? ": OVERSUBSCRIBED, the processes share cores" : "");
-        printf("%-36s %12s\n", "run", "flips/ns");
-        char name[64];
-        snprintf(name, sizeof name, "one process, 1 thread, %s", best);
-        printf("%-36s %12.3f\n", name, flips / median(t_one[0], (int)reps) * 1e-9);
-        printf("%-36s %12.3f\n", "one process, 1 thread, generic (C)", flips / median(t_one[1], (int)reps) * 1e-9);
-        snprintf(name, sizeof name, "one process, %ld threads, %s", cores, best);
-        printf("%-36s %12.3f\n", name, flips / median(t_one[2], (int)reps) * 1e-9);
-        snprintf(name, sizeof name, "%d process%s (ising_dist)", procs, procs == 1 ? "" : "es");
-        printf("%-36s %12.3f\n", name, flips / median(t_dist, (int)reps) * 1e-9);
-        double ratio[3][MAX_REPS];
-        for (int r = 0; r < reps; r++)
-            for (int th = 0; th < 3; th++)
-                ratio[th][r] = t_one[th][r] / t_dist[r];
-        printf("speed-up of %d process%s over one process (medians of the per-repeat ratios): "
-               "%.2fx over 1 thread %s, %.2fx over generic (C), %.2fx over %ld threads\n",
-               procs, procs == 1 ? "" : "es", median(ratio[0], (int)reps), best,
-               median(ratio[1], (int)reps), median(ratio[2], (int)reps), cores);
-        printf("series of M and B equal to the one-process run's: %s\n", same ? "yes" : "NO");
-    }
-    free(m1);
-    free(b1);
-    free(mp);
-    free(bp);
-    ising_destroy(one);
-    ising_dist_destroy(d);
+    const int same = time_all(&u);
+    if (u.me == 0)
+        report(&u, same);
+    ising_destroy(u.one);
+    ising_dist_destroy(u.d);
     MPI_Finalize();
     return same ? 0 : 1;
 }

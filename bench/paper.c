@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/atomic.h"
+#include "harness.h"
 #include "hyperlayout.h"
 
 static const char usage_text[] =
@@ -91,26 +91,7 @@ typedef struct problem {
 } problem;
 
 /* One line on stderr, with the library's reason when st is not HL_OK; exit 2. */
-static void die(hl_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(hl_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("bench_paper: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (st != HL_OK)
-        fprintf(stderr, ": %s", hl_strerror(st));
-    fputc('\n', stderr);
-    exit(2);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#define die(...) bench_die("bench_paper", __VA_ARGS__)
 
 /* ---- the kernels ------------------------------------------------------------ */
 
@@ -253,17 +234,6 @@ static void run_kernel(const problem *p, int kern, const float *in, float *out)
     }
 }
 
-static void parallel_memcpy(float *dst, const float *src, int64_t n, int threads)
-{
-#pragma omp parallel num_threads(threads)
-    {
-        int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
-        int64_t lo = n * me / nt / 16 * 16;
-        int64_t hi = me == nt - 1 ? n : n * (me + 1) / nt / 16 * 16;
-        memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof *dst);
-    }
-}
-
 /* ---- set-up ------------------------------------------------------------------- */
 
 static void problem_init(problem *p, int op, int64_t L0, int64_t L1, int threads)
@@ -394,12 +364,12 @@ static double timed_run(const problem *p, int kern, const float *in, float *out,
 {
     double best = (double)INFINITY;
     for (int attempt = 0; attempt < p->attempts; attempt++) {
-        double c0 = cpu_now(), t0 = now();
+        double c0 = cpu_now(), t0 = bench_now();
         if (kern < 0)
-            parallel_memcpy(out, in, p->n, p->threads);
+            bench_memcpy((char *)out, (const char *)in, (size_t)p->n * sizeof *out, p->threads);
         else
             run_kernel(p, kern, in, out);
-        double t = now() - t0, c = cpu_now() - c0;
+        double t = bench_now() - t0, c = cpu_now() - c0;
         best = t < best ? t : best;
         if (t < JUDGED_RUN)
             return best;
@@ -540,16 +510,8 @@ static void print_summary(const row *rows, int nrows)
     }
 }
 
-static hl_status write_csv(const char *path, const row *rows, int nrows, int threads)
+static void write_csv(bench_csv *csv, const row *rows, int nrows, int threads)
 {
-    hl_atomic_file *af;
-    hl_status st = hl_atomic_file_open(&af, path);
-    if (st != HL_OK)
-        return st;
-    FILE *f = hl_atomic_file_stream(af);
-    fprintf(f, "op,shape,L0,L1,pow2,threads,reps,ms_A,ms_B,ms_C,ms_E,ms_memcpy,"
-               "speed_A_rel_C,speed_B_rel_C,speed_E_rel_C,gbps_A,gbps_B,gbps_C,gbps_E,"
-               "gbps_memcpy,boxes_E,disturbed_runs\n");
     for (int j = 0; j < nrows; j++) {
         const row *r = &rows[j];
         char sh[48], ms[NKERN][24], sp[NKERN][24], g[NKERN][24];
@@ -559,157 +521,124 @@ static hl_status write_csv(const char *path, const row *rows, int nrows, int thr
             fmt(sp[k], sizeof sp[k], r->t[K_C] / r->t[k], 4);
             fmt(g[k], sizeof g[k], gbps(r, r->t[k]), 3);
         }
-        fprintf(f,
-                "\"%s\",\"%s\",%" PRId64 ",%" PRId64 ",%d,%d,%d,%s,%s,%s,%s,%.4f,%s,%s,%s,%s,%s,%s,%s,"
-                "%.3f,%" PRId64 ",%d\n",
-                op_name[r->op], sh, r->L0, r->L1, r->pow2, threads, r->reps, ms[K_A], ms[K_B], ms[K_C],
-                ms[K_E], r->t_memcpy * 1e3, sp[K_A], sp[K_B], sp[K_E], g[K_A], g[K_B], g[K_C],
-                g[K_E], gbps(r, r->t_memcpy), r->boxes, r->disturbed);
+        bench_csv_row(csv,
+                      "\"%s\",\"%s\",%" PRId64 ",%" PRId64 ",%d,%d,%d,%s,%s,%s,%s,%.4f,%s,%s,%s,%s,%s,%s,%s,"
+                      "%.3f,%" PRId64 ",%d\n",
+                      op_name[r->op], sh, r->L0, r->L1, r->pow2, threads, r->reps, ms[K_A], ms[K_B],
+                      ms[K_C], ms[K_E], r->t_memcpy * 1e3, sp[K_A], sp[K_B], sp[K_E], g[K_A], g[K_B],
+                      g[K_C], g[K_E], gbps(r, r->t_memcpy), r->boxes, r->disturbed);
     }
-    return hl_atomic_file_commit(af);
 }
 
 /* ---- options ------------------------------------------------------------------- */
 
-static int parse_count(const char *s, long lo, long hi, long *v)
+typedef struct {
+    int threads, reps, quick, nsizes, sizes_given, reps_given;
+    int64_t sizes[32];
+    const char *csv;
+} options;
+
+static int threads_option(const char *prog, const char *val, void *dst)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi)
-        return 0;
-    *v = x;
-    return 1;
+    int64_t v;
+    (void)prog;
+    if (bench_parse_list(val, 1, 4096, &v, 1) != 1)
+        die(HL_OK, "--threads '%s' is not a count from 1 to 4096", val);
+    ((options *)dst)->threads = (int)v;
+    return 0;
 }
 
-/* Parses "N,N,..." into sizes[]; returns the count or 0 when malformed. */
-static int parse_sizes(const char *s, int64_t *sizes, int cap)
+static int reps_option(const char *prog, const char *val, void *dst)
 {
-    int n = 0;
-    char buf[256];
-    if (strlen(s) >= sizeof buf)
-        return 0;
-    strcpy(buf, s);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long v;
-        if (n == cap || !parse_count(tok, 4, 65536, &v))
-            return 0;
-        sizes[n++] = v;
-    }
-    return n;
+    int64_t v;
+    (void)prog;
+    if (bench_parse_list(val, 1, 1000, &v, 1) != 1)
+        die(HL_OK, "--reps '%s' is not a count from 1 to 1000", val);
+    ((options *)dst)->reps = (int)v;
+    ((options *)dst)->reps_given = 1;
+    return 0;
 }
 
-int main(int argc, char **argv)
+static int sizes_option(const char *prog, const char *val, void *dst)
 {
-    int threads = omp_get_max_threads(), reps = 5, quick = 0;
-    hl_atomic_install_cleanup(); /* an interrupted run leaves no temporary CSV */
-    int64_t sizes[32] = {256, 512, 1024, 2048, 4096, 8192};
-    int nsizes = 6, sizes_given = 0, reps_given = 0;
-    const char *csv = NULL;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        long v;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (!strcmp(arg, "--quick")) {
-            quick = 1;
-        } else if (!strcmp(arg, "--threads") || !strcmp(arg, "--reps") || !strcmp(arg, "--sizes") ||
-                   !strcmp(arg, "--csv")) {
-            if (a + 1 >= argc)
-                die(HL_OK, "%s needs a value (see --help)", arg);
-            const char *val = argv[++a];
-            if (!strcmp(arg, "--threads")) {
-                if (!parse_count(val, 1, 4096, &v))
-                    die(HL_OK, "--threads '%s' is not a count from 1 to 4096", val);
-                threads = (int)v;
-            } else if (!strcmp(arg, "--reps")) {
-                if (!parse_count(val, 1, 1000, &v))
-                    die(HL_OK, "--reps '%s' is not a count from 1 to 1000", val);
-                reps = (int)v;
-                reps_given = 1;
-            } else if (!strcmp(arg, "--sizes")) {
-                nsizes = parse_sizes(val, sizes, (int)(sizeof sizes / sizeof sizes[0]));
-                if (!nsizes)
-                    die(HL_OK, "--sizes '%s' is not a list of N from 4 to 65536", val);
-                sizes_given = 1;
-            } else {
-                csv = val;
-            }
-        } else {
-            die(HL_OK, "unknown option '%s' (see --help)", arg);
-        }
-    }
-    if (quick) {
-        if (!sizes_given) {
-            sizes[0] = 64;
-            sizes[1] = 128;
-            nsizes = 2;
-        }
-        if (!reps_given)
-            reps = 2;
-    }
-    if (csv) { /* a bad path fails now, not after the whole run */
-        hl_atomic_file *probe;
-        hl_status st = hl_atomic_file_open(&probe, csv);
-        if (st != HL_OK) {
-            fprintf(stderr, "bench_paper: cannot write %s: %s\n", csv, strerror(errno));
-            return 2;
-        }
-        hl_atomic_file_abort(probe);
-    }
+    options *o = dst;
+    (void)prog;
+    o->nsizes = bench_parse_list(val, 4, 65536, o->sizes, (int)(sizeof o->sizes / sizeof o->sizes[0]));
+    if (!o->nsizes)
+        die(HL_OK, "--sizes '%s' is not a list of N from 4 to 65536", val);
+    o->sizes_given = 1;
+    return 0;
+}
 
-    int64_t smax = 0;
-    for (int i = 0; i < nsizes; i++)
-        smax = sizes[i] > smax ? sizes[i] : smax;
-    const int64_t nmax = smax * smax;
-    /* one set of buffers for every size, touched first by the threads that use them */
-    const size_t bytes = ((size_t)nmax * sizeof(float) + 63) / 64 * 64;
-    float *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes),
-          *ref = aligned_alloc(64, bytes);
-    const int nrows = nsizes * 2 * NOPS;
-    row *rows = calloc((size_t)nrows, sizeof *rows);
-    if (!in || !out || !ref || !rows)
-        die(HL_ERR_NOMEM, "buffers for %" PRId64 " x %" PRId64 " meshes", smax, smax);
-    fill_input(out, nmax, threads);
-    fill_input(ref, nmax, threads);
+/* The options into o; BENCH_GO or the exit status. */
+static int parse_options(options *o, int argc, char **argv)
+{
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&o->quick),
+                              {"--threads", BENCH_CALL, o, threads_option},
+                              {"--reps", BENCH_CALL, o, reps_option},
+                              {"--sizes", BENCH_CALL, o, sizes_option},
+                              BENCH_OPT_CSV(&o->csv),
+                              BENCH_OPT_END};
+    bench_cli cli = {"bench_paper", usage_text, opts, NULL, 0, 0};
+    const int rc = bench_parse(&cli, argc, argv);
+    if (rc != BENCH_GO)
+        return rc;
+    if (o->quick) {
+        if (!o->sizes_given) {
+            o->sizes[0] = 64;
+            o->sizes[1] = 128;
+            o->nsizes = 2;
+        }
+        if (!o->reps_given)
+            o->reps = 2;
+    }
+    return BENCH_GO;
+}
 
+/* ---- the run ------------------------------------------------------------------- */
+
+static void print_heading(const options *o)
+{
     printf("bench_paper: the paper's Figures 11 and 12 on CPU; 2D float32 meshes, out of place,\n"
            "%d thread%s, best of %d repeats%s\n",
-           threads, threads == 1 ? "" : "s", reps,
-           quick ? "" : " (of more on meshes under 2^22 cells: reps * 2^22 / cells)");
+           o->threads, o->threads == 1 ? "" : "s", o->reps,
+           o->quick ? "" : " (of more on meshes under 2^22 cells: reps * 2^22 / cells)");
     printf("  A %s (hl_kindex_*), B %s (hl_kpow2_*; N a power of two only),\n"
            "  C %s (2D loops), E %s (hl_plan_* + hl_execute)\n",
            kernel_desc[K_A], kernel_desc[K_B], kernel_desc[K_C], kernel_desc[K_E]);
     printf("  flip: dimensions 0 and 1; shift: +L0/3 in dimension 0, -L1/5 in dimension 1;\n"
            "  crinkle: step 2 in dimension 0, in dimension 1\n");
     printf("  all outputs of A, B and E checked equal to C's before timing\n\n");
+}
 
-    /* what other processes take of the machine while this runs */
-    int ncpu = 0;
-    const double busy_start = machine_busy(&ncpu), cpu_start = cpu_now();
-    double t_start = now();
+/* Every op on every mesh (N x N and (N-1) x (N-1)) into rows, in that order. */
+static void run_all(const options *o, row *rows, float *in, float *out, float *ref)
+{
     int j = 0;
     for (int op = 0; op < NOPS; op++) {
-        for (int i = 0; i < nsizes; i++) {
+        for (int i = 0; i < o->nsizes; i++) {
             for (int odd = 0; odd < 2; odd++) {
-                const int64_t L = sizes[i] - odd;
+                const int64_t L = o->sizes[i] - odd;
                 problem p;
-                problem_init(&p, op, L, L, threads);
+                problem_init(&p, op, L, L, o->threads);
                 /* a smoke run needs no steady timings, and under sanitizers
                  * on a loaded machine retries would only make it slow */
-                p.attempts = quick ? 1 : 3;
-                fill_input(in, p.n, threads);
+                p.attempts = o->quick ? 1 : 3;
+                fill_input(in, p.n, o->threads);
                 verify(&p, in, ref, out);
                 /* small meshes take microseconds, where one interruption
                  * by another process is a large error: repeat them more */
-                int64_t more = quick || p.n >= SMALL_MESH ? 1 : SMALL_MESH / p.n;
-                measure(&rows[j++], &p, in, out, (int)(reps * more));
+                int64_t more = o->quick || p.n >= SMALL_MESH ? 1 : SMALL_MESH / p.n;
+                measure(&rows[j++], &p, in, out, (int)(o->reps * more));
                 hl_plan_destroy(p.plan);
             }
         }
     }
+}
 
+/* The figures' tables and the summary. */
+static void print_figures(const row *rows, int nrows)
+{
     printf("Figure 11: time (ms) and speed relative to the hand-written kernel C (t_C / t_X)\n");
     print_fig11_header();
     for (int r = 0; r < nrows; r++)
@@ -720,12 +649,18 @@ int main(int argc, char **argv)
     for (int r = 0; r < nrows; r++)
         print_fig12_row(&rows[r]);
     print_summary(rows, nrows);
+}
+
+/* What other processes took of the machine during the run (from busy_start,
+ * cpu_start over wall seconds), and the runs they disturbed. */
+static void print_load(const row *rows, int nrows, int quick, int ncpu, double busy_start,
+                       double cpu_start, double wall)
+{
     int64_t judged = 0, disturbed = 0;
     for (int r = 0; r < nrows; r++) {
         judged += rows[r].judged;
         disturbed += rows[r].disturbed;
     }
-    const double wall = now() - t_start;
     printf("\nall outputs agree; total time %.1f s\n", wall);
     /* Busy is judged over the whole run from the machine's own CPU counters:
      * the CPU time of everything but this process, as a share of all CPUs. */
@@ -742,17 +677,48 @@ int main(int argc, char **argv)
                "process%s\n",
                disturbed, judged, 1e3 * JUDGED_RUN,
                quick ? "" : " on all 3 attempts (their best attempt is kept)");
+}
 
+int main(int argc, char **argv)
+{
+    options o = {omp_get_max_threads(), 5, 0, 6, 0, 0, {256, 512, 1024, 2048, 4096, 8192}, NULL};
+    const int prc = parse_options(&o, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
+    bench_csv *csv; /* a bad path fails now, not after the whole run */
+    if (bench_csv_open(&csv, "bench_paper", o.csv,
+                       "op,shape,L0,L1,pow2,threads,reps,ms_A,ms_B,ms_C,ms_E,ms_memcpy,"
+                       "speed_A_rel_C,speed_B_rel_C,speed_E_rel_C,gbps_A,gbps_B,gbps_C,gbps_E,"
+                       "gbps_memcpy,boxes_E,disturbed_runs"))
+        return 2;
+    int64_t smax = 0;
+    for (int i = 0; i < o.nsizes; i++)
+        smax = o.sizes[i] > smax ? o.sizes[i] : smax;
+    const int64_t nmax = smax * smax;
+    /* one set of buffers for every size, touched first by the threads that use them */
+    const size_t bytes = ((size_t)nmax * sizeof(float) + 63) / 64 * 64;
+    float *in = aligned_alloc(64, bytes), *out = aligned_alloc(64, bytes),
+          *ref = aligned_alloc(64, bytes);
+    const int nrows = o.nsizes * 2 * NOPS;
+    row *rows = calloc((size_t)nrows, sizeof *rows);
+    if (!in || !out || !ref || !rows)
+        die(HL_ERR_NOMEM, "buffers for %" PRId64 " x %" PRId64 " meshes", smax, smax);
+    fill_input(out, nmax, o.threads);
+    fill_input(ref, nmax, o.threads);
+    print_heading(&o);
+    /* what other processes take of the machine while this runs */
+    int ncpu = 0;
+    const double busy_start = machine_busy(&ncpu), cpu_start = cpu_now();
+    const double t_start = bench_now();
+    run_all(&o, rows, in, out, ref);
+    print_figures(rows, nrows);
+    print_load(rows, nrows, o.quick, ncpu, busy_start, cpu_start, bench_now() - t_start);
     int rc = 0;
-    if (csv) {
-        hl_status st = write_csv(csv, rows, nrows, threads);
-        if (st != HL_OK) {
-            fprintf(stderr, "bench_paper: cannot write %s: %s\n", csv, strerror(errno));
-            rc = 2;
-        } else {
-            printf("wrote %s\n", csv);
-        }
-    }
+    write_csv(csv, rows, nrows, o.threads);
+    if (bench_csv_close(csv, 1))
+        rc = 2;
+    else if (o.csv)
+        printf("wrote %s\n", o.csv);
     free(in);
     free(out);
     free(ref);

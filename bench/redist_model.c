@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "hyperlayout/darray.h"
 #include "hyperlayout/plan.h"
 
@@ -46,13 +47,6 @@ typedef struct row {
     long peak_kb;
     hl_redist_model_stats m;
 } row;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static long rss_kb(void)
 {
@@ -87,9 +81,9 @@ static row plan_row(int64_t n, int64_t procs, bool transpose)
     const long before = rss_kb();
     r.seconds = 1e30;
     for (int k = 0; k < 3 && r.st == HL_OK; k++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         r.st = hl_redist_model_plan(&from, p, &to, owner < 0 ? procs / 2 : owner, 8, &r.m);
-        const double t = now() - t0;
+        const double t = bench_now() - t0;
         r.seconds = t < r.seconds ? t : r.seconds;
     }
     struct rusage u;
@@ -123,44 +117,35 @@ static row child_row(int64_t n, int64_t procs, bool transpose)
     return r;
 }
 
-static int parse_list(const char *text, int64_t *v, int most)
+/* --n, --procs: a list of positive numbers (v[0]: the count, v[1..16]). */
+static int list_option(const char *prog, const char *value, void *dst)
 {
-    int n = 0;
-    for (const char *c = text; *c && n < most;) {
-        char *end;
-        v[n] = strtoll(c, &end, 10);
-        if (end == c || v[n] < 1)
-            return 0;
-        n++;
-        c = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return 0;
-    }
-    return n;
+    int64_t *v = dst;
+    v[0] = bench_parse_list(value, 1, INT64_MAX, v + 1, 16);
+    if (v[0])
+        return 0;
+    fprintf(stderr, "%s: a list of positive numbers, e.g. 64,256\n", prog);
+    return 2;
+}
+
+/* --owner Q|middle (middle: -1, P/2) */
+static int owner_option(const char *prog, const char *value, void *dst)
+{
+    (void)prog;
+    *(int64_t *)dst = !strcmp(value, "middle") ? -1 : atoll(value);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int64_t ns[16] = {1024, 2048, 4096, 8192}, ps[16] = {64, 256, 1024, 4096, 16384, 65536};
-    int nn = 4, np = 6;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--n") && a + 1 < argc) {
-            nn = parse_list(argv[++a], ns, 16);
-        } else if (!strcmp(argv[a], "--owner") && a + 1 < argc) {
-            a++;
-            owner = !strcmp(argv[a], "middle") ? -1 : atoll(argv[a]);
-        } else if (!strcmp(argv[a], "--procs") && a + 1 < argc) {
-            np = parse_list(argv[++a], ps, 16);
-        } else {
-            const int help = !strcmp(argv[a], "-h") || !strcmp(argv[a], "--help");
-            fputs(usage, help ? stdout : stderr);
-            return help ? 0 : 2;
-        }
-        if (nn == 0 || np == 0) {
-            fprintf(stderr, "bench_redist_model: a list of positive numbers, e.g. 64,256\n");
-            return 2;
-        }
-    }
+    int64_t ns[17] = {4, 1024, 2048, 4096, 8192}, ps[17] = {6, 64, 256, 1024, 4096, 16384, 65536};
+    const bench_opt opts[] = {{"--n", BENCH_CALL, ns, list_option, 0, 0},
+                              {"--owner", BENCH_CALL, &owner, owner_option, 0, 0},
+                              {"--procs", BENCH_CALL, ps, list_option, 0, 0}, BENCH_OPT_END};
+    bench_cli cli = {"bench_redist_model", usage, opts, NULL, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
     printf("bench_redist_model: one process's plan (owner %s) from boxes, float64, no MPI; "
            "time: best of 3; memory: peak resident set added by planning\n\n",
            owner < 0 ? "P/2" : owner == 0 ? "0" : "given");
@@ -169,8 +154,8 @@ int main(int argc, char **argv)
     printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     int failed = 0;
     for (int t = 0; t < 2; t++)
-        for (int i = 0; i < nn; i++)
-            for (int j = 0; j < np; j++) {
+        for (int i = 1; i <= ns[0]; i++)
+            for (int j = 1; j <= ps[0]; j++) {
                 const char *move = t ? "transpose 2,1,0" : "slabs -> pencils";
                 const row r = child_row(ns[i], ps[j], t == 1);
                 if (r.st != HL_OK) {

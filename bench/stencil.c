@@ -11,25 +11,18 @@
  * order: the direct kernel then goes through the layout cell by cell, the
  * cached one gets a k-order scratch and runs its vector loop.
  *
- *   bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] [--csv FILE]
+ *   bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] [--csv FILE] [--isa LEVEL]
  *
  * --quick: the seed's sizes and one small large one, float32 (a smoke test);
  * --only: one shape as printed ("[8192,8192]"); --dtype: one type (both
  * by default). */
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define HAVE_X86 1
-#else
-#define HAVE_X86 0
-#endif
 #include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
-#include "bench_isa.h"
+#include "harness.h"
 #include "hyperlayout.h"
 #include "stencil.h"
 
@@ -50,11 +43,6 @@ static const bcase cases[] = {
 };
 #define NQUICK 5
 
-static double now(void)
-{
-    return omp_get_wtime();
-}
-
 /* Best seconds per call of each of n functions: each first calibrated to
  * calls lasting ~20 ms together, then `trials` rounds that run every
  * function in turn (interleaved, so that a slow spell of a shared machine
@@ -67,11 +55,11 @@ static int best_times(const timed_fn *f, void *const *ctx, int n, int trials, do
         best[j] = 1e30;
         reps[j] = 1;
         for (;;) {
-            const double t0 = now();
+            const double t0 = bench_now();
             for (int r = 0; r < reps[j]; r++)
                 if (f[j](ctx[j]))
                     return -1;
-            const double dt = now() - t0;
+            const double dt = bench_now() - t0;
             if (dt / reps[j] < best[j])
                 best[j] = dt / reps[j];
             if (dt >= 0.02 || reps[j] >= (1 << 20))
@@ -81,11 +69,11 @@ static int best_times(const timed_fn *f, void *const *ctx, int n, int trials, do
     }
     for (int t = 0; t < trials; t++)
         for (int j = 0; j < n; j++) {
-            const double t0 = now();
+            const double t0 = bench_now();
             for (int r = 0; r < reps[j]; r++)
                 if (f[j](ctx[j]))
                     return -1;
-            const double dt = (now() - t0) / reps[j];
+            const double dt = (bench_now() - t0) / reps[j];
             if (dt < best[j])
                 best[j] = dt;
         }
@@ -99,49 +87,19 @@ typedef struct copy_ctx {
     int threads;
 } copy_ctx;
 
+/* The two halves of the harness's best copy, timed apart (the faster is the
+ * anchor, and the table names which). */
 static int copy_memcpy(void *p)
 {
     const copy_ctx *c = p;
-#pragma omp parallel num_threads(c->threads)
-    {
-        const int t = omp_get_thread_num(), n = omp_get_num_threads();
-        const int64_t chunk = (c->bytes / n + 63) & ~(int64_t)63;
-        const int64_t a = t * chunk < c->bytes ? t * chunk : c->bytes;
-        const int64_t b = a + chunk < c->bytes ? a + chunk : c->bytes;
-        memcpy(c->dst + a, c->src + a, (size_t)(b - a));
-    }
+    bench_memcpy(c->dst, c->src, (size_t)c->bytes, c->threads);
     return 0;
 }
 
-/* Non-temporal stores (x86; elsewhere memcpy): the copy that does not read the destination's lines
- * first, the fastest way to write a buffer larger than the caches. */
 static int copy_stream(void *p)
 {
     const copy_ctx *c = p;
-#pragma omp parallel num_threads(c->threads)
-    {
-        const int t = omp_get_thread_num(), n = omp_get_num_threads();
-        const int64_t chunk = (c->bytes / n + 63) & ~(int64_t)63;
-        const int64_t a = t * chunk < c->bytes ? t * chunk : c->bytes;
-        const int64_t b = a + chunk < c->bytes ? a + chunk : c->bytes;
-        int64_t i = a;
-#if HAVE_X86
-        for (; i + 64 <= b; i += 64) {
-            const __m128i *s = (const __m128i *)(const void *)(c->src + i);
-            __m128i *d = (__m128i *)(void *)(c->dst + i);
-            const __m128i x0 = _mm_load_si128(s), x1 = _mm_load_si128(s + 1),
-                          x2 = _mm_load_si128(s + 2), x3 = _mm_load_si128(s + 3);
-            _mm_stream_si128(d, x0);
-            _mm_stream_si128(d + 1, x1);
-            _mm_stream_si128(d + 2, x2);
-            _mm_stream_si128(d + 3, x3);
-        }
-#endif
-        memcpy(c->dst + i, c->src + i, (size_t)(b - i)); /* elsewhere all of it: memcpy */
-#if HAVE_X86
-        _mm_sfence();
-#endif
-    }
+    bench_stream_copy(c->dst, c->src, (size_t)c->bytes, c->threads);
     return 0;
 }
 
@@ -197,50 +155,149 @@ static void tile_grid(const bcase *bc, int64_t *grid, bool slabs)
     }
 }
 
-int main(int argc, char **argv)
+static const char usage[] = "usage: bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] "
+                            "[--csv FILE] [--isa LEVEL]\n";
+
+/* --dtype: bit 0 float32, bit 1 float64 */
+static int dtype_option(const char *prog, const char *value, void *dst)
 {
-    bool quick = false;
-    const char *csv = NULL, *only = NULL;
-    int dtypes = 3; /* bit 0: float32, bit 1: float64 */
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--quick"))
-            quick = true;
-        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "--only") && a + 1 < argc)
-            only = argv[++a];
-        else if (!strcmp(argv[a], "--dtype") && a + 1 < argc) {
-            a++;
-            dtypes = !strcmp(argv[a], "float32") ? 1 : !strcmp(argv[a], "float64") ? 2 : 0;
-            if (!dtypes) {
-                fprintf(stderr, "bench_stencil: --dtype float32 or float64\n");
-                return 2;
-            }
-        } else if (!strcmp(argv[a], "--isa") && a + 1 < argc) {
-            if (bench_set_isa("bench_stencil", argv[++a]))
-                return 2;
-        } else {
-            fprintf(stderr, "usage: bench_stencil [--quick] [--only SHAPE] [--dtype float32|float64] "
-                            "[--csv FILE] [--isa LEVEL]\n");
-            return 2;
+    int *dtypes = dst;
+    *dtypes = !strcmp(value, "float32") ? 1 : !strcmp(value, "float64") ? 2 : 0;
+    if (*dtypes)
+        return 0;
+    fprintf(stderr, "%s: --dtype float32 or float64\n", prog);
+    return 2;
+}
+
+/* One case: its name as printed, its tile grids (direct, cached) and their
+ * names. */
+typedef struct {
+    const bcase *bc;
+    int64_t N, es, grid[2][3];
+    char shape[64], tiles[2][32];
+} case_names;
+
+static void name_case(case_names *n, const bcase *bc, int64_t es)
+{
+    const char *m = bc->morton ? " Z" : "";
+    n->bc = bc;
+    n->es = es;
+    if (bc->rank == 2)
+        snprintf(n->shape, sizeof n->shape, "[%" PRId64 ",%" PRId64 "]%s", bc->L[1], bc->L[0], m);
+    else
+        snprintf(n->shape, sizeof n->shape, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]%s", bc->L[2],
+                 bc->L[1], bc->L[0], m);
+    n->N = 1;
+    for (int i = 0; i < bc->rank; i++)
+        n->N *= bc->L[i];
+    for (int c = 0; c < 2; c++) {
+        int64_t *g = n->grid[c];
+        tile_grid(bc, g, c == 0);
+        if (bc->rank == 2)
+            snprintf(n->tiles[c], sizeof n->tiles[c], "%" PRId64 "x%" PRId64, g[1], g[0]);
+        else
+            snprintf(n->tiles[c], sizeof n->tiles[c], "%" PRId64 "x%" PRId64 "x%" PRId64, g[2],
+                     g[1], g[0]);
+    }
+}
+
+/* The row of the table and of the CSV from the best times ts: direct,
+ * cached, memcpy, stream. */
+static void report(const case_names *n, int threads, const double *ts, bench_csv *csv)
+{
+    const double tm = ts[2], tn = ts[3];
+    const double tc = tm < tn ? tm : tn;
+    const char *kind = tm < tn ? "memcpy" : "stream";
+    const double gb = 2.0 * (double)(n->N * n->es) * 1e-9, N = (double)n->N;
+    const char *dn = n->es == 4 ? "float32" : "float64";
+    printf("%-16s %-7s %-10s %-10s %3d | %8.2f %8.2f | %7.2f %7.2f | %6.2f | %7.2f %-6s | %6.2f "
+           "%6.2f\n",
+           n->shape, dn, n->tiles[0], n->tiles[1], threads, ts[0] * 1e9 / N, ts[1] * 1e9 / N,
+           gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
+    fflush(stdout);
+    bench_csv_row(csv, "\"%s\",%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f\n", n->shape,
+                  dn, n->tiles[0], n->tiles[1], threads, ts[0] * 1e9 / N, ts[1] * 1e9 / N,
+                  gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
+}
+
+/* Direct and cached runs and both copies on `threads` threads, from t[0]
+ * to t[1]; 0, or 1 after a line on stderr. */
+static int time_threads(const case_names *n, hl_tensor *t, char *a, char *b, int threads,
+                        bench_csv *csv)
+{
+    const hl_dtype dt = n->es == 8 ? HL_DTYPE_FLOAT64 : HL_DTYPE_FLOAT32;
+    double ts[4];
+    const int64_t halo[3] = {1, 1, 1};
+    hl_spmd *r[2] = {NULL, NULL};
+    int rc = 0;
+    for (int cached = 0; cached < 2 && !rc; cached++) {
+        const hl_spmd_options o = {threads, n->grid[cached], halo, HL_HALO_SKIP, NULL,
+                                   cached ? HL_SPMD_CACHE_IN : 0u};
+        const hl_status st = hl_spmd_create(&r[cached], &t[0], &t[1], &o);
+        if (st != HL_OK) {
+            fprintf(stderr, "bench_stencil: %s\n", hl_strerror(st));
+            rc = 1;
         }
     }
-    if (bench_check_isa("bench_stencil"))
-        return 2;
-    if (quick && dtypes == 3)
-        dtypes = 1;
-    hl_atomic_file *f = NULL;
-    if (csv && hl_atomic_file_open(&f, csv) != HL_OK) {
-        fprintf(stderr, "bench_stencil: cannot write %s\n", csv);
-        return 1;
+    run_ctx rcx[2] = {{r[0], {STENCIL_STAR, dt}}, {r[1], {STENCIL_STAR, dt}}};
+    copy_ctx cc = {a, b, n->N * n->es, threads};
+    const timed_fn fn[4] = {run_stencil, run_stencil, copy_memcpy, copy_stream};
+    void *const ctx[4] = {&rcx[0], &rcx[1], &cc, &cc};
+    if (!rc && best_times(fn, ctx, 4, TRIALS, ts)) {
+        fprintf(stderr, "bench_stencil: the kernel failed\n");
+        rc = 1;
     }
-    if (f)
-        fprintf(hl_atomic_file_stream(f), "shape,dtype,tiles_direct,tiles_cached,threads,direct_ns_per_point,cached_ns_per_point,"
-                                       "direct_GBps,cached_GBps,cached_over_direct,copy_GBps,"
-                                       "copy_kind,direct_of_copy,cached_of_copy\n");
-    const int all = omp_get_max_threads();
-    const int nthreads = all > 1 ? 2 : 1;
-    const int ncases = quick ? NQUICK : (int)(sizeof cases / sizeof cases[0]);
+    hl_spmd_destroy(r[0]);
+    hl_spmd_destroy(r[1]);
+    if (!rc)
+        report(n, threads, ts, csv);
+    return rc;
+}
+
+/* One case at one element size: the arrays made and filled, then timed on
+ * one thread and on all.  0, or 1 after a line on stderr. */
+static int run_case(const case_names *n, int all, bench_csv *csv)
+{
+    const bcase *bc = n->bc;
+    const int64_t bytes = n->N * n->es, es = n->es;
+    hl_layout la;
+    if (bc->morton)
+        hl_layout_morton(&la, bc->rank, bc->L);
+    else
+        hl_layout_standard(&la, bc->rank, bc->L);
+    const int64_t aelems = hl_layout_span(&la), abytes = aelems * es;
+    char *a = aligned_alloc(64, (size_t)((abytes + 63) & ~63));
+    char *b = aligned_alloc(64, (size_t)((bytes + 63) & ~63));
+    hl_tensor *t = malloc(2 * sizeof *t);
+    int rc = 0;
+    if (!a || !b || !t) {
+        fprintf(stderr, "bench_stencil: out of memory\n");
+        rc = 1;
+    }
+#pragma omp parallel for num_threads(all) schedule(static) if (!rc)
+    for (int64_t k = 0; k < bytes; k += 4096)
+        memset(b + k, 0, (size_t)(bytes - k < 4096 ? bytes - k : 4096));
+#pragma omp parallel for num_threads(all) schedule(static) if (!rc)
+    for (int64_t k = 0; k < aelems; k++) {
+        if (es == 4)
+            ((float *)(void *)a)[k] = (float)(k % 1000);
+        else
+            ((double *)(void *)a)[k] = (double)(k % 1000);
+    }
+    if (!rc) {
+        hl_tensor_init(&t[0], a, &la, es);
+        hl_tensor_init_standard(&t[1], b, bc->rank, bc->L, es);
+    }
+    for (int ti = 0; ti < (all > 1 ? 2 : 1) && !rc; ti++)
+        rc = time_threads(n, t, a, b, ti ? all : 1, csv);
+    free(t);
+    free(a);
+    free(b);
+    return rc;
+}
+
+static void print_heading(void)
+{
     printf("stencil of seed 004, star (2d+1 points); level %s; times: best of %d interleaved trials; "
            "Z: input in Morton order\n",
            hl_isa_name(), TRIALS);
@@ -249,120 +306,42 @@ int main(int argc, char **argv)
     printf("%-16s %-7s %-10s %-10s %3s | %8s %8s | %7s %7s | %6s | %7s %-6s | %6s %6s\n", "", "",
            "direct", "cached", "",
            "direct", "cached", "direct", "cached", "/direct", "GB/s", "kind", "/copy", "/copy");
-    int rc = 0;
-    for (int di = 0; di < 2 && !rc; di++) {
-        if (!(dtypes >> di & 1))
-            continue;
-        const int64_t es = di ? 8 : 4;
-        const hl_dtype dt = di ? HL_DTYPE_FLOAT64 : HL_DTYPE_FLOAT32;
-        for (int ci = 0; ci < ncases && !rc; ci++) {
-            const bcase *bc = &cases[ci];
-            int64_t N = 1, grid[2][3];
-            char shape[64], tiles[2][32];
-            const char *m = bc->morton ? " Z" : "";
-            if (bc->rank == 2)
-                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 "]%s", bc->L[1], bc->L[0], m);
-            else
-                snprintf(shape, sizeof shape, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]%s", bc->L[2],
-                         bc->L[1], bc->L[0], m);
-            if (only && strcmp(only, shape))
-                continue;
-            for (int i = 0; i < bc->rank; i++)
-                N *= bc->L[i];
-            for (int c = 0; c < 2; c++) {
-                int64_t *g = grid[c];
-                tile_grid(bc, g, c == 0);
-                if (bc->rank == 2)
-                    snprintf(tiles[c], sizeof tiles[c], "%" PRId64 "x%" PRId64, g[1], g[0]);
-                else
-                    snprintf(tiles[c], sizeof tiles[c], "%" PRId64 "x%" PRId64 "x%" PRId64, g[2],
-                             g[1], g[0]);
-            }
-            const int64_t bytes = N * es;
-            hl_layout la;
-            if (bc->morton)
-                hl_layout_morton(&la, bc->rank, bc->L);
-            else
-                hl_layout_standard(&la, bc->rank, bc->L);
-            const int64_t aelems = hl_layout_span(&la), abytes = aelems * es;
-            char *a = aligned_alloc(64, (size_t)((abytes + 63) & ~63));
-            char *b = aligned_alloc(64, (size_t)((bytes + 63) & ~63));
-            hl_tensor *t = malloc(2 * sizeof *t);
-            if (!a || !b || !t) {
-                fprintf(stderr, "bench_stencil: out of memory\n");
-                free(a);
-                free(b);
-                free(t);
-                rc = 1;
-                break;
-            }
-#pragma omp parallel for num_threads(all) schedule(static)
-            for (int64_t k = 0; k < bytes; k += 4096)
-                memset(b + k, 0, (size_t)(bytes - k < 4096 ? bytes - k : 4096));
-#pragma omp parallel for num_threads(all) schedule(static)
-            for (int64_t k = 0; k < aelems; k++) {
-                if (es == 4)
-                    ((float *)(void *)a)[k] = (float)(k % 1000);
-                else
-                    ((double *)(void *)a)[k] = (double)(k % 1000);
-            }
-            hl_tensor_init(&t[0], a, &la, es);
-            hl_tensor_init_standard(&t[1], b, bc->rank, bc->L, es);
-            for (int ti = 0; ti < nthreads && !rc; ti++) {
-                const int threads = ti ? all : 1;
-                double ts[4];
-                const int64_t halo[3] = {1, 1, 1};
-                hl_spmd *r[2] = {NULL, NULL};
-                for (int cached = 0; cached < 2 && !rc; cached++) {
-                    const hl_spmd_options o = {threads, grid[cached], halo, HL_HALO_SKIP, NULL,
-                                               cached ? HL_SPMD_CACHE_IN : 0u};
-                    const hl_status st = hl_spmd_create(&r[cached], &t[0], &t[1], &o);
-                    if (st != HL_OK) {
-                        fprintf(stderr, "bench_stencil: %s\n", hl_strerror(st));
-                        rc = 1;
-                    }
-                }
-                run_ctx rcx[2] = {{r[0], {STENCIL_STAR, dt}}, {r[1], {STENCIL_STAR, dt}}};
-                copy_ctx cc = {a, b, bytes, threads};
-                const timed_fn fn[4] = {run_stencil, run_stencil, copy_memcpy, copy_stream};
-                void *const ctx[4] = {&rcx[0], &rcx[1], &cc, &cc};
-                if (!rc && best_times(fn, ctx, 4, TRIALS, ts)) {
-                    fprintf(stderr, "bench_stencil: the kernel failed\n");
-                    rc = 1;
-                }
-                hl_spmd_destroy(r[0]);
-                hl_spmd_destroy(r[1]);
-                if (rc)
-                    break;
-                const double tm = ts[2], tn = ts[3];
-                const double tc = tm < tn ? tm : tn;
-                const char *kind = tm < tn ? "memcpy" : "stream";
-                const double gb = 2.0 * (double)bytes * 1e-9;
-                const char *dn = es == 4 ? "float32" : "float64";
-                printf("%-16s %-7s %-10s %-10s %3d | %8.2f %8.2f | %7.2f %7.2f | %6.2f | %7.2f %-6s | %6.2f "
-                       "%6.2f\n",
-                       shape, dn, tiles[0], tiles[1], threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
-                       gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0], tc / ts[1]);
-                fflush(stdout);
-                if (f)
-                    fprintf(hl_atomic_file_stream(f),
-                            "\"%s\",%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f\n", shape, dn,
-                            tiles[0], tiles[1], threads, ts[0] * 1e9 / (double)N, ts[1] * 1e9 / (double)N,
-                            gb / ts[0], gb / ts[1], ts[1] / ts[0], gb / tc, kind, tc / ts[0],
-                            tc / ts[1]);
-            }
-            free(t);
-            free(a);
-            free(b);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, dtypes = 3; /* bit 0: float32, bit 1: float64 */
+    const char *csv_path = NULL, *only = NULL;
+    const bench_opt opts[] = {BENCH_OPT_QUICK(&quick), BENCH_OPT_CSV(&csv_path),
+                              {"--only", BENCH_STR, &only, NULL},
+                              {"--dtype", BENCH_CALL, &dtypes, dtype_option}, BENCH_OPT_ISA,
+                              BENCH_OPT_END};
+    bench_cli cli = {"bench_stencil", usage, opts, NULL, 0, 0};
+    int rc = bench_parse(&cli, argc, argv);
+    if (rc != BENCH_GO)
+        return rc;
+    if (bench_check_isa("bench_stencil"))
+        return 2;
+    if (quick && dtypes == 3)
+        dtypes = 1;
+    bench_csv *csv;
+    if (bench_csv_open(&csv, "bench_stencil", csv_path,
+                       "shape,dtype,tiles_direct,tiles_cached,threads,direct_ns_per_point,cached_ns_per_point,"
+                       "direct_GBps,cached_GBps,cached_over_direct,copy_GBps,"
+                       "copy_kind,direct_of_copy,cached_of_copy"))
+        return 1;
+    const int all = omp_get_max_threads();
+    const int ncases = quick ? NQUICK : (int)(sizeof cases / sizeof cases[0]);
+    print_heading();
+    rc = 0;
+    for (int di = 0; di < 2 && !rc; di++)
+        for (int ci = 0; ci < ncases && !rc && (dtypes >> di & 1); ci++) {
+            case_names n;
+            name_case(&n, &cases[ci], di ? 8 : 4);
+            if (!only || !strcmp(only, n.shape))
+                rc = run_case(&n, all, csv);
         }
-    }
-    if (f) {
-        if (rc)
-            hl_atomic_file_abort(f);
-        else if (hl_atomic_file_commit(f) != HL_OK) {
-            fprintf(stderr, "bench_stencil: cannot write %s\n", csv);
-            rc = 1;
-        }
-    }
+    if (bench_csv_close(csv, !rc))
+        rc = 1;
     return rc;
 }

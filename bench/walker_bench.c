@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness.h"
 #include "hyperlayout/fields.h"
 #include "parse.h"
 #include "walker.h"
@@ -45,13 +46,15 @@ static int bad(const char *what)
     return 2;
 }
 
-/* A positive number up to 1e12. */
-static int parse_pos(const char *s, double *v)
+/* --dt, --end: a positive number up to 1e12. */
+static int positive_option(const char *prog, const char *value, void *dst)
 {
     double x;
-    if (parse_double(s, &x) || !(x > 0.0) || x > 1e12)
-        return -1;
-    *v = x;
+    if (parse_double(value, &x) || !(x > 0.0) || x > 1e12) {
+        fprintf(stderr, "%s: %s is not a positive number up to 1e12 (see --help)\n", prog, value);
+        return 2;
+    }
+    *(double *)dst = x;
     return 0;
 }
 
@@ -78,96 +81,49 @@ static double cpu_seconds(void)
 
 enum { NTIMED = WALKER_NVARIANTS + 1 }; /* the variants, then the generator */
 
-int main(int argc, char **argv)
-{
-    int64_t npar = 40000, K = 100, nsteps = -1, reps = 3, threads = 1, seed = 0, chunk = 50;
-    double dt = 0.05, end = 140.0;
-    for (int a = 1; a < argc; a++) {
-        const char *o = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!v)
-            return bad("an option lacks its value");
-        a++;
-        if (!strcmp(o, "--particles")) {
-            if (parse_i64(v, 1, INT64_C(1) << 32, &npar))
-                return bad("--particles needs a count from 1 to 2^32");
-        } else if (!strcmp(o, "--ncomp")) {
-            if (parse_i64(v, 1, WALKER_MAX_COMP, &K))
-                return bad("--ncomp needs a count from 1 to 2^20");
-        } else if (!strcmp(o, "--steps")) {
-            if (parse_i64(v, 0, INT64_C(1) << 40, &nsteps))
-                return bad("--steps needs a count >= 0");
-        } else if (!strcmp(o, "--chunk")) {
-            if (parse_i64(v, 1, INT64_C(1) << 40, &chunk))
-                return bad("--chunk needs a count >= 1");
-        } else if (!strcmp(o, "--repeat")) {
-            if (parse_i64(v, 1, 1000, &reps))
-                return bad("--repeat needs a count from 1 to 1000");
-        } else if (!strcmp(o, "--threads")) {
-            if (parse_i64(v, 0, 4096, &threads))
-                return bad("--threads needs a count from 0 (OpenMP's default) to 4096");
-        } else if (!strcmp(o, "--seed")) {
-            if (parse_i64(v, 0, INT64_MAX, &seed))
-                return bad("--seed needs an integer >= 0");
-        } else if (!strcmp(o, "--dt")) {
-            if (parse_pos(v, &dt))
-                return bad("--dt needs a positive number");
-        } else if (!strcmp(o, "--end")) {
-            if (parse_pos(v, &end))
-                return bad("--end needs a positive number");
-        } else {
-            return bad("unknown option");
-        }
-    }
-    if (nsteps < 0)
-        nsteps = (int64_t)(end / dt + 0.5);
-    if (npar > INT64_MAX / K / 8)
-        return bad("particles x components too large");
-
+/* The walker's states, one per variant, and the generator's draws. */
+typedef struct {
     walker_sde sde;
-    hl_status st = walker_sde_init(&sde, K, walker_default_b, 2, walker_default_S, 2,
-                                   walker_default_kappa, 2, dt, (uint64_t)seed);
-    if (st != HL_OK)
-        return bad(hl_strerror(st));
-    double *state[WALKER_NVARIANTS] = {NULL};
-    double *dW = malloc((size_t)K * sizeof *dW);
-    st = dW ? HL_OK : HL_ERR_NOMEM;
-    for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++) {
-        hl_fields_um f; /* the same storage serves either order */
-        st = hl_fields_um_alloc(&f, npar, K);
-        state[v] = f.ptr;
+    double *state[WALKER_NVARIANTS], *dW;
+    int64_t npar, K, nsteps, chunk, threads;
+} run;
+
+/* One repetition: every chunk runs the variants and the generator, in an
+ * order that rotates; t[v] their times on the clock chosen, wall[v] the
+ * wall-clock times. */
+static hl_status repetition(run *u, double *t, double *wall)
+{
+    const bool cpu = u->threads == 1;
+    hl_status st = HL_OK;
+    for (int v = 0; v < WALKER_NVARIANTS; v++)
+        walker_init_state(walker_variant_order((walker_variant)v), u->state[v], u->npar, u->K);
+    for (int64_t s0 = 0, c = 0; s0 < u->nsteps && st == HL_OK; s0 += u->chunk, c++) {
+        const int64_t n = u->nsteps - s0 < u->chunk ? u->nsteps - s0 : u->chunk;
+        for (int i = 0; i < NTIMED && st == HL_OK; i++) {
+            const int v = (int)((c + i) % NTIMED); /* rotate who goes first */
+            const double c0 = cpu_seconds(), w0 = bench_now();
+            if (v < WALKER_NVARIANTS)
+                st = walker_advance(&u->sde, (walker_variant)v, u->state[v], u->npar, s0, n,
+                                    (int)u->threads);
+            else
+                rng_only(&u->sde, u->dW, u->npar, s0, n);
+            t[v] += cpu ? cpu_seconds() - c0 : bench_now() - w0;
+            wall[v] += bench_now() - w0;
+        }
     }
-    if (st != HL_OK) {
-        fprintf(stderr, "bench_walker: %s\n", hl_strerror(st));
-        return 1;
-    }
-    const bool cpu = threads == 1;
+    return st;
+}
+
+/* Every repetition, then the minima and whether the states agree.  The
+ * exit status. */
+static int time_all(run *u, int64_t reps)
+{
     static const char *const name[NTIMED] = {"Ptr", "Par", "Prop", "RNG"};
-    printf("# walker: %" PRId64 " particles, K = %" PRId64 ", dt = %g, %" PRId64
-           " steps in chunks of %" PRId64 ", %" PRId64 " repetitions, %" PRId64
-           " thread(s), clock: %s\n",
-           npar, K, dt, nsteps, chunk, reps, threads, cpu ? "process CPU time" : "wall");
     double best[NTIMED];
+    hl_status st = HL_OK;
     for (int64_t r = 0; r < reps && st == HL_OK; r++) {
         double t[NTIMED] = {0}, wall[NTIMED] = {0};
-        for (int v = 0; v < WALKER_NVARIANTS; v++)
-            walker_init_state(walker_variant_order((walker_variant)v), state[v], npar, K);
-        for (int64_t s0 = 0, c = 0; s0 < nsteps && st == HL_OK; s0 += chunk, c++) {
-            const int64_t n = nsteps - s0 < chunk ? nsteps - s0 : chunk;
-            for (int i = 0; i < NTIMED && st == HL_OK; i++) {
-                const int v = (int)((c + i) % NTIMED); /* rotate who goes first */
-                const double c0 = cpu_seconds(), w0 = walker_seconds();
-                if (v < WALKER_NVARIANTS)
-                    st = walker_advance(&sde, (walker_variant)v, state[v], npar, s0, n, (int)threads);
-                else
-                    rng_only(&sde, dW, npar, s0, n);
-                t[v] += cpu ? cpu_seconds() - c0 : walker_seconds() - w0;
-                wall[v] += walker_seconds() - w0;
-            }
-        }
+        st = repetition(u, t, wall);
         for (int v = 0; v < NTIMED; v++) {
             if (r == 0 || t[v] < best[v])
                 best[v] = t[v];
@@ -181,12 +137,68 @@ int main(int argc, char **argv)
     }
     for (int v = 0; v < NTIMED; v++)
         printf("min %s %.6f\n", name[v], best[v]);
-    const bool same = walker_same_state(WALKER_PTR, state[0], WALKER_PAR, state[1], npar, K) &&
-                      walker_same_state(WALKER_PTR, state[0], WALKER_PROP, state[2], npar, K);
+    const int64_t npar = u->npar, K = u->K;
+    const bool same = walker_same_state(WALKER_PTR, u->state[0], WALKER_PAR, u->state[1], npar, K) &&
+                      walker_same_state(WALKER_PTR, u->state[0], WALKER_PROP, u->state[2], npar, K);
     printf("identical %s\n", same ? "yes" : "no");
-    free(dW);
-    for (int v = 0; v < WALKER_NVARIANTS; v++)
-        free(state[v]);
-    walker_sde_free(&sde);
     return same ? 0 : 1;
+}
+
+/* The states and the draws' buffer; HL_OK or why not. */
+static hl_status alloc_states(run *u)
+{
+    u->dW = malloc((size_t)u->K * sizeof *u->dW);
+    hl_status st = u->dW ? HL_OK : HL_ERR_NOMEM;
+    for (int v = 0; v < WALKER_NVARIANTS && st == HL_OK; v++) {
+        hl_fields_um f; /* the same storage serves either order */
+        st = hl_fields_um_alloc(&f, u->npar, u->K);
+        u->state[v] = f.ptr;
+    }
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    run u = {.npar = 40000, .K = 100, .nsteps = -1, .chunk = 50, .threads = 1};
+    int64_t reps = 3, seed = 0;
+    double dt = 0.05, end = 140.0;
+    const bench_opt opts[] = {
+        {"--particles", BENCH_INT64, &u.npar, NULL, 1, INT64_C(1) << 32},
+        {"--ncomp", BENCH_INT64, &u.K, NULL, 1, WALKER_MAX_COMP},
+        {"--steps", BENCH_INT64, &u.nsteps, NULL, 0, INT64_C(1) << 40},
+        {"--chunk", BENCH_INT64, &u.chunk, NULL, 1, INT64_C(1) << 40},
+        {"--repeat", BENCH_INT64, &reps, NULL, 1, 1000},
+        {"--threads", BENCH_INT64, &u.threads, NULL, 0, 4096}, /* 0: OpenMP's default */
+        {"--seed", BENCH_INT64, &seed, NULL, 0, INT64_MAX},
+        {"--dt", BENCH_CALL, &dt, positive_option, 0, 0},
+        {"--end", BENCH_CALL, &end, positive_option, 0, 0},
+        BENCH_OPT_END};
+    bench_cli cli = {"bench_walker", usage, opts, NULL, 0, 0, 0};
+    const int prc = bench_parse(&cli, argc, argv);
+    if (prc != BENCH_GO)
+        return prc;
+    if (u.nsteps < 0)
+        u.nsteps = (int64_t)(end / dt + 0.5);
+    if (u.npar > INT64_MAX / u.K / 8)
+        return bad("particles x components too large");
+    hl_status st = walker_sde_init(&u.sde, u.K, walker_default_b, 2, walker_default_S, 2,
+                                   walker_default_kappa, 2, dt, (uint64_t)seed);
+    if (st != HL_OK)
+        return bad(hl_strerror(st));
+    st = alloc_states(&u);
+    if (st != HL_OK) {
+        fprintf(stderr, "bench_walker: %s\n", hl_strerror(st));
+        return 1;
+    }
+    printf("# walker: %" PRId64 " particles, K = %" PRId64 ", dt = %g, %" PRId64
+           " steps in chunks of %" PRId64 ", %" PRId64 " repetitions, %" PRId64
+           " thread(s), clock: %s\n",
+           u.npar, u.K, dt, u.nsteps, u.chunk, reps, u.threads,
+           u.threads == 1 ? "process CPU time" : "wall");
+    const int rc = time_all(&u, reps);
+    free(u.dW);
+    for (int v = 0; v < WALKER_NVARIANTS; v++)
+        free(u.state[v]);
+    walker_sde_free(&u.sde);
+    return rc;
 }
