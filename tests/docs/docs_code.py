@@ -309,9 +309,6 @@ def main():
         for line, lang, body in blocks(page):
             where = f'{page}:{line}'
             with tempfile.TemporaryDirectory() as tmp:
-                if os.environ.get('HL_DOCS_EXCERPTS_ONLY') and not (
-                        lang in ('c', 'cpp', 'c++') and not re.search(r'\bint main\s*\(', body)):
-                    continue
                 if lang in ('c', 'cpp', 'c++') and re.search(r'\bint main\s*\(', body):
                     c_program(where, lang, body, tmp)
                 elif lang in ('c', 'cpp', 'c++'):
