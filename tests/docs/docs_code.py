@@ -235,7 +235,7 @@ def decls_checks(body):
         for f in members:
             checks.append(f'_Static_assert(offsetof(doc_{name}, {f}) == offsetof({name}, {f}) && '
                           f'sizeof(((doc_{name} *)0)->{f}) == sizeof((({name} *)0)->{f}), '
-                          f'"{name}.{f}: not the header\'s");')
+                          f'"{name}.{f}: not where the header has it");')
     for st in top_level(body):
         if st.startswith('typedef') or '(' not in st:
             continue
