@@ -11,9 +11,9 @@
                 source tree's root, as it says).
   ```c without a main(): an excerpt (declarations, or statements out of a
                 function).  Each has a harness in FRAGMENTS, keyed by its page
-                and first line: the declarations the surrounding text
-                defines, and where the excerpt's statements go (file scope, or
-                a function body).  Every one is compiled with -Wall -Wextra
+                and first line (not an #include): the declarations the text
+                around it defines, and where the excerpt's statements go
+                (file scope, or a function body).  Every one is compiled with -Wall -Wextra
                 -Werror; those that can run (no GPU, no endless loop, no
                 MPI) are linked and run, asserting the values their comments
                 state.  A declaration excerpt is checked against the headers:
@@ -23,6 +23,7 @@
                 in the library (linked).  An excerpt without a harness fails.
 
 The shell blocks are docs_commands.py's, docs/cli.md's docs_cli.sh's.
+HL_DOCS_VERBOSE=1 says what became of each excerpt.
 
 Usage: docs_code.py SRC CC CXX LIBDIR PYTHON [MPICC MPIEXEC]
 """
@@ -291,12 +292,16 @@ def excerpt(where, page, line, body, tmp):
     if not h['run']:
         if run(where, args + ['-c', '-o', os.path.join(tmp, 'excerpt.o')], tmp):
             count['excerpt'] += 1
+            if VERBOSE:
+                print(f'{where}: excerpt compiled, not run: {h["why"]}')
         return
     libs = ['-L' + LIBDIR, '-Wl,-rpath,' + LIBDIR, '-lhyperlayout', '-lm', '-fopenmp']
     if run(where, args + ['-o', os.path.join(tmp, 'excerpt')] + libs, tmp) and \
             run(where, ['./excerpt'], tmp, dict(os.environ, OMP_NUM_THREADS='2')):
         count['excerpt'] += 1
         count['excerpt-run'] += 1
+        if VERBOSE:
+            print(f'{where}: excerpt compiled, linked and run')
 
 
 seen_keys = set()
