@@ -253,12 +253,16 @@ def bench_program(where, name, words):
         p = os.path.join(here, s.replace('${CMAKE_CURRENT_SOURCE_DIR}', here))
         if os.path.isfile(p):
             srcs.append(p)
-    # the options may be parsed in a header the program shares
-    for p in list(srcs):
+    # the options may be parsed in a header the program shares (bench/'s
+    # harness.h, included from bench/ and its subfolders, and by headers)
+    for p in srcs:  # grows as headers are found
         for inc in re.findall(r'#include "([^"]+)"', open(p).read()):
-            q = os.path.join(os.path.dirname(p), inc)
-            if os.path.isfile(q):
-                srcs.append(q)
+            for d in (os.path.dirname(p), os.path.join(SRC, 'bench')):
+                q = os.path.normpath(os.path.join(d, inc))
+                if os.path.isfile(q):
+                    if q not in srcs:
+                        srcs.append(q)
+                    break
     text = ''.join(open(p).read() for p in srcs)
     for o in options(words):
         if not names(text, '"' + o):
