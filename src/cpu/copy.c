@@ -44,7 +44,14 @@
  * A transpose's column length is the cost model's here, unless the wisdom
  * holds the box or the plan measures (HL_EFFORT_MEASURE): that is
  * measure.c, which times the candidates on a sample of the box through
- * this kernel (copy_internal.h holds what the two files share). */
+ * this kernel (copy_internal.h holds what the two files share).
+ *
+ * This file is the registry: the solvers' tables, a box's preparation, and
+ * the description.  The solvers live in files of their own (copy_plan.h
+ * declares their rows): copy_rows.c (cell, lane permutes, memcpy / reversed
+ * / strided rows), copy_block.c (short-row blocks), copy_transpose.c and
+ * measure.c (register transpose), copy_group.c (row groups); copy_plan.c
+ * holds the planning steps two or more of them share. */
 #include "copy_plan.h"
 #include "rowgroup.h"
 #include "core/threads.h"
@@ -91,24 +98,6 @@ static void load_digits(kbox *k, const hl_box *b, int first, int count)
         k->ds[k->n] = b->dst_stride[t];
         k->n++;
     }
-}
-
-/* Moves the digits from the work arrays into an allocation of their own. */
-hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
-{
-    k->planes = 1;
-    for (int t = k->inner; t < k->n; t++)
-        k->planes *= k->ext[t];
-    int64_t *dig = malloc(sizeof *dig * 3 * (size_t)(k->n > 0 ? k->n : 1));
-    k->ext = k->ss = k->ds = NULL;
-    if (!dig)
-        return HL_ERR_NOMEM;
-    for (int j = 0; j < 3; j++)
-        memcpy(dig + j * k->n, work[j], sizeof *dig * (size_t)k->n);
-    k->ext = dig;
-    k->ss = dig + k->n;
-    k->ds = dig + 2 * k->n;
-    return HL_OK;
 }
 
 /* A transpose whose rows of f cells are contiguous on both sides (the 2 or

@@ -26,6 +26,24 @@ void hl_copy_free_kbox(kbox *k)
     free(k->mem);
 }
 
+/* Moves the digits from the work arrays into an allocation of their own. */
+hl_status hl_copy_keep_digits(kbox *k, int64_t (*work)[WORK_DIGITS])
+{
+    k->planes = 1;
+    for (int t = k->inner; t < k->n; t++)
+        k->planes *= k->ext[t];
+    int64_t *dig = malloc(sizeof *dig * 3 * (size_t)(k->n > 0 ? k->n : 1));
+    k->ext = k->ss = k->ds = NULL;
+    if (!dig)
+        return HL_ERR_NOMEM;
+    for (int j = 0; j < 3; j++)
+        memcpy(dig + j * k->n, work[j], sizeof *dig * (size_t)k->n);
+    k->ext = dig;
+    k->ss = dig + k->n;
+    k->ds = dig + 2 * k->n;
+    return HL_OK;
+}
+
 /* The offsets of every combination of digits first..last-1 (the last one
  * cut to `chunk`), first digit fastest, along strides st. */
 int64_t *hl_copy_offset_table(const kbox *k, const int64_t *st, int first, int last, int64_t chunk,

@@ -1,7 +1,8 @@
-/* hyperlayout — the copy kernel's register-transpose solver (copy.c's
- * "transpose" planes): the plane's shape by the cost model, its chunk
- * counters and offset tables, and its lookahead; measure.c times the
- * candidates of the same steps (copy_internal.h). */
+/* hyperlayout — the planning steps of the copy kernel's register transposes
+ * (copy.c's "transpose" planes): the plane's shape by the cost model, its
+ * chunk counters and offset tables, and its lookahead.  The solver's row,
+ * which also takes a plane shape from wisdom or measures the candidates of
+ * these steps, is measure.c's. */
 #include "copy_plan.h"
 
 #include <inttypes.h>
@@ -232,32 +233,3 @@ bool hl_copy_plan_register_transpose(kbox *k, int64_t es, hl_status *st)
     }
 }
 
-/* A register transpose, its plane shape from wisdom or measured where the
- * plan asks (measure.c), else the cost model's. */
-static bool plan_register_transpose(kbox *k, const plan_ctx *pc, hl_status *st)
-{
-    const kbox loaded = *k;
-    int64_t saved[3][WORK_DIGITS];
-    save_digits(k, saved);
-    if (!hl_copy_plan_register_transpose(k, pc->es, st))
-        return false;
-    if (*st == HL_OK)
-        *st = hl_copy_choose_columns(k, &loaded, saved, pc);
-    return true;
-}
-
-static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size,
-                                 size_t used)
-{
-    return hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
-                      c->isa->name, k->rows_in * k->row_chunk * k->es, k->chosen ? " (" : "",
-                      k->chosen ? k->chosen : "", k->chosen ? ")" : "",
-                      k->staged && c->stream ? ", staged" : "");
-}
-
-const copy_solver hl_copy_register_transpose_solver = {
-    .name = "register transpose",
-    .plan = plan_register_transpose,
-    .run = hl_copy_run_transpose,
-    .describe = describe_transpose,
-};

@@ -150,7 +150,7 @@ hl_status hl_inplace_create(hl_inplace **out, const hl_ir_pass *passes, int npas
     return HL_OK;
 }
 
-void hl_inplace_run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
+static void run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
                      int64_t stride)
 {
     if (m->tr) {
@@ -165,28 +165,7 @@ void hl_inplace_run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_
         hl_inplace_run_segmented(m, a, es, ctx->team, buf);
         return;
     }
-    if (ctx->team == 0) {
-        const task_split ts = hl_inplace_split_items(m, es, ctx->shares);
-        const int64_t lo = ts.items * ctx->share / ctx->shares;
-        const int64_t hi = ts.items * (ctx->share + 1) / ctx->shares;
-        m->solver->run(m, &ts, lo, hi, a, es, buf);
-        return;
-    }
-    const task_split ts = hl_inplace_split_items(m, es, ctx->team);
-    const bool small = m->len * m->slab * m->groups * es < (1 << 16);
-    const int use = ts.items > 1 && !small ? ctx->team : 1;
-    if (is_gather(m)) { /* many short rows: one contiguous share each */
-#pragma omp parallel num_threads(use)
-        {
-            const int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
-            m->solver->run(m, &ts, ts.items * me / nt, ts.items * (me + 1) / nt, a, es,
-                           buf + me * stride);
-        }
-    } else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(use)
-        for (int64_t t = 0; t < ts.items; t++)
-            m->solver->run(m, &ts, t, t + 1, a, es, buf + omp_get_thread_num() * stride);
-    }
+    hl_inplace_run_items(m, a, es, ctx, buf, stride);
 }
 
 hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx)
@@ -217,7 +196,7 @@ hl_status hl_inplace_run(const hl_inplace *ip, char *a, const hl_exec_ctx *ctx)
     if (!buf)
         return HL_ERR_NOMEM;
     for (int j = 0; j < ip->n; j++)
-        hl_inplace_run_pass(&ip->dim[j], a, ip->es, ctx, buf, stride);
+        run_pass(&ip->dim[j], a, ip->es, ctx, buf, stride);
     free(buf);
     return HL_OK;
 }

@@ -32,7 +32,7 @@ typedef struct moved_dim moved_dim;
 
 typedef struct stream_step stream_step;
 
-/* How a pass is cut into items (hl_inplace_split_items). */
+/* How a pass is cut into items (split_items, inplace_pass.c). */
 typedef struct {
     int64_t piece, pieces, tasks, runs, items;
 } task_split;
@@ -88,8 +88,11 @@ struct stream_step {
 extern const pass_solver hl_inplace_solvers[3];
 hl_status hl_inplace_split_cycles(moved_dim *m, const int64_t *sigma);
 int64_t hl_inplace_piece_of(const moved_dim *m, int64_t es, int workers);
-task_split hl_inplace_split_items(const moved_dim *m, int64_t es, int workers);
 bool hl_inplace_gather_applies(const hl_ir_pass *p, int64_t es);
+/* Runs the items of a pass its solver moves (a streamed pass's pieces of
+ * slabs too). */
+void hl_inplace_run_items(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
+                          int64_t stride);
 void hl_inplace_cycle_items(const moved_dim *m, const task_split *ts, int64_t lo, int64_t hi, char *a,
                             int64_t es, char *tmp);
 
@@ -109,10 +112,6 @@ hl_status hl_inplace_stream_create(moved_dim *md, const hl_ir_pass *p, int64_t e
 /* Bytes of buffer one worker needs for the pass. */
 int64_t hl_inplace_stream_buffer(const moved_dim *m, int64_t es, int workers);
 int hl_inplace_stream_phases(const moved_dim *m);
-
-/* inplace.c: runs one pass (a streamed pass's steps of slabs too). */
-void hl_inplace_run_pass(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
-                         int64_t stride);
 
 /* The first cycle starting at or after position `at` of order[]. */
 static inline int64_t first_cycle(const moved_dim *m, int64_t at)

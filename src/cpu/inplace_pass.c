@@ -63,7 +63,7 @@ int64_t hl_inplace_piece_of(const moved_dim *m, int64_t es, int workers)
  * runs of its cycles or pairs, so that every worker gets some.  The cut
  * depends only on the number of workers, so that workers sharing a pass
  * (hl_execute_share) agree on it. */
-task_split hl_inplace_split_items(const moved_dim *m, int64_t es, int workers)
+static task_split split_items(const moved_dim *m, int64_t es, int workers)
 {
     task_split ts;
     ts.piece = is_gather(m) ? 1 : hl_inplace_piece_of(m, es, workers);
@@ -181,3 +181,34 @@ const pass_solver hl_inplace_solvers[] = {
     {"reflection passes", reflect_applies, reflect_items},
     {"in-place cycles", cycles_apply, hl_inplace_cycle_items},
 };
+
+/* Runs a pass's items (ctx: executor.h): a share of them (team 0), or all
+ * of them by the team, short rows in one contiguous share a worker, other
+ * items dealt out one at a time.  The solver's pass, not a transpose, a
+ * streamed pass or a segmented walk (inplace.c's run_pass chooses). */
+void hl_inplace_run_items(const moved_dim *m, char *a, int64_t es, const hl_exec_ctx *ctx, char *buf,
+                          int64_t stride)
+{
+    if (ctx->team == 0) {
+        const task_split ts = split_items(m, es, ctx->shares);
+        const int64_t lo = ts.items * ctx->share / ctx->shares;
+        const int64_t hi = ts.items * (ctx->share + 1) / ctx->shares;
+        m->solver->run(m, &ts, lo, hi, a, es, buf);
+        return;
+    }
+    const task_split ts = split_items(m, es, ctx->team);
+    const bool small = m->len * m->slab * m->groups * es < (1 << 16);
+    const int use = ts.items > 1 && !small ? ctx->team : 1;
+    if (is_gather(m)) { /* many short rows: one contiguous share each */
+#pragma omp parallel num_threads(use)
+        {
+            const int64_t nt = omp_get_num_threads(), me = omp_get_thread_num();
+            m->solver->run(m, &ts, ts.items * me / nt, ts.items * (me + 1) / nt, a, es,
+                           buf + me * stride);
+        }
+    } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(use)
+        for (int64_t t = 0; t < ts.items; t++)
+            m->solver->run(m, &ts, t, t + 1, a, es, buf + omp_get_thread_num() * stride);
+    }
+}

@@ -225,10 +225,10 @@ void hl_inplace_run_stream(const moved_dim *m, char *a, int64_t es, const hl_exe
         }
         if (st->kind == ST_SLABS) {
             if (st->slabs->groups == m->groups) {
-                hl_inplace_run_pass(st->slabs, a, es, ctx, buf, stride);
+                hl_inplace_run_items(st->slabs, a, es, ctx, buf, stride);
             } else { /* rows with a tail: one at a time */
                 for (int64_t g = 0; g < m->groups; g++)
-                    hl_inplace_run_pass(st->slabs, a + g * m->len * m->slab * es, es, ctx, buf, stride);
+                    hl_inplace_run_items(st->slabs, a + g * m->len * m->slab * es, es, ctx, buf, stride);
             }
             continue;
         }
