@@ -1,15 +1,12 @@
-/* hyperlayout — reversed and stride-2 rows by lane permutes (rows.h). */
+/* hyperlayout — the row kernels of rows.h that read one row at a time, by
+ * level: rows read backwards or with a stride of two, a crinkle's two
+ * halves from one read, interleaved channels split, and SSE2's short rows
+ * streamed (the kernels run from tables: rows_lanes.c). */
 #include "rows.h"
 #include "rows_simd.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int64_t hl_strided_generic(char *out, const char *in, int64_t n, int64_t ss, int64_t es, bool stream)
-{
-    (void)out, (void)in, (void)n, (void)ss, (void)es, (void)stream;
-    return 0;
-}
 
 #if defined(__x86_64__) || defined(__i386__)
 
