@@ -148,7 +148,8 @@ struct copy_solver {
 copy_plane_fn hl_copy_run_cell, hl_copy_run_transpose, hl_copy_run_lanes, hl_copy_run_block,
     hl_copy_run_rows, hl_copy_run_group;
 
-/* The register transpose's row (measure.c runs its candidates through it). */
+/* The register transpose's row (measure.c's, which runs its candidates
+ * through it). */
 extern const copy_solver hl_copy_register_transpose_solver;
 
 

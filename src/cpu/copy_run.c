@@ -64,7 +64,7 @@ static void copy_row(char *out, const char *in, int64_t n, int64_t ds, int64_t s
 {
     if (n <= 0) /* a streamed row's empty head or tail: every row has two */
         return;
-    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2)) {
+    if (ds == 1 && (ss == -1 || ss == 2 || ss == -2) && isa->strided) {
         const int64_t done = isa->strided(out, in, n, ss, es, false);
         out += done * es;
         in += done * ss * es;
@@ -152,12 +152,14 @@ static void stream_row(char *out, const char *in, int64_t n, int64_t ss, int64_t
         const int64_t m = end - i < per ? end - i : per;
         const char *from = in + i * ss * es;
         /* strided rows: whole lines straight from registers where the level
-         * permutes lanes (rows.h), the rest through the buffer; reversed
+         * permutes lanes (rows.h; none at the generic level), the rest
+         * through the buffer; reversed
          * rows all through the buffer (straight from registers a reversal
          * of the whole array ran 0.82-0.91x on float32, and a row taken
          * upwards 0.4x on rows of 16 KiB: the kernels read each vector's
          * cells downwards) */
-        const int64_t done = ss == -1 ? 0 : isa->strided(out + i * es, from, m, ss, es, true);
+        const int64_t done =
+            ss == -1 || !isa->strided ? 0 : isa->strided(out + i * es, from, m, ss, es, true);
         if (done == m)
             continue;
         if (up)

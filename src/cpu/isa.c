@@ -1,6 +1,7 @@
-/* hyperlayout — the instruction-set levels' kernel tables (isa.h), the
- * HL_ISA setting, and hl_isa_force / hl_isa_name / hl_isa_setting
- * (expert.h). */
+/* hyperlayout — the instruction-set levels' kernel tables and
+ * hl_cpu_isa_current (isa.h), the HL_ISA setting, and the public calls on
+ * them: hl_isa_force, hl_isa_usable, hl_isa_name and hl_isa_setting
+ * (declared in include/hyperlayout/expert.h). */
 #include "isa.h"
 
 #include <pthread.h>
@@ -16,16 +17,59 @@
 #define HL_X86 1
 #endif
 
-static const hl_cpu_isa isa_generic = {"generic", hl_transpose4_generic, hl_transpose8_generic, NULL, hl_lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
+/* One table a level, by field name: a kernel the level lacks is left out
+ * (NULL, or false for `edges`), and its callers then go cell by cell or
+ * through the stage (isa.h says which for each field). */
+static const hl_cpu_isa isa_generic = {
+    .name = "generic",
+    .cells4 = hl_transpose4_generic,
+    .cells8 = hl_transpose8_generic,
+    .lines = hl_lines_generic,
+};
 #if defined(HL_X86)
-static const hl_cpu_isa isa_sse2 = {"sse2", hl_transpose4_sse2, hl_transpose8_sse2, NULL, hl_lines_sse2, hl_strided_sse2, NULL, false, hl_short_rows_sse2, NULL, NULL, NULL, NULL};
-static const hl_cpu_isa isa_avx2 = {"avx2", hl_transpose4_avx2, hl_transpose8_avx2, NULL, hl_lines_avx2, hl_strided_avx2, NULL, false, hl_short_rows_sse2, hl_halves_avx2, NULL, NULL, hl_gather_avx2};
-static const hl_cpu_isa isa_avx512 = {"avx512", hl_transpose4_avx512, hl_transpose8_avx512, hl_transpose16_avx512, hl_lines_avx512, hl_strided_avx512, hl_lanes_avx512, true, hl_short_rows_avx512, hl_halves_avx512, hl_channels_avx512, hl_pairs_avx512, hl_gather_avx512};
+static const hl_cpu_isa isa_sse2 = {
+    .name = "sse2",
+    .cells4 = hl_transpose4_sse2,
+    .cells8 = hl_transpose8_sse2,
+    .lines = hl_lines_sse2,
+    .strided = hl_strided_sse2,
+    .short_rows = hl_short_rows_sse2,
+};
+static const hl_cpu_isa isa_avx2 = {
+    .name = "avx2",
+    .cells4 = hl_transpose4_avx2,
+    .cells8 = hl_transpose8_avx2,
+    .lines = hl_lines_avx2,
+    .strided = hl_strided_avx2,
+    .short_rows = hl_short_rows_sse2,
+    .halves = hl_halves_avx2,
+    .gather = hl_gather_avx2,
+};
+static const hl_cpu_isa isa_avx512 = {
+    .name = "avx512",
+    .cells4 = hl_transpose4_avx512,
+    .cells8 = hl_transpose8_avx512,
+    .cells16 = hl_transpose16_avx512,
+    .lines = hl_lines_avx512,
+    .strided = hl_strided_avx512,
+    .lanes = hl_lanes_avx512,
+    .edges = true,
+    .short_rows = hl_short_rows_avx512,
+    .halves = hl_halves_avx512,
+    .channels = hl_channels_avx512,
+    .pairs = hl_pairs_avx512,
+    .gather = hl_gather_avx512,
+};
 #endif
 #if defined(__aarch64__)
 /* NEON: the register transposes of 4- and 8-byte cells; the rest generic's
  * (speed unmeasured: no ARM machine, docs/install.md) */
-static const hl_cpu_isa isa_neon = {"neon", hl_transpose4_neon, hl_transpose8_neon, NULL, hl_lines_generic, hl_strided_generic, NULL, false, NULL, NULL, NULL, NULL, NULL};
+static const hl_cpu_isa isa_neon = {
+    .name = "neon",
+    .cells4 = hl_transpose4_neon,
+    .cells8 = hl_transpose8_neon,
+    .lines = hl_lines_generic,
+};
 #endif
 
 static const hl_cpu_isa *best(void)

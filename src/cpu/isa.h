@@ -24,7 +24,8 @@ typedef struct hl_cpu_isa {
     hl_transpose_fn *cells4, *cells8; /* 4- and 8-byte cells */
     hl_transpose_fn *cells16;         /* 16-byte cells; NULL: cell by cell */
     hl_lines_fn *lines;
-    hl_strided_fn *strided; /* rows read backwards or with a stride of 2 (rows.h) */
+    hl_strided_fn *strided; /* rows read backwards or with a stride of 2 (rows.h); NULL:
+                               cell by cell */
     hl_lanes_fn *lanes;     /* planes by lane permutes (rows.h); NULL: the level has none */
     bool edges;             /* rows short of a micro-block go by masked micro-blocks, not
                                cell by cell */

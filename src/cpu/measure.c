@@ -1,10 +1,13 @@
-/* hyperlayout — measuring the copy kernel's register transposes (copy_internal.h):
- * the column length of a box the register transpose took, timed on a
- * sample of the box (HL_EFFORT_MEASURE) or taken from wisdom. */
-#include "copy_internal.h"
+/* hyperlayout — the copy kernel's register-transpose solver (its row of
+ * copy.c's table): the column length of a box it took, timed on a sample
+ * of the box (HL_EFFORT_MEASURE), taken from wisdom, or the cost model's
+ * (copy_transpose.c's planning steps, which measuring replays on its
+ * candidates: copy_internal.h). */
+#include "copy_plan.h"
 #include "core/threads.h"
 #include "plan/wisdom_internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -310,3 +313,35 @@ hl_status hl_copy_choose_columns(kbox *k, const kbox *loaded, int64_t (*saved)[W
     (void)hl_copy_plan_register_transpose(k, pc->es, &st);
     return st;
 }
+
+/* ---- the solver's row ---------------------------------------------------------- */
+
+/* A register transpose, its plane shape from wisdom or measured where the
+ * plan asks (above), else the cost model's. */
+static bool plan_register_transpose(kbox *k, const plan_ctx *pc, hl_status *st)
+{
+    const kbox loaded = *k;
+    int64_t saved[3][WORK_DIGITS];
+    save_digits(k, saved);
+    if (!hl_copy_plan_register_transpose(k, pc->es, st))
+        return false;
+    if (*st == HL_OK)
+        *st = hl_copy_choose_columns(k, &loaded, saved, pc);
+    return true;
+}
+
+static size_t describe_transpose(const hl_copy *c, const kbox *k, char *buf, size_t size,
+                                 size_t used)
+{
+    return hl_appendf(buf, size, used, "; %s kernels, columns of %" PRId64 " bytes%s%s%s%s",
+                      c->isa->name, k->rows_in * k->row_chunk * k->es, k->chosen ? " (" : "",
+                      k->chosen ? k->chosen : "", k->chosen ? ")" : "",
+                      k->staged && c->stream ? ", staged" : "");
+}
+
+const copy_solver hl_copy_register_transpose_solver = {
+    .name = "register transpose",
+    .plan = plan_register_transpose,
+    .run = hl_copy_run_transpose,
+    .describe = describe_transpose,
+};

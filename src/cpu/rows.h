@@ -1,6 +1,14 @@
-/* hyperlayout internal — rows read backwards or with a stride of two (a flip,
- * a crinkle by 2, both), one kernel per instruction-set level (regtranspose.h's
- * hl_cpu_isa):
+/* hyperlayout internal — the row kernels of each instruction-set level, the
+ * entries of isa.h's hl_cpu_isa that are not register transposes: rows read
+ * backwards or with a stride of two, a crinkle's two halves, interleaved
+ * channels split, short rows streamed or loaded in pairs, planes by lane
+ * permutes and rows gathered through a table (the kernels: rows.c and
+ * rows_lanes.c; the tables some of them run from: rows_tables.c).  An
+ * entry a level lacks is NULL there, and the caller goes cell by cell or
+ * through the stage.
+ *
+ * Rows read backwards or with a stride of two (a flip, a crinkle by 2,
+ * both), at SSE2 and up (NULL at the generic and NEON levels):
  *
  *     out[i] = in[i * ss]     for i < done,  ss one of -1, 2, -2,
  *
@@ -19,7 +27,6 @@
 typedef int64_t hl_strided_fn(char *out, const char *in, int64_t n, int64_t ss, int64_t es,
                               bool stream);
 
-hl_strided_fn hl_strided_generic;
 #if defined(__x86_64__) || defined(__i386__)
 hl_strided_fn hl_strided_sse2, hl_strided_avx2, hl_strided_avx512;
 #endif

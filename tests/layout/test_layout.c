@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hyperlayout.h"
+#include "layout/algebra.h"
 
 #include "check.h"
 #include "reference.h"
@@ -388,6 +389,127 @@ static void test_errors(void **state)
     assert_int_equal(st, HL_ERR_ARG);
 }
 
+/* ---- the worked examples of the headers' comments ------------------------ */
+
+/* lay prints as `text` and its cells, in k order, lie at offs[0..n). */
+static void example(const hl_layout *lay, const char *text, const int64_t *offs, int64_t n)
+{
+    char buf[256];
+    hl_layout_format(lay, buf, sizeof buf);
+    assert_string_equal(buf, text);
+    assert_int_equal(hl_layout_count(lay), n);
+    int64_t x[HL_MAX_RANK] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t r = k, off = -1;
+        for (int i = 0; i < lay->rank; i++) {
+            x[i] = r % lay->extent[i];
+            r /= lay->extent[i];
+        }
+        assert_int_equal(hl_layout_offset(lay, x, &off), HL_OK);
+        assert_int_equal(off, offs[k]);
+    }
+}
+
+/* Each "e.g." of include/hyperlayout/layout.h and of the internal
+ * src/layout/values.h and algebra.h, as the comment states it. */
+static void test_header_examples(void **state)
+{
+    (void)state;
+    hl_layout l, o, s4, s6;
+    const int64_t e32[] = {3, 2}, e44[] = {4, 4}, e4[] = {4}, e3[] = {3}, e6[] = {6}, e8[] = {8};
+    int64_t x[2], off, lo, hi;
+    assert_int_equal(hl_layout_standard(&l, 2, e32), HL_OK);
+    example(&l, "[2,3] 0:3*1 1:2*3", (int64_t[]){0, 1, 2, 3, 4, 5}, 6);
+    assert_int_equal(hl_layout_offset(&l, (int64_t[]){2, 1}, &off), HL_OK);
+    assert_int_equal(off, 5);
+    assert_int_equal(hl_layout_coord(&l, 5, x), HL_OK);
+    assert_true(x[0] == 2 && x[1] == 1);
+    assert_int_equal(hl_layout_count(&l), 6);
+    char small[8];
+    assert_int_equal(hl_layout_format(&l, small, sizeof small), 17);
+    assert_string_equal(small, "[2,3] 0");
+
+    assert_int_equal(hl_layout_strided(&o, 1, e3, (int64_t[]){-2}, 4), HL_OK);
+    example(&o, "[3] 0:3*-2 base=4", (int64_t[]){4, 2, 0}, 3);
+    hl_layout_bounds(&o, &lo, &hi);
+    assert_true(lo == 0 && hi == 4 && hl_layout_span(&o) == 5);
+    assert_true(hl_layout_is_injective(&o) && !hl_layout_is_bijection(&o));
+    assert_int_equal(hl_layout_strided(&o, 2, e32, (int64_t[]){1, 1}, 0), HL_OK);
+    example(&o, "[2,3] 0:3*1 1:2*1", (int64_t[]){0, 1, 2, 1, 2, 3}, 6);
+    assert_false(hl_layout_is_injective(&o));
+    assert_int_equal(hl_layout_coord(&o, 1, x), HL_ERR_UNSUPPORTED);
+
+    assert_int_equal(hl_layout_tiled(&o, 2, e44, (int64_t[]){2, 2}), HL_OK);
+    example(&o, "[4,4] 0:2*1 0:2*4 1:2*2 1:2*8",
+            (int64_t[]){0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}, 16);
+    assert_true(hl_layout_is_bijection(&o));
+    int tidx[HL_LAYOUT_MAX_DIGITS];
+    assert_int_equal(hl_dim_digits(&o, 1, tidx), 2);
+    assert_true(tidx[0] == 2 && tidx[1] == 3);
+    assert_int_equal(hl_layout_tiled(&o, 1, e3, (int64_t[]){2}), HL_OK);
+    hl_layout_bounds(&o, &lo, &hi);
+    assert_true(lo == 0 && hi == 3 && hl_layout_span(&o) == 4);
+    assert_int_equal(hl_layout_coord(&o, 3, x), HL_ERR_RANGE);
+    assert_true(hl_layout_is_bijection(&o));
+    assert_true(hl_cell_bounds(&o, &lo, &hi) && lo == 0 && hi == 2);
+    int64_t most;
+    assert_true(hl_dim_max(&o, 0, (int64_t[]){1, 10}, &most));
+    assert_int_equal(most, 10);
+    int idx[HL_LAYOUT_MAX_DIGITS];
+    assert_int_equal(hl_dim_digits(&o, 0, idx), 2);
+    assert_int_equal(hl_dim_weigh(&o, idx, 2, (int64_t[]){1, 10}, 3), 11);
+
+    assert_int_equal(hl_layout_morton(&o, 2, e44), HL_OK);
+    example(&o, "[4,4] 0:2*1 1:2*2 0:2*4 1:2*8",
+            (int64_t[]){0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}, 16);
+
+    assert_int_equal(hl_layout_flip(&o, &l, 1), HL_OK);
+    example(&o, "[2,3] x0=flip 0:3*1 1:2*3", (int64_t[]){2, 1, 0, 5, 4, 3}, 6);
+    assert_int_equal(hl_layout_standard(&s4, 1, e4), HL_OK);
+    assert_int_equal(hl_layout_shift(&o, &s4, (int64_t[]){1}), HL_OK);
+    example(&o, "[4] x0=shift+1 0:4*1", (int64_t[]){1, 2, 3, 0}, 4);
+    assert_true(hl_dim_values(&o, 0, &lo, &hi) && lo == 0 && hi == 3);
+    assert_int_equal(hl_layout_shift(&o, &s4, (int64_t[]){-1}), HL_OK);
+    example(&o, "[4] x0=shift+3 0:4*1", (int64_t[]){3, 0, 1, 2}, 4);
+    assert_int_equal(hl_layout_standard(&s6, 1, e6), HL_OK);
+    assert_int_equal(hl_layout_crinkle(&o, &s6, 0, 2), HL_OK);
+    example(&o, "[6] x0=crinkle/2 0:6*1", (int64_t[]){0, 3, 1, 4, 2, 5}, 6);
+    assert_int_equal(hl_layout_uncrinkle(&o, &o, 0, 2), HL_OK);
+    example(&o, "[6] 0:6*1", (int64_t[]){0, 1, 2, 3, 4, 5}, 6);
+    assert_int_equal(hl_layout_uncrinkle(&o, &s6, 0, 2), HL_OK);
+    example(&o, "[6] x0=uncrinkle/2 0:6*1", (int64_t[]){0, 2, 4, 1, 3, 5}, 6);
+    hl_layout t;
+    assert_int_equal(hl_layout_permute(&t, &l, (int[]){1, 0}), HL_OK);
+    example(&t, "[3,2] 1:3*1 0:2*3", (int64_t[]){0, 3, 1, 4, 2, 5}, 6);
+
+    /* the algebra */
+    hl_layout f4, s22;
+    assert_int_equal(hl_layout_flip(&f4, &s4, 1), HL_OK);
+    assert_int_equal(hl_layout_normalize(&o, &f4), HL_OK);
+    example(&o, "[4] 0:4*-1 base=3", (int64_t[]){3, 2, 1, 0}, 4);
+    assert_int_equal(hl_layout_flip(&o, &f4, 1), HL_OK);
+    assert_true(hl_layout_equal(&o, &s4));
+    assert_int_equal(hl_layout_standard(&s22, 2, (int64_t[]){2, 2}), HL_OK);
+    assert_int_equal(hl_layout_compose(&o, &f4, &s22), HL_OK);
+    example(&o, "[2,2] 0:2*-1 1:2*-2 base=3", (int64_t[]){3, 2, 1, 0}, 4);
+    assert_int_equal(hl_layout_inverse(&o, &f4), HL_OK);
+    example(&o, "[4] 0:4*-1 base=3", (int64_t[]){3, 2, 1, 0}, 4);
+    assert_int_equal(hl_layout_inverse_as(&o, &t, 2, e32), HL_OK);
+    example(&o, "[2,3] 0:3*2 1:2*1", (int64_t[]){0, 2, 4, 1, 3, 5}, 6);
+    assert_int_equal(hl_layout_inverse_as(&o, &t, 2, (int64_t[]){2, 3}), HL_ERR_UNSUPPORTED);
+    hl_layout s44, c8, s8;
+    assert_int_equal(hl_layout_standard(&s44, 2, e44), HL_OK);
+    assert_int_equal(hl_layout_slice(&o, &s44, (int64_t[]){1, 2}, (int64_t[]){2, 2}), HL_OK);
+    example(&o, "[2,2] 0:2*1 1:2*4 base=9", (int64_t[]){9, 10, 13, 14}, 4);
+    assert_int_equal(hl_layout_standard(&s8, 1, e8), HL_OK);
+    assert_int_equal(hl_layout_crinkle(&c8, &s8, 0, 3), HL_OK);
+    assert_int_equal(hl_layout_slice(&o, &c8, (int64_t[]){1}, (int64_t[]){2}), HL_OK);
+    example(&o, "[2] x0=offset+1:8,crinkle/3 0:8*1", (int64_t[]){3, 6}, 2);
+    assert_true(hl_dim_values(&o, 0, &lo, &hi) && lo == 3 && hi == 6);
+    assert_int_equal(hl_layout_through(&o, &f4, &s4, &s4), HL_OK);
+    example(&o, "[4] x0=flip 0:4*1", (int64_t[]){3, 2, 1, 0}, 4);
+}
+
 int main(void)
 {
     rng_state = 0x9E3779B97F4A7C15u;
@@ -395,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_standard_and_span), cmocka_unit_test(test_tiled_padding),
         cmocka_unit_test(test_morton),            cmocka_unit_test(test_errors),
         cmocka_unit_test(test_random_layouts),
+        cmocka_unit_test(test_header_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
