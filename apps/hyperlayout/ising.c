@@ -49,27 +49,27 @@ static int run_ising(ising_cli *cl, int me)
     }
     char ckpath[4200];
     snprintf(ckpath, sizeof ckpath, "%s/checkpoint.bin", cl->out);
-    const int nt = read_temperatures(cl, T, beta);
-    int rc = nt < 0 ? 2 : prepare_out(cl, me, ckpath);
+    const int nt = ising_cli_temperatures(cl, T, beta);
+    int rc = nt < 0 ? 2 : ising_cli_prepare_out(cl, me, ckpath);
     const ising_params p = plan_params(cl, nt, beta);
     if (rc == 0 && cl->dims == 1 && p.dynamics == ISING_METROPOLIS && me == 0)
         fprintf(stderr,
                 "hyperlayout ising: warning: checkerboard Metropolis is not ergodic in 1D (see --help); "
                 "results depend on the start\n");
     if (rc == 0)
-        rc = check_resume(cl, me, &p, ckpath);
+        rc = ising_cli_check_resume(cl, me, &p, ckpath);
     if (rc == 0) {
         if (me != 0) /* --procs: process 0 speaks and writes for all */
             cl->progress = 0, cl->quiet = 1, cl->series = 0;
-        ctx c = {&p, cl->out, cl->progress, 0, cl->quiet, cl->series, cl->snapshot && !cl->procs_arg,
-                 now(), T};
+        ising_cli_ctx c = {&p, cl->out, cl->progress, 0, cl->quiet, cl->series,
+                           cl->snapshot && !cl->procs_arg, ising_cli_now(), T};
         if (!cl->quiet)
-            print_heading(cl, &p);
+            ising_cli_heading(cl, &p);
         int complete = 0;
-        const hl_status st = sweep(cl, &p, &c, ckpath, results, &complete);
-        const double seconds = now() - c.t0;
-        rc = st != HL_OK ? sweep_failed(cl, st, ckpath)
-                         : write_outputs(cl, me, &p, results, complete, seconds, ckpath);
+        const hl_status st = ising_cli_sweep(cl, &p, &c, ckpath, results, &complete);
+        const double seconds = ising_cli_now() - c.t0;
+        rc = st != HL_OK ? ising_cli_sweep_failed(cl, st, ckpath)
+                         : ising_cli_write_outputs(cl, me, &p, results, complete, seconds, ckpath);
     }
     free(T);
     free(beta);
@@ -82,11 +82,11 @@ static int run_ising(ising_cli *cl, int me)
 static int ising_main(int argc, char **argv, int me, int nprocs)
 {
     ising_cli cl;
-    int rc = parse_args(argc, argv, &cl);
+    int rc = ising_cli_parse(argc, argv, &cl);
     if (rc < 0)
-        rc = check_args(&cl, nprocs);
+        rc = ising_cli_check(&cl, nprocs);
     if (rc < 0)
-        rc = probe_lattice(&cl);
+        rc = ising_cli_probe(&cl);
     if (rc < 0 && cl.resume && cl.force)
         rc = cli_error(cmd, "--resume continues the run in --out, --force replaces it: not both");
     return rc < 0 ? run_ising(&cl, me) : rc;

@@ -233,7 +233,7 @@ static int parse_other(ising_cli *cl, const char *o, const char *v)
 /* The value v of option o into cl: -1 to go on, else the exit status. */
 static int parse_value(ising_cli *cl, const char *o, const char *v)
 {
-    /* they choose how one process sweeps: check_args refuses them with --procs */
+    /* they choose how one process sweeps: ising_cli_check refuses them with --procs */
     if (!strcmp(o, "--variant") || !strcmp(o, "--threads") || !strcmp(o, "--device"))
         cl->one_process_option = 1;
     int rc = parse_count(cl, o, v);
@@ -247,7 +247,7 @@ static int parse_value(ising_cli *cl, const char *o, const char *v)
 }
 
 /* The options into cl: -1 to go on, else the exit status (0 after --help). */
-int parse_args(int argc, char **argv, ising_cli *cl)
+int ising_cli_parse(int argc, char **argv, ising_cli *cl)
 {
     *cl = (ising_cli){.dims = 0, .L = {64}, .sweeps = 10000, .therm = 1000, .threads = 0, .nL = 1,
                       .snapshot = 1, .plot = -1, .checkpoint = 1,
@@ -322,7 +322,7 @@ int parse_args(int argc, char **argv, ising_cli *cl)
 
 /* The temperatures of --T or --beta into T and beta (MAX_TEMPS each): their
  * count, or -1 after saying why. */
-int read_temperatures(const ising_cli *cl, double *T, double *beta)
+int ising_cli_temperatures(const ising_cli *cl, double *T, double *beta)
 {
     const char *why = NULL;
     int nt = parse_temps(cl->temps ? cl->temps : cl->betas, cl->temps ? T : beta, &why);

@@ -12,7 +12,7 @@
 
 /* The lattice and the cluster updates' limits; with --procs (nprocs
  * processes) the process grid.  -1 to go on, else the exit status. */
-int check_args(ising_cli *cl, int nprocs)
+int ising_cli_check(ising_cli *cl, int nprocs)
 {
     /* the lattice */
     if (cl->dims == 0)
@@ -99,7 +99,7 @@ int check_args(ising_cli *cl, int nprocs)
 /* The lattice tried once (a probe, or with --procs its checks alone) and
  * the device, before any file is touched: cl's labels.  -1 to go on, else
  * the exit status. */
-int probe_lattice(ising_cli *cl)
+int ising_cli_probe(ising_cli *cl)
 {
     hl_status st;
     if (!cl->procs_arg) {

@@ -35,8 +35,9 @@ static int run_plot(const char *python, const char *script, const char *dir)
 /* After the run: results.csv and results.json of the temperatures
  * finished, the magnetisation figure, the plot.  The exit status (130 when
  * interrupted; process 0 writes for all). */
-int write_outputs(ising_cli *cl, int me, const ising_params *p, const ising_result *results,
-                         int complete, double seconds, const char *ckpath)
+int ising_cli_write_outputs(ising_cli *cl, int me, const ising_params *p,
+                            const ising_result *results, int complete, double seconds,
+                            const char *ckpath)
 {
     const int nt = p->ntemps;
     hl_status st;

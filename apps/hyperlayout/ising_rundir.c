@@ -97,7 +97,7 @@ static int earlier_run(const char *dir, int remove)
 /* --out made ready by process 0 (a new run must not overwrite an earlier
  * one's checkpoint and results unasked), and with --procs said to all: 0
  * or the exit status. */
-int prepare_out(const ising_cli *cl, int me, const char *ckpath)
+int ising_cli_prepare_out(const ising_cli *cl, int me, const char *ckpath)
 {
     int rc = 0;
     /* --procs: process 0 alone looks at and prepares the directory, and says
@@ -140,7 +140,7 @@ prepared:
 
 /* --resume: the checkpoint is this run's (process 0 reads it, all are
  * told): 0 or the exit status. */
-int check_resume(const ising_cli *cl, int me, const ising_params *p, const char *ckpath)
+int ising_cli_check_resume(const ising_cli *cl, int me, const ising_params *p, const char *ckpath)
 {
     int rc = 0;
     hl_status st;

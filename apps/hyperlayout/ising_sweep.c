@@ -25,14 +25,14 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
-double now(void)
+double ising_cli_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void clear_bar(ctx *c)
+static void clear_bar(ising_cli_ctx *c)
 {
     if (c->drawn) {
         fputs("\r\033[K", stderr);
@@ -42,8 +42,8 @@ static void clear_bar(ctx *c)
 
 static int on_progress(void *arg, int temp, int64_t done, int64_t total)
 {
-    ctx *c = arg;
-    const double el = now() - c->t0;
+    ising_cli_ctx *c = arg;
+    const double el = ising_cli_now() - c->t0;
     if (c->progress && el > 1.0) {
         const double f = (double)done / (double)total;
         const int w = 30, fill = (int)(f * w);
@@ -80,7 +80,7 @@ static void value_err(char *buf, size_t cap, ising_estimate e)
 static hl_status on_finished(void *arg, int temp, const ising_result *r, const int64_t *mag,
                              const int64_t *bonds, const ising *lattice)
 {
-    ctx *c = arg;
+    ising_cli_ctx *c = arg;
     char path[4200];
     hl_status st = HL_OK;
     if (c->series) {
@@ -124,7 +124,7 @@ static hl_status on_finished_dist(void *arg, int temp, const ising_result *r, co
 
 /* The run's parameters and the heading of the table printed as the
  * temperatures finish. */
-void print_heading(const ising_cli *cl, const ising_params *p)
+void ising_cli_heading(const ising_cli *cl, const ising_params *p)
 {
     char clusters_text[48] = "";
     if (p->dynamics == ISING_WOLFF)
@@ -149,10 +149,10 @@ void print_heading(const ising_cli *cl, const ising_params *p)
 /* The sweeps of every temperature, in this process or across processes.
  * SIGINT is caught meanwhile so that an interrupted run still writes its
  * checkpoint and the results of the temperatures finished. */
-hl_status sweep(const ising_cli *cl, const ising_params *p, ctx *c, const char *ckpath,
-                       ising_result *results, int *complete)
+hl_status ising_cli_sweep(const ising_cli *cl, const ising_params *p, ising_cli_ctx *c,
+                          const char *ckpath, ising_result *results, int *complete)
 {
-    hl_status st = HL_ERR_UNSUPPORTED; /* --procs without MPI: refused by check_args */
+    hl_status st = HL_ERR_UNSUPPORTED; /* --procs without MPI: refused by ising_cli_check */
     ising_options opt = {0};
     opt.variant = cl->variant;
     opt.threads = (int)cl->threads;
@@ -191,7 +191,7 @@ hl_status sweep(const ising_cli *cl, const ising_params *p, ctx *c, const char *
 }
 
 /* The exit status of sweeps that failed with st, after saying why. */
-int sweep_failed(const ising_cli *cl, hl_status st, const char *ckpath)
+int ising_cli_sweep_failed(const ising_cli *cl, hl_status st, const char *ckpath)
 {
     if (st == HL_ERR_MISMATCH)
         return cli_error(cmd,

@@ -334,7 +334,7 @@ hl_status stencil_kernel(const hl_tensor *in, const hl_tensor *out, void *argp)
         bytes = out->root->extent[i] > INT64_MAX / bytes ? INT64_MAX : bytes * out->root->extent[i];
     int nt = !out->cached && bytes >= STENCIL_STREAM_BYTES && in->stride[0] == 1 &&
                            out->stride[0] == 1 && (uintptr_t)out->data % (uintptr_t)out->elem_size == 0
-                       ? nt_available()
+                       ? stencil_nt_available()
                        : 0;
     /* AVX-512 rows only for the direct path: reading a cached scratch, two
      * threads measured slower with them than with AVX2 ([8192,8192], cached,

@@ -418,7 +418,7 @@ DEFINE_NT512(double, f64, __m512d, __mmask8, _mm512_loadu_pd, _mm512_maskz_loadu
 /* Which row kernel streams: 0 none, 1 AVX2, 2 AVX-512, the best the CPU
  * has up to the library's level (HL_ISA, hl_isa_force: generic and sse2
  * keep the plain loop). */
-int nt_available(void)
+int stencil_nt_available(void)
 {
     const char *level = hl_isa_name();
     if (!__builtin_cpu_supports("avx2") || (strcmp(level, "avx2") && strcmp(level, "avx512")))
@@ -426,7 +426,7 @@ int nt_available(void)
     return __builtin_cpu_supports("avx512f") && !strcmp(level, "avx512") ? 2 : 1;
 }
 #else
-int nt_available(void)
+int stencil_nt_available(void)
 {
     return 0;
 }

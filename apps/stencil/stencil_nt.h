@@ -61,6 +61,6 @@ static inline void prefetch_span(uintptr_t p, int64_t bytes)
 /* Which row kernel streams: 0 none, 1 AVX2, 2 AVX-512, the best the CPU
  * has up to the library's level (HL_ISA, hl_isa_force: generic and sse2
  * keep the plain loop). */
-int nt_available(void);
+int stencil_nt_available(void);
 
 #endif
