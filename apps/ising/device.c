@@ -1,6 +1,6 @@
 /* hyperlayout Ising — a lattice whose sweeps run on the GPU: moving the
- * spins, and keeping the host's copy and the device's apart until one is
- * read.  The sweeps themselves are cuda/sweep.cu. */
+ * spins (which copy is newer: mirror.c).  The sweeps themselves are
+ * gpu/sweep.cu. */
 #include <stdlib.h>
 
 #include "lattice.h"
@@ -28,41 +28,6 @@ ising_device ising_device_of(const ising *is)
 const char *ising_device_label(const ising *is)
 {
     return is->mirror ? ising_gpu_name(is->mirror->gpu) : "";
-}
-
-hl_status ising_sync_host(const ising *is)
-{
-    if (!is)
-        return HL_ERR_NULL;
-    ising_mirror *mr = is->mirror;
-    ising_msc_state *ms = is->msc;
-    if (mr && mr->host_stale) {
-        /* variant M keeps bits on the device: they come to the host's bits */
-        hl_status st = is->variant == ISING_M ? ising_gpu_get_bits(mr->gpu, ms->bits, 2 * ms->geo.words)
-                                               : ising_gpu_get(mr->gpu, is->spins);
-        if (st != HL_OK)
-            return st;
-        mr->host_stale = 0;
-        if (is->variant == ISING_M) {
-            ms->bytes_stale = 1;
-            ms->bits_stale = 0;
-        }
-    }
-    if (ms && ms->bytes_stale)
-        ising_msc_unpack(is);
-    return HL_OK;
-}
-
-void ising_host_rewritten(ising *is)
-{
-    if (is->mirror) {
-        is->mirror->host_stale = 0;
-        is->mirror->device_stale = 1;
-    }
-    if (is->msc) {
-        is->msc->bytes_stale = 0;
-        is->msc->bits_stale = 1;
-    }
 }
 
 hl_status ising_set_device(ising *is, ising_device d)

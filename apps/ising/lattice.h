@@ -5,7 +5,7 @@
 #include "hyperlayout/kindex.h"
 #include "ising.h"
 #include "kernel.h"
-#include "cuda/device.h"
+#include "gpu/device.h"
 #include "cluster.h"
 
 /* The spins on a GPU, and which copy is newer.  Behind a pointer, so that
@@ -59,7 +59,7 @@ int ising_colour_of(const ising *is, int64_t k);
 hl_status ising_relayout(const ising *is, int crinkle, const int8_t *in, int8_t *out);
 
 /* The host's spins are about to be overwritten whole: the device's copy is
- * out of date from now on (device.c). */
+ * out of date from now on (mirror.c). */
 void ising_host_rewritten(ising *is);
 
 /* Variant M (msc.c): its state made (HL_ERR_NOMEM), the bits brought up to

@@ -1,6 +1,6 @@
 /* hyperlayout Ising — variant M, multi-spin coding: the arithmetic of one
  * 64-bit word of spins, HL_HOSTDEV static inline on plain structs, so that
- * a CUDA thread (cuda/sweep.cu), the host's replay of it in the tests and
+ * a CUDA thread (gpu/sweep.cu), the host's replay of it in the tests and
  * the vectorised CPU kernels (msc_impl.h) decide alike.
  *
  * Layout.  The crinkled byte store (lattice.h) with each half-row packed into

@@ -1,4 +1,4 @@
-/* The Ising GPU kernel's arithmetic on the host (apps/ising/cuda/geom.h,
+/* The Ising GPU kernel's arithmetic on the host (apps/ising/gpu/geom.h,
  * thread.h): what every CUDA thread computes, evaluated here for every
  * thread of small lattices.
  *   - each variant's site and neighbour offsets, walked as a thread walks
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/thread.h"
+#include "gpu/thread.h"
 #include "ising.h"
 
 typedef struct lattice {
