@@ -12,61 +12,6 @@
 #include "io/atomic.h"
 #include "darray_internal.h"
 
-static int by_file(const void *x, const void *y)
-{
-    const darray_run *p = x, *q = y;
-    return (p->file > q->file) - (p->file < q->file);
-}
-
-hl_status darray_rows(const hl_darray *a, darray_run **out, int64_t *n, int64_t *cells)
-{
-    int64_t total = 0;
-    darray_box b;
-    *out = NULL;
-    *n = *cells = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        int64_t r = 1;
-        for (int i = 1; i < a->rank; i++)
-            r *= b.owned[i];
-        total += b.owned[0] > 0 ? r : 0;
-    }
-    darray_run *runs = malloc(sizeof *runs * (size_t)(total > 0 ? total : 1));
-    if (!runs)
-        return HL_ERR_NOMEM;
-    int64_t k = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        bool empty = false;
-        for (int i = 0; i < a->rank; i++)
-            empty = empty || b.owned[i] <= 0;
-        if (empty)
-            continue;
-        int64_t y[HL_MAX_RANK] = {0};
-        for (;;) {
-            int64_t f = b.start[0], m = j * a->block_count + a->lo[0], gs = 1, ls = 1;
-            for (int i = 1; i < a->rank; i++) {
-                gs *= a->shape.extent[i - 1];
-                ls *= a->local[i - 1];
-                f += (b.start[i] + y[i]) * gs;
-                m += (y[i] + a->lo[i]) * ls;
-            }
-            runs[k++] = (darray_run){f, m, b.owned[0]};
-            *cells += b.owned[0];
-            int i = 1;
-            while (i < a->rank && y[i] == b.owned[i] - 1)
-                y[i] = 0, i++;
-            if (i >= a->rank)
-                break;
-            y[i]++;
-        }
-    }
-    qsort(runs, (size_t)k, sizeof *runs, by_file);
-    *out = runs;
-    *n = k;
-    return HL_OK;
-}
-
 /* The file view's type and the memory type of a process holding several
  * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
  * view must not go backwards), each row a run of both types. */
