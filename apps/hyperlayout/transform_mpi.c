@@ -65,21 +65,6 @@ static bool parse_grid(const char *text, int rank, int procs, int64_t *grid, cha
     return true;
 }
 
-/* The status every process agrees on; the reason is process 0's, or the
- * first failing one's. */
-static hl_status agree(hl_status st, char *why, size_t cap, int me)
-{
-    int mine = st != HL_OK ? me : INT32_MAX, first = 0, code = (int)st, worst = 0;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (worst != HL_OK && first != INT32_MAX) {
-        if (!why[0])
-            snprintf(why, cap, "%s", hl_strerror((hl_status)worst));
-        MPI_Bcast(why, (int)cap, MPI_CHAR, first, MPI_COMM_WORLD);
-    }
-    return (hl_status)worst;
-}
-
 /* transform --procs: what one run holds (on the stack: some 20 KB).
  * Every step below leaves its status in st and its reason in why, and
  * every process takes every step, so that the collective calls in them
@@ -109,7 +94,7 @@ static void procs_h5_header(const transform_args *a, procs_job *j)
         (j->st = h5_source_open(&probe, a->in, j->why, sizeof j->why)) == HL_OK)
         snprintf(j->in_dset, sizeof j->in_dset, "%s", probe.member);
     npy_source_close(&probe);
-    j->st = agree(j->st, j->why, sizeof j->why, j->me);
+    j->st = hl_mpi_agree(MPI_COMM_WORLD, j->st, j->why, sizeof j->why);
     MPI_Bcast(j->in_dset, sizeof j->in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
     hl_h5_info h;
     if (j->st != HL_OK ||
@@ -170,7 +155,7 @@ static void procs_plan(const transform_args *a, procs_job *j)
 {
     if (j->st == HL_OK)
         j->st = chain_plan(a, &j->info, 0, &j->chain, &j->logical, j->why, sizeof j->why);
-    j->st = agree(j->st, j->why, sizeof j->why, j->me);
+    j->st = hl_mpi_agree(MPI_COMM_WORLD, j->st, j->why, sizeof j->why);
     /* the grid as a spec: block over every dimension (one process along some) */
     char spec[HL_MAX_RANK * 8] = "";
     for (int i = 0; j->st == HL_OK && i < j->info.shape.rank; i++)
@@ -204,7 +189,7 @@ static void procs_execute(procs_job *j)
         j->st = hl_redist_begin(j->r, hl_darray_data(j->in), hl_darray_data(j->out));
         const hl_status e = hl_redist_end(j->r);
         j->st = j->st == HL_OK ? e : j->st;
-        j->st = agree(j->st, j->why, sizeof j->why, j->me);
+        j->st = hl_mpi_agree(MPI_COMM_WORLD, j->st, j->why, sizeof j->why);
     }
     j->t_exec = now_seconds() - t0;
 }
@@ -265,7 +250,7 @@ int transform_procs(const transform_args *a)
     MPI_Comm_size(MPI_COMM_WORLD, &j.procs);
     procs_open(a, &j);
     /* OUT's directory the same for all before any collective call on it */
-    if ((j.st = agree(j.st, j.why, sizeof j.why, j.me)) == HL_OK)
+    if ((j.st = hl_mpi_agree(MPI_COMM_WORLD, j.st, j.why, sizeof j.why)) == HL_OK)
         j.st = procs_check_output(MPI_COMM_WORLD, j.h5_out ? j.out_file : a->out, j.why,
                                   sizeof j.why);
     const double t_read = now_seconds() - start;

@@ -9,7 +9,8 @@
  *   distribution (BLOCK / CYCLIC(b) / NONE per dimension, UPC tiles): each
  *   of a process's blocks is stored with its own halo of any width per
  *   dimension and side, filled by a split-phase halo exchange planned once;
- * - hl_redist: moving an array between any two distributions.
+ * - hl_redist: moving an array between any two distributions;
+ * - hl_mpi_agree: one status (and reason) for every process of a step.
  *
  * Collective calls (create, destroy) return the same status on every
  * process of the communicator: an argument that is wrong on one process is
@@ -40,6 +41,19 @@ extern "C" {
  */
 hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
                            MPI_Datatype *type);
+
+/* The status every process of comm ends a collective step with: the worst
+ * st of any process (statuses are >= 0, HL_OK is 0), returned on every
+ * process, so that an error anywhere is an error everywhere, never a hang.
+ * why (cap bytes; NULL or 0: none): where some process failed, every
+ * process's why gets the reason of the lowest-numbered failing process (its
+ * own why, or hl_strerror of its st where it wrote none; up to 4095 bytes),
+ * so that process 0 alone can print it.  Collective: every process of comm
+ * calls it, whatever its st, why and cap; one reduction when all succeed.
+ * The library's collective calls end with it, and so can a program's own
+ * steps (the CLI's transform --procs and ising --procs do).
+ *   HL_ERR_COMM  an MPI call failed */
+hl_status hl_mpi_agree(MPI_Comm comm, hl_status st, char *why, size_t cap);
 
 /* Which halo cells an exchange fills: those beside a face (the 2d
  * neighbours' cells, for star stencils), or also those beside edges and

@@ -72,11 +72,11 @@ hl_status hl_darray_create(hl_darray **out, MPI_Comm comm, const hl_shape *shape
         st = HL_ERR_COMM;
     else if (st == HL_OK && (lim[0] != fp[0] || lim[1] != fp[1]))
         st = HL_ERR_MISMATCH;
-    st = darray_agree(c, st);
+    st = hl_mpi_agree(c, st, NULL, 0);
     if (st == HL_OK) {
         MPI_Comm_rank(a->comm, &a->me);
         MPI_Comm_size(a->comm, &a->procs);
-        st = darray_agree(a->comm, setup(a, shape, spec, o));
+        st = hl_mpi_agree(a->comm, setup(a, shape, spec, o), NULL, 0);
     }
     if (st != HL_OK) {
         if (a) {

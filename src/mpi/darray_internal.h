@@ -66,11 +66,6 @@ struct hl_darray {
 hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
                           const hl_darray_options *o);
 
-/* The worst status of any process of comm, on every process: how the
- * collective calls (darray, .npy, redistribution) agree on their result
- * (agree.c). */
-hl_status darray_agree(MPI_Comm comm, hl_status st);
-
 /* The blocks of process q (from a's distribution only: any q). */
 int64_t darray_nblocks(const hl_darray *a, int64_t q);
 /* Owner q's blocks along dimension i of an owner grid: its coordinate's

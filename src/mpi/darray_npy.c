@@ -134,7 +134,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? (hl_status)code : st, NULL, 0);
     if (st != HL_OK) {
         hl_atomic_cancel(made);
         return st;
@@ -145,7 +145,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     /* every process must see process 0's temporary (a directory that is
      * not shared, such as a node-local /tmp, would not show it): a process
      * that cannot open the file makes the collective open wait for ever */
-    st = darray_agree(a->comm, access(tmp, W_OK) == 0 ? HL_OK : HL_ERR_IO);
+    st = hl_mpi_agree(a->comm, access(tmp, W_OK) == 0 ? HL_OK : HL_ERR_IO, NULL, 0);
     if (st != HL_OK) {
         hl_atomic_cancel(made);
         return st;
@@ -154,7 +154,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     MPI_File fh;
     if (MPI_File_open(a->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = darray_agree(a->comm, st);
+    st = hl_mpi_agree(a->comm, st, NULL, 0);
     if (st == HL_OK) {
         if (a->me == 0 && MPI_File_write_at(fh, 0, header, (int)len, MPI_BYTE,
                                             MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -165,7 +165,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
             st = HL_ERR_IO;
         if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
             st = HL_ERR_IO;
-        st = darray_agree(a->comm, st);
+        st = hl_mpi_agree(a->comm, st, NULL, 0);
     }
     /* the file appears, or nothing does */
     if (a->me == 0) {
@@ -206,22 +206,22 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? (hl_status)code : st, NULL, 0);
     if (st != HL_OK)
         return st;
     MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, a->comm);
     /* every process must see the file before the collective open */
-    st = darray_agree(a->comm, access(path, R_OK) == 0 ? HL_OK : HL_ERR_IO);
+    st = hl_mpi_agree(a->comm, access(path, R_OK) == 0 ? HL_OK : HL_ERR_IO, NULL, 0);
     if (st != HL_OK)
         return st;
     MPI_File fh;
     if (MPI_File_open(a->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = darray_agree(a->comm, st);
+    st = hl_mpi_agree(a->comm, st, NULL, 0);
     if (st != HL_OK)
         return st;
     st = transfer(a, fh, (MPI_Offset)offset, a->data, false);
     if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
         st = HL_ERR_IO;
-    return darray_agree(a->comm, st);
+    return hl_mpi_agree(a->comm, st, NULL, 0);
 }

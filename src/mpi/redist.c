@@ -151,7 +151,7 @@ static hl_status plan_either(hl_redist *r, const side *from, const hl_plan *p, c
         st = st == HL_ERR_UNSUPPORTED ? HL_OK : st;
     }
     if (st == HL_OK && boxes) {
-        st = darray_agree(r->comm, plan_boxes(r, from, to, pb, npb, relabelled));
+        st = hl_mpi_agree(r->comm, plan_boxes(r, from, to, pb, npb, relabelled), NULL, 0);
         if (st == HL_ERR_UNSUPPORTED) {
             free_plan(r);
             boxes = false;
@@ -238,7 +238,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         st = HL_ERR_COMM;
     else if (st == HL_OK && memcmp(lo, hi, sizeof lo))
         st = HL_ERR_MISMATCH;
-    st = darray_agree(c, st);
+    st = hl_mpi_agree(c, st, NULL, 0);
     if (st == HL_OK) {
         r->me = me;
         r->procs = procs;
@@ -249,7 +249,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
                  : HL_ERR_COMM;
         if (st == HL_OK)
             st = plan_either(r, from, p, to, &map, opt);
-        st = darray_agree(c, st);
+        st = hl_mpi_agree(c, st, NULL, 0);
     }
     if (st != HL_OK) {
         if (r)
@@ -316,7 +316,7 @@ hl_status hl_darray_transform_plan(hl_redist **out, const hl_darray *in, const h
         st = darray_side(in, &f);
     if (st == HL_OK)
         st = darray_side(to, &t);
-    st = darray_agree(in->comm, st);
+    st = hl_mpi_agree(in->comm, st, NULL, 0);
     if (st == HL_OK)
         st = plan_common(out, in->comm, &f, p, &t, in->elem_size, NULL);
     free(f.frame);

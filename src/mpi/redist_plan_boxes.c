@@ -176,7 +176,7 @@ hl_status plan_boxes(hl_redist *r, const side *from, const side *to, const hl_bo
     hl_status st = holds && rank_of && row ? HL_OK : HL_ERR_NOMEM;
     if (st == HL_OK)
         st = moves_sent(from, pb, npb, to, r->me, &snd);
-    st = darray_agree(r->comm, st);
+    st = hl_mpi_agree(r->comm, st, NULL, 0);
     for (int64_t k = 0; k < snd.n && st == HL_OK; k++)
         row[snd.owner[k]] += snd.cells[k];
     if (st == HL_OK && relabelled)

@@ -114,7 +114,7 @@ hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellm
     /* who holds which owner of `to` (agreed: every process computes the
      * same assignment from the same gathered matrix) */
     if (relabelled) {
-        const hl_status t = darray_agree(r->comm, st);
+        const hl_status t = hl_mpi_agree(r->comm, st, NULL, 0);
         st = t == HL_OK ? relabel(r->comm, r->me, P, row, holds) : t;
     } else if (st == HL_OK) {
         for (int q = 0; q < P; q++)
