@@ -64,11 +64,11 @@ typedef enum hl_halo_shape { HL_HALO_STAR, HL_HALO_BOX } hl_halo_shape;
  * into a buffer per message by the plan engine and sent as bytes, except
  * where the dimension-by-dimension exchange (hl_darray_halo_begin) finds
  * better: a face contiguous in the local memory is sent from (received
- * into) the array itself, a face of rows of 64 bytes or more is a subarray
+ * into) the array itself, a face of rows of 64 bytes or more is a derived
  * datatype; the message a process sends itself is a copy, never MPI's.
- * HL_HALO_DATATYPES: every message one derived datatype (a struct of
- * subarrays of the local memory) sent from and received into the array
- * itself, no buffer and no plan. */
+ * HL_HALO_DATATYPES: every message one derived datatype (its boxes of the
+ * local memory, each a nest of hvectors) sent from and received into the
+ * array itself, no buffer and no plan. */
 typedef enum hl_halo_method { HL_HALO_PACK, HL_HALO_DATATYPES } hl_halo_method;
 
 typedef struct hl_darray_options {

@@ -11,44 +11,38 @@
 #include "hyperlayout/npy.h"
 #include "io/atomic.h"
 #include "darray_internal.h"
+#include "mpi_types.h"
 
-/* The file view's type and the memory type of a process holding several
- * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
- * view must not go backwards), each row a run of both types. */
-static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *file,
-                           MPI_Datatype *mem)
+/* This process's cells as boxes, src in its local memory and dst in the
+ * array in C order (the file): one box where it holds one block; with
+ * several (cyclic, UPC), its blocks' rows sorted into the file's order (a
+ * file view must not go backwards), one box each. */
+typedef struct cell_boxes {
+    const hl_darray *a;
+    darray_run *rows; /* NULL: the one block */
+} cell_boxes;
+
+static void cell_box(const void *list, int64_t k, hl_box *b)
 {
-    darray_run *runs;
-    int64_t n, cells;
-    hl_status st = darray_rows(a, &runs, &n, &cells);
-    if (st != HL_OK)
-        return st;
-    if (n > INT32_MAX || a->bext[0] > INT32_MAX) {
-        free(runs);
-        return HL_ERR_UNSUPPORTED;
+    const cell_boxes *c = list;
+    const hl_darray *a = c->a;
+    if (c->rows) {
+        *b = (hl_box){.ndigits = 1, .src_base = c->rows[k].mem, .dst_base = c->rows[k].file};
+        b->extent[0] = c->rows[k].len;
+        b->src_stride[0] = b->dst_stride[0] = 1;
+        return;
     }
-    int *len = malloc(sizeof *len * (size_t)(n > 0 ? n : 1));
-    MPI_Aint *fd = malloc(sizeof *fd * (size_t)(n > 0 ? n : 1));
-    MPI_Aint *md = malloc(sizeof *md * (size_t)(n > 0 ? n : 1));
-    st = len && fd && md ? HL_OK : HL_ERR_NOMEM;
-    if (st == HL_OK) {
-        for (int64_t k = 0; k < n; k++) {
-            len[k] = (int)runs[k].len;
-            fd[k] = (MPI_Aint)(runs[k].file * a->elem_size);
-            md[k] = (MPI_Aint)(runs[k].mem * a->elem_size);
-        }
-        if (MPI_Type_create_hindexed((int)n, len, fd, elem, file) != MPI_SUCCESS ||
-            MPI_Type_commit(file) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-        else if (MPI_Type_create_hindexed((int)n, len, md, elem, mem) != MPI_SUCCESS ||
-                 MPI_Type_commit(mem) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
+    *b = (hl_box){.ndigits = a->rank};
+    int64_t mem = 1, file = 1;
+    for (int i = 0; i < a->rank; i++) {
+        b->extent[i] = a->box.owned[i];
+        b->src_stride[i] = mem;
+        b->dst_stride[i] = file;
+        b->src_base += a->lo[i] * mem;
+        b->dst_base += a->box.start[i] * file;
+        mem *= a->local[i];
+        file *= a->shape.extent[i];
     }
-    free(runs);
-    free(len);
-    free(fd);
-    free(md);
-    return st;
 }
 
 /* The element as an MPI type, the file view's type of this process's cells
@@ -60,29 +54,18 @@ static hl_status types(const hl_darray *a, MPI_Datatype *elem, MPI_Datatype *fil
     *elem = *file = *mem = MPI_DATATYPE_NULL;
     if (a->nblocks == 0)
         return HL_OK;
-    if (a->upc || a->nblocks > 1) {
-        if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS ||
-            MPI_Type_commit(elem) != MPI_SUCCESS)
-            return HL_ERR_COMM;
-        return run_types(a, *elem, file, mem);
-    }
-    int sizes[HL_MAX_RANK], sub[HL_MAX_RANK], starts[HL_MAX_RANK];
-    for (int i = 0; i < a->rank; i++) {
-        const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
-        if (a->local[i] > INT32_MAX)
-            return HL_ERR_UNSUPPORTED;
-        sizes[c] = (int)a->local[i];
-        sub[c] = (int)a->box.owned[i];
-        starts[c] = (int)a->lo[i];
-    }
-    if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    hl_status st = hl_dist_mpi_type(&a->dist, a->me, *elem, file);
-    if (st == HL_OK &&
-        (MPI_Type_create_subarray(a->rank, sizes, sub, starts, MPI_ORDER_C, *elem, mem) !=
-             MPI_SUCCESS ||
-         MPI_Type_commit(mem) != MPI_SUCCESS))
-        st = HL_ERR_COMM;
+    cell_boxes c = {a, NULL};
+    int64_t n = 1, cells;
+    hl_status st = HL_OK;
+    if (a->upc || a->nblocks > 1)
+        st = darray_rows(a, &c.rows, &n, &cells);
+    if (st == HL_OK)
+        st = hl_mpi_elem_type(a->elem_size, elem);
+    if (st == HL_OK)
+        st = hl_mpi_boxes_type(cell_box, &c, n, true, *elem, file);
+    if (st == HL_OK)
+        st = hl_mpi_boxes_type(cell_box, &c, n, false, *elem, mem);
+    free(c.rows);
     return st;
 }
 

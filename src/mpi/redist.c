@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "plan/plan_cells.h"
+#include "mpi_types.h"
 #include "redist_plan.h"
 
 static bool same_extents(const hl_dist *a, int rank, const int64_t *extent)
@@ -243,10 +244,7 @@ static hl_status plan_common(hl_redist **out, MPI_Comm comm, const side *from, c
         r->me = me;
         r->procs = procs;
         r->elem_size = elem_size;
-        st = MPI_Type_contiguous((int)elem_size, MPI_BYTE, &r->elem) == MPI_SUCCESS &&
-                     MPI_Type_commit(&r->elem) == MPI_SUCCESS
-                 ? HL_OK
-                 : HL_ERR_COMM;
+        st = hl_mpi_elem_type(elem_size, &r->elem);
         if (st == HL_OK)
             st = plan_either(r, from, p, to, &map, opt);
         st = hl_mpi_agree(c, st, NULL, 0);

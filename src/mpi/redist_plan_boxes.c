@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "mpi_types.h"
 #include "redist_plan.h"
 
 /* Box b of a message with its cells numbered in the box's digit order
@@ -29,53 +30,6 @@ static hl_status boxes_plan(const hl_box *b, int64_t n, int64_t es, int64_t in_s
         return HL_OK;
     const hl_plan_options one = {.threads = 1};
     return hl_plan_from_boxes(plan, b, n, es, in_span, out_span, &one);
-}
-
-/* MPI's description of the cells of boxes b[0..n) on one side (src, or
- * dst), in the messages' order: each box a nest of hvectors, digit 0
- * innermost, the boxes a struct.  *type MPI_DATATYPE_NULL for none. */
-static hl_status boxes_type(const hl_box *b, int64_t n, bool dst, MPI_Datatype elem, int64_t es,
-                            MPI_Datatype *type)
-{
-    *type = MPI_DATATYPE_NULL;
-    if (n == 0)
-        return HL_OK;
-    if (n > INT_MAX)
-        return HL_ERR_UNSUPPORTED;
-    MPI_Datatype *part = malloc(sizeof *part * (size_t)n);
-    MPI_Aint *disp = malloc(sizeof *disp * (size_t)n);
-    int *ones = malloc(sizeof *ones * (size_t)n);
-    hl_status st = part && disp && ones ? HL_OK : HL_ERR_NOMEM;
-    int64_t made = 0;
-    for (; made < n && st == HL_OK; made++) {
-        const hl_box *x = &b[made];
-        MPI_Datatype t = elem;
-        for (int k = 0; k < x->ndigits && st == HL_OK; k++) {
-            MPI_Datatype v;
-            const int64_t stride = (dst ? x->dst_stride : x->src_stride)[k] * es;
-            if (x->extent[k] > INT_MAX)
-                st = HL_ERR_UNSUPPORTED;
-            else if (MPI_Type_create_hvector((int)x->extent[k], 1, (MPI_Aint)stride, t, &v) !=
-                     MPI_SUCCESS)
-                st = HL_ERR_COMM;
-            if (t != elem)
-                MPI_Type_free(&t);
-            t = st == HL_OK ? v : elem;
-        }
-        if (t == elem && st == HL_OK && MPI_Type_dup(elem, &t) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-        part[made] = st == HL_OK ? t : MPI_DATATYPE_NULL;
-        disp[made] = (MPI_Aint)((dst ? x->dst_base : x->src_base) * es);
-        ones[made] = 1;
-    }
-    if (st == HL_OK && (MPI_Type_create_struct((int)n, ones, disp, part, type) != MPI_SUCCESS ||
-                        MPI_Type_commit(type) != MPI_SUCCESS))
-        st = HL_ERR_COMM;
-    for (int64_t k = 0; part && k < made; k++)
-        if (part[k] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&part[k]);
-    free(part), free(disp), free(ones);
-    return st;
 }
 
 /* Where each box of l goes in its peer's message: counts[peer] cells in
@@ -153,7 +107,7 @@ static hl_status peer_types(hl_redist *r, const hl_box *b, int64_t n, const int 
         int64_t e = j, cells = 0;
         while (e < n && cells < counts[q])
             cells += hl_box_cells(&b[e++]);
-        st = boxes_type(b + j, e - j, dst, r->elem, r->elem_size, &(*types)[q]);
+        st = hl_mpi_boxes_type(hl_mpi_box_array, b + j, e - j, dst, r->elem, &(*types)[q]);
         j = e;
     }
     return st;
