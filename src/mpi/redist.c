@@ -152,7 +152,7 @@ static hl_status plan_either(hl_redist *r, const side *from, const hl_plan *p, c
         st = st == HL_ERR_UNSUPPORTED ? HL_OK : st;
     }
     if (st == HL_OK && boxes) {
-        st = hl_mpi_agree(r->comm, plan_boxes(r, from, to, pb, npb, relabelled), NULL, 0);
+        st = hl_mpi_agree(r->comm, redist_plan_boxes(r, from, to, pb, npb, relabelled), NULL, 0);
         if (st == HL_ERR_UNSUPPORTED) {
             free_plan(r);
             boxes = false;
@@ -164,7 +164,7 @@ static hl_status plan_either(hl_redist *r, const side *from, const hl_plan *p, c
         return st;
     if (!boxes) {
         r->method = HL_HALO_PACK;
-        st = plan_cells(r, from, to, map, relabelled, reference);
+        st = redist_plan_cells(r, from, to, map, relabelled, reference);
         return st == HL_OK ? make_requests(r, NULL, NULL) : st;
     }
     if (r->method == HL_HALO_DATATYPES)
@@ -368,8 +368,8 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
         st = hl_execute(r->gather_plan, in, r->sbuf);
     } else {
         for (int64_t j = 0; j < r->ngather; j++)
-            copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
-                     r->gather[j].sa, r->gather[j].len, es);
+            redist_copy_run(r->sbuf, r->gather[j].pos, r->gather[j].sp, src, r->gather[j].at,
+                            r->gather[j].sa, r->gather[j].len, es);
     }
     /* persistent point to point rather than MPI_Ialltoallw: the transport
      * progresses these by itself, a nonblocking collective only inside MPI
@@ -382,8 +382,8 @@ hl_status hl_redist_begin(hl_redist *r, const void *in, void *out)
         st = st == HL_OK ? k : st;
     } else {
         for (int64_t j = 0; j < r->nkeep; j++)
-            copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
-                     r->keep[j].len, es);
+            redist_copy_run(out, r->keep[j].pos, r->keep[j].sp, src, r->keep[j].at, r->keep[j].sa,
+                            r->keep[j].len, es);
     }
     r->out = out;
     r->in_flight = true;
@@ -404,8 +404,8 @@ hl_status hl_redist_end(hl_redist *r)
     if (r->scatter_plan)
         return hl_execute(r->scatter_plan, r->rbuf, dst);
     for (int64_t j = 0; j < r->nscatter; j++)
-        copy_run(dst, r->scatter[j].at, r->scatter[j].sa, r->rbuf, r->scatter[j].pos,
-                 r->scatter[j].sp, r->scatter[j].len, es);
+        redist_copy_run(dst, r->scatter[j].at, r->scatter[j].sa, r->rbuf, r->scatter[j].pos,
+                        r->scatter[j].sp, r->scatter[j].len, es);
     return HL_OK;
 }
 

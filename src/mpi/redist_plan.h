@@ -18,21 +18,21 @@ typedef struct run {
 
 /* Runs where off[] and pos[] (NULL: slot first + j) each go up by a
  * constant step.  Appends to out[*m]. */
-void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
-             int64_t *m);
+void redist_to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
+                    int64_t *m);
 /* Copies one run: element j from src slot s0 + j*ss to dst slot d0 + j*ds. */
-void copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
-              int64_t len, size_t es);
+void redist_copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
+                     int64_t len, size_t es);
 /* The plan copying runs[0..n) (src = at, dst = pos; swapped: the other
  * way), or NULL where they stay too many boxes (or on any error: the runs
  * still do the work). */
-hl_plan *runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
-                   int64_t out_span);
+hl_plan *redist_runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
+                          int64_t out_span);
 
 /* holds[r] for every process from the cells each holds for each owner of
  * `to` (row me: mine, gathered from all): a maximum-weight assignment,
  * the identity preferred among equal ones. */
-hl_status relabel(MPI_Comm comm, int me, int P, const int64_t *row, int64_t *holds);
+hl_status redist_relabel(MPI_Comm comm, int me, int P, const int64_t *row, int64_t *holds);
 
 /* The global map of a plan: input cell x (a coordinate of the standard
  * array of the input extents) goes to output cell y (of the output
@@ -76,14 +76,14 @@ struct hl_redist {
 };
 
 /* Plans r cell by cell (redist_plan_cells.c). */
-hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellmap *map,
-                     bool relabelled, bool reference);
+hl_status redist_plan_cells(hl_redist *r, const side *from, const side *to, const cellmap *map,
+                            bool relabelled, bool reference);
 
 /* Plans r from boxes: pb[0..npb) the transform's one pass (NULL: the
  * identity).  Collective (the relabelling, and the agreement that every
  * process could, before it); HL_ERR_UNSUPPORTED on every process when one
  * cannot, for the cell by cell planner to take over. */
-hl_status plan_boxes(hl_redist *r, const side *from, const side *to, const hl_box *pb,
-                     int64_t npb, bool relabelled);
+hl_status redist_plan_boxes(hl_redist *r, const side *from, const side *to, const hl_box *pb,
+                            int64_t npb, bool relabelled);
 
 #endif

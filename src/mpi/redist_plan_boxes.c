@@ -117,7 +117,7 @@ static hl_status peer_types(hl_redist *r, const hl_box *b, int64_t n, const int 
  * identity).  Collective (the relabelling, and the agreement that every
  * process could, before it); HL_ERR_UNSUPPORTED on every process when one
  * cannot, for the cell by cell planner to take over. */
-hl_status plan_boxes(hl_redist *r, const side *from, const side *to, const hl_box *pb,
+hl_status redist_plan_boxes(hl_redist *r, const side *from, const side *to, const hl_box *pb,
                             int64_t npb, bool relabelled)
 {
     const int P = r->procs;
@@ -134,7 +134,7 @@ hl_status plan_boxes(hl_redist *r, const side *from, const side *to, const hl_bo
     for (int64_t k = 0; k < snd.n && st == HL_OK; k++)
         row[snd.owner[k]] += snd.cells[k];
     if (st == HL_OK && relabelled)
-        st = relabel(r->comm, r->me, P, row, holds);
+        st = redist_relabel(r->comm, r->me, P, row, holds);
     for (int q = 0; q < P && st == HL_OK && !relabelled; q++)
         holds[q] = q;
     if (st == HL_OK) {

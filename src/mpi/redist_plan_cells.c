@@ -85,7 +85,7 @@ static int by_source(const void *a, const void *b)
     return (x->src > y->src) - (x->src < y->src);
 }
 
-hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellmap *map,
+hl_status redist_plan_cells(hl_redist *r, const side *from, const side *to, const cellmap *map,
                             bool relabelled, bool reference)
 {
     const int P = r->procs;
@@ -115,7 +115,7 @@ hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellm
      * same assignment from the same gathered matrix) */
     if (relabelled) {
         const hl_status t = hl_mpi_agree(r->comm, st, NULL, 0);
-        st = t == HL_OK ? relabel(r->comm, r->me, P, row, holds) : t;
+        st = t == HL_OK ? redist_relabel(r->comm, r->me, P, row, holds) : t;
     } else if (st == HL_OK) {
         for (int q = 0; q < P; q++)
             holds[q] = q;
@@ -187,18 +187,19 @@ hl_status plan_cells(hl_redist *r, const side *from, const side *to, const cellm
      * process are the same cells in the same order */
     const int64_t s0 = r->sdispl[r->me], s1 = s0 + r->scount[r->me];
     const int64_t r0 = r->rdispl[r->me], r1 = r0 + r->rcount[r->me];
-    to_runs(gather, NULL, 0, s0, r->gather, &r->ngather);
-    to_runs(gather + s1, NULL, s1, mine - s1, r->gather, &r->ngather);
-    to_runs(scatter, NULL, 0, r0, r->scatter, &r->nscatter);
-    to_runs(scatter + r1, NULL, r1, n - r1, r->scatter, &r->nscatter);
-    to_runs(gather + s0, scatter + r0, 0, s1 - s0, r->keep, &r->nkeep);
+    redist_to_runs(gather, NULL, 0, s0, r->gather, &r->ngather);
+    redist_to_runs(gather + s1, NULL, s1, mine - s1, r->gather, &r->ngather);
+    redist_to_runs(scatter, NULL, 0, r0, r->scatter, &r->nscatter);
+    redist_to_runs(scatter + r1, NULL, r1, n - r1, r->scatter, &r->nscatter);
+    redist_to_runs(gather + s0, scatter + r0, 0, s1 - s0, r->keep, &r->nkeep);
     r->kept = s1 - s0;
     r->scount[r->me] = r->rcount[r->me] = 0;
     const int64_t to_slots = side_slots(to, held);
     if (!reference) {
-        r->gather_plan = runs_plan(r->gather, r->ngather, false, r->elem_size, slots, mine);
-        r->scatter_plan = runs_plan(r->scatter, r->nscatter, true, r->elem_size, n, to_slots);
-        r->keep_plan = runs_plan(r->keep, r->nkeep, false, r->elem_size, slots, to_slots);
+        r->gather_plan = redist_runs_plan(r->gather, r->ngather, false, r->elem_size, slots, mine);
+        r->scatter_plan =
+            redist_runs_plan(r->scatter, r->nscatter, true, r->elem_size, n, to_slots);
+        r->keep_plan = redist_runs_plan(r->keep, r->nkeep, false, r->elem_size, slots, to_slots);
     }
     free(counts), free(row), free(holds), free(rank_of), free(dest);
     free(gather);

@@ -106,7 +106,7 @@ static hl_status greedy(const int64_t *w, int n, int64_t *holds)
 /* holds[r] for every process from the cells each holds for each owner of
  * `to` (row me: mine, gathered from all): a maximum-weight assignment,
  * the identity preferred among equal ones. */
-hl_status relabel(MPI_Comm comm, int me, int P, const int64_t *row, int64_t *holds)
+hl_status redist_relabel(MPI_Comm comm, int me, int P, const int64_t *row, int64_t *holds)
 {
     int64_t *w = malloc(sizeof *w * (size_t)P * (size_t)P);
     if (!w)

@@ -8,7 +8,7 @@
 
 /* Runs where off[] and pos[] (NULL: slot first + j) each go up by a
  * constant step.  Appends to out[*m]. */
-void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
+void redist_to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, run *out,
                     int64_t *m)
 {
     for (int64_t j = 0; j < n; j++) {
@@ -28,7 +28,7 @@ void to_runs(const int64_t *off, const int64_t *pos, int64_t first, int64_t n, r
 }
 
 /* Copies one run: element j from src slot s0 + j*ss to dst slot d0 + j*ds. */
-void copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
+void redist_copy_run(char *dst, int64_t d0, int64_t ds, const char *src, int64_t s0, int64_t ss,
                      int64_t len, size_t es)
 {
     if (ds == 1 && ss == 1) {
@@ -119,7 +119,7 @@ static int64_t merge_pass(mbox *b, int64_t n)
 /* The plan copying runs[0..n) (src = at, dst = pos; swapped: the other
  * way), or NULL where they stay too many boxes (or on any error: the runs
  * still do the work). */
-hl_plan *runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
+hl_plan *redist_runs_plan(const run *runs, int64_t n, bool swapped, int64_t es, int64_t in_span,
                           int64_t out_span)
 {
     if (n == 0)
