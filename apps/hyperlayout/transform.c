@@ -20,11 +20,8 @@
 #include "npy_source.h"
 #include "parse.h"
 #include "progress.h"
+#include "transform.h"
 #include "transform_gpu.h"
-#ifdef HL_HAVE_MPI
-#include "hyperlayout/darray.h"
-#include "procs_paths.h"
-#endif
 
 /* What --help prints: the usage, the ops and the options most runs use;
  * --help-all (and the man page, docs/cli.md) has the rest. */
@@ -133,21 +130,6 @@ static const char transform_options[] =
     "                          --procs).  C-order numeric .npy files and HDF5\n"
     "                          datasets (read and written collectively)\n"
     "  -h, --help              the short text; --help-all: this text\n";
-
-typedef enum { IN_PLACE_NO, IN_PLACE_SAFE, IN_PLACE_UNSAFE } in_place_mode;
-
-typedef struct {
-    hl_plan_options opt;
-    bool explain, numpy_axes, fortran_out, timing, no_verify, gpu;
-    progress_mode progress;
-    in_place_mode in_place;
-    const char *in, *out;
-    const char *procs; /* --procs GRID, or NULL */
-    const char *wisdom; /* --wisdom FILE, or NULL */
-    const char **ops;
-    int nops;
-    h5_out_options h5; /* --h5-* */
-} transform_args;
 
 typedef struct {
     double read, plan, execute, write;
@@ -286,72 +268,6 @@ static hl_status explain_plan(const hl_plan *plan, FILE *to)
     if (st == HL_OK)
         fputs(text, to);
     free(text);
-    return st;
-}
-
-/* The shape with its extents in the opposite order: a Fortran-order array
- * is this shape in C order. */
-static hl_shape reversed(const hl_shape *s)
-{
-    hl_shape r = *s;
-    for (int i = 0; i < s->rank; i++)
-        r.extent[i] = s->extent[s->rank - 1 - i];
-    return r;
-}
-
-static hl_status reversal_problem(hl_problem **pr, const hl_shape *s)
-{
-    int perm[HL_MAX_RANK];
-    for (int j = 0; j < s->rank; j++)
-        perm[j] = s->rank - 1 - j;
-    return hl_problem_permute(pr, s, perm);
-}
-
-/* The plan from the file's bytes to the output's, planned once: the
- * problem of Fortran order undone first, the ops, Fortran order made last
- * if asked.  range > 0: the output planned in ranges of that many elements
- * as well (hl_plan_range).  *logical gets the output's shape (NumPy's
- * shape, whatever the order). */
-static hl_status chain_plan(const transform_args *a, const hl_npy_info *info, int64_t range,
-                            hl_plan **chain, hl_shape *logical, char *why, size_t cap)
-{
-    hl_problem **parts = calloc((size_t)a->nops + 2, sizeof *parts);
-    int n = 0;
-    hl_shape cur = info->shape;
-    hl_status st = parts ? HL_OK : HL_ERR_NOMEM;
-    if (st == HL_OK && info->fortran_order) {
-        hl_shape phys = reversed(&cur);
-        st = reversal_problem(&parts[n++], &phys);
-    }
-    for (int j = 0; st == HL_OK && j < a->nops; j++) {
-        char text[HL_SHAPE_NOTATION_MAX];
-        st = hl_problem_op(&parts[n], &cur, a->ops[j], a->numpy_axes ? HL_OPS_NUMPY_AXES : 0, why,
-                           cap);
-        if (st != HL_OK) {
-            char reason[256];
-            snprintf(reason, sizeof reason, "%.255s", why[0] ? why : hl_strerror(st));
-            hl_shape_format(&cur, text, sizeof text);
-            snprintf(why, cap, "op '%s' on %s: %s", a->ops[j], text, reason);
-            break;
-        }
-        cur = *hl_problem_out_shape(parts[n++]);
-    }
-    *logical = cur;
-    if (st == HL_OK && a->fortran_out)
-        st = reversal_problem(&parts[n++], &cur);
-    hl_problem *pr = NULL;
-    if (st == HL_OK)
-        st = hl_problem_chain(&pr, (const hl_problem *const *)parts, n);
-    hl_plan_options opt = a->opt;
-    opt.range = range;
-    if (st == HL_OK)
-        st = hl_plan_problem(chain, pr, &opt);
-    if (st != HL_OK && !why[0])
-        snprintf(why, cap, "%s", hl_strerror(st));
-    hl_problem_destroy(pr);
-    for (int j = 0; parts && j < n; j++)
-        hl_problem_destroy(parts[j]);
-    free(parts);
     return st;
 }
 
@@ -517,278 +433,6 @@ static void print_times(const phases *ph, double total)
             ph->write > 0 ? gb / ph->write : 0.0);
     fprintf(stderr, "total    %8.3f s\n", total);
 }
-
-#ifdef HL_HAVE_MPI
-/* --procs: the process grid GRID for an array of `rank` dimensions
- * (slowest first, as the spec), or a reason. */
-static bool parse_grid(const char *text, int rank, int procs, int64_t *grid, char *why,
-                       size_t cap)
-{
-    int n = 0;
-    const char *p = text;
-    while (*p) {
-        int64_t v;
-        char part[32];
-        size_t len = strcspn(p, ",x");
-        if (len == 0 || len >= sizeof part || n >= HL_MAX_RANK) {
-            snprintf(why, cap, "--procs '%s': expected counts like 2,2,1 or 2x2x1", text);
-            return false;
-        }
-        memcpy(part, p, len);
-        part[len] = '\0';
-        if (parse_i64(part, 1, 1 << 30, &v) != 0) {
-            snprintf(why, cap, "--procs '%s': '%s' is not a process count", text, part);
-            return false;
-        }
-        grid[n++] = v;
-        p += len;
-        if (*p && !*++p) {
-            snprintf(why, cap, "--procs '%s': expected counts like 2,2,1 or 2x2x1", text);
-            return false;
-        }
-    }
-    if (n == 1 && rank > 1) { /* slabs of the slowest dimension */
-        for (int i = 1; i < rank; i++)
-            grid[i] = 1;
-        n = rank;
-    }
-    if (n != rank) {
-        snprintf(why, cap, "--procs '%s' has %d entries, the array %d dimensions", text, n, rank);
-        return false;
-    }
-    int64_t product = 1;
-    for (int i = 0; i < n; i++)
-        product *= grid[i];
-    if (product != procs) {
-        snprintf(why, cap, "--procs '%s' is a grid of %" PRId64 " processes, but %d run%s (mpirun -np)",
-                 text, product, procs, procs == 1 ? "s" : "");
-        return false;
-    }
-    return true;
-}
-
-/* The status every process agrees on; the reason is process 0's, or the
- * first failing one's. */
-static hl_status agree(hl_status st, char *why, size_t cap, int me)
-{
-    int mine = st != HL_OK ? me : INT32_MAX, first = 0, code = (int)st, worst = 0;
-    MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (worst != HL_OK && first != INT32_MAX) {
-        if (!why[0])
-            snprintf(why, cap, "%s", hl_strerror((hl_status)worst));
-        MPI_Bcast(why, (int)cap, MPI_CHAR, first, MPI_COMM_WORLD);
-    }
-    return (hl_status)worst;
-}
-
-/* transform --procs: what one run holds (on the stack: some 20 KB).
- * Every step below leaves its status in st and its reason in why, and
- * every process takes every step, so that the collective calls in them
- * (agree, the darray calls) meet. */
-typedef struct {
-    int me, procs;
-    hl_status st;
-    hl_npy_info info;
-    char in_file[4096], in_dset[H5_NAME_MAX], out_file[4096], out_dset[H5_NAME_MAX];
-    bool h5_in, h5_out;
-    int64_t grid[HL_MAX_RANK];
-    hl_atomic_file *guard; /* process 0's lock on an existing OUT */
-    hl_plan *chain;
-    hl_shape logical;
-    hl_darray *in, *out;
-    hl_redist *r;
-    double t_in, t_plan, t_exec, t_write;
-    char why[2048];
-} procs_job;
-
-/* IN's shape and dtype from an HDF5 dataset; process 0 names the only
- * dataset where none is given. */
-static void procs_h5_header(const transform_args *a, procs_job *j)
-{
-    npy_source probe = {0};
-    if (!j->in_dset[0] && j->me == 0 &&
-        (j->st = h5_source_open(&probe, a->in, j->why, sizeof j->why)) == HL_OK)
-        snprintf(j->in_dset, sizeof j->in_dset, "%s", probe.member);
-    npy_source_close(&probe);
-    j->st = agree(j->st, j->why, sizeof j->why, j->me);
-    MPI_Bcast(j->in_dset, sizeof j->in_dset, MPI_CHAR, 0, MPI_COMM_WORLD);
-    hl_h5_info h;
-    if (j->st != HL_OK ||
-        (j->st = hl_h5_info_get(j->in_file, j->in_dset, &h, j->why, sizeof j->why)) != HL_OK)
-        return;
-    if (h.unsupported || h.ndim == 0) {
-        snprintf(j->why, sizeof j->why, "%.900s:%.900s: --procs cannot read it (%s)", j->in_file,
-                 j->in_dset, h.unsupported ? h.unsupported : "a scalar dataset");
-        j->st = HL_ERR_UNSUPPORTED;
-        return;
-    }
-    j->info.shape = h.shape;
-    j->info.data_bytes = hl_shape_bytes(&h.shape);
-    snprintf(j->info.descr, sizeof j->info.descr, "%s", h.descr);
-}
-
-/* What --procs can read and write, IN's header, the process grid, and
- * process 0's lock on an existing OUT. */
-static void procs_open(const transform_args *a, procs_job *j)
-{
-    if (a->in_place || !strcmp(a->in, "-") || !strcmp(a->out, "-") || strstr(a->in, ".npz") ||
-        strstr(a->out, ".npz") || a->fortran_out) {
-        snprintf(j->why, sizeof j->why, "--procs reads and writes .npy files and HDF5 datasets "
-                 "by name, in C order (not with --in-place, '-', .npz or --order F)");
-        j->st = HL_ERR_ARG;
-    }
-    j->h5_in = h5_path(a->in, j->in_file, sizeof j->in_file, j->in_dset, sizeof j->in_dset);
-    j->h5_out = h5_path(a->out, j->out_file, sizeof j->out_file, j->out_dset, sizeof j->out_dset);
-    if (j->st == HL_OK && j->h5_in)
-        procs_h5_header(a, j);
-    else if (j->st == HL_OK && (j->st = hl_npy_read_header(a->in, &j->info)) != HL_OK)
-        snprintf(j->why, sizeof j->why, "%s: %s", a->in,
-                 j->st == HL_ERR_IO ? strerror(errno) : hl_strerror(j->st));
-    const hl_npy_info *info = &j->info;
-    if (j->st == HL_OK && !j->h5_in && (info->unsupported || info->fortran_order ||
-                                        info->swapped || info->shape.dtype == HL_DTYPE_BYTES)) {
-        snprintf(j->why, sizeof j->why, "%s: --procs needs a C-order file of a numeric dtype in "
-                 "this machine's byte order (it has %.64s%s)", a->in, info->descr,
-                 info->fortran_order ? ", Fortran order" : "");
-        j->st = HL_ERR_UNSUPPORTED;
-    }
-    if (j->st == HL_OK &&
-        !parse_grid(a->procs, info->shape.rank, j->procs, j->grid, j->why, sizeof j->why))
-        j->st = HL_ERR_ARG;
-    /* process 0 refuses an existing OUT it could not write and holds its
-     * lock while the collective write replaces it, as without --procs */
-    struct stat sb;
-    if (j->st == HL_OK && j->me == 0 && !j->h5_out && stat(a->out, &sb) == 0 &&
-        hl_atomic_file_open(&j->guard, a->out) != HL_OK) {
-        snprintf(j->why, sizeof j->why, "%s: %s", a->out, strerror(errno));
-        j->st = HL_ERR_IO;
-    }
-}
-
-/* The chain's plan, IN read into blocks over the grid, the output's blocks
- * (the same grid) and the distributed transform between them. */
-static void procs_plan(const transform_args *a, procs_job *j)
-{
-    if (j->st == HL_OK)
-        j->st = chain_plan(a, &j->info, 0, &j->chain, &j->logical, j->why, sizeof j->why);
-    j->st = agree(j->st, j->why, sizeof j->why, j->me);
-    /* the grid as a spec: block over every dimension (one process along some) */
-    char spec[HL_MAX_RANK * 8] = "";
-    for (int i = 0; j->st == HL_OK && i < j->info.shape.rank; i++)
-        strcat(spec, i ? ",block" : "block");
-    const hl_darray_options opt = {.grid = j->grid};
-    double t0 = now_seconds();
-    if (j->st == HL_OK &&
-        (j->st = hl_darray_create(&j->in, MPI_COMM_WORLD, &j->info.shape, spec, &opt)) != HL_OK)
-        snprintf(j->why, sizeof j->why, "--procs %s on %d processes: %s", a->procs, j->procs,
-                 hl_strerror(j->st));
-    if (j->st == HL_OK && j->h5_in)
-        j->st = hl_darray_read_h5(j->in, j->in_file, j->in_dset, j->why, sizeof j->why);
-    else if (j->st == HL_OK && (j->st = hl_darray_read_npy(j->in, a->in)) != HL_OK)
-        snprintf(j->why, sizeof j->why, "%s: %s", a->in, hl_strerror(j->st));
-    j->t_in = now_seconds() - t0;
-    t0 = now_seconds();
-    if (j->st == HL_OK &&
-        (j->st = hl_darray_create(&j->out, MPI_COMM_WORLD, &j->logical, spec, &opt)) != HL_OK)
-        snprintf(j->why, sizeof j->why, "--procs %s for the output: %s", a->procs,
-                 hl_strerror(j->st));
-    if (j->st == HL_OK && (j->st = hl_darray_transform_plan(&j->r, j->in, j->chain, j->out)) != HL_OK)
-        snprintf(j->why, sizeof j->why, "planning the distributed transform: %s",
-                 hl_strerror(j->st));
-    j->t_plan = now_seconds() - t0;
-}
-
-static void procs_execute(procs_job *j)
-{
-    const double t0 = now_seconds();
-    if (j->st == HL_OK) {
-        j->st = hl_redist_begin(j->r, hl_darray_data(j->in), hl_darray_data(j->out));
-        const hl_status e = hl_redist_end(j->r);
-        j->st = j->st == HL_OK ? e : j->st;
-        j->st = agree(j->st, j->why, sizeof j->why, j->me);
-    }
-    j->t_exec = now_seconds() - t0;
-}
-
-/* OUT written collectively: an HDF5 dataset (with the --h5-* options) or
- * an .npy file. */
-static void procs_write(const transform_args *a, procs_job *j)
-{
-    const double t0 = now_seconds();
-    if (j->st == HL_OK && j->h5_out) {
-        const hl_h5_write_options wo = {.append = a->h5.append, .deflate = a->h5.deflate,
-                                        .shuffle = a->h5.shuffle, .descr = j->info.descr,
-                                        .chunk = a->h5.nchunk ? a->h5.chunk : NULL};
-        if (a->h5.nchunk && a->h5.nchunk != j->logical.rank) {
-            snprintf(j->why, sizeof j->why, "--h5-chunk has %d dims, the array %d", a->h5.nchunk,
-                     j->logical.rank);
-            j->st = HL_ERR_ARG;
-        } else {
-            j->st = hl_darray_write_h5(j->out, j->out_file, j->out_dset[0] ? j->out_dset : "/data",
-                                       &wo, j->why, sizeof j->why);
-        }
-    } else if (j->st == HL_OK && (j->st = hl_darray_write_npy(j->out, a->out)) != HL_OK) {
-        snprintf(j->why, sizeof j->why, "%s: %s", a->out, hl_strerror(j->st));
-    }
-    j->t_write = now_seconds() - t0;
-}
-
-/* --time: the phases and the bytes moved, summed over the processes, from
- * process 0.  t_read: the time before the collective read (header, grid). */
-static void procs_times(const transform_args *a, const procs_job *j, double start, double t_read)
-{
-    int64_t kept = 0, sent = hl_redist_bytes(j->r, &kept), tot[2] = {sent, kept}, sum[2];
-    MPI_Reduce(tot, sum, 2, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (j->me != 0)
-        return;
-    const double gb = 1e-9 * (double)j->info.data_bytes;
-    fprintf(stderr, "processes %d, grid %s\n", j->procs, a->procs);
-    fprintf(stderr, "read     %8.3f s  %.3f GB\n", j->t_in + t_read, gb);
-    fprintf(stderr, "plan     %8.3f s\n", j->t_plan);
-    fprintf(stderr, "execute  %8.3f s  %" PRId64 " bytes sent, %" PRId64 " kept local\n",
-            j->t_exec, sum[0], sum[1]);
-    fprintf(stderr, "write    %8.3f s\n", j->t_write);
-    fprintf(stderr, "total    %8.3f s\n", now_seconds() - start);
-}
-
-/* transform --procs: collective read, a distributed transform, collective
- * write.  One line on error (from process 0), the same exit code
- * everywhere. */
-static int transform_procs(const transform_args *a)
-{
-    const double start = now_seconds();
-    int inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS)
-        return cli_error("transform", "--procs: MPI_Init failed");
-    procs_job j = {.st = HL_OK};
-    MPI_Comm_rank(MPI_COMM_WORLD, &j.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &j.procs);
-    procs_open(a, &j);
-    /* OUT's directory the same for all before any collective call on it */
-    if ((j.st = agree(j.st, j.why, sizeof j.why, j.me)) == HL_OK)
-        j.st = procs_check_output(MPI_COMM_WORLD, j.h5_out ? j.out_file : a->out, j.why,
-                                  sizeof j.why);
-    const double t_read = now_seconds() - start;
-    procs_plan(a, &j);
-    procs_execute(&j);
-    procs_write(a, &j);
-    /* every step above returns a status agreed by all processes */
-    if (j.st != HL_OK && j.me == 0)
-        cli_error("transform", "%s", j.why[0] ? j.why : hl_strerror(j.st));
-    else if (j.st == HL_OK && a->timing)
-        procs_times(a, &j, start, t_read);
-    hl_atomic_file_abort(j.guard); /* its temporary; the lock goes with it */
-    hl_redist_destroy(j.r);
-    hl_darray_destroy(j.in);
-    hl_darray_destroy(j.out);
-    hl_plan_destroy(j.chain);
-    if (!inited)
-        MPI_Finalize();
-    return j.st != HL_OK ? 2 : 0;
-}
-#endif
 
 /* --wisdom FILE before planning: refused now if it could not be written at
  * the end, and read when it exists.  -1: go on; otherwise the exit code. */
@@ -963,36 +607,12 @@ static int transform_local(const transform_args *a, phases *ph, double start)
     return rc;
 }
 
-#ifdef HL_HAVE_MPI
-/* Whether --procs is among the options: MPI then starts before the
- * arguments are checked, so that only process 0 prints their errors. */
-static bool wants_procs(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "--procs"))
-            return true;
-    return false;
-}
-#endif
-
 static int transform_main(int argc, char **argv);
 
 int cmd_transform(int argc, char **argv)
 {
-#ifdef HL_HAVE_MPI
-    if (wants_procs(argc, argv)) {
-        int me = 0;
-        if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
-            return cli_error("transform", "--procs: MPI_Init failed");
-        MPI_Comm_rank(MPI_COMM_WORLD, &me);
-        cli_quiet = me != 0; /* every process reaches the same error: process 0 says it */
-        int rc = transform_main(argc, argv), all = rc;
-        MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        MPI_Finalize();
-        return all;
-    }
-#endif
-    return transform_main(argc, argv);
+    const int rc = transform_under_mpi(argc, argv, transform_main);
+    return rc >= 0 ? rc : transform_main(argc, argv);
 }
 
 static int transform_main(int argc, char **argv)
@@ -1007,12 +627,7 @@ static int transform_main(int argc, char **argv)
         rc = wisdom_in(a.wisdom);
     phases ph = {0};
     if (rc < 0 && a.procs) {
-#ifdef HL_HAVE_MPI
         rc = transform_procs(&a);
-#else
-        rc = cli_error("transform", "--procs: this hyperlayout was built without MPI "
-                                    "(install an MPI, e.g. libopenmpi-dev, and rebuild)");
-#endif
     } else if (rc < 0) {
         rc = transform_local(&a, &ph, start);
         if (rc == 0 && a.wisdom)

@@ -56,6 +56,9 @@ typedef struct loop_run {
     int stop;
 } loop_run;
 
+/* A step's status as the caller's hook agrees it (across processes
+ * hl_mpi_agree, through mpi_run.c's dist_agree; the loop itself knows no
+ * MPI), or this process's own where there is no hook. */
 static hl_status agree(const ising_loop *l, hl_status st)
 {
     return l->agree ? l->agree(l->ctx, st) : st;

@@ -33,16 +33,6 @@ struct ising_dist {
     int avx512; /* rows by ising_dist_row_avx512 */
 };
 
-/* The worst status of any process, on every process (statuses are >= 0,
- * HL_OK = 0).  An MPI failure here is HL_ERR_COMM. */
-static hl_status agree(MPI_Comm comm, hl_status st)
-{
-    int in = (int)st, out = 0;
-    if (MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    return (hl_status)out;
-}
-
 /* ---- creation ---------------------------------------------------------- */
 
 hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int64_t *extent,
@@ -84,7 +74,7 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
             fp[2 + ISING_MAX_RANK + i] = (uint64_t)g[rank - 1 - i];
         }
     }
-    hl_status all = agree(comm, st);
+    hl_status all = hl_mpi_agree(comm, st, NULL, 0);
     if (all != HL_OK)
         return all;
     const int nfp = 2 + 2 * ISING_MAX_RANK;
@@ -116,7 +106,7 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
         }
     }
     /* the same errors on every process (they depend on the arguments only) */
-    all = agree(comm, st);
+    all = hl_mpi_agree(comm, st, NULL, 0);
     if (all != HL_OK) {
         free(d);
         return all;
@@ -139,7 +129,7 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
     o.neighbourhood = HL_HALO_STAR;
     o.grid = g;
     /* collective: the same status everywhere */
-    st = agree(comm, st);
+    st = hl_mpi_agree(comm, st, NULL, 0);
     if (st == HL_OK)
         st = hl_darray_create(&d->a, comm, &shape, spec, &o);
     if (st != HL_OK) {
@@ -154,7 +144,7 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
     d->words = malloc((size_t)(d->owned[0] / 2 + 1) * sizeof *d->words);
     d->blockwords = aligned_alloc(64, (size_t)((d->owned[0] / 2 + 1) / ISING_BLOCK + 2) * ISING_BLOCK *
                                           sizeof *d->blockwords);
-    if (agree(comm, d->words && d->blockwords ? HL_OK : HL_ERR_NOMEM) != HL_OK) {
+    if (hl_mpi_agree(comm, d->words && d->blockwords ? HL_OK : HL_ERR_NOMEM, NULL, 0) != HL_OK) {
         ising_dist_destroy(d);
         return HL_ERR_NOMEM;
     }
@@ -163,7 +153,8 @@ hl_status ising_dist_create(ising_dist **out, MPI_Comm comm, int rank, const int
         d->stride[i] = s;
         s *= d->local[i];
     }
-    st = agree(comm, ising_dist_set_beta(d, 0.0, 0.0)); /* the table, and the kernels */
+    /* the table, and the kernels */
+    st = hl_mpi_agree(comm, ising_dist_set_beta(d, 0.0, 0.0), NULL, 0);
     if (st == HL_OK)
         st = ising_dist_fill(d, 1);
     if (st != HL_OK) {
@@ -507,7 +498,7 @@ hl_status ising_dist_sweep(ising_dist *d, int64_t count, int64_t *magnetisation,
     int64_t *acc = st == HL_OK ? malloc(2 * BATCH * sizeof *acc) : NULL;
     if (st == HL_OK && !acc)
         st = HL_ERR_NOMEM;
-    st = agree(d->comm, st);
+    st = hl_mpi_agree(d->comm, st, NULL, 0);
     for (int64_t i0 = 0; st == HL_OK && i0 < count; i0 += BATCH) {
         const int64_t nb = count - i0 < BATCH ? count - i0 : BATCH;
         for (int64_t i = 0; st == HL_OK && i < nb; i++) {
@@ -571,7 +562,7 @@ static hl_status fill(ising_dist *d, int hot, int value)
     region r;
     whole(d, &r);
     walk(d, &r, fill_row, &f);
-    return agree(d->comm, exchange(d));
+    return hl_mpi_agree(d->comm, exchange(d), NULL, 0);
 }
 
 hl_status ising_dist_fill(ising_dist *d, int value)
@@ -711,9 +702,9 @@ hl_status ising_dist_read_npy(ising_dist *d, const char *path)
         region r;
         whole(d, &r);
         walk(d, &r, check_row, &a);
-        st = agree(d->comm, a.bad ? HL_ERR_FORMAT : HL_OK);
+        st = hl_mpi_agree(d->comm, a.bad ? HL_ERR_FORMAT : HL_OK, NULL, 0);
     }
     if (st == HL_OK)
-        st = agree(d->comm, exchange(d));
+        st = hl_mpi_agree(d->comm, exchange(d), NULL, 0);
     return st;
 }

@@ -9,14 +9,6 @@
 #include "ising_mpi.h"
 #include "loop.h"
 
-static hl_status agree(MPI_Comm comm, hl_status st)
-{
-    int in = (int)st, out = 0;
-    if (MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    return (hl_status)out;
-}
-
 hl_status ising_dist_spins_path(char *buf, size_t cap, const char *path, int gen)
 {
     if (!buf || !path)
@@ -47,7 +39,7 @@ static hl_status save(ising_dist *d, MPI_Comm comm, int me, const char *path,
     char spins[4200];
     const int next = *gen < 0 ? 0 : 1 - *gen;
     hl_status st = ising_dist_spins_path(spins, sizeof spins, path, next);
-    st = agree(comm, st);
+    st = hl_mpi_agree(comm, st, NULL, 0);
     if (st == HL_OK)
         st = ising_dist_write_npy(d, spins);
     uint64_t sum = 0;
@@ -55,7 +47,7 @@ static hl_status save(ising_dist *d, MPI_Comm comm, int me, const char *path,
         st = ising_dist_checksum(d, &sum);
     if (st == HL_OK) {
         hl_status s0 = me == 0 ? ising_checkpoint_save_dist(path, p, s, next, sum) : HL_OK;
-        st = agree(comm, s0);
+        st = hl_mpi_agree(comm, s0, NULL, 0);
     }
     if (st == HL_OK)
         *gen = next;
@@ -99,7 +91,7 @@ static hl_status load(ising_dist *d, MPI_Comm comm, int me, const char *path,
                                   comm) != MPI_SUCCESS))
         return HL_ERR_COMM;
     char spins[4200];
-    st = agree(comm, ising_dist_spins_path(spins, sizeof spins, path, g));
+    st = hl_mpi_agree(comm, ising_dist_spins_path(spins, sizeof spins, path, g), NULL, 0);
     if (st == HL_OK)
         st = ising_dist_read_npy(d, spins);
     if (st == HL_ERR_MISMATCH || st == HL_ERR_IO)
@@ -169,7 +161,7 @@ static hl_status dist_finished(void *ctx, int temp, const ising_result *r,
 
 static hl_status dist_agree(void *ctx, hl_status st)
 {
-    return agree(((dist_ctx *)ctx)->comm, st);
+    return hl_mpi_agree(((dist_ctx *)ctx)->comm, st, NULL, 0);
 }
 
 /* Process 0's clock decides the batch and the checkpoint; any process may
@@ -197,14 +189,14 @@ hl_status ising_dist_run(const ising_params *p, const ising_dist_options *o, isi
     int me = 0;
     if (MPI_Comm_rank(comm, &me) != MPI_SUCCESS)
         return HL_ERR_COMM;
-    hl_status st = agree(comm, check_params(p));
+    hl_status st = hl_mpi_agree(comm, check_params(p), NULL, 0);
     if (st != HL_OK)
         return st;
     ising_dist *d = NULL;
     st = ising_dist_create(&d, comm, p->rank, p->extent, o->grid, p->seed);
     if (st == HL_OK)
         st = ising_dist_set_dynamics(d, p->dynamics);
-    st = agree(comm, st);
+    st = hl_mpi_agree(comm, st, NULL, 0);
     if (st == HL_OK) {
         dist_ctx c = {d, comm, me, -1, p, o};
         const ising_loop l = {

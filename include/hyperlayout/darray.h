@@ -9,7 +9,8 @@
  *   distribution (BLOCK / CYCLIC(b) / NONE per dimension, UPC tiles): each
  *   of a process's blocks is stored with its own halo of any width per
  *   dimension and side, filled by a split-phase halo exchange planned once;
- * - hl_redist: moving an array between any two distributions.
+ * - hl_redist: moving an array between any two distributions;
+ * - hl_mpi_agree: one status (and reason) for every process of a step.
  *
  * Collective calls (create, destroy) return the same status on every
  * process of the communicator: an argument that is wrong on one process is
@@ -41,6 +42,19 @@ extern "C" {
 hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
                            MPI_Datatype *type);
 
+/* The status every process of comm ends a collective step with: the worst
+ * st of any process (statuses are >= 0, HL_OK is 0), returned on every
+ * process, so that an error anywhere is an error everywhere, never a hang.
+ * why (cap bytes; NULL or 0: none): where some process failed, every
+ * process's why gets the reason of the lowest-numbered failing process (its
+ * own why, or hl_strerror of its st where it wrote none; up to 4095 bytes),
+ * so that process 0 alone can print it.  Collective: every process of comm
+ * calls it, whatever its st, why and cap; one reduction when all succeed.
+ * The library's collective calls end with it, and so can a program's own
+ * steps (the CLI's transform --procs and ising --procs do).
+ *   HL_ERR_COMM  an MPI call failed */
+hl_status hl_mpi_agree(MPI_Comm comm, hl_status st, char *why, size_t cap);
+
 /* Which halo cells an exchange fills: those beside a face (the 2d
  * neighbours' cells, for star stencils), or also those beside edges and
  * corners (box stencils). */
@@ -50,11 +64,11 @@ typedef enum hl_halo_shape { HL_HALO_STAR, HL_HALO_BOX } hl_halo_shape;
  * into a buffer per message by the plan engine and sent as bytes, except
  * where the dimension-by-dimension exchange (hl_darray_halo_begin) finds
  * better: a face contiguous in the local memory is sent from (received
- * into) the array itself, a face of rows of 64 bytes or more is a subarray
+ * into) the array itself, a face of rows of 64 bytes or more is a derived
  * datatype; the message a process sends itself is a copy, never MPI's.
- * HL_HALO_DATATYPES: every message one derived datatype (a struct of
- * subarrays of the local memory) sent from and received into the array
- * itself, no buffer and no plan. */
+ * HL_HALO_DATATYPES: every message one derived datatype (its boxes of the
+ * local memory, each a nest of hvectors) sent from and received into the
+ * array itself, no buffer and no plan. */
 typedef enum hl_halo_method { HL_HALO_PACK, HL_HALO_DATATYPES } hl_halo_method;
 
 typedef struct hl_darray_options {

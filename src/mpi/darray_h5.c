@@ -80,23 +80,6 @@ static void pack(const hl_darray *a, const darray_run *r, int64_t n, char *buf, 
     }
 }
 
-/* The status every process agrees on, and the first failing process's
- * reason in every why. */
-static hl_status agree(const hl_darray *a, hl_status st, char *why, size_t cap)
-{
-    int mine = st != HL_OK ? a->me : a->procs, first = 0;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, a->comm);
-    const hl_status all = darray_agree(a->comm, st);
-    if (first < a->procs && why && cap) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", a->me == first ? (why[0] ? why : hl_strerror(st)) : "");
-        MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, a->comm);
-        if (a->me != first || !why[0])
-            snprintf(why, cap, "%s", msg[0] ? msg : hl_strerror(all));
-    }
-    return all;
-}
-
 static hid_t mpio_fapl(const hl_darray *a)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -378,7 +361,7 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
                   .mem = -1, .lock = -1};
     hl_h5_quiet q;
     hl_h5_quiet_on(&q);
-    hl_status st = agree(a, write_begin(&w), why, cap);
+    hl_status st = hl_mpi_agree(a->comm, write_begin(&w), why, cap);
     if (st != HL_OK) {
         if (w.tmp[0]) /* process 0 began; another process failed */
             hl_atomic_cancel(strdup(w.tmp));
@@ -387,13 +370,13 @@ hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *d
         return st;
     }
     MPI_Bcast(w.tmp, sizeof w.tmp, MPI_CHAR, 0, a->comm);
-    st = agree(a, write_open(&w), why, cap);
-    st = agree(a, st == HL_OK ? write_define(&w) : st, why, cap);
-    st = agree(a, st == HL_OK ? write_create(&w) : st, why, cap);
+    st = hl_mpi_agree(a->comm, write_open(&w), why, cap);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? write_define(&w) : st, why, cap);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? write_create(&w) : st, why, cap);
     if (st == HL_OK)
         st = write_cells(&w);
-    st = agree(a, write_close(&w, st), why, cap);
-    st = agree(a, write_commit(&w, st), why, cap);
+    st = hl_mpi_agree(a->comm, write_close(&w, st), why, cap);
+    st = hl_mpi_agree(a->comm, write_commit(&w, st), why, cap);
     hl_h5_quiet_off(&q);
     return st;
 }
@@ -428,7 +411,7 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
             st = HL_ERR_MISMATCH;
         }
     }
-    st = agree(a, st, why, cap);
+    st = hl_mpi_agree(a->comm, st, why, cap);
     if (st != HL_OK) {
         hl_h5_quiet_off(&q);
         return st;
@@ -445,7 +428,7 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
         if (mem < 0)
             st = HL_ERR_UNSUPPORTED;
     }
-    st = agree(a, st, why, cap);
+    st = hl_mpi_agree(a->comm, st, why, cap);
     if (st == HL_OK) {
         char reason[700];
         st = transfer(a, dset, mem, false, reason, sizeof reason);
@@ -461,7 +444,7 @@ hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset,
         H5Fclose(file);
     if (fapl >= 0)
         H5Pclose(fapl);
-    st = agree(a, st, why, cap);
+    st = hl_mpi_agree(a->comm, st, why, cap);
     hl_h5_quiet_off(&q);
     return st;
 }

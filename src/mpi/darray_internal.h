@@ -1,5 +1,5 @@
-/* hyperlayout internal — the distributed array's state (darray.c) and its
- * halo exchange (halo.c). */
+/* hyperlayout internal — the distributed array's state (darray.c), its
+ * blocks (darray_blocks.c) and its halo exchange (halo.c). */
 #ifndef HYPERLAYOUT_MPI_DARRAY_INTERNAL_H
 #define HYPERLAYOUT_MPI_DARRAY_INTERNAL_H
 
@@ -65,10 +65,6 @@ struct hl_darray {
  * (dist, shape, box, halos, local extents); no allocation, no MPI. */
 hl_status darray_geometry(hl_darray *a, const hl_shape *shape, const char *spec,
                           const hl_darray_options *o);
-
-/* The worst status of any process of comm, on every process: how the
- * collective calls (darray, .npy, redistribution) agree on their result. */
-hl_status darray_agree(MPI_Comm comm, hl_status st);
 
 /* The blocks of process q (from a's distribution only: any q). */
 int64_t darray_nblocks(const hl_darray *a, int64_t q);

@@ -11,99 +11,38 @@
 #include "hyperlayout/npy.h"
 #include "io/atomic.h"
 #include "darray_internal.h"
+#include "mpi_types.h"
 
-static int by_file(const void *x, const void *y)
-{
-    const darray_run *p = x, *q = y;
-    return (p->file > q->file) - (p->file < q->file);
-}
+/* This process's cells as boxes, src in its local memory and dst in the
+ * array in C order (the file): one box where it holds one block; with
+ * several (cyclic, UPC), its blocks' rows sorted into the file's order (a
+ * file view must not go backwards), one box each. */
+typedef struct cell_boxes {
+    const hl_darray *a;
+    darray_run *rows; /* NULL: the one block */
+} cell_boxes;
 
-hl_status darray_rows(const hl_darray *a, darray_run **out, int64_t *n, int64_t *cells)
+static void cell_box(const void *list, int64_t k, hl_box *b)
 {
-    int64_t total = 0;
-    darray_box b;
-    *out = NULL;
-    *n = *cells = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        int64_t r = 1;
-        for (int i = 1; i < a->rank; i++)
-            r *= b.owned[i];
-        total += b.owned[0] > 0 ? r : 0;
+    const cell_boxes *c = list;
+    const hl_darray *a = c->a;
+    if (c->rows) {
+        *b = (hl_box){.ndigits = 1, .src_base = c->rows[k].mem, .dst_base = c->rows[k].file};
+        b->extent[0] = c->rows[k].len;
+        b->src_stride[0] = b->dst_stride[0] = 1;
+        return;
     }
-    darray_run *runs = malloc(sizeof *runs * (size_t)(total > 0 ? total : 1));
-    if (!runs)
-        return HL_ERR_NOMEM;
-    int64_t k = 0;
-    for (int64_t j = 0; j < a->nblocks; j++) {
-        darray_block(a, a->me, j, &b);
-        bool empty = false;
-        for (int i = 0; i < a->rank; i++)
-            empty = empty || b.owned[i] <= 0;
-        if (empty)
-            continue;
-        int64_t y[HL_MAX_RANK] = {0};
-        for (;;) {
-            int64_t f = b.start[0], m = j * a->block_count + a->lo[0], gs = 1, ls = 1;
-            for (int i = 1; i < a->rank; i++) {
-                gs *= a->shape.extent[i - 1];
-                ls *= a->local[i - 1];
-                f += (b.start[i] + y[i]) * gs;
-                m += (y[i] + a->lo[i]) * ls;
-            }
-            runs[k++] = (darray_run){f, m, b.owned[0]};
-            *cells += b.owned[0];
-            int i = 1;
-            while (i < a->rank && y[i] == b.owned[i] - 1)
-                y[i] = 0, i++;
-            if (i >= a->rank)
-                break;
-            y[i]++;
-        }
+    *b = (hl_box){.ndigits = a->rank};
+    int64_t mem = 1, file = 1;
+    for (int i = 0; i < a->rank; i++) {
+        b->extent[i] = a->box.owned[i];
+        b->src_stride[i] = mem;
+        b->dst_stride[i] = file;
+        b->src_base += a->lo[i] * mem;
+        b->dst_base += a->box.start[i] * file;
+        mem *= a->local[i];
+        file *= a->shape.extent[i];
     }
-    qsort(runs, (size_t)k, sizeof *runs, by_file);
-    *out = runs;
-    *n = k;
-    return HL_OK;
-}
-
-/* The file view's type and the memory type of a process holding several
- * blocks (cyclic, UPC): its blocks' rows sorted into the file's order (a
- * view must not go backwards), each row a run of both types. */
-static hl_status run_types(const hl_darray *a, MPI_Datatype elem, MPI_Datatype *file,
-                           MPI_Datatype *mem)
-{
-    darray_run *runs;
-    int64_t n, cells;
-    hl_status st = darray_rows(a, &runs, &n, &cells);
-    if (st != HL_OK)
-        return st;
-    if (n > INT32_MAX || a->bext[0] > INT32_MAX) {
-        free(runs);
-        return HL_ERR_UNSUPPORTED;
-    }
-    int *len = malloc(sizeof *len * (size_t)(n > 0 ? n : 1));
-    MPI_Aint *fd = malloc(sizeof *fd * (size_t)(n > 0 ? n : 1));
-    MPI_Aint *md = malloc(sizeof *md * (size_t)(n > 0 ? n : 1));
-    st = len && fd && md ? HL_OK : HL_ERR_NOMEM;
-    if (st == HL_OK) {
-        for (int64_t k = 0; k < n; k++) {
-            len[k] = (int)runs[k].len;
-            fd[k] = (MPI_Aint)(runs[k].file * a->elem_size);
-            md[k] = (MPI_Aint)(runs[k].mem * a->elem_size);
-        }
-        if (MPI_Type_create_hindexed((int)n, len, fd, elem, file) != MPI_SUCCESS ||
-            MPI_Type_commit(file) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-        else if (MPI_Type_create_hindexed((int)n, len, md, elem, mem) != MPI_SUCCESS ||
-                 MPI_Type_commit(mem) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-    }
-    free(runs);
-    free(len);
-    free(fd);
-    free(md);
-    return st;
 }
 
 /* The element as an MPI type, the file view's type of this process's cells
@@ -115,29 +54,18 @@ static hl_status types(const hl_darray *a, MPI_Datatype *elem, MPI_Datatype *fil
     *elem = *file = *mem = MPI_DATATYPE_NULL;
     if (a->nblocks == 0)
         return HL_OK;
-    if (a->upc || a->nblocks > 1) {
-        if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS ||
-            MPI_Type_commit(elem) != MPI_SUCCESS)
-            return HL_ERR_COMM;
-        return run_types(a, *elem, file, mem);
-    }
-    int sizes[HL_MAX_RANK], sub[HL_MAX_RANK], starts[HL_MAX_RANK];
-    for (int i = 0; i < a->rank; i++) {
-        const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
-        if (a->local[i] > INT32_MAX)
-            return HL_ERR_UNSUPPORTED;
-        sizes[c] = (int)a->local[i];
-        sub[c] = (int)a->box.owned[i];
-        starts[c] = (int)a->lo[i];
-    }
-    if (MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, elem) != MPI_SUCCESS)
-        return HL_ERR_COMM;
-    hl_status st = hl_dist_mpi_type(&a->dist, a->me, *elem, file);
-    if (st == HL_OK &&
-        (MPI_Type_create_subarray(a->rank, sizes, sub, starts, MPI_ORDER_C, *elem, mem) !=
-             MPI_SUCCESS ||
-         MPI_Type_commit(mem) != MPI_SUCCESS))
-        st = HL_ERR_COMM;
+    cell_boxes c = {a, NULL};
+    int64_t n = 1, cells;
+    hl_status st = HL_OK;
+    if (a->upc || a->nblocks > 1)
+        st = darray_rows(a, &c.rows, &n, &cells);
+    if (st == HL_OK)
+        st = hl_mpi_elem_type(a->elem_size, elem);
+    if (st == HL_OK)
+        st = hl_mpi_boxes_type(cell_box, &c, n, true, *elem, file);
+    if (st == HL_OK)
+        st = hl_mpi_boxes_type(cell_box, &c, n, false, *elem, mem);
+    free(c.rows);
     return st;
 }
 
@@ -189,7 +117,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? (hl_status)code : st, NULL, 0);
     if (st != HL_OK) {
         hl_atomic_cancel(made);
         return st;
@@ -200,7 +128,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     /* every process must see process 0's temporary (a directory that is
      * not shared, such as a node-local /tmp, would not show it): a process
      * that cannot open the file makes the collective open wait for ever */
-    st = darray_agree(a->comm, access(tmp, W_OK) == 0 ? HL_OK : HL_ERR_IO);
+    st = hl_mpi_agree(a->comm, access(tmp, W_OK) == 0 ? HL_OK : HL_ERR_IO, NULL, 0);
     if (st != HL_OK) {
         hl_atomic_cancel(made);
         return st;
@@ -209,7 +137,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
     MPI_File fh;
     if (MPI_File_open(a->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = darray_agree(a->comm, st);
+    st = hl_mpi_agree(a->comm, st, NULL, 0);
     if (st == HL_OK) {
         if (a->me == 0 && MPI_File_write_at(fh, 0, header, (int)len, MPI_BYTE,
                                             MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -220,7 +148,7 @@ hl_status hl_darray_write_npy(const hl_darray *a, const char *path)
             st = HL_ERR_IO;
         if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
             st = HL_ERR_IO;
-        st = darray_agree(a->comm, st);
+        st = hl_mpi_agree(a->comm, st, NULL, 0);
     }
     /* the file appears, or nothing does */
     if (a->me == 0) {
@@ -261,22 +189,22 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path)
     }
     int code = (int)st;
     MPI_Bcast(&code, 1, MPI_INT, 0, a->comm);
-    st = darray_agree(a->comm, st == HL_OK ? (hl_status)code : st);
+    st = hl_mpi_agree(a->comm, st == HL_OK ? (hl_status)code : st, NULL, 0);
     if (st != HL_OK)
         return st;
     MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, a->comm);
     /* every process must see the file before the collective open */
-    st = darray_agree(a->comm, access(path, R_OK) == 0 ? HL_OK : HL_ERR_IO);
+    st = hl_mpi_agree(a->comm, access(path, R_OK) == 0 ? HL_OK : HL_ERR_IO, NULL, 0);
     if (st != HL_OK)
         return st;
     MPI_File fh;
     if (MPI_File_open(a->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
         st = HL_ERR_IO;
-    st = darray_agree(a->comm, st);
+    st = hl_mpi_agree(a->comm, st, NULL, 0);
     if (st != HL_OK)
         return st;
     st = transfer(a, fh, (MPI_Offset)offset, a->data, false);
     if (MPI_File_close(&fh) != MPI_SUCCESS && st == HL_OK)
         st = HL_ERR_IO;
-    return darray_agree(a->comm, st);
+    return hl_mpi_agree(a->comm, st, NULL, 0);
 }

@@ -35,6 +35,7 @@
 
 #include "plan/ir.h"
 #include "darray_internal.h"
+#include "mpi_types.h"
 
 enum { TAG = 0x4854 }; /* the dimension-by-dimension faces: TAG + 1 + 2 i + up */
 
@@ -181,12 +182,15 @@ static int64_t local_offset(const hl_darray *a, const xfer *x, bool pack)
  * memory: hl_execute_within). */
 enum { PACK, UNPACK, WITHIN };
 
-static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int64_t elems,
-                              int how, hl_plan **plan)
+/* The boxes of transfers x[0..n) as `how` moves them: the local memory's
+ * side at each transfer's cells, the buffer's (packed one after another,
+ * digit 0 fastest) on the other; to itself both sides the memory.
+ * boxes[n] (malloc'd) or NULL. */
+static hl_box *message_boxes(const hl_darray *a, const xfer *x, int64_t n, int how)
 {
     hl_box *boxes = calloc((size_t)n, sizeof *boxes);
     if (!boxes)
-        return HL_ERR_NOMEM;
+        return NULL;
     int64_t at = 0;
     for (int64_t j = 0; j < n; j++) {
         hl_box *b = &boxes[j];
@@ -203,6 +207,15 @@ static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int6
         b->dst_base = how == PACK ? at : local_offset(a, &x[j], false);
         at += packed;
     }
+    return boxes;
+}
+
+static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int64_t elems,
+                              int how, hl_plan **plan)
+{
+    hl_box *boxes = message_boxes(a, x, n, how);
+    if (!boxes)
+        return HL_ERR_NOMEM;
     const hl_plan_options one = {1, false}; /* the processes are the parallelism */
     const hl_status st =
         hl_plan_from_boxes(plan, boxes, n, a->elem_size, how == UNPACK ? elems : a->local_count,
@@ -211,52 +224,20 @@ static hl_status message_plan(const hl_darray *a, const xfer *x, int64_t n, int6
     return st;
 }
 
-/* The same boxes as one MPI datatype over the local memory: a struct of
- * subarrays of the blocks' frames, in the order both sides enumerate them. */
+/* The same boxes as one MPI datatype over the local memory (their memory
+ * side: src when packing, dst when unpacking), in the order both sides
+ * enumerate them. */
 static hl_status message_type(const hl_darray *a, const xfer *x, int64_t n, bool pack,
                               MPI_Datatype *type)
 {
-    if (n > INT_MAX)
-        return HL_ERR_UNSUPPORTED;
-    MPI_Datatype elem, *sub = malloc(sizeof *sub * (size_t)n);
-    int *ones = malloc(sizeof *ones * (size_t)n);
-    MPI_Aint *disp = calloc((size_t)n, sizeof *disp);
-    hl_status st = sub && ones && disp ? HL_OK : HL_ERR_NOMEM;
-    if (st == HL_OK && MPI_Type_contiguous((int)a->elem_size, MPI_BYTE, &elem) != MPI_SUCCESS)
-        st = HL_ERR_COMM;
-    const bool have_elem = st == HL_OK;
-    int64_t made = 0;
-    for (int64_t j = 0; st == HL_OK && j < n; j++) {
-        int sizes[HL_MAX_RANK], subsizes[HL_MAX_RANK], starts[HL_MAX_RANK];
-        /* the subarray of the block's frame, placed at the block */
-        const int64_t block = pack ? x[j].js : x[j].jr;
-        int64_t rest = local_offset(a, &x[j], pack) - block * a->block_count;
-        for (int i = 0; i < a->rank; i++) {
-            const int c = a->rank - 1 - i; /* MPI lists the slowest dimension first */
-            if (a->local[i] > INT_MAX)
-                st = HL_ERR_UNSUPPORTED;
-            sizes[c] = (int)a->local[i];
-            subsizes[c] = (int)x[j].e[i];
-            starts[c] = (int)(rest % a->local[i]);
-            rest /= a->local[i];
-        }
-        if (st == HL_OK && MPI_Type_create_subarray(a->rank, sizes, subsizes, starts, MPI_ORDER_C,
-                                                    elem, &sub[j]) != MPI_SUCCESS)
-            st = HL_ERR_COMM;
-        made += st == HL_OK;
-        ones[j] = 1;
-        disp[j] = (MPI_Aint)(block * a->block_count * a->elem_size);
-    }
-    if (st == HL_OK && (MPI_Type_create_struct((int)n, ones, disp, sub, type) != MPI_SUCCESS ||
-                        MPI_Type_commit(type) != MPI_SUCCESS))
-        st = HL_ERR_COMM;
-    for (int64_t j = 0; j < made; j++)
-        MPI_Type_free(&sub[j]);
-    if (have_elem)
+    hl_box *boxes = message_boxes(a, x, n, pack ? PACK : UNPACK);
+    MPI_Datatype elem = MPI_DATATYPE_NULL;
+    hl_status st = boxes ? hl_mpi_elem_type(a->elem_size, &elem) : HL_ERR_NOMEM;
+    if (st == HL_OK)
+        st = hl_mpi_boxes_type(hl_mpi_box_array, boxes, n, !pack, elem, type);
+    if (elem != MPI_DATATYPE_NULL)
         MPI_Type_free(&elem);
-    free(sub);
-    free(ones);
-    free(disp);
+    free(boxes);
     return st;
 }
 
@@ -402,7 +383,7 @@ static bool contiguous(const hl_darray *a, const xfer *x)
 }
 
 /* One face's message (peer, tag and phase set): contiguous in the memory
- * and moved there directly, a subarray datatype, or a plan (packing
+ * and moved there directly, a derived datatype, or a plan (packing
  * through a buffer; to itself, a copy within the memory). */
 static hl_status face_msg(hl_darray *a, darray_msg *m, const xfer *x, bool sending)
 {
@@ -417,7 +398,7 @@ static hl_status face_msg(hl_darray *a, darray_msg *m, const xfer *x, bool sendi
         m->at = local_offset(a, x, sending);
         return HL_OK;
     }
-    /* Rows of 64 bytes or more go faster as a subarray type than packed:
+    /* Rows of 64 bytes or more go faster as a datatype than packed:
      * MPI's shared-memory transport packs them into its fragments as it
      * copies (two copies, pipelined, instead of three); shorter rows (a
      * face along dimension 0: the halo's width) are packed faster by the
