@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "bench_isa.h"
 #include "bestcopy.h"
 #include "chains_list.h"

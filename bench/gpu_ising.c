@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "ising.h"
 #include "stats.h"
 

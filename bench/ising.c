@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "bench_isa.h"
 #include "ising.h"
 #include "stats.h"

@@ -39,7 +39,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "exact.h"
 #include "ising.h"
 #include "run.h" /* and apps/ising's stats.h (bench/ has a stats.h of its own) */

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "hyperlayout.h"
 
 static const char usage_text[] =

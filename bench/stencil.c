@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "bench_isa.h"
 #include "hyperlayout.h"
 #include "stencil.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "bestcopy.h"
 #include "bench_isa.h"
 #include "bench_ops.h"
