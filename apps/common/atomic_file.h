@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "io/atomic.h"
+#include "hyperlayout/atomic.h"
 
 /* ---- a stream ------------------------------------------------------------
  * A regular (or not yet existing) target is written to a temporary and

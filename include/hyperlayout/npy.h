@@ -105,6 +105,20 @@ hl_status hl_npy_parse_header(const void *buf, size_t len, hl_npy_info *info);
  * otherwise; bytes after the data are allowed, as NumPy allows them). */
 hl_status hl_npy_read_header(const char *path, hl_npy_info *info);
 
+/* Array data as a .npy file stores it (Fortran order, foreign byte order)
+ * converted to what hyperlayout holds (C order of info->shape, native byte
+ * order), for callers that read or map the file themselves: dst gets the
+ * info->data_bytes bytes of src converted.  src == dst is
+ * allowed unless the data must move between buffers (a Fortran-order
+ * array with more than one axis longer than 1).  A transposed src that is not
+ * 64-byte aligned is first copied to an aligned buffer (one more copy of the
+ * data in memory).  HL_ERR_UNSUPPORTED when
+ * info->unsupported is set. */
+hl_status hl_npy_to_native(const hl_npy_info *info, const void *src, void *dst);
+
+/* A new 64-byte-aligned buffer of at least n bytes (at least one). */
+hl_status hl_npy_alloc(int64_t n, void **p);
+
 /* Reads a whole file: on success *shape is the array's shape and *data a new
  * 64-byte aligned buffer of hl_shape_bytes(shape) bytes that the caller
  * releases with free(), in C order and native byte order: a Fortran-order
