@@ -68,6 +68,41 @@ hl_status hl_npz_extract(const void *zip, size_t len, const hl_npz_member *m, vo
 hl_status hl_npz_member_header(const void *zip, size_t len, const hl_npz_member *m,
                                hl_npy_info *info);
 
+/* How hl_npz_stream_read reads: the member, the check, the memory. */
+typedef struct hl_npz_stream_options {
+    const char *member; /* the archive member to keep ("a" or "a.npy", as hl_npz_find
+                           names it); NULL: the archive must hold one array */
+    bool no_verify;     /* do not check a stored member against its CRC-32 (a deflated
+                           one is checked as it inflates) */
+    /* The kept bytes' memory (NULL: malloc and free); alloc returns NULL with
+     * errno set when the memory is not there. */
+    void *(*alloc)(size_t bytes, void *user);
+    void (*release)(void *p, size_t bytes, void *user);
+    void *user;
+} hl_npz_stream_options;
+
+/* Reads a .npy file, or one member of an .npz archive, from the stream fd
+ * (a pipe, a terminal, a device: what cannot be mapped or searched from
+ * its end).  Headers first, then exactly the bytes they announce: a .npy
+ * file's header, then its data; an archive member by member through its
+ * local headers (a member written as a stream, stored, through the .npy
+ * header inside it), the member wanted kept (its last entry, as NumPy
+ * reads) and the others read past; then the central directory and the end
+ * records.  A stream longer or shorter than announced is an error, and the
+ * memory used is the kept file plus a constant.  On success *npy holds the
+ * .npy file (*len bytes: its header and the data it announces; release it
+ * as opt says) and member (HL_NPZ_NAME_MAX bytes) the member's name without
+ * ".npy" ("" for a .npy stream).  On error why (cap bytes) says what is
+ * wrong, named by label, with the system's reason: HL_ERR_FORMAT (not a
+ * .npy file nor an .npz archive, truncated, damaged), HL_ERR_NOT_FOUND (no
+ * such member), HL_ERR_ARG (several arrays and no member named; a member
+ * named on a .npy stream), HL_ERR_UNSUPPORTED (encrypted, another method
+ * than deflate, deflated and written as a stream), HL_ERR_IO, HL_ERR_NOMEM;
+ * nothing is kept.  The header is not checked beyond what reading needs:
+ * hl_npy_parse_header gives the array. */
+hl_status hl_npz_stream_read(int fd, const char *label, const hl_npz_stream_options *opt,
+                                    void **npy, size_t *len, char *member, char *why, size_t cap);
+
 /* Pieces for a one-member archive written as a stream (the data's CRC and
  * size known only at the end), method 0 (stored) as np.savez writes: the
  * local header at archive offset 0 (general-purpose flag bit 3: CRC and

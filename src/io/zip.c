@@ -52,17 +52,19 @@ hl_status hl_zip_cd_open(const void *zip, size_t len, cd_iter *it)
     return HL_OK;
 }
 
-/* The fields of a central directory entry that are 0xFFFFFFFF are in its
- * ZIP64 extra field, in this order: sizes, then the local header offset. */
-static hl_status zip64_extra(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize,
-                             uint64_t *offset)
+hl_status hl_zip64_extra(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize,
+                         uint64_t *offset, bool *found)
 {
     uint64_t *want[3] = {usize, csize, offset};
+    if (found)
+        *found = false;
     while (n >= 4) {
         uint16_t id = rd16(x), sz = rd16(x + 2);
         if (sz > n - 4)
             return HL_ERR_FORMAT;
         if (id == ZIP64_EXTRA_ID) {
+            if (found)
+                *found = true;
             const unsigned char *f = x + 4;
             size_t left = sz;
             for (int i = 0; i < 3; i++) {
@@ -102,7 +104,8 @@ hl_status hl_zip_cd_next_raw(cd_iter *it, cd_raw *r)
     r->csize = rd32(c + 20);
     r->usize = rd32(c + 24);
     r->local = rd32(c + 42);
-    hl_status st = zip64_extra(c + CENTRAL_FIXED + nlen, xlen, &r->usize, &r->csize, &r->local);
+    hl_status st = hl_zip64_extra(c + CENTRAL_FIXED + nlen, xlen, &r->usize, &r->csize, &r->local,
+                                  NULL);
     if (st != HL_OK)
         return st;
     it->p += r->entry_len;
@@ -120,7 +123,20 @@ hl_status hl_zip_cd_next_raw(cd_iter *it, cd_raw *r)
  * directory's. */
 uint64_t hl_zip_data_start(const unsigned char *z, uint64_t local)
 {
-    return local + LOCAL_FIXED + rd16(z + local + 26) + rd16(z + local + 28);
+    zip_local l;
+    hl_zip_local_read(z + local, &l);
+    return local + LOCAL_FIXED + l.nlen + l.xlen;
+}
+
+void hl_zip_local_read(const unsigned char *h, zip_local *l)
+{
+    l->flags = rd16(h + 6);
+    l->method = rd16(h + 8);
+    l->crc = rd32(h + 14);
+    l->csize = rd32(h + 18);
+    l->usize = rd32(h + 22);
+    l->nlen = rd16(h + 26);
+    l->xlen = rd16(h + 28);
 }
 
 /* The zip name: NAME, with ".npy" appended unless it ends so. */

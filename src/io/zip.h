@@ -1,6 +1,7 @@
 /* hyperlayout internal — the ZIP format as .npz archives use it: record
  * signatures and sizes, little-endian fields, and the central directory
- * walk (zip.c) shared by the reader (npz.c) and the rewriter (npz_edit.c). */
+ * walk, local headers and ZIP64 fields (zip.c), shared by the mapped reader
+ * (npz.c), the stream reader (npz_stream.c) and the rewriter (npz_edit.c). */
 #ifndef HYPERLAYOUT_ZIP_H
 #define HYPERLAYOUT_ZIP_H
 
@@ -79,6 +80,23 @@ hl_status hl_zip_cd_next_raw(cd_iter *it, cd_raw *r);
  * whose name and extra field may differ in length from the central
  * directory's. */
 uint64_t hl_zip_data_start(const unsigned char *z, uint64_t local);
+
+/* The fields of a record that are 0xFFFFFFFF are in its ZIP64 extra
+ * field (x, n bytes: the record's extra field), in this order: sizes, then
+ * the local header offset (a local header has none: pass a value other than
+ * 0xFFFFFFFF).  *found (unless NULL): whether the ZIP64 field is there.
+ * HL_ERR_FORMAT when the extra field or the ZIP64 field is too short. */
+hl_status hl_zip64_extra(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize,
+                         uint64_t *offset, bool *found);
+
+/* A local header's fixed fields (h: LOCAL_FIXED bytes from its signature). */
+typedef struct zip_local {
+    uint16_t flags, method;
+    uint32_t crc;
+    uint64_t csize, usize;
+    size_t nlen, xlen; /* its name's and extra field's lengths, which follow */
+} zip_local;
+void hl_zip_local_read(const unsigned char *h, zip_local *l);
 
 /* The zip name: NAME, with ".npy" appended unless it ends so. */
 hl_status hl_zip_name(const char *name, char out[HL_NPZ_NAME_MAX + 4], size_t *n);
