@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include "hyperlayout/h5.h"
+#include "hyperlayout/mpi_core.h" /* the exported ones, declared first */
 
 /* HDF5's automatic error printing switched off, and restored. */
 typedef struct hl_h5_quiet {
