@@ -32,7 +32,7 @@
 /* Writes the N chunks one after another to PATH.  On any failure the
  * temporary is removed, PATH is untouched and HL_ERR_IO is returned with
  * errno set (HL_ERR_NULL for missing arguments, HL_ERR_NOMEM). */
-hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens);
+HL_API hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, const size_t *lens);
 
 /* The same for a writer that needs a file by name (HDF5 creates and opens
  * files itself): hl_atomic_begin makes the temporary beside PATH and puts
@@ -42,9 +42,9 @@ hl_status hl_atomic_write(const char *path, int n, const void *const *chunks, co
  * not at all.  hl_atomic_finish syncs the temporary and renames it over
  * PATH; hl_atomic_cancel removes it.  Both free *tmp.  HL_ERR_IO with errno
  * set on failure (the temporary removed). */
-hl_status hl_atomic_begin(const char *path, bool copy, char **tmp);
-hl_status hl_atomic_finish(char *tmp, const char *path);
-void hl_atomic_cancel(char *tmp);
+HL_API hl_status hl_atomic_begin(const char *path, bool copy, char **tmp);
+HL_API hl_status hl_atomic_finish(char *tmp, const char *path);
+HL_API void hl_atomic_cancel(char *tmp);
 
 /* The lock such a writer holds on the existing PATH from before
  * hl_atomic_begin reads it until hl_atomic_finish or _cancel
@@ -54,8 +54,8 @@ void hl_atomic_cancel(char *tmp);
  * file lock (open for writing) is refused with EWOULDBLOCK.  *lock is -1
  * when PATH does not exist or is not a regular file (nothing to lock).
  * HL_ERR_IO with errno set on failure (*lock -1). */
-hl_status hl_atomic_lock(const char *path, int *lock);
-void hl_atomic_unlock(int lock);
+HL_API hl_status hl_atomic_lock(const char *path, int *lock);
+HL_API void hl_atomic_unlock(int lock);
 
 /* ---- clean-up on the way out ----------------------------------------------- */
 
@@ -63,7 +63,7 @@ void hl_atomic_unlock(int lock);
  * begin/finish writers, leaving their state as it is (the process is
  * about to end).  Async-signal-safe: for an
  * application's own handler of a terminating signal. */
-void hl_atomic_remove_temporaries(void);
+HL_API void hl_atomic_remove_temporaries(void);
 
 
 /* ---- the steps both forms share (atomic.c) ---------------------------------
@@ -76,25 +76,25 @@ void hl_atomic_remove_temporaries(void);
  * taken: the temporary is made all the same, unlisted).  The descriptor,
  * or -1 with errno set (*slot -1).  hl_atomic_live_release(*slot) once the
  * temporary is renamed or removed. */
-int hl_atomic_temp_create(char *template, int *slot);
-void hl_atomic_live_release(int slot);
+HL_API int hl_atomic_temp_create(char *template, int *slot);
+HL_API void hl_atomic_live_release(int slot);
 
 /* "DIR/.NAME.XXXXXX" for mkstemp (malloc'd; NULL when out of memory): in
  * the target's directory, so that the rename stays within one file system. */
-char *hl_atomic_temp_template(const char *path);
+HL_API char *hl_atomic_temp_template(const char *path);
 
 /* The permission bits (a mode_t) of a file replacing EXISTING (NULL: a
  * new file). */
 struct stat;
-unsigned hl_atomic_mode(const struct stat *existing);
+HL_API unsigned hl_atomic_mode(const struct stat *existing);
 
 /* write(2) until done.  0, or -1 with errno set. */
-int hl_atomic_write_all(int fd, const void *buf, size_t len);
+HL_API int hl_atomic_write_all(int fd, const void *buf, size_t len);
 
 /* The commit step: the temporary TMP (written and synced unless fail, errno
  * e) renamed over PATH (noreplace: only if nothing is at PATH, EEXIST
  * otherwise) and the directory synced; on any failure TMP removed, errno
  * set and HL_ERR_IO.  TMP is not freed. */
-hl_status hl_atomic_place(const char *tmp, const char *path, bool noreplace, int fail, int e);
+HL_API hl_status hl_atomic_place(const char *tmp, const char *path, bool noreplace, int fail, int e);
 
 #endif

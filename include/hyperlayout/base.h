@@ -63,7 +63,7 @@ extern "C" {
 #endif
 
 /* One-line English description of a status; never NULL. */
-const char *hl_strerror(hl_status st);
+HL_API const char *hl_strerror(hl_status st);
 
 #ifdef __cplusplus
 }

@@ -78,59 +78,59 @@ typedef struct hl_layout {
 /* ---- constructors ------------------------------------------------------ */
 
 /* k order: offset = sum x_i * LP[i]. */
-hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
+HL_API hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
 
 /* Any strided view: offset = base + sum x_i * stride[i]; strides may be
  * negative or zero, views may overlap (then the layout is no bijection). */
-hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
+HL_API hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
                             const int64_t *stride, int64_t base);
 
 /* Tiled (UPC's blocking): tiles of tile[0] x tile[1] x ... cells, each
  * tile's cells in k order, tiles in k order; a tile extent that does not
  * divide its extent pads the last tile of that dimension. */
-hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
+HL_API hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
 
 /* Morton / Z order: each extent padded to a power of two, the bits of the
  * coordinates interleaved round-robin from dimension 0 (x0's bit 0 lowest),
  * skipping dimensions whose bits are used up. */
-hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent);
+HL_API hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent);
 
 /* ---- modifiers: out.offset(x) = in.offset(m(x)); out may alias in ------- */
 
 /* m flips every dimension in dims: x_i -> L_i-1-x_i. */
-hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
+HL_API hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
 
 /* m(x) = (x + s) mod L: cell x is stored where `in` keeps (x+s) mod L, so a
  * standard array re-laid out this way is NumPy's roll by s.  Any signed s. */
-hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift);
+HL_API hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift);
 
 /* m crinkles dimension dim with step n (1..L; the stable grouping by
  * residue when n does not divide L), or uncrinkles it. */
-hl_status hl_layout_crinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
-hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
+HL_API hl_status hl_layout_crinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
+HL_API hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
 
 /* Permuted dimensions: dimension j of `in` is dimension perm[j] of out, so
  * out has extents L'_{perm[j]} = L_j and out.offset(x) = in.offset(y) with
  * y_j = x_{perm[j]}. */
-hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm);
+HL_API hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm);
 
 /* ---- queries ------------------------------------------------------------ */
 
 /* Physical offset of a coordinate (HL_ERR_RANGE if x is outside). */
-hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offset);
+HL_API hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offset);
 
 /* The coordinate stored at an offset: HL_ERR_RANGE if no cell is there (a
  * padding slot, or outside the span), HL_ERR_UNSUPPORTED if the strides do
  * not decompose uniquely (an overlapping view). */
-hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x);
+HL_API hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x);
 
 /* Smallest and largest offset the digit box can reach (padding included);
  * the allocation a layout needs is span = max + 1 elements when min >= 0. */
-void hl_layout_bounds(const hl_layout *lay, int64_t *min, int64_t *max);
-int64_t hl_layout_span(const hl_layout *lay);
+HL_API void hl_layout_bounds(const hl_layout *lay, int64_t *min, int64_t *max);
+HL_API int64_t hl_layout_span(const hl_layout *lay);
 
 /* Number of cells N. */
-int64_t hl_layout_count(const hl_layout *lay);
+HL_API int64_t hl_layout_count(const hl_layout *lay);
 
 /* Whether the layout maps the N cells one to one onto [0, N): injective (as
  * below) with the cells' smallest offset 0 and largest N-1, found exactly by
@@ -138,7 +138,7 @@ int64_t hl_layout_count(const hl_layout *lay);
  * approximation: a dimension longer than 2^20 whose offset sits before a
  * map that scatters it (an uncrinkle, or a crinkle into more than 64 runs)
  * counts as no bijection. */
-bool hl_layout_is_bijection(const hl_layout *lay);
+HL_API bool hl_layout_is_bijection(const hl_layout *lay);
 
 /* Whether offsets decompose uniquely into the digits that vary over the
  * cells (each digit counted by the range of values it takes there: a
@@ -147,11 +147,11 @@ bool hl_layout_is_bijection(const hl_layout *lay);
  * hl_layout_coord() works: true for every layout the constructors,
  * modifiers and algebra build, but strided views whose strides overlap or
  * interleave. */
-bool hl_layout_is_injective(const hl_layout *lay);
+HL_API bool hl_layout_is_injective(const hl_layout *lay);
 
 
 /* "flip", "shift", "crinkle", "uncrinkle", "offset" ("unknown" otherwise). */
-const char *hl_coord_name(hl_coord_op op);
+HL_API const char *hl_coord_name(hl_coord_op op);
 
 /* The layout as one line of text, snprintf-style: writes at most size bytes
  * (NUL included) and returns the length the whole text needs (-1 for a NULL
@@ -159,7 +159,7 @@ const char *hl_coord_name(hl_coord_op op);
  * digits as dim:radix*stride, and the base when it is not 0, e.g.
  *   [3,4] x0=shift+1,crinkle/2 0:4*3 1:3*1 base=2
  * Maps print as flip, shift+a, crinkle/n, uncrinkle/n, offset+a:span. */
-int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
+HL_API int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
 
 /* ---- the algebra ---------------------------------------------------------
  *
@@ -178,7 +178,7 @@ int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
  * out may alias in.  HL_ERR_UNSUPPORTED only when a pipeline would need
  * more than HL_LAYOUT_MAX_MAPS maps or the digits more than
  * HL_LAYOUT_MAX_DIGITS. */
-hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
+HL_API hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
 
 /* Same rank, extents and normal form.  Then every cell has the same offset
  * and the bounds are the same.  Complete (the converse holds) for layouts
@@ -187,7 +187,7 @@ hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
  * maps or padding left, equal layouts may compare unequal (e.g. a crinkle by
  * a step that does not divide L and a different pipeline of the same
  * permutation). */
-bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
+HL_API bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
 
 /* out.offset(x) = a.offset(unrank_La(b.offset(x))): b's offsets are read as
  * k indices of a's cells, so out has b's rank and extents.  HL_ERR_RANGE when
@@ -202,7 +202,7 @@ bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
  * same way, as a slice of a tile).  compose(a, standard(L_a)) always
  * succeeds, and so does compose(standard, b) for b inside it.  out is in
  * normal form; out may alias a or b. */
-hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
+HL_API hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
 
 /* The inverse of a bijection onto [0, N) (hl_layout_is_bijection), as a
  * layout of extents M (rank_m, extent_m; their product must be N): out's
@@ -216,11 +216,11 @@ hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout 
  * unequal extents read in the same extents: ask for the transposed M), a
  * dimension with maps has more than one digit, more than HL_MAX_RANK runs of
  * digits, or the maps' inverse needs more than HL_LAYOUT_MAX_MAPS maps. */
-hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
+HL_API hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
                                const int64_t *extent_m);
 
 /* hl_layout_inverse_as with M = in's extents. */
-hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
+HL_API hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
 
 /* The box lo <= x < lo + extent of `in` as a layout of that box:
  * out.offset(y) = in.offset(lo + y), exactly, for any layout.  A dimension
@@ -231,7 +231,7 @@ hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
  * the digits (hence the bounds) stay those of `in`.  out is in normal form.
  * HL_ERR_RANGE for a box outside in (or empty); HL_ERR_UNSUPPORTED only when
  * a pipeline would need more than HL_LAYOUT_MAX_MAPS maps. */
-hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
+HL_API hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
                           const int64_t *extent);
 
 #ifdef __cplusplus
