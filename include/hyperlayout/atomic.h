@@ -27,6 +27,10 @@
 
 #include "base.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- one call ------------------------------------------------------------ */
 
 /* Writes the N chunks one after another to PATH.  On any failure the
@@ -71,12 +75,12 @@ HL_API void hl_atomic_remove_temporaries(void);
  * apps/common/atomic_file.c) makes its temporaries the same way and lists
  * them where hl_atomic_remove_temporaries finds them. */
 
-/* mkstemp on TEMPLATE (hl_atomic_temp_template), the temporary then listed
+/* mkstemp on TMPL (hl_atomic_temp_template), the temporary then listed
  * for hl_atomic_remove_temporaries in *slot (-1 when all 32 slots are
  * taken: the temporary is made all the same, unlisted).  The descriptor,
  * or -1 with errno set (*slot -1).  hl_atomic_live_release(*slot) once the
  * temporary is renamed or removed. */
-HL_API int hl_atomic_temp_create(char *template, int *slot);
+HL_API int hl_atomic_temp_create(char *tmpl, int *slot);
 HL_API void hl_atomic_live_release(int slot);
 
 /* "DIR/.NAME.XXXXXX" for mkstemp (malloc'd; NULL when out of memory): in
@@ -96,5 +100,9 @@ HL_API int hl_atomic_write_all(int fd, const void *buf, size_t len);
  * otherwise) and the directory synced; on any failure TMP removed, errno
  * set and HL_ERR_IO.  TMP is not freed. */
 HL_API hl_status hl_atomic_place(const char *tmp, const char *path, bool noreplace, int fail, int e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
