@@ -7,13 +7,13 @@ if(CMAKE_CUDA_COMPILER)
   set_target_properties(bench_gpu_transforms PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
   target_compile_options(bench_gpu_transforms PRIVATE --Werror=all-warnings
     -Xcompiler=-Wall,-Wextra)
-  target_link_libraries(bench_gpu_transforms PRIVATE bench_harness hyperlayout hl_cuda_sanitize)
+  target_link_libraries(bench_gpu_transforms PRIVATE bench_harness hyperlayout_static hl_cuda_sanitize)
   # The chains of bench_chains (bench/chains_list.h) on the device: fused
   # against op by op and k device-to-device copies, checked against hl_execute.
   add_executable(bench_gpu_chains gpu_chains.cu)
   set_target_properties(bench_gpu_chains PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
   target_compile_options(bench_gpu_chains PRIVATE --Werror=all-warnings -Xcompiler=-Wall,-Wextra)
-  target_link_libraries(bench_gpu_chains PRIVATE bench_harness hyperlayout hl_cuda_sanitize)
+  target_link_libraries(bench_gpu_chains PRIVATE bench_harness hyperlayout_static hl_cuda_sanitize)
 
   # bench_gpu_librett: LibreTT (cuTT's successor) on bench_gpu_transforms'
   # transpose rows, for bench/gpu_vs_cupy.py's LibreTT column.  Only with a
@@ -37,7 +37,7 @@ if(CMAKE_CUDA_COMPILER)
         -Xcompiler=-Wall,-Wextra)
       target_compile_definitions(bench_gpu_librett PRIVATE LIBRETT_USES_CUDA)
       target_include_directories(bench_gpu_librett SYSTEM PRIVATE "${hl_librett_dir}/include")
-      target_link_libraries(bench_gpu_librett PRIVATE bench_harness hyperlayout "${hl_librett_dir}/lib/librett.a"
+      target_link_libraries(bench_gpu_librett PRIVATE bench_harness hyperlayout_static "${hl_librett_dir}/lib/librett.a"
         hl_cuda_sanitize)
       message(STATUS "bench_gpu_librett: LibreTT in ${hl_librett_dir}")
     else()

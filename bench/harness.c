@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "hyperlayout/expert.h"
 
 double bench_now(void)

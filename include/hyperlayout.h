@@ -2,6 +2,7 @@
 #ifndef HYPERLAYOUT_H
 #define HYPERLAYOUT_H
 
+#include "hyperlayout/atomic.h"
 #include "hyperlayout/base.h"
 #include "hyperlayout/cuda.h"
 #include "hyperlayout/dist.h"

@@ -4,7 +4,7 @@
 #include <png.h>
 #include <setjmp.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 
 hl_status image_write_png(const char *path, const uint8_t *pixels, int64_t width, int64_t height,
                           int channels, int64_t row_stride)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "hyperlayout/expert.h"
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "cli.h"
 
 static const char usage[] =

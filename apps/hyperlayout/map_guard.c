@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 
 /* Fixed slots, so that the handler reads nothing being allocated; a slot's
  * message is written before the slot is marked used. */

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "h5_cli.h"
 #include "hyperlayout.h"
 

@@ -39,8 +39,10 @@ static const char *split_member(const char *path, char *file, size_t cap)
     return stat(file, &sb) == 0 ? colon + 1 : NULL;
 }
 
-hl_status npy_source_parse(npy_source *s, unsigned char *bytes, size_t len, const char *path,
-                           char *why, size_t cap)
+/* The .npy file at bytes (len bytes: its header and at least the data it
+ * announces) as s's array. */
+static hl_status parse(npy_source *s, unsigned char *bytes, size_t len, const char *path,
+                       char *why, size_t cap)
 {
     hl_status st = hl_npy_parse_header(bytes, len, &s->info);
     if (st != HL_OK) {
@@ -63,8 +65,9 @@ hl_status npy_source_parse(npy_source *s, unsigned char *bytes, size_t len, cons
     return HL_OK;
 }
 
-void npy_source_member_error(const char *path, const char *name, const char *reason, char *why,
-                             size_t cap)
+/* The message about member `name` (NULL: the only one) of archive `path`. */
+static void member_error(const char *path, const char *name, const char *reason, char *why,
+                         size_t cap)
 {
     snprintf(why, cap, "%s: %s%s%s%s", path, name ? "member '" : "", name ? name : "",
              name ? "': " : "", reason);
@@ -76,7 +79,7 @@ static hl_status open_member(npy_source *s, const char *name, unsigned flags, co
     hl_npz_member m;
     hl_status st = hl_npz_find(s->map, s->map_len, name, &m);
     if (st != HL_OK) {
-        npy_source_member_error(path, name, st == HL_ERR_ARG ? "the archive holds several arrays: "
+        member_error(path, name, st == HL_ERR_ARG ? "the archive holds several arrays: "
                                 "name one as ARCHIVE.npz:NAME" : hl_strerror(st), why, cap);
         return st;
     }
@@ -84,21 +87,54 @@ static hl_status open_member(npy_source *s, const char *name, unsigned flags, co
     if (m.method == 0) {
         if (!(flags & NPY_SOURCE_NO_VERIFY) &&
             hl_crc32(0, s->map + m.offset, (size_t)m.size) != m.crc32) {
-            npy_source_member_error(path, m.name, "its CRC-32 does not match its bytes (the "
+            member_error(path, m.name, "its CRC-32 does not match its bytes (the "
                                     "archive is damaged; --no-verify reads it as it is)", why, cap);
             return HL_ERR_FORMAT;
         }
-        return npy_source_parse(s, s->map + m.offset, (size_t)m.size, path, why, cap);
+        return parse(s, s->map + m.offset, (size_t)m.size, path, why, cap);
     }
     if (!(s->buf = bigbuf_alloc((size_t)m.size)))
         return sys_error(path, why, cap);
     s->buf_len = (size_t)m.size;
     if ((st = hl_npz_extract(s->map, s->map_len, &m, s->buf)) != HL_OK) {
-        npy_source_member_error(path, m.name, st == HL_ERR_FORMAT ? "damaged: it does not inflate "
+        member_error(path, m.name, st == HL_ERR_FORMAT ? "damaged: it does not inflate "
                                 "to its size or its CRC-32 does not match" : hl_strerror(st), why, cap);
         return st;
     }
-    return npy_source_parse(s, s->buf, s->buf_len, path, why, cap);
+    return parse(s, s->buf, s->buf_len, path, why, cap);
+}
+
+static void *big_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    return bigbuf_alloc(bytes);
+}
+
+static void big_release(void *p, size_t bytes, void *user)
+{
+    (void)user;
+    bigbuf_free(p, bytes);
+}
+
+hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsigned flags,
+                                 const char *label, char *why, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    const hl_npz_stream_options opt = {.member = member,
+                                       .no_verify = flags & NPY_SOURCE_NO_VERIFY,
+                                       .alloc = big_alloc,
+                                       .release = big_release};
+    void *npy = NULL;
+    size_t len = 0;
+    hl_status st = hl_npz_stream_read(fd, label, &opt, &npy, &len, s->member, why, cap);
+    if (st == HL_OK) {
+        s->buf = s->map = npy;
+        s->buf_len = s->map_len = len;
+        st = parse(s, s->buf, s->buf_len, label, why, cap);
+    }
+    if (st != HL_OK)
+        npy_source_close(s);
+    return st;
 }
 
 static bool is_zip(const unsigned char *p, size_t len)
@@ -122,7 +158,7 @@ static hl_status parse_map(npy_source *s, const char *member, unsigned flags, co
     }
     if (zip || member)
         return open_member(s, member, flags, label, why, cap);
-    return npy_source_parse(s, s->map, s->map_len, label, why, cap);
+    return parse(s, s->map, s->map_len, label, why, cap);
 }
 
 hl_status npy_source_from_memory(npy_source *s, unsigned char *bytes, size_t len,

@@ -41,21 +41,14 @@ enum {
 hl_status npy_source_open(npy_source *s, const char *path, unsigned flags, char *why, size_t cap);
 
 /* The rest of npy_source_open once PATH is open, for callers that hold the
- * bytes (len bytes at bytes, which must outlive s) or a stream (fd): label
- * names it in messages, member as NAME above (NULL: the only one). */
+ * bytes (len bytes at bytes, which must outlive s) or a stream (fd, read by
+ * the library's hl_npz_stream_read): label names it in messages, member as
+ * NAME above (NULL: the only one). */
 hl_status npy_source_from_memory(npy_source *s, unsigned char *bytes, size_t len,
                                  const char *member, unsigned flags, const char *label, char *why,
                                  size_t cap);
 hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsigned flags,
                                  const char *label, char *why, size_t cap);
-
-/* Shared by npy_source.c and npy_stream.c: the .npy file at bytes (len
- * bytes: its header and at least the data it announces) as s's array; and
- * the message about member `name` (NULL: the only one) of archive `path`. */
-hl_status npy_source_parse(npy_source *s, unsigned char *bytes, size_t len, const char *path,
-                           char *why, size_t cap);
-void npy_source_member_error(const char *path, const char *name, const char *reason, char *why,
-                             size_t cap);
 
 /* Moves the data into process memory on huge pages (2 MiB aligned), piece
  * by piece, dropping the file's pages as it goes, so the memory used stays

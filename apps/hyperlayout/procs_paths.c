@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 
 /* The lowest process whose `fails` is set (INT_MAX: none). */
 static int first_failing(MPI_Comm comm, int me, int fails)

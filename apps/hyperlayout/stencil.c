@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "io/npy_native.h"
+#include "hyperlayout/npy.h"
 #include "npy_sink.h"
 #include "npy_source.h"
 #include "parse.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "cli.h"
 #include "parse.h"
 #include "walker.h"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "run.h"
 
 #define CK_VERSION 1u      /* the spins inside */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "exact.h"
-#include "io/atomic.h"
+#include "atomic_file.h"
 #include "image.h"
 
 /* Finishes an atomic file: commits it unless writing failed. */

@@ -14,6 +14,17 @@
 #define HL_HOSTDEV
 #endif
 
+/* Marks the functions the shared libraries export: they are built with
+ * -fvisibility=hidden, so that only the functions of the installed headers
+ * are exported (tests/install checks nm's list against the headers).  For
+ * the static library and for programs it changes nothing.  Put on the
+ * declarations by scripts/add_hl_api.py. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HL_API __attribute__((visibility("default")))
+#else
+#define HL_API
+#endif
+
 /* Every fallible call returns one of these.  HL_OK is zero so that
  * `if (st) ...` reads naturally; hl_strerror() gives a one-line message. */
 typedef enum hl_status {
@@ -52,7 +63,7 @@ extern "C" {
 #endif
 
 /* One-line English description of a status; never NULL. */
-const char *hl_strerror(hl_status st);
+HL_API const char *hl_strerror(hl_status st);
 
 #ifdef __cplusplus
 }

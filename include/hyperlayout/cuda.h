@@ -29,7 +29,7 @@ extern "C" {
 
 /* The number of CUDA devices this process can use: 0 when the library was
  * built without CUDA, without a driver or without a GPU. */
-int hl_cuda_devices(void);
+HL_API int hl_cuda_devices(void);
 
 /* Uploads what the device needs to run p (its boxes; for plans that run in
  * place, the passes' cycles and a buffer of at most 1/32 of the array; for
@@ -47,7 +47,7 @@ int hl_cuda_devices(void);
  *                       in place by passes
  *   HL_ERR_NOMEM        cudaMalloc failed
  *   HL_ERR_DEVICE       any other CUDA error (no device, no driver) */
-hl_status hl_plan_cuda_prepare(hl_plan *p);
+HL_API hl_status hl_plan_cuda_prepare(hl_plan *p);
 
 /* Runs p on device memory: out[dst(x)] = in[src(x)], d_in holding
  * hl_plan_in_span(p) elements and d_out hl_plan_out_span(p), asynchronously
@@ -65,7 +65,7 @@ hl_status hl_plan_cuda_prepare(hl_plan *p);
  *                       not lowered to boxes
  *   HL_ERR_DEVICE       the launch failed (an error of an earlier
  *                       asynchronous call may also surface here) */
-hl_status hl_execute_cuda(const hl_plan *p, const void *d_in, void *d_out, void *stream);
+HL_API hl_status hl_execute_cuda(const hl_plan *p, const void *d_in, void *d_out, void *stream);
 
 #ifdef __cplusplus
 }

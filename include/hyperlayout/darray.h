@@ -39,7 +39,7 @@ extern "C" {
  *   HL_ERR_UNSUPPORTED  d deals tiles round robin (UPC): darray cannot say it,
  *                       or an extent exceeds MPI's int
  */
-hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
+HL_API hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
                            MPI_Datatype *type);
 
 /* The status every process of comm ends a collective step with: the worst
@@ -53,7 +53,7 @@ hl_status hl_dist_mpi_type(const hl_dist *d, int64_t owner, MPI_Datatype elem,
  * The library's collective calls end with it, and so can a program's own
  * steps (the CLI's transform --procs and ising --procs do).
  *   HL_ERR_COMM  an MPI call failed */
-hl_status hl_mpi_agree(MPI_Comm comm, hl_status st, char *why, size_t cap);
+HL_API hl_status hl_mpi_agree(MPI_Comm comm, hl_status st, char *why, size_t cap);
 
 /* Which halo cells an exchange fills: those beside a face (the 2d
  * neighbours' cells, for star stencils), or also those beside edges and
@@ -112,15 +112,15 @@ typedef struct hl_darray hl_darray;
  *   HL_ERR_ARG          a negative halo, an unknown method or neighbourhood
  *   HL_ERR_NOMEM        an allocation failed on some process
  *   and hl_dist_parse's errors (a grid that does not make the size: HL_ERR_ARG) */
-hl_status hl_darray_create(hl_darray **a, MPI_Comm comm, const hl_shape *shape, const char *spec,
+HL_API hl_status hl_darray_create(hl_darray **a, MPI_Comm comm, const hl_shape *shape, const char *spec,
                            const hl_darray_options *opt);
 
 /* Collective; NULL is allowed.  An exchange in flight is finished first. */
-void hl_darray_destroy(hl_darray *a);
+HL_API void hl_darray_destroy(hl_darray *a);
 
 /* The distribution, and this process's local memory (halo included). */
-const hl_dist *hl_darray_dist(const hl_darray *a);
-void *hl_darray_data(hl_darray *a);
+HL_API const hl_dist *hl_darray_dist(const hl_darray *a);
+HL_API void *hl_darray_data(hl_darray *a);
 
 /* This process's first block (its box, for BLOCK / NONE distributions):
  * for each dimension (dimension 0 first) the global index of its first
@@ -128,7 +128,7 @@ void *hl_darray_data(hl_darray *a);
  * nothing), and the frame's extents, halo included (the same for every
  * block).  Returns the local elements: the frame's cells times the blocks
  * (at least one frame). */
-int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int64_t *local);
+HL_API int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int64_t *local);
 
 /* The blocks this process holds (0 when it owns nothing; 1 for BLOCK /
  * NONE), and block j's first owned cell (global), its owned cells and the
@@ -136,8 +136,8 @@ int64_t hl_darray_local(const hl_darray *a, int64_t *start, int64_t *owned, int6
  * offset + sum_i (y_i + lo_i) * F_0*...*F_(i-1)).  Pointers may be NULL.
  *   HL_ERR_NULL   a is NULL
  *   HL_ERR_RANGE  j outside 0..blocks-1 */
-int64_t hl_darray_blocks(const hl_darray *a);
-hl_status hl_darray_block(const hl_darray *a, int64_t j, int64_t *start, int64_t *owned,
+HL_API int64_t hl_darray_blocks(const hl_darray *a);
+HL_API hl_status hl_darray_block(const hl_darray *a, int64_t j, int64_t *start, int64_t *owned,
                           int64_t *offset);
 
 /* The halo exchange, split: fills every block's halo (the cells of the
@@ -166,8 +166,8 @@ hl_status hl_darray_block(const hl_darray *a, int64_t j, int64_t *start, int64_t
  * process must call both, in step.
  *   HL_ERR_ARG   begin while an exchange is in flight, end without one
  *   HL_ERR_COMM  MPI reported an error */
-hl_status hl_darray_halo_begin(hl_darray *a);
-hl_status hl_darray_halo_end(hl_darray *a);
+HL_API hl_status hl_darray_halo_begin(hl_darray *a);
+HL_API hl_status hl_darray_halo_end(hl_darray *a);
 
 /* Collective .npy files: every process writes its blocks (not their halos)
  * into, or reads them from, one file NumPy opens, through MPI-IO with the
@@ -186,8 +186,8 @@ hl_status hl_darray_halo_end(hl_darray *a);
  *                checked before the collective open, which would wait for ever)
  *   HL_ERR_COMM  an MPI call failed
  *   and the .npy errors of hl_npy_read_header */
-hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
-hl_status hl_darray_read_npy(hl_darray *a, const char *path);
+HL_API hl_status hl_darray_write_npy(const hl_darray *a, const char *path);
+HL_API hl_status hl_darray_read_npy(hl_darray *a, const char *path);
 
 /* Collective HDF5 datasets (parallel HDF5 over MPI-IO; HL_ERR_UNSUPPORTED
  * when the library was built without it): every process writes its blocks
@@ -205,14 +205,14 @@ hl_status hl_darray_read_npy(hl_darray *a, const char *path);
  * reads (converted to this machine's byte order).  why/cap (may be NULL/0):
  * the same one-line reason on every process.  Collective; every process
  * returns the same status. */
-hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *dataset,
+HL_API hl_status hl_darray_write_h5(const hl_darray *a, const char *path, const char *dataset,
                              const hl_h5_write_options *opt, char *why, size_t cap);
-hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset, char *why,
+HL_API hl_status hl_darray_read_h5(hl_darray *a, const char *path, const char *dataset, char *why,
                             size_t cap);
 /* Bytes this process sends per exchange (to other processes and to
  * itself), and the number of messages (dimension by dimension: one per
  * face that has a neighbour; otherwise one per process it sends to). */
-int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
+HL_API int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
 
 /* ---- redistribution --------------------------------------------------- */
 
@@ -232,18 +232,18 @@ int64_t hl_darray_halo_bytes(const hl_darray *a, int *messages);
  *   HL_ERR_ELEM_SIZE  elem_size below 1 or above INT_MAX
  *   HL_ERR_UNSUPPORTED  more than 2^31 - 1 elements between two processes */
 typedef struct hl_redist hl_redist;
-hl_status hl_redist_plan(hl_redist **r, MPI_Comm comm, const hl_dist *from, const hl_dist *to,
+HL_API hl_status hl_redist_plan(hl_redist **r, MPI_Comm comm, const hl_dist *from, const hl_dist *to,
                          int64_t elem_size);
 /* Starts moving in (this process's memory under `from`) to out (under
  * `to`; another buffer); end waits and writes out.  Every process calls
  * both.  HL_ERR_ARG: begin twice, end without begin. */
-hl_status hl_redist_begin(hl_redist *r, const void *in, void *out);
-hl_status hl_redist_end(hl_redist *r);
+HL_API hl_status hl_redist_begin(hl_redist *r, const void *in, void *out);
+HL_API hl_status hl_redist_end(hl_redist *r);
 /* Bytes this process sends to others per run, and (kept) the bytes that
  * stay on it. */
-int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept);
+HL_API int64_t hl_redist_bytes(const hl_redist *r, int64_t *kept);
 /* Collective; NULL allowed. */
-void hl_redist_destroy(hl_redist *r);
+HL_API void hl_redist_destroy(hl_redist *r);
 /* ---- distributed transforms and process relabelling ------------------ */
 
 typedef struct hl_redist_options {
@@ -286,7 +286,7 @@ typedef struct hl_redist_options {
  *                       extents not its output's
  *   HL_ERR_UNSUPPORTED  a plan made from boxes, or one that is not a
  *                       bijection of the cells onto [0, N) in every step */
-hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *from,
+HL_API hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *from,
                                    const hl_plan *plan, const hl_dist *to, int64_t elem_size,
                                    const hl_redist_options *opt);
 
@@ -297,24 +297,24 @@ hl_status hl_redist_plan_transform(hl_redist **r, MPI_Comm comm, const hl_dist *
  * communicators of the same processes.  plan NULL: a redistribution
  * between two darrays of the same shape.  Collective over in's
  * communicator. */
-hl_status hl_darray_transform_plan(hl_redist **r, const hl_darray *in, const hl_plan *plan,
+HL_API hl_status hl_darray_transform_plan(hl_redist **r, const hl_darray *in, const hl_plan *plan,
                                    const hl_darray *out);
 
 /* The boxes this process's part of r copies (packing, unpacking and the
  * cells that stay together): planned from boxes, at least 1 where it
  * moves any cell; 0 for a plan made cell by cell (the reference option, a
  * plan that runs cell by cell) or one that moves nothing here. */
-int64_t hl_redist_boxes(const hl_redist *r);
+HL_API int64_t hl_redist_boxes(const hl_redist *r);
 /* The owner of `to` whose memory this process receives: its rank, unless
  * relabelled (hl_redist_options.relabel). */
-int64_t hl_redist_owner(const hl_redist *r);
+HL_API int64_t hl_redist_owner(const hl_redist *r);
 
 /* The same traffic without running anything (no MPI call: a model for
  * process counts beyond this machine): the bytes `owner` would send to
  * other processes, keep, and the messages it would send, moving elements
  * of elem_size bytes from `from` to `to` (the same owner count).  What it
  * sends is the lower bound: the cells that change owner. */
-hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
+HL_API hl_status hl_redist_model(const hl_dist *from, const hl_dist *to, int64_t owner, int64_t elem_size,
                           int64_t *sent, int64_t *kept, int64_t *messages);
 
 /* One process's part of a redistribution fused with a transform, as
@@ -331,7 +331,7 @@ typedef struct hl_redist_model_stats {
 /* plan NULL: the identity.  Errors as hl_redist_plan_transform's (no
  * MPI), HL_ERR_ARG for owner outside 0..T-1, HL_ERR_UNSUPPORTED for a
  * plan that runs cell by cell. */
-hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const hl_dist *to,
+HL_API hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const hl_dist *to,
                                int64_t owner, int64_t elem_size, hl_redist_model_stats *stats);
 /* The exchange's traffic as the planner computes it, for any process count
  * and without running anything (no MPI call: a model for machines larger
@@ -339,7 +339,7 @@ hl_status hl_redist_model_plan(const hl_dist *from, const hl_plan *plan, const h
  * exchange (to itself too) and the messages, for hl_darray_create's
  * arguments.  Errors as hl_darray_create's, HL_ERR_ARG for owner outside
  * 0..procs-1. */
-hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
+HL_API hl_status hl_darray_halo_model(const hl_shape *shape, const char *spec,
                                const hl_darray_options *opt, int64_t procs, int64_t owner,
                                int64_t *bytes, int64_t *messages);
 

@@ -167,12 +167,12 @@ typedef struct hl_dist_place {
  *   HL_ERR_EXTENT    an extent or a tile extent below 1
  *   HL_ERR_ARG       owners below 1
  *   HL_ERR_OVERFLOW  N, B or owner 0's local memory overflows int64 */
-hl_status hl_dist_upc(hl_dist *d, int rank, const int64_t *extent, const int64_t *tile,
+HL_API hl_status hl_dist_upc(hl_dist *d, int rank, const int64_t *extent, const int64_t *tile,
                       int64_t owners);
 
 /* UPC's one-dimensional `shared [tile] A[extent]`: hl_dist_upc() with rank
  * 1.  Tile 1 is UPC's default (cyclic); ceil(extent/owners) is `shared [*]`. */
-hl_status hl_dist_upc_1d(hl_dist *d, int64_t extent, int64_t tile, int64_t owners);
+HL_API hl_status hl_dist_upc_1d(hl_dist *d, int64_t extent, int64_t tile, int64_t owners);
 
 /* An owner grid: dimension i distributed as axis[i] over axis[i].owners
  * owner coordinates; T is the product of those.
@@ -181,7 +181,7 @@ hl_status hl_dist_upc_1d(hl_dist *d, int64_t extent, int64_t tile, int64_t owner
  *   HL_ERR_EXTENT    an extent, or a CYCLIC tile, below 1
  *   HL_ERR_ARG       an unknown kind, owners below 1, or NONE with owners != 1
  *   HL_ERR_OVERFLOW  N, T or the local array (prod C_i*b_i) overflows int64 */
-hl_status hl_dist_grid(hl_dist *d, int rank, const int64_t *extent, const hl_dist_axis *axis);
+HL_API hl_status hl_dist_grid(hl_dist *d, int rank, const int64_t *extent, const hl_dist_axis *axis);
 
 /* A distribution written as text (dist_spec.c), in the order shapes are
  * written (slowest dimension first, as NumPy and C list them):
@@ -201,7 +201,7 @@ hl_status hl_dist_grid(hl_dist *d, int rank, const int64_t *extent, const hl_dis
  *   HL_ERR_ARG       procs below 1, a grid that does not multiply to procs
  *                    or is not 1 on a `none` dimension
  *   and hl_dist_grid's / hl_dist_upc's errors */
-hl_status hl_dist_parse(hl_dist *d, const char *spec, int rank, const int64_t *extent,
+HL_API hl_status hl_dist_parse(hl_dist *d, const char *spec, int rank, const int64_t *extent,
                         int64_t procs, const int64_t *grid);
 
 /* A balanced grid of procs processes in n dimensions, as MPI_Dims_create
@@ -211,7 +211,7 @@ hl_status hl_dist_parse(hl_dist *d, const char *spec, int rank, const int64_t *e
  *   HL_ERR_NULL  dims is NULL
  *   HL_ERR_ARG   procs or n out of range, a negative entry, or kept entries
  *                that do not divide procs (or, none free, do not make it) */
-hl_status hl_dims_create(int64_t procs, int n, int64_t *dims);
+HL_API hl_status hl_dims_create(int64_t procs, int n, int64_t *dims);
 
 /* ---- checks for untrusted values -------------------------------------- */
 
@@ -436,19 +436,19 @@ HL_HOSTDEV static inline int64_t hl_dist_k_of(const hl_dist *d, int64_t owner, i
 
 /* Place of the cell at x / with k index k.  HL_ERR_NULL; HL_ERR_RANGE for
  * a coordinate or k outside the array. */
-hl_status hl_dist_query(const hl_dist *d, const int64_t *x, hl_dist_place *place);
-hl_status hl_dist_query_k(const hl_dist *d, int64_t k, hl_dist_place *place);
+HL_API hl_status hl_dist_query(const hl_dist *d, const int64_t *x, hl_dist_place *place);
+HL_API hl_status hl_dist_query_k(const hl_dist *d, int64_t k, hl_dist_place *place);
 
 /* What local slot `local` of `owner` holds: *k (if k is not NULL) gets its
  * k index or HL_DIST_PADDING, x (if not NULL) as hl_dist_coord_of.
  * HL_ERR_NULL for d; HL_ERR_ARG for an owner outside 0..T-1; HL_ERR_RANGE
  * for a local offset outside 0..hl_dist_local_count(d, owner)-1. */
-hl_status hl_dist_locate(const hl_dist *d, int64_t owner, int64_t local, int64_t *x, int64_t *k);
+HL_API hl_status hl_dist_locate(const hl_dist *d, int64_t owner, int64_t local, int64_t *x, int64_t *k);
 
 /* Number of cells (padding left out) the owner holds, counted on the boxes
  * its pack plan would copy (without building them).  HL_ERR_NULL,
  * HL_ERR_ARG (owner). */
-hl_status hl_dist_owner_elements(const hl_dist *d, int64_t owner, int64_t *count);
+HL_API hl_status hl_dist_owner_elements(const hl_dist *d, int64_t owner, int64_t *count);
 
 /* ---- packing one owner's cells: plans ----------------------------------- */
 
@@ -468,7 +468,7 @@ hl_status hl_dist_owner_elements(const hl_dist *d, int64_t owner, int64_t *count
  *   HL_ERR_BYTES_OVERFLOW  the array or the local memory in bytes overflows int64
  *   HL_ERR_UNSUPPORTED     the owner's cells need more than HL_DIST_MAX_BOXES boxes
  *   HL_ERR_NOMEM */
-hl_status hl_dist_pack_plan(hl_plan **plan, const hl_dist *d, int64_t owner, int64_t elem_size,
+HL_API hl_status hl_dist_pack_plan(hl_plan **plan, const hl_dist *d, int64_t owner, int64_t elem_size,
                             bool unpack, const hl_plan_options *opt);
 
 /* Boxes a pack plan may hold (see hl_dist_pack_plan). */
@@ -477,9 +477,9 @@ hl_status hl_dist_pack_plan(hl_plan **plan, const hl_dist *d, int64_t owner, int
 /* Plan, execute (OpenMP's default threads), destroy.  `global` and `local`
  * must not overlap.  Errors as hl_dist_pack_plan, and HL_ERR_NULL for
  * either buffer. */
-hl_status hl_dist_pack(const hl_dist *d, int64_t owner, const void *global, void *local,
+HL_API hl_status hl_dist_pack(const hl_dist *d, int64_t owner, const void *global, void *local,
                        int64_t elem_size);
-hl_status hl_dist_unpack(const hl_dist *d, int64_t owner, const void *local, void *global,
+HL_API hl_status hl_dist_unpack(const hl_dist *d, int64_t owner, const void *local, void *global,
                          int64_t elem_size);
 
 /* ---- iteration over one owner's cells ----------------------------------- */

@@ -17,15 +17,15 @@ extern "C" {
  * level it was made with.  HL_ERR_UNSUPPORTED when the CPU or the build
  * lacks the level, HL_ERR_ARG for a name not listed.  For checking one level
  * against another (tests) and for measuring them. */
-hl_status hl_isa_force(const char *name);
+HL_API hl_status hl_isa_force(const char *name);
 
 /* The level plans created now get ("avx512", ...); "invalid" when HL_ISA
  * names a level that cannot be used and hl_isa_force chose none. */
-const char *hl_isa_name(void);
+HL_API const char *hl_isa_name(void);
 
 /* Whether plans can be made now: HL_OK, or HL_ERR_ISA when HL_ISA names a
  * level that cannot be used and hl_isa_force chose none. */
-hl_status hl_isa_usable(void);
+HL_API hl_status hl_isa_usable(void);
 
 /* The environment's HL_ISA, read once, at the first call that needs it (a
  * plan's creation, this call): the same names as hl_isa_force; unset, empty
@@ -34,7 +34,7 @@ hl_status hl_isa_usable(void);
  * level unknown or one this CPU or build lacks: then every plan's creation
  * fails with HL_ERR_ISA until hl_isa_force picks a level.  So a whole test
  * suite or benchmark runs at one level with no change to its code. */
-hl_status hl_isa_setting(const char **value);
+HL_API hl_status hl_isa_setting(const char **value);
 
 #ifdef __cplusplus
 }

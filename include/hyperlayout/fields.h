@@ -370,14 +370,14 @@ static inline hl_status hl_fields_em_extract_unk(hl_fields_em f, int64_t unk, do
  * (HL_FIELDS_UNKNOWN_MAJOR or HL_FIELDS_EQUATION_MAJOR) into the other
  * order: a 2D permute of float64 elements, reusable and thread-safe like
  * any plan (hl_execute, in place when in == out).  opt may be NULL. */
-hl_status hl_fields_plan(hl_plan **plan, int from, int64_t nunk, int64_t nprop,
+HL_API hl_status hl_fields_plan(hl_plan **plan, int from, int64_t nunk, int64_t nprop,
                          const hl_plan_options *opt);
 
 /* One-shot conversions: dst and src must have the same nunk and nprop
  * (HL_ERR_MISMATCH); dst.ptr == src.ptr converts in place, other overlaps
  * are not allowed. */
-hl_status hl_fields_um_to_em(hl_fields_em dst, hl_fields_um src, const hl_plan_options *opt);
-hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_options *opt);
+HL_API hl_status hl_fields_um_to_em(hl_fields_em dst, hl_fields_um src, const hl_plan_options *opt);
+HL_API hl_status hl_fields_em_to_um(hl_fields_um dst, hl_fields_em src, const hl_plan_options *opt);
 
 /* ---- generic names: dispatch on the view's type -------------------------- */
 

@@ -69,37 +69,37 @@ typedef struct hl_h5_info {
 } hl_h5_info;
 
 /* HL_OK when the library was built with HDF5, else HL_ERR_UNSUPPORTED. */
-hl_status hl_h5_available(void);
+HL_API hl_status hl_h5_available(void);
 
 /* What dataset DATASET ("/group/name"; a relative name is taken from the
  * root) of the HDF5 file PATH holds. */
-hl_status hl_h5_info_get(const char *path, const char *dataset, hl_h5_info *info, char *why,
+HL_API hl_status hl_h5_info_get(const char *path, const char *dataset, hl_h5_info *info, char *why,
                          size_t cap);
 
 /* Calls visit for every dataset of the file (depth first, names in
  * creation-independent alphabetical order): its full name ("/a/b") and
  * its info.  A non-zero return from visit stops the walk (HL_OK). */
 typedef int (*hl_h5_visit)(const char *name, const hl_h5_info *info, void *user);
-hl_status hl_h5_list(const char *path, hl_h5_visit visit, void *user, char *why, size_t cap);
+HL_API hl_status hl_h5_list(const char *path, hl_h5_visit visit, void *user, char *why, size_t cap);
 
 /* ---- reading, range by range ---------------------------------------- */
 typedef struct hl_h5_reader hl_h5_reader;
 
 /* Opens the dataset and fills *info (info may be NULL).  HL_ERR_UNSUPPORTED
  * when info.unsupported is set (the message names it). */
-hl_status hl_h5_reader_open(hl_h5_reader **r, const char *path, const char *dataset,
+HL_API hl_status hl_h5_reader_open(hl_h5_reader **r, const char *path, const char *dataset,
                             hl_h5_info *info, char *why, size_t cap);
 /* Reads `count` elements from element `first` of the array in C order
  * (HDF5's order) into buf: at most 2*ndim hyperslabs, each into a memory
  * space of its own shape, so memory stays what the caller gives. */
-hl_status hl_h5_reader_read(hl_h5_reader *r, int64_t first, int64_t count, void *buf, char *why,
+HL_API hl_status hl_h5_reader_read(hl_h5_reader *r, int64_t first, int64_t count, void *buf, char *why,
                             size_t cap);
-const hl_h5_info *hl_h5_reader_info(const hl_h5_reader *r);
-void hl_h5_reader_close(hl_h5_reader *r);
+HL_API const hl_h5_info *hl_h5_reader_info(const hl_h5_reader *r);
+HL_API void hl_h5_reader_close(hl_h5_reader *r);
 
 /* The whole dataset into a new 64-byte aligned buffer (free()), as
  * hl_npy_load; *info may be NULL. */
-hl_status hl_h5_load(const char *path, const char *dataset, hl_h5_info *info, void **data,
+HL_API hl_status hl_h5_load(const char *path, const char *dataset, hl_h5_info *info, void **data,
                      char *why, size_t cap);
 
 /* ---- writing, range by range ---------------------------------------- */
@@ -127,19 +127,19 @@ typedef struct hl_h5_writer hl_h5_writer;
 
 /* Creates DATASET of shape s (extents L0 first: HDF5 dims reversed) in a
  * temporary beside PATH.  opt may be NULL. */
-hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *dataset,
+HL_API hl_status hl_h5_writer_open(hl_h5_writer **w, const char *path, const char *dataset,
                             const hl_shape *s, const hl_h5_write_options *opt, char *why,
                             size_t cap);
 /* Writes count elements at element `first` (C order) from buf. */
-hl_status hl_h5_writer_write(hl_h5_writer *w, int64_t first, int64_t count, const void *buf,
+HL_API hl_status hl_h5_writer_write(hl_h5_writer *w, int64_t first, int64_t count, const void *buf,
                              char *why, size_t cap);
 /* Closes the file, syncs it and renames it over PATH; frees w either way. */
-hl_status hl_h5_writer_commit(hl_h5_writer *w, char *why, size_t cap);
+HL_API hl_status hl_h5_writer_commit(hl_h5_writer *w, char *why, size_t cap);
 /* Removes the temporary; PATH untouched.  NULL allowed. */
-void hl_h5_writer_abort(hl_h5_writer *w);
+HL_API void hl_h5_writer_abort(hl_h5_writer *w);
 
 /* One call: the whole array. */
-hl_status hl_h5_save(const char *path, const char *dataset, const hl_shape *s, const void *data,
+HL_API hl_status hl_h5_save(const char *path, const char *dataset, const hl_shape *s, const void *data,
                      const hl_h5_write_options *opt, char *why, size_t cap);
 
 #ifdef __cplusplus

@@ -90,7 +90,7 @@ typedef struct hl_layout {
  *          of the extents, fits int64 (HL_ERR_OVERFLOW).
  *   gives: a bijection onto [0, N), one digit per dimension, no maps.
  *   e.g.   extent {3,2}: "[2,3] 0:3*1 1:2*3"; cell (2,1) at offset 5. */
-hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
+HL_API hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
 
 /* Any strided view: offset = base + sum x_i * stride[i]; strides may be
  * negative or zero, views may overlap (then the layout is no bijection).
@@ -101,7 +101,7 @@ hl_status hl_layout_standard(hl_layout *lay, int rank, const int64_t *extent);
  *   e.g.   extent {3}, stride {-2}, base 4: offsets 4, 2, 0, "[3] 0:3*-2
  *          base=4"; stride {1,1} over extent {3,2} overlaps: offsets 0 1 2
  *          1 2 3, hl_layout_is_injective false. */
-hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
+HL_API hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
                             const int64_t *stride, int64_t base);
 
 /* Tiled (UPC's blocking): tiles of tile[0] x tile[1] x ... cells, each
@@ -115,7 +115,7 @@ hl_status hl_layout_strided(hl_layout *lay, int rank, const int64_t *extent,
  *   e.g.   extent {4,4}, tile {2,2}: "[4,4] 0:2*1 0:2*4 1:2*2 1:2*8";
  *          cell (2,0) at 4, cell (0,1) at 2.  extent {3}, tile {2}: span 4,
  *          offset 3 a padding slot. */
-hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
+HL_API hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const int64_t *tile);
 
 /* Morton / Z order: each extent padded to a power of two, the bits of the
  * coordinates interleaved round-robin from dimension 0 (x0's bit 0 lowest),
@@ -125,7 +125,7 @@ hl_status hl_layout_tiled(hl_layout *lay, int rank, const int64_t *extent, const
  *          extent is a power of two, else padded.
  *   e.g.   extent {4,4}: "[4,4] 0:2*1 1:2*2 0:2*4 1:2*8"; cell (1,1) at 3,
  *          cell (2,0) at 4, cell (0,2) at 8. */
-hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent);
+HL_API hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent);
 
 /* ---- modifiers: out.offset(x) = in.offset(m(x)); out may alias in ------- */
 
@@ -138,7 +138,7 @@ hl_status hl_layout_morton(hl_layout *lay, int rank, const int64_t *extent);
  *          flip cancels; the same digits and bounds as in.
  *   e.g.   standard extent {3,2}, dims 1: "[2,3] x0=flip 0:3*1 1:2*3",
  *          offsets 2 1 0 5 4 3 in k order. */
-hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
+HL_API hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
 
 /* m(x) = (x + s) mod L: cell x is stored where `in` keeps (x+s) mod L, so a
  * standard array re-laid out this way is NumPy's roll by s.  Any signed s.
@@ -148,7 +148,7 @@ hl_status hl_layout_flip(hl_layout *out, const hl_layout *in, uint64_t dims);
  *          front of each other merge; the same digits and bounds as in.
  *   e.g.   standard extent {4}, shift {1}: "[4] x0=shift+1 0:4*1", offsets
  *          1 2 3 0; shift {-1} gives shift+3, offsets 3 0 1 2. */
-hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift);
+HL_API hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *shift);
 
 /* m crinkles dimension dim with step n (1..L; the stable grouping by
  * residue when n does not divide L), or uncrinkles it.
@@ -160,8 +160,8 @@ hl_status hl_layout_shift(hl_layout *out, const hl_layout *in, const int64_t *sh
  *   e.g.   standard extent {6}, crinkle step 2: "[6] x0=crinkle/2 0:6*1",
  *          offsets 0 3 1 4 2 5 (cell x at its place after the cells of
  *          lower residue); uncrinkle step 2: offsets 0 2 4 1 3 5. */
-hl_status hl_layout_crinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
-hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
+HL_API hl_status hl_layout_crinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
+HL_API hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int64_t step);
 
 /* Permuted dimensions: dimension j of `in` is dimension perm[j] of out, so
  * out has extents L'_{perm[j]} = L_j and out.offset(x) = in.offset(y) with
@@ -171,7 +171,7 @@ hl_status hl_layout_uncrinkle(hl_layout *out, const hl_layout *in, int dim, int6
  *   gives: the same digits (relabelled), maps, base and bounds as in.
  *   e.g.   standard extent {3,2}, perm {1,0}: "[3,2] 1:3*1 0:2*3", extents
  *          {2,3}, offsets 0 3 1 4 2 5: the transpose. */
-hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm);
+HL_API hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm);
 
 /* ---- queries ------------------------------------------------------------ */
 
@@ -180,7 +180,7 @@ hl_status hl_layout_permute(hl_layout *out, const hl_layout *in, const int *perm
  *          x_i < L_i (HL_ERR_RANGE).
  *   gives: *offset = base + sum digit * stride after x's maps.
  *   e.g.   standard extent {3,2}, x (2,1): 5. */
-hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offset);
+HL_API hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offset);
 
 /* The coordinate stored at an offset: HL_ERR_RANGE if no cell is there (a
  * padding slot, or outside the span), HL_ERR_UNSUPPORTED if the strides do
@@ -190,7 +190,7 @@ hl_status hl_layout_offset(const hl_layout *lay, const int64_t *x, int64_t *offs
  *   e.g.   standard extent {3,2}, offset 5: x (2,1); tiled extent {3}
  *          tile {2}, offset 3: HL_ERR_RANGE (padding); strided extent {3,2}
  *          stride {1,1}, offset 1: HL_ERR_UNSUPPORTED. */
-hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x);
+HL_API hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x);
 
 /* Smallest and largest offset the digit box can reach (padding included);
  * the allocation a layout needs is span = max + 1 elements when min >= 0.
@@ -198,12 +198,12 @@ hl_status hl_layout_coord(const hl_layout *lay, int64_t offset, int64_t *x);
  *   gives: every cell's offset in [min, max]; span = max + 1.
  *   e.g.   tiled extent {3} tile {2}: min 0, max 3, span 4 (three cells);
  *          strided extent {3} stride {-2} base 4: min 0, max 4, span 5. */
-void hl_layout_bounds(const hl_layout *lay, int64_t *min, int64_t *max);
-int64_t hl_layout_span(const hl_layout *lay);
+HL_API void hl_layout_bounds(const hl_layout *lay, int64_t *min, int64_t *max);
+HL_API int64_t hl_layout_span(const hl_layout *lay);
 
 /* Number of cells N, the product of the extents (lay not NULL).
  *   e.g.   extent {3,2}: 6. */
-int64_t hl_layout_count(const hl_layout *lay);
+HL_API int64_t hl_layout_count(const hl_layout *lay);
 
 /* Whether the layout maps the N cells one to one onto [0, N): injective (as
  * below) with the cells' smallest offset 0 and largest N-1, found exactly by
@@ -216,7 +216,7 @@ int64_t hl_layout_count(const hl_layout *lay);
  *   e.g.   tiled extent {4,4} tile {2,2}: true; tiled extent {3} tile {2}:
  *          true (its three cells fill [0, 3); the padding slot 3 lies past
  *          them); strided extent {3} stride {-2} base 4: false. */
-bool hl_layout_is_bijection(const hl_layout *lay);
+HL_API bool hl_layout_is_bijection(const hl_layout *lay);
 
 /* Whether offsets decompose uniquely into the digits that vary over the
  * cells (each digit counted by the range of values it takes there: a
@@ -229,12 +229,12 @@ bool hl_layout_is_bijection(const hl_layout *lay);
  *   gives: true only if distinct cells have distinct offsets.
  *   e.g.   strided extent {3} stride {-2}: true; strided extent {3,2}
  *          stride {1,1}: false (cells (1,0) and (0,1) both at 1). */
-bool hl_layout_is_injective(const hl_layout *lay);
+HL_API bool hl_layout_is_injective(const hl_layout *lay);
 
 
 /* "flip", "shift", "crinkle", "uncrinkle", "offset" ("unknown" otherwise,
  * e.g. for HL_COORD_COUNT). */
-const char *hl_coord_name(hl_coord_op op);
+HL_API const char *hl_coord_name(hl_coord_op op);
 
 /* The layout as one line of text, snprintf-style: writes at most size bytes
  * (NUL included) and returns the length the whole text needs (-1 for a NULL
@@ -245,7 +245,7 @@ const char *hl_coord_name(hl_coord_op op);
  *   needs: buf may be NULL when size is 0.
  *   gives: buf NUL-terminated (when size > 0) and cut to size - 1 bytes.
  *   e.g.   standard extent {3,2}, size 8: returns 17, buf "[2,3] 0". */
-int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
+HL_API int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
 
 /* ---- the algebra ---------------------------------------------------------
  *
@@ -269,7 +269,7 @@ int64_t hl_layout_format(const hl_layout *lay, char *buf, size_t size);
  *          and out normal (normalizing it again changes nothing).
  *   e.g.   the flip of standard extent {4}, "[4] x0=flip 0:4*1", becomes
  *          "[4] 0:4*-1 base=3". */
-hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
+HL_API hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
 
 /* Same rank, extents and normal form.  Then every cell has the same offset
  * and the bounds are the same.  Complete (the converse holds) for layouts
@@ -282,7 +282,7 @@ hl_status hl_layout_normalize(hl_layout *out, const hl_layout *in);
  *   gives: true only if every cell has the same offset in both.
  *   e.g.   the flip of the flip of standard extent {4} equals standard
  *          extent {4}. */
-bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
+HL_API bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
 
 /* out.offset(x) = a.offset(unrank_La(b.offset(x))): b's offsets are read as
  * k indices of a's cells, so out has b's rank and extents.  HL_ERR_RANGE when
@@ -303,7 +303,7 @@ bool hl_layout_equal(const hl_layout *a, const hl_layout *b);
  *          of b out.offset(x) = a.offset(unrank_La(b.offset(x))).
  *   e.g.   a = the flip of standard extent {4}, b = standard extent {2,2}:
  *          out "[2,2] 0:2*-1 1:2*-2 base=3", offsets 3 2 1 0. */
-hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
+HL_API hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout *b);
 
 /* The inverse of a bijection onto [0, N) (hl_layout_is_bijection), as a
  * layout of extents M (rank_m, extent_m; their product must be N): out's
@@ -325,13 +325,13 @@ hl_status hl_layout_compose(hl_layout *out, const hl_layout *a, const hl_layout 
  *   e.g.   in = the transpose of standard extent {3,2} (hl_layout_permute,
  *          perm {1,0}: extents {2,3}), M = {3,2}: out "[2,3] 0:3*2 1:2*1",
  *          out.offset(z) = 2 z0 + z1; M = {2,3}: HL_ERR_UNSUPPORTED. */
-hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
+HL_API hl_status hl_layout_inverse_as(hl_layout *out, const hl_layout *in, int rank_m,
                                const int64_t *extent_m);
 
 /* hl_layout_inverse_as with M = in's extents: the same needs and gives.
  *   e.g.   the flip of standard extent {4}: out "[4] 0:4*-1 base=3" (a
  *          flip is its own inverse). */
-hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
+HL_API hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
 
 /* The box lo <= x < lo + extent of `in` as a layout of that box:
  * out.offset(y) = in.offset(lo + y), exactly, for any layout.  A dimension
@@ -350,7 +350,7 @@ hl_status hl_layout_inverse(hl_layout *out, const hl_layout *in);
  *          "[2,2] 0:2*1 1:2*4 base=9", offsets 9 10 13 14; the crinkle by 3
  *          of standard extent {8}, lo {1}, extent {2}: out
  *          "[2] x0=offset+1:8,crinkle/3 0:8*1", offsets 3 6. */
-hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
+HL_API hl_status hl_layout_slice(hl_layout *out, const hl_layout *in, const int64_t *lo,
                           const int64_t *extent);
 
 #ifdef __cplusplus

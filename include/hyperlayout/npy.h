@@ -98,12 +98,26 @@ typedef struct hl_npy_info {
  * the header, the data, are ignored).  HL_ERR_FORMAT when len is shorter
  * than the header announces.  file_bytes is set to -1.  On error *info is
  * left unchanged.  Reads nothing outside [buf, buf + len). */
-hl_status hl_npy_parse_header(const void *buf, size_t len, hl_npy_info *info);
+HL_API hl_status hl_npy_parse_header(const void *buf, size_t len, hl_npy_info *info);
 
 /* Reads and parses the header of a file and, when data_bytes >= 0, checks
  * that the file holds all the data the header announces (HL_ERR_FORMAT
  * otherwise; bytes after the data are allowed, as NumPy allows them). */
-hl_status hl_npy_read_header(const char *path, hl_npy_info *info);
+HL_API hl_status hl_npy_read_header(const char *path, hl_npy_info *info);
+
+/* Array data as a .npy file stores it (Fortran order, foreign byte order)
+ * converted to what hyperlayout holds (C order of info->shape, native byte
+ * order), for callers that read or map the file themselves: dst gets the
+ * info->data_bytes bytes of src converted.  src == dst is
+ * allowed unless the data must move between buffers (a Fortran-order
+ * array with more than one axis longer than 1).  A transposed src that is not
+ * 64-byte aligned is first copied to an aligned buffer (one more copy of the
+ * data in memory).  HL_ERR_UNSUPPORTED when
+ * info->unsupported is set. */
+HL_API hl_status hl_npy_to_native(const hl_npy_info *info, const void *src, void *dst);
+
+/* A new 64-byte-aligned buffer of at least n bytes (at least one). */
+HL_API hl_status hl_npy_alloc(int64_t n, void **p);
 
 /* Reads a whole file: on success *shape is the array's shape and *data a new
  * 64-byte aligned buffer of hl_shape_bytes(shape) bytes that the caller
@@ -112,7 +126,7 @@ hl_status hl_npy_read_header(const char *path, hl_npy_info *info);
  * data), a swapped one byte-swapped per number (each half of a complex).
  * HL_ERR_UNSUPPORTED when the header's `unsupported` is set.  On error *data
  * is NULL and *shape unchanged. */
-hl_status hl_npy_load(const char *path, hl_shape *shape, void **data);
+HL_API hl_status hl_npy_load(const char *path, hl_shape *shape, void **data);
 
 /* Reads a file into the caller's buffer of hl_shape_bytes(expect) bytes,
  * converted as hl_npy_load does (a Fortran-order file through a temporary of
@@ -120,14 +134,14 @@ hl_status hl_npy_load(const char *path, hl_shape *shape, void **data);
  * those of expect and its dtype is expect's (HL_DTYPE_NONE and
  * HL_DTYPE_BYTES of the same size match each other).  On error the buffer
  * may have been partly written. */
-hl_status hl_npy_load_into(const char *path, const hl_shape *expect, void *data);
+HL_API hl_status hl_npy_load_into(const char *path, const hl_shape *expect, void *data);
 
 /* Writes the preamble and header for shape s into buf (cap bytes): version
  * 1.0 when the header length fits in 2 bytes, else 2.0; the data start is a
  * multiple of 64 bytes; the dict is byte for byte what NumPy writes.  *len
  * is set to the header's size (the data offset) even when the status is
  * HL_ERR_BUFFER (cap too small; buf may then be NULL). */
-hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t *len);
+HL_API hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t *len);
 
 /* The header for an array of info->shape (its extents), descr info->descr
  * (quoted when simple, verbatim when info->structured) and
@@ -144,7 +158,7 @@ hl_status hl_npy_format_header(const hl_shape *s, void *buf, size_t cap, size_t 
  * not a list of fields); HL_ERR_UNSUPPORTED for a descr without an element
  * size (object, unknown); HL_ERR_MISMATCH when the descr's itemsize is not
  * shape.elem_size; the shape errors as hl_npy_format_header. */
-hl_status hl_npy_format_header_info(const hl_npy_info *info, size_t min_len, void *buf, size_t cap,
+HL_API hl_status hl_npy_format_header_info(const hl_npy_info *info, size_t min_len, void *buf, size_t cap,
                                     size_t *len);
 
 /* Writes a .npy file of shape s from data (hl_shape_bytes(s) bytes) with the
@@ -153,7 +167,7 @@ hl_status hl_npy_format_header_info(const hl_npy_info *info, size_t min_len, voi
  * renamed over path.  On error the temporary file is removed and an existing
  * file at path is left untouched.  A replaced file keeps its permission
  * bits; a new one gets 0666 less the umask. */
-hl_status hl_npy_save(const char *path, const hl_shape *s, const void *data);
+HL_API hl_status hl_npy_save(const char *path, const hl_shape *s, const void *data);
 
 #ifdef __cplusplus
 }

@@ -34,22 +34,22 @@ extern "C" {
 /* The plan of one op (`text`, no spaces) on a standard array of `shape`.
  * On error, when why is not NULL, it gets (cap bytes) a one-line reason
  * more precise than hl_strerror's, or "" where the status says it all. */
-hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
+HL_API hl_status hl_plan_op(hl_plan **plan, const hl_shape *shape, const char *text, unsigned flags,
                      const hl_plan_options *opt, char *why, size_t cap);
 
 /* One plan of a chain of ops separated by white space ("flip:0
  * shift:1,-1"), each acting on the previous one's output; the last one's
  * output shape is hl_plan_out_shape(*plan).  A chain of no op (empty or
  * white space) is the identity, as "copy".  On error why gets "op 'TEXT' on [SHAPE]: reason". */
-hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
+HL_API hl_status hl_plan_ops(hl_plan **plan, const hl_shape *shape, const char *ops, unsigned flags,
                       const hl_plan_options *opt, char *why, size_t cap);
 
 /* The same as problems (problem.h), nothing planned: a program that builds
  * a chain op by op chains the problems (hl_problem_chain) and plans the
  * whole once (hl_plan_problem); why as above. */
-hl_status hl_problem_op(hl_problem **pr, const hl_shape *shape, const char *text, unsigned flags,
+HL_API hl_status hl_problem_op(hl_problem **pr, const hl_shape *shape, const char *text, unsigned flags,
                         char *why, size_t cap);
-hl_status hl_problem_ops(hl_problem **pr, const hl_shape *shape, const char *ops, unsigned flags,
+HL_API hl_status hl_problem_ops(hl_problem **pr, const hl_shape *shape, const char *ops, unsigned flags,
                          char *why, size_t cap);
 
 #ifdef __cplusplus

@@ -86,49 +86,49 @@ typedef struct hl_plan_options {
  * call for a count.  Every team the library starts (plans, SPMD runners) is
  * of this size, and every plan gives the same output for any number of
  * threads, so the cap changes only the time. */
-int hl_threads_usable(int requested);
+HL_API int hl_threads_usable(int requested);
 
 /* Plans a problem (problem.h), whole: the planner folds its steps where
  * that keeps boxes, runs the rest as stages, and prepares the executors,
  * once.  The plan keeps a copy of the problem (hl_plan_get_problem).
  * opt may be NULL.  Every constructor below builds its problem and plans
  * it so. */
-hl_status hl_plan_problem(hl_plan **plan, const hl_problem *pr, const hl_plan_options *opt);
+HL_API hl_status hl_plan_problem(hl_plan **plan, const hl_problem *pr, const hl_plan_options *opt);
 
 /* The problem p was planned for; NULL for a plan made from boxes (an
  * output range's plan). */
-const hl_problem *hl_plan_get_problem(const hl_plan *p);
+HL_API const hl_problem *hl_plan_get_problem(const hl_plan *p);
 
 /* A plan between two layouts of the same extents; elements of elem_size
  * bytes (any size >= 1).  opt may be NULL. */
-hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
+HL_API hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
                          int64_t elem_size, const hl_plan_options *opt);
 
 /* The transforms of a standard array of `shape` (its elem_size is used). */
-hl_status hl_plan_flip(hl_plan **plan, const hl_shape *shape, uint64_t dims,
+HL_API hl_status hl_plan_flip(hl_plan **plan, const hl_shape *shape, uint64_t dims,
                        const hl_plan_options *opt);
-hl_status hl_plan_shift(hl_plan **plan, const hl_shape *shape, const int64_t *shift,
+HL_API hl_status hl_plan_shift(hl_plan **plan, const hl_shape *shape, const int64_t *shift,
                         const hl_plan_options *opt);
 /* dim = -1 crinkles (uncrinkles) every dimension with the same step. */
-hl_status hl_plan_crinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
+HL_API hl_status hl_plan_crinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
                           const hl_plan_options *opt);
-hl_status hl_plan_uncrinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
+HL_API hl_status hl_plan_uncrinkle(hl_plan **plan, const hl_shape *shape, int dim, int64_t step,
                             const hl_plan_options *opt);
-hl_status hl_plan_permute(hl_plan **plan, const hl_shape *shape, const int *perm,
+HL_API hl_status hl_plan_permute(hl_plan **plan, const hl_shape *shape, const int *perm,
                           const hl_plan_options *opt);
-hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
+HL_API hl_status hl_plan_tile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                        const hl_plan_options *opt);
-hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
+HL_API hl_status hl_plan_untile(hl_plan **plan, const hl_shape *shape, const int64_t *tile,
                          const hl_plan_options *opt);
-hl_status hl_plan_morton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
-hl_status hl_plan_unmorton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
+HL_API hl_status hl_plan_morton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
+HL_API hl_status hl_plan_unmorton(hl_plan **plan, const hl_shape *shape, const hl_plan_options *opt);
 
 /* One plan doing steps[0], then steps[1], ...: each step's input span must
  * equal the previous step's output span, with the same element size.  The
  * steps are copied; the caller still owns and destroys them.  steps may be
  * an array of hl_plan * (what the constructors give) or of const hl_plan *,
  * without a cast: see the macro below. */
-hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count,
+HL_API hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count,
                           const hl_plan_options *opt);
 
 /* C converts hl_plan ** to const hl_plan *const * only with a cast (and
@@ -149,14 +149,14 @@ hl_status hl_plan_compose(hl_plan **plan, const hl_plan *const *steps, int count
 
 /* The plan that undoes p (HL_ERR_UNSUPPORTED where p drops or duplicates
  * cells, i.e. is not a bijection between its spans' cells). */
-hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
+HL_API hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *p);
 
 /* Runs the plan.  in == out runs in place (HL_ERR_IN_PLACE where the plan
  * cannot: input and output spans differ, or some output slot is no cell's).
  * Otherwise the bytes [in, in + in_span * elem_size) and [out, out +
  * out_span * elem_size) must not overlap: HL_ERR_OVERLAP, nothing written,
  * where they do.  Padding slots of the output are left untouched. */
-hl_status hl_execute(const hl_plan *p, const void *in, void *out);
+HL_API hl_status hl_execute(const hl_plan *p, const void *in, void *out);
 
 /* Runs share `share` of `shares` (0 <= share < shares) of the plan's work
  * on the calling thread, starting no thread: for callers that bring their
@@ -167,7 +167,7 @@ hl_status hl_execute(const hl_plan *p, const void *in, void *out);
  * follow one another: with shares > 1 such a plan returns HL_ERR_IN_PLACE
  * (before touching the array), a plan of one pass is shared, and a plan
  * that walks cycles of cells does the whole walk in share 0. */
-hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int share, int shares);
+HL_API hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int share, int shares);
 
 /* The range plan of p that writes output elements [first, first + count),
  * planned now (hl_plan_range gives those planned with the plan): a plan
@@ -178,7 +178,7 @@ hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int shar
  * HL_ERR_UNSUPPORTED for plans without boxes (hl_plan_boxes(p) == 0: cell
  * by cell, or stages: cut the last of hl_plan_stage instead).  A range plan
  * runs out of place only, and cannot be composed or inverted. */
-hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
+HL_API hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
                                const hl_plan_options *opt);
 
 /* A plan planned with hl_plan_options.range (and boxes: a plan of one pass,
@@ -189,8 +189,8 @@ hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first,
  * output, out of place.  Each is a plan owned by p (NULL for i out of
  * range), whose hl_plan_pages_read says how it reads.  hl_execute(p) runs
  * them one after another when out of place. */
-int hl_plan_ranges(const hl_plan *p);
-const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *count);
+HL_API int hl_plan_ranges(const hl_plan *p);
+HL_API const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *count);
 
 /* An estimate of the distinct input pages of page_bytes bytes one run of p
  * reads (at most the input's; 0 for plans that run cell by cell).  For a
@@ -198,28 +198,28 @@ const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *c
  * much as it writes, or touches far more pages than it uses (an output
  * range of a transpose reads a little of every input row), where huge
  * pages or bigger ranges pay. */
-int64_t hl_plan_pages_read(const hl_plan *p, int64_t page_bytes);
+HL_API int64_t hl_plan_pages_read(const hl_plan *p, int64_t page_bytes);
 
 /* What the plan does, in a few lines of text (like fftw_print_plan): the
  * steps' layouts, the boxes and the solver that runs each, the threads, in
  * place or not.  Writes at most size bytes including the terminating NUL;
  * *length (if not NULL) gets the whole text's length.  HL_ERR_BUFFER when
  * the text was cut to fit. */
-hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length);
+HL_API hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length);
 
-void hl_plan_destroy(hl_plan *p);
+HL_API void hl_plan_destroy(hl_plan *p);
 
 /* Elements the input and output buffers must hold. */
-int64_t hl_plan_in_span(const hl_plan *p);
-int64_t hl_plan_out_span(const hl_plan *p);
-int64_t hl_plan_elem_size(const hl_plan *p);
+HL_API int64_t hl_plan_in_span(const hl_plan *p);
+HL_API int64_t hl_plan_out_span(const hl_plan *p);
+HL_API int64_t hl_plan_elem_size(const hl_plan *p);
 /* The output read as a standard array: the input shape for most plans, the
  * permuted one for permute (and for chains, the last step's). */
-const hl_shape *hl_plan_out_shape(const hl_plan *p);
+HL_API const hl_shape *hl_plan_out_shape(const hl_plan *p);
 /* Number of affine boxes the plan was lowered to; 0 when it runs cell by
  * cell (hl_plan_options.reference, or layouts too irregular to lower) or in
  * stages (below). */
-int64_t hl_plan_boxes(const hl_plan *p);
+HL_API int64_t hl_plan_boxes(const hl_plan *p);
 
 /* A chain that does not fold into one pass of boxes runs as stages, one
  * pass each, through scratch made with the plan (hl_plan_describe lists
@@ -229,11 +229,11 @@ int64_t hl_plan_boxes(const hl_plan *p);
  * of their own: stage i reads what stage i - 1 wrote, stage 0 p's input,
  * and the last writes p's output; each may be cut into output ranges where
  * it has boxes.  NULL for i out of range. */
-int hl_plan_stages(const hl_plan *p);
+HL_API int hl_plan_stages(const hl_plan *p);
 /* Bytes of host scratch the plan runs through on the CPU (0: none), made
  * with the plan unless hl_plan_options.scratch lent it. */
-int64_t hl_plan_scratch_bytes(const hl_plan *p);
-const hl_plan *hl_plan_stage(const hl_plan *p, int i);
+HL_API int64_t hl_plan_scratch_bytes(const hl_plan *p);
+HL_API const hl_plan *hl_plan_stage(const hl_plan *p, int i);
 
 #ifdef __cplusplus
 }

@@ -42,50 +42,50 @@ typedef struct hl_problem hl_problem;
  * logical extents.  HL_ERR_MISMATCH for different extents, HL_ERR_RANGE for
  * negative offsets, HL_ERR_UNSUPPORTED where dst puts two cells on one slot,
  * HL_ERR_BYTES_OVERFLOW where a span's bytes overflow. */
-hl_status hl_problem_create(hl_problem **pr, const hl_layout *src, const hl_layout *dst,
+HL_API hl_status hl_problem_create(hl_problem **pr, const hl_layout *src, const hl_layout *dst,
                             int64_t elem_size);
 
 /* The paper's transforms on a standard array of `shape`
  * (plan.h's hl_plan_flip ... describe each). */
-hl_status hl_problem_flip(hl_problem **pr, const hl_shape *shape, uint64_t dims);
-hl_status hl_problem_shift(hl_problem **pr, const hl_shape *shape, const int64_t *shift);
-hl_status hl_problem_crinkle(hl_problem **pr, const hl_shape *shape, int dim, int64_t step);
-hl_status hl_problem_uncrinkle(hl_problem **pr, const hl_shape *shape, int dim, int64_t step);
-hl_status hl_problem_permute(hl_problem **pr, const hl_shape *shape, const int *perm);
-hl_status hl_problem_tile(hl_problem **pr, const hl_shape *shape, const int64_t *tile);
-hl_status hl_problem_untile(hl_problem **pr, const hl_shape *shape, const int64_t *tile);
-hl_status hl_problem_morton(hl_problem **pr, const hl_shape *shape);
-hl_status hl_problem_unmorton(hl_problem **pr, const hl_shape *shape);
+HL_API hl_status hl_problem_flip(hl_problem **pr, const hl_shape *shape, uint64_t dims);
+HL_API hl_status hl_problem_shift(hl_problem **pr, const hl_shape *shape, const int64_t *shift);
+HL_API hl_status hl_problem_crinkle(hl_problem **pr, const hl_shape *shape, int dim, int64_t step);
+HL_API hl_status hl_problem_uncrinkle(hl_problem **pr, const hl_shape *shape, int dim, int64_t step);
+HL_API hl_status hl_problem_permute(hl_problem **pr, const hl_shape *shape, const int *perm);
+HL_API hl_status hl_problem_tile(hl_problem **pr, const hl_shape *shape, const int64_t *tile);
+HL_API hl_status hl_problem_untile(hl_problem **pr, const hl_shape *shape, const int64_t *tile);
+HL_API hl_status hl_problem_morton(hl_problem **pr, const hl_shape *shape);
+HL_API hl_status hl_problem_unmorton(hl_problem **pr, const hl_shape *shape);
 
 /* parts[0], then parts[1] on its output, ...: one problem.  HL_ERR_MISMATCH
  * where element sizes differ or a part's input span is not the previous
  * one's output span; HL_ERR_UNSUPPORTED where a step's dst cannot be walked
  * back (not injective). */
-hl_status hl_problem_chain(hl_problem **pr, const hl_problem *const *parts, int count);
+HL_API hl_status hl_problem_chain(hl_problem **pr, const hl_problem *const *parts, int count);
 
 /* The problem that undoes pr (HL_ERR_UNSUPPORTED where pr drops or
  * duplicates cells). */
-hl_status hl_problem_inverse(hl_problem **inverse, const hl_problem *pr);
+HL_API hl_status hl_problem_inverse(hl_problem **inverse, const hl_problem *pr);
 
-hl_status hl_problem_copy(hl_problem **copy, const hl_problem *pr);
-void hl_problem_destroy(hl_problem *pr);
+HL_API hl_status hl_problem_copy(hl_problem **copy, const hl_problem *pr);
+HL_API void hl_problem_destroy(hl_problem *pr);
 
-bool hl_problem_equal(const hl_problem *a, const hl_problem *b);
-uint64_t hl_problem_hash(const hl_problem *pr);
+HL_API bool hl_problem_equal(const hl_problem *a, const hl_problem *b);
+HL_API uint64_t hl_problem_hash(const hl_problem *pr);
 
-int64_t hl_problem_elem_size(const hl_problem *pr);
-int64_t hl_problem_in_span(const hl_problem *pr);
-int64_t hl_problem_out_span(const hl_problem *pr);
+HL_API int64_t hl_problem_elem_size(const hl_problem *pr);
+HL_API int64_t hl_problem_in_span(const hl_problem *pr);
+HL_API int64_t hl_problem_out_span(const hl_problem *pr);
 /* The output read as a standard array (the permuted shape for a permute,
  * the last part's for a chain). */
-const hl_shape *hl_problem_out_shape(const hl_problem *pr);
+HL_API const hl_shape *hl_problem_out_shape(const hl_problem *pr);
 /* Steps of the canonical form. */
-int hl_problem_steps(const hl_problem *pr);
+HL_API int hl_problem_steps(const hl_problem *pr);
 
 /* The canonical form as text, a line per step (the hl_plan_describe
  * convention: at most size bytes with the NUL, *length the whole text's,
  * HL_ERR_BUFFER when cut). */
-hl_status hl_problem_describe(const hl_problem *pr, char *buf, size_t size, size_t *length);
+HL_API hl_status hl_problem_describe(const hl_problem *pr, char *buf, size_t size, size_t *length);
 
 #ifdef __cplusplus
 }

@@ -39,27 +39,27 @@ typedef struct hl_shape {
 
 /* Builds a shape from extents (extent[0] = L0).  elem_size is read only for
  * HL_DTYPE_BYTES; other types fix it. */
-hl_status hl_shape_init(hl_shape *s, int rank, const int64_t *extent, hl_dtype dtype,
+HL_API hl_status hl_shape_init(hl_shape *s, int rank, const int64_t *extent, hl_dtype dtype,
                         int64_t elem_size);
 
 /* Parses the notation.  Spaces around numbers and commas are allowed; any
  * other stray character is HL_ERR_SYNTAX.  On error *s is left unchanged. */
-hl_status hl_shape_parse(hl_shape *s, const char *text);
+HL_API hl_status hl_shape_parse(hl_shape *s, const char *text);
 
 /* Writes the notation of s into buf (cap bytes, terminator included);
  * HL_ERR_BUFFER if it does not fit. */
-hl_status hl_shape_format(const hl_shape *s, char *buf, size_t cap);
+HL_API hl_status hl_shape_format(const hl_shape *s, char *buf, size_t cap);
 
 /* N, the number of elements, and N * elem_size (both checked at init). */
-int64_t hl_shape_count(const hl_shape *s);
-int64_t hl_shape_bytes(const hl_shape *s);
+HL_API int64_t hl_shape_count(const hl_shape *s);
+HL_API int64_t hl_shape_bytes(const hl_shape *s);
 
 /* Name of a type as the notation writes it ("int32", "bytes"); NULL if bad. */
-const char *hl_dtype_name(hl_dtype t);
+HL_API const char *hl_dtype_name(hl_dtype t);
 /* Size in bytes of a fixed-size type; 0 for HL_DTYPE_BYTES or a bad value. */
-int64_t hl_dtype_size(hl_dtype t);
+HL_API int64_t hl_dtype_size(hl_dtype t);
 /* Parses a type name alone ("float32", "bytes12"); sets *t and *size. */
-hl_status hl_dtype_parse(const char *name, hl_dtype *t, int64_t *size);
+HL_API hl_status hl_dtype_parse(const char *name, hl_dtype *t, int64_t *size);
 
 #ifdef __cplusplus
 }

@@ -58,44 +58,44 @@ typedef struct hl_tensor {
 /* A top-level tensor: data laid out by `layout` (elements of elem_size
  * bytes; data must hold hl_layout_span(layout) elements).  The layout is
  * kept in normal form. */
-hl_status hl_tensor_init(hl_tensor *t, void *data, const hl_layout *layout, int64_t elem_size);
+HL_API hl_status hl_tensor_init(hl_tensor *t, void *data, const hl_layout *layout, int64_t elem_size);
 
 /* A top-level tensor in k order (dimension 0 fastest). */
-hl_status hl_tensor_init_standard(hl_tensor *t, void *data, int rank, const int64_t *extent,
+HL_API hl_status hl_tensor_init_standard(hl_tensor *t, void *data, int rank, const int64_t *extent,
                                   int64_t elem_size);
 
 /* A view whose cell x (lo <= x < lo + extent) is parent's cell first + x.
  * lo <= 0 < lo + extent; the cells must lie in the parent's domain
  * (HL_ERR_RANGE).  v must not be parent. */
-hl_status hl_tensor_view(hl_tensor *v, const hl_tensor *parent, const int64_t *first,
+HL_API hl_status hl_tensor_view(hl_tensor *v, const hl_tensor *parent, const int64_t *first,
                          const int64_t *lo, const int64_t *extent);
 
 /* hl_tensor_view with lo = 0: the box [first, first + extent) of parent. */
-hl_status hl_tensor_sub(hl_tensor *v, const hl_tensor *parent, const int64_t *first,
+HL_API hl_status hl_tensor_sub(hl_tensor *v, const hl_tensor *parent, const int64_t *first,
                         const int64_t *extent);
 
 /* The box of tile `index` of a grid of grid[i] tiles per dimension over
  * parent's domain (grid[i] <= extent[i]): the extent split as evenly as
  * possible, the first (extent mod grid) tiles one longer.  Writes the box's
  * first cell (parent coordinates) and extent. */
-hl_status hl_tensor_tile_box(const hl_tensor *parent, const int64_t *grid, const int64_t *index,
+HL_API hl_status hl_tensor_tile_box(const hl_tensor *parent, const int64_t *grid, const int64_t *index,
                              int64_t *first, int64_t *extent);
 
 /* hl_tensor_sub of that box. */
-hl_status hl_tensor_tile(hl_tensor *v, const hl_tensor *parent, const int64_t *grid,
+HL_API hl_status hl_tensor_tile(hl_tensor *v, const hl_tensor *parent, const int64_t *grid,
                          const int64_t *index);
 
 /* ---- logical access ----------------------------------------------------- */
 
 /* Element offset of cell x in data; HL_ERR_RANGE outside the domain. */
-hl_status hl_tensor_offset(const hl_tensor *t, const int64_t *x, int64_t *offset);
+HL_API hl_status hl_tensor_offset(const hl_tensor *t, const int64_t *x, int64_t *offset);
 
 /* Address of cell x, or NULL outside the domain. */
-void *hl_tensor_ptr(const hl_tensor *t, const int64_t *x);
+HL_API void *hl_tensor_ptr(const hl_tensor *t, const int64_t *x);
 
 /* Copies cell x to / from elem (elem_size bytes). */
-hl_status hl_tensor_read(const hl_tensor *t, const int64_t *x, void *elem);
-hl_status hl_tensor_write(const hl_tensor *t, const int64_t *x, const void *elem);
+HL_API hl_status hl_tensor_read(const hl_tensor *t, const int64_t *x, void *elem);
+HL_API hl_status hl_tensor_write(const hl_tensor *t, const int64_t *x, const void *elem);
 
 /* The affine fast path: the address of coordinate 0, to which x_i *
  * stride[i] elements are added for cell x; NULL when the view is not
@@ -111,7 +111,7 @@ static inline void *hl_tensor_affine_origin(const hl_tensor *t)
  * tree (HL_ERR_MISMATCH otherwise), in particular a view and any ancestor,
  * either way.  y is written whenever the trees match; HL_ERR_RANGE says it
  * lies outside to's domain. */
-hl_status hl_tensor_cast(const hl_tensor *from, const int64_t *x, const hl_tensor *to,
+HL_API hl_status hl_tensor_cast(const hl_tensor *from, const int64_t *x, const hl_tensor *to,
                          int64_t *y);
 
 /* x in the top-level tensor's coordinates (no check). */
@@ -177,26 +177,26 @@ typedef struct hl_tile_cache hl_tile_cache;
  * each with its own scratch; a cache of a cache reads and writes the
  * parent scratch it was made over.  The plans are single-threaded: they
  * run inside the caller's thread. */
-hl_status hl_tile_cache_create(hl_tile_cache **c, const hl_tensor *tile,
+HL_API hl_status hl_tile_cache_create(hl_tile_cache **c, const hl_tensor *tile,
                                const hl_cache_options *opt);
-void hl_tile_cache_destroy(hl_tile_cache *c);
+HL_API void hl_tile_cache_destroy(hl_tile_cache *c);
 
 /* Elements a scratch buffer of this cache holds. */
-int64_t hl_tile_cache_span(const hl_tile_cache *c);
+HL_API int64_t hl_tile_cache_span(const hl_tile_cache *c);
 
 /* The cached view over a scratch buffer: parent the tile, cached, domain
  * -halo <= x < extent + halo, data = scratch. */
-hl_status hl_tile_cache_view(const hl_tile_cache *c, void *scratch, hl_tensor *view);
+HL_API hl_status hl_tile_cache_view(const hl_tile_cache *c, void *scratch, hl_tensor *view);
 
 /* Copies tile and halo into scratch (per the policy outside the array). */
-hl_status hl_tile_cache_fill(const hl_tile_cache *c, void *scratch);
+HL_API hl_status hl_tile_cache_fill(const hl_tile_cache *c, void *scratch);
 
 /* Copies the tile's cells (not the halo) from scratch back to the tile. */
-hl_status hl_tile_cache_writeback(const hl_tile_cache *c, const void *scratch);
+HL_API hl_status hl_tile_cache_writeback(const hl_tile_cache *c, const void *scratch);
 
 /* Boxes of the fill plans (copies and constants): what a cache costs to
  * fill (the stencil's --explain prints it). */
-int64_t hl_tile_cache_boxes(const hl_tile_cache *c);
+HL_API int64_t hl_tile_cache_boxes(const hl_tile_cache *c);
 
 /* ---- the SPMD runner -------------------------------------------------------
  *
@@ -231,12 +231,12 @@ typedef struct hl_spmd hl_spmd;
 /* A runner from `in` to `out`: top-level tensors of the same extents and
  * element size, in any layouts.  Tile views and cache plans are made here,
  * once.  The tensors must stay where they are while the runner lives. */
-hl_status hl_spmd_create(hl_spmd **r, const hl_tensor *in, const hl_tensor *out,
+HL_API hl_status hl_spmd_create(hl_spmd **r, const hl_tensor *in, const hl_tensor *out,
                          const hl_spmd_options *opt);
-void hl_spmd_destroy(hl_spmd *r);
+HL_API void hl_spmd_destroy(hl_spmd *r);
 
 /* Runs the kernel on every tile; the first error any tile returned. */
-hl_status hl_spmd_run(const hl_spmd *r, hl_spmd_kernel kernel, void *arg);
+HL_API hl_status hl_spmd_run(const hl_spmd *r, hl_spmd_kernel kernel, void *arg);
 
 /* ---- several inputs and outputs ---------------------------------------------
  *
@@ -265,17 +265,17 @@ typedef hl_status (*hl_spmd_kernel_multi)(const hl_tensor *const *in, int nin,
 /* A runner over nin inputs and nout outputs (nin + nout >= 1; either may be
  * 0).  Tile views and cache plans are made here, once; the tensors must
  * stay where they are while the runner lives. */
-hl_status hl_spmd_create_multi(hl_spmd **r, const hl_spmd_io *in, int nin, const hl_spmd_io *out,
+HL_API hl_status hl_spmd_create_multi(hl_spmd **r, const hl_spmd_io *in, int nin, const hl_spmd_io *out,
                                int nout, const hl_spmd_options *opt);
 
 /* Runs the kernel on every tile of any runner; the first error any tile
  * returned.  (hl_spmd_run needs a runner of one input and one output:
  * HL_ERR_MISMATCH otherwise.) */
-hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void *arg);
+HL_API hl_status hl_spmd_run_multi(const hl_spmd *r, hl_spmd_kernel_multi kernel, void *arg);
 
 /* Tiles of the grid, and the OpenMP threads used. */
-int64_t hl_spmd_tiles(const hl_spmd *r);
-int hl_spmd_threads(const hl_spmd *r);
+HL_API int64_t hl_spmd_tiles(const hl_spmd *r);
+HL_API int hl_spmd_threads(const hl_spmd *r);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ extern "C" {
 /* The version of the library the program runs with, "MAJOR.MINOR.PATCH":
  * a shared library newer than the headers the program was compiled with
  * says so here, not in the macros. */
-const char *hl_version(void);
+HL_API const char *hl_version(void);
 
 /* What the library was built with, for bindings that declare its
  * structures themselves rather than through these headers (the Python
@@ -32,7 +32,7 @@ const char *hl_version(void);
  * two) or a constant's value ("HL_MAX_RANK", "HL_OPS_NUMPY_AXES",
  * "HL_ERR_DIM", "HL_ERR_UNSUPPORTED", "HL_ERR_IN_PLACE").  HL_ERR_ARG for
  * another name, HL_ERR_NULL. */
-hl_status hl_abi_value(const char *name, int64_t *value);
+HL_API hl_status hl_abi_value(const char *name, int64_t *value);
 
 #ifdef __cplusplus
 }

@@ -73,19 +73,19 @@ extern "C" {
 
 /* The wisdom as text (the format above) in *text, malloc'd: the caller
  * frees it.  HL_ERR_NULL, HL_ERR_NOMEM. */
-hl_status hl_wisdom_export(char **text);
+HL_API hl_status hl_wisdom_export(char **text);
 
 /* Adds the entries of text to the wisdom (replacing those with the same
  * keys).  All or nothing: HL_ERR_SYNTAX for text not in the format (no
  * header, a malformed line, a field out of range), HL_ERR_UNSUPPORTED for
  * a header of another version, HL_ERR_NULL, HL_ERR_NOMEM; on any error the
  * wisdom is unchanged. */
-hl_status hl_wisdom_import(const char *text);
+HL_API hl_status hl_wisdom_import(const char *text);
 
 /* hl_wisdom_export into the file at path, replaced atomically (a temporary
  * beside it, then renamed over it): HL_ERR_IO (errno set) when it cannot be
  * written, and the file is then as it was. */
-hl_status hl_wisdom_export_file(const char *path);
+HL_API hl_status hl_wisdom_export_file(const char *path);
 
 /* The largest wisdom file hl_wisdom_import_file reads (16 MiB: a wisdom
  * file holds one line per measured box, some hundred bytes each). */
@@ -95,13 +95,13 @@ hl_status hl_wisdom_export_file(const char *path);
  * cannot be opened or read, is not a regular file (EINVAL: a device such as
  * /dev/zero, a FIFO) or is larger than HL_WISDOM_FILE_MAX (EFBIG); otherwise
  * as hl_wisdom_import (a file with a NUL byte is HL_ERR_SYNTAX). */
-hl_status hl_wisdom_import_file(const char *path);
+HL_API hl_status hl_wisdom_import_file(const char *path);
 
 /* Empties the wisdom. */
-void hl_wisdom_forget(void);
+HL_API void hl_wisdom_forget(void);
 
 /* The entries the wisdom holds. */
-int64_t hl_wisdom_count(void);
+HL_API int64_t hl_wisdom_count(void);
 
 #ifdef __cplusplus
 }

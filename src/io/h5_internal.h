@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include "hyperlayout/h5.h"
+#include "hyperlayout/mpi_core.h" /* the exported ones, declared first */
 
 /* HDF5's automatic error printing switched off, and restored. */
 typedef struct hl_h5_quiet {
@@ -69,10 +70,54 @@ void hl_h5_classify(hid_t ft, hl_h5_info *info, hid_t *mem);
 /* Copies every attribute of object from onto object to; the failures. */
 int hl_h5_copy_attributes(hid_t from, hid_t to);
 
+/* A reader (h5_read.c; h5_write.c copies its attributes). */
+struct hl_h5_reader {
+    hid_t file, dset, mem;
+    hl_h5_info info;
+    char *path, *name;
+};
+
 /* A reader's HDF5 handles (owned by the reader). */
 typedef struct hl_h5_reader_ids {
     hid_t file, dset, mem;
 } hl_h5_reader_ids;
 hl_h5_reader_ids hl_h5_reader_handles(const hl_h5_reader *r);
+
+/* ---- shared by the parts of h5.c (h5.c, h5_types.c, h5_probe.c, h5_read.c,
+ * h5_write.c) ------------------------------------------------------------- */
+
+/* "PATH:DATASET: WHAT: HDF5's reason" */
+hl_status hl_h5_fail(hl_status st, char *why, size_t cap, const char *path, const char *dset,
+                     bool hdf5, const char *fmt, ...);
+
+/* IEEE half precision, little-endian (h5py's float16); h5py's bool (an
+ * enum of int8 {FALSE = 0, TRUE = 1}); h5py's complex (a compound {r, i}
+ * of two floats).  -1 on failure. */
+hid_t hl_h5_make_f16(void);
+hid_t hl_h5_make_bool(void);
+hid_t hl_h5_make_complex(hid_t part, size_t half);
+
+/* t and the types inside it that a read converts (an enum's base, the
+ * members of a compound) sound; text says what is not. */
+bool hl_h5_types_sound(hid_t t, char *text, size_t cap);
+
+/* An attribute's type and element count n checked against the file before
+ * HDF5 converts it (h5_types.c); else false and why. */
+bool hl_h5_attr_sound(hid_t loc, const char *name, hid_t t, hssize_t n, char *why, size_t cap);
+
+/* The boxes of the array's range [first, first + count) in C order (at
+ * most 2 * ndim), in order: *pos (from first) advances past each one. */
+bool hl_h5_next_box(int ndim, const int64_t *dims, int64_t *pos, int64_t end, hsize_t *start,
+                    hsize_t *cnt);
+
+/* HL_OK when the metadata of path (dataset; NULL: every object) decoded in
+ * a child (h5_probe.c); else HL_ERR_FORMAT and why. */
+hl_status hl_h5_probe(const char *path, const char *dataset, char *why, size_t cap);
+
+/* count elements at first, between the dataset and buf, either way, box by
+ * box (h5_read.c). */
+hl_status hl_h5_transfer(hid_t dset, hid_t mem, int ndim, const int64_t *dims, int64_t first,
+                         int64_t count, void *buf, bool write, hid_t dxpl, char *reason,
+                         size_t rcap);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "hyperlayout/layout.h"
 #include "hyperlayout/plan.h"
+#include "hyperlayout/mpi_core.h" /* the exported ones, declared first */
 
 #define HL_BOX_MAX_DIGITS 64
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hyperlayout/plan.h"
+#include "hyperlayout/mpi_core.h" /* the exported ones, declared first */
 
 /* Whether p maps its input [0, N) one to one onto its output [0, N)
  * (*cells gets N): HL_OK; HL_ERR_UNSUPPORTED for a plan made from boxes

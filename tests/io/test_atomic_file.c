@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 
 #define TMPDIR_PREFIX "hl_atomic_file"
 #include "scratch.h"

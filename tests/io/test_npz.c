@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -311,6 +313,67 @@ static void test_read_archives(void **state)
     assert_int_equal(hl_npz_find(z.b, z.n, NULL, &m), HL_ERR_NOT_FOUND);
 }
 
+/* The archive's bytes through a file read as a stream (fd, read(2) only). */
+static hl_status stream_of(const zbuild *z, const hl_npz_stream_options *opt, void **npy,
+                           size_t *len, char *member, char *why, size_t cap)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/stream.npz", tmpdir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(z->b, 1, z->n, f), z->n);
+    assert_int_equal(fclose(f), 0);
+    const int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    const hl_status st = hl_npz_stream_read(fd, "in", opt, npy, len, member, why, cap);
+    close(fd);
+    return st;
+}
+
+/* hl_npz_stream_read (src/io/npz_stream.c) keeps the member the mapped
+ * reader finds, byte for byte, through the same ZIP structure code; with a
+ * ZIP64 end record and without; a missing name, several arrays unnamed and
+ * a truncated archive are refused with a message naming the stream. */
+static void test_stream_read(void **state)
+{
+    (void)state;
+    static zbuild z;
+    char member[HL_NPZ_NAME_MAX], why[256];
+    for (int zip64 = 0; zip64 < 2; zip64++) {
+        build_three(&z, zip64, "a comment");
+        const char *names[] = {"a", "b.npy"};
+        for (int i = 0; i < (have_zlib ? 2 : 1); i++) {
+            hl_npz_member m;
+            assert_int_equal(hl_npz_find(z.b, z.n, names[i], &m), HL_OK);
+            unsigned char *want = malloc((size_t)m.size);
+            assert_non_null(want);
+            assert_int_equal(hl_npz_extract(z.b, z.n, &m, want), HL_OK);
+            const hl_npz_stream_options opt = {.member = names[i]};
+            void *npy = NULL;
+            size_t len = 0;
+            assert_int_equal(stream_of(&z, &opt, &npy, &len, member, why, sizeof why), HL_OK);
+            assert_int_equal(len, (size_t)m.size);
+            assert_memory_equal(npy, want, len);
+            assert_string_equal(member, m.name);
+            free(npy);
+            free(want);
+        }
+        const hl_npz_stream_options missing = {.member = "zz"};
+        void *npy = &z;
+        size_t len = 7;
+        assert_int_equal(stream_of(&z, &missing, &npy, &len, member, why, sizeof why),
+                         HL_ERR_NOT_FOUND);
+        assert_null(npy);
+        assert_int_equal(len, 0);
+        assert_non_null(strstr(why, "in: member 'zz'"));
+        assert_int_equal(stream_of(&z, NULL, &npy, &len, member, why, sizeof why), HL_ERR_ARG);
+        z.n -= 10; /* inside the end record */
+        assert_int_equal(stream_of(&z, &(hl_npz_stream_options){.member = "a"}, &npy, &len,
+                                   member, why, sizeof why), HL_ERR_FORMAT);
+        assert_non_null(strstr(why, "in: truncated"));
+    }
+}
+
 static void test_damaged_archives(void **state)
 {
     (void)state;
@@ -588,6 +651,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32),
         cmocka_unit_test(test_read_archives),
+        cmocka_unit_test(test_stream_read),
         cmocka_unit_test(test_damaged_archives),
         cmocka_unit_test(test_write_read),
         cmocka_unit_test(test_zip64_writer),

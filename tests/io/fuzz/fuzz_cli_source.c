@@ -1,5 +1,5 @@
 /* libFuzzer target for the command-line tool's input path
- * (apps/hyperlayout/npy_source.c, npy_stream.c): the bytes as a mapped file
+ * (apps/hyperlayout/npy_source.c, src/io/npz_stream.c): the bytes as a mapped file
  * and the same bytes as a stream, a .npy or an .npz archive (stored and
  * deflated members, CRC checks, local headers read as they arrive), with a
  * member named or not.  Any input must give a status (never a crash, a

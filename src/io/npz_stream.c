@@ -1,8 +1,13 @@
-/* hyperlayout transform — an input read from a stream (a pipe, a terminal,
- * a device): headers first, then exactly the bytes they announce.  A stream
- * cannot be mapped or searched from its end, so an archive on it is read
- * member by member through the local headers, as it arrives; the member
- * wanted is kept, the others are read past without being kept. */
+/* hyperlayout — a .npy file or an .npz archive read from a stream (a pipe,
+ * a terminal, a device; include/hyperlayout/npz.h): headers first, then
+ * exactly the bytes they announce.  A stream cannot be mapped or searched
+ * from its end, so an archive on it is read member by member through the
+ * local headers, as it arrives; the member wanted is kept, the others are
+ * read past without being kept.  The ZIP structure (signatures, local
+ * headers, ZIP64 fields) is read as the mapped reader reads it (zip.h). */
+#include "hyperlayout/npz.h"
+#include "zip.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -11,33 +16,40 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bigbuf.h"
-#include "npy_source.h"
-
-enum {
-    SIG_LOCAL = 0x04034b50,
-    SIG_CENTRAL = 0x02014b50,
-    SIG_END = 0x06054b50,
-    SIG_DESCRIPTOR = 0x08074b50,
-    SIG_END64 = 0x06064b50,
-    SIG_LOCATOR64 = 0x07064b50,
-    FLAG_ENCRYPTED = 1,
-    FLAG_DESCRIPTOR = 8,
-    NPY_PREAMBLE = 12, /* magic, version, header length (4 bytes from version 2) */
-};
-
-static const uint32_t MAX32 = 0xFFFFFFFFu;
-
-static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
-static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+enum { NPY_PREAMBLE = 12 }; /* magic, version, header length (4 bytes from version 2) */
 
 typedef struct stream {
     int fd;
     const char *label;
     char *why;
     size_t cap;
+    const hl_npz_stream_options *opt;
 } stream;
+
+/* The kept file's memory: the caller's allocator, else malloc. */
+static void *keep_alloc(const stream *r, size_t n)
+{
+    const hl_npz_stream_options *o = r->opt;
+    return o && o->alloc ? o->alloc(n, o->user) : malloc(n ? n : 1);
+}
+
+static void keep_free(const stream *r, void *p, size_t n)
+{
+    const hl_npz_stream_options *o = r->opt;
+    if (!p)
+        return;
+    if (o && o->release)
+        o->release(p, n, o->user);
+    else
+        free(p);
+}
+
+/* "LABEL: member 'NAME': REASON" (NAME NULL: the only one). */
+static void member_error(const stream *r, const char *name, const char *reason)
+{
+    snprintf(r->why, r->cap, "%s: %s%s%s%s", r->label, name ? "member '" : "", name ? name : "",
+             name ? "': " : "", reason);
+}
 
 /* Up to n bytes: fewer only at the end of the stream. -1 on a read error. */
 static int64_t take(stream *r, void *p, uint64_t n)
@@ -128,7 +140,7 @@ static hl_status npy_head(stream *r, unsigned char *head, size_t have, const cha
         st = HL_ERR_UNSUPPORTED;
     }
     const uint64_t total = pre + hlen + (uint64_t)(st == HL_OK ? info.data_bytes : 0);
-    unsigned char *b = st == HL_OK && bytes ? bigbuf_alloc(total) : NULL;
+    unsigned char *b = st == HL_OK && bytes && total <= SIZE_MAX ? keep_alloc(r, (size_t)total) : NULL;
     if (st == HL_OK && bytes && !b) {
         snprintf(r->why, r->cap, "%s: %" PRIu64 " bytes announced: %s", r->label, total,
                  strerror(errno));
@@ -159,50 +171,22 @@ static hl_status at_end(stream *r, const char *what)
 }
 
 /* A .npy file: header, exactly its data, then the end. */
-static hl_status stream_npy(npy_source *s, stream *r, unsigned char head[NPY_PREAMBLE])
+static hl_status stream_npy(stream *r, unsigned char head[NPY_PREAMBLE], unsigned char **buf,
+                            size_t *buf_len)
 {
     size_t hl;
-    hl_status st = npy_head(r, head, 4, "the .npy header", &s->buf, &s->buf_len, &hl);
+    hl_status st = npy_head(r, head, 4, "the .npy header", buf, buf_len, &hl);
     if (st != HL_OK)
         return st;
-    const int64_t got = take(r, s->buf + hl, s->buf_len - hl);
+    const int64_t got = take(r, *buf + hl, *buf_len - hl);
     if (got < 0)
         return HL_ERR_IO;
-    if ((uint64_t)got < s->buf_len - hl) {
+    if ((uint64_t)got < *buf_len - hl) {
         snprintf(r->why, r->cap, "%s: truncated: the header announces %zu bytes of data, the "
-                 "stream held %" PRId64, r->label, s->buf_len - hl, got);
+                 "stream held %" PRId64, r->label, *buf_len - hl, got);
         return HL_ERR_FORMAT;
     }
-    if ((st = at_end(r, "its header announces")) != HL_OK)
-        return st;
-    s->map = s->buf;
-    s->map_len = s->buf_len;
-    return npy_source_parse(s, s->buf, s->buf_len, r->label, r->why, r->cap);
-}
-
-/* A local header's ZIP64 field: the sizes its fixed fields left at 0xFFFFFFFF. */
-static bool zip64_sizes(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize)
-{
-    while (n >= 4) {
-        const uint16_t id = rd16(x), sz = rd16(x + 2);
-        if ((size_t)sz > n - 4)
-            return false;
-        if (id == 1) {
-            size_t at = 4;
-            if (*usize == MAX32) {
-                if (sz < at + 4)
-                    return true;
-                *usize = rd64(x + at);
-                at += 8;
-            }
-            if (*csize == MAX32 && (size_t)sz + 4 >= at + 8)
-                *csize = rd64(x + at);
-            return true;
-        }
-        x += 4 + sz;
-        n -= 4 + (size_t)sz;
-    }
-    return false;
+    return at_end(r, "its header announces");
 }
 
 /* The member entry named `name` matches `want` as hl_npz_find matches:
@@ -250,17 +234,15 @@ static hl_status descriptor(stream *r, record *m)
 
 /* One member's contents: kept in *out (its .npy bytes, verified) when
  * `keep`, else read past. */
-static hl_status member_data(stream *r, record *m, bool keep, unsigned flags, unsigned char **out,
-                             size_t *out_len)
+static hl_status member_data(stream *r, record *m, bool keep, unsigned char **out, size_t *out_len)
 {
     const bool streamed = m->flags & FLAG_DESCRIPTOR;
     unsigned char *data = NULL;
     size_t len = 0;
     hl_status st = HL_OK;
     if (streamed && m->method != 0) {
-        npy_source_member_error(r->label, m->key, "compressed and written as a stream (its size "
-                                "follows its data): save the archive to a file and read the file",
-                                r->why, r->cap);
+        member_error(r, m->key, "compressed and written as a stream (its size follows its data): "
+                     "save the archive to a file and read the file");
         return HL_ERR_UNSUPPORTED;
     }
     if (streamed) { /* stored: the .npy header inside announces the size */
@@ -273,7 +255,7 @@ static hl_status member_data(stream *r, record *m, bool keep, unsigned flags, un
         if (st == HL_OK)
             st = descriptor(r, m);
     } else if (keep) {
-        if (m->csize > SIZE_MAX || !(data = bigbuf_alloc(len = (size_t)m->csize))) {
+        if (m->csize > SIZE_MAX || !(data = keep_alloc(r, len = (size_t)m->csize))) {
             snprintf(r->why, r->cap, "%s: member '%s' of %" PRIu64 " bytes: %s", r->label, m->key,
                      m->csize, strerror(errno ? errno : ENOMEM));
             return HL_ERR_NOMEM;
@@ -286,29 +268,28 @@ static hl_status member_data(stream *r, record *m, bool keep, unsigned flags, un
         const hl_npz_member z = {.offset = 0, .size = (int64_t)m->usize, .stored = (int64_t)m->csize,
                                  .method = m->method, .crc32 = m->crc};
         unsigned char *npy = data;
-        if (m->method == 0 && !(flags & NPY_SOURCE_NO_VERIFY) && hl_crc32(0, data, len) != m->crc) {
-            npy_source_member_error(r->label, m->key, "its CRC-32 does not match its bytes (the "
-                                    "archive is damaged; --no-verify reads it as it is)", r->why, r->cap);
+        if (m->method == 0 && !r->opt->no_verify && hl_crc32(0, data, len) != m->crc) {
+            member_error(r, m->key, "its CRC-32 does not match its bytes (the archive is damaged; "
+                         "--no-verify reads it as it is)");
             st = HL_ERR_FORMAT;
         } else if (m->method != 0) {
-            npy = m->usize <= SIZE_MAX ? bigbuf_alloc((size_t)m->usize) : NULL;
+            npy = m->usize <= SIZE_MAX ? keep_alloc(r, (size_t)m->usize) : NULL;
             st = !npy ? HL_ERR_NOMEM : hl_npz_extract(data, len, &z, npy);
             if (st != HL_OK)
-                npy_source_member_error(r->label, m->key, st == HL_ERR_NOMEM ? strerror(ENOMEM) :
-                                        st == HL_ERR_FORMAT ? "damaged: it does not inflate to its "
-                                        "size or its CRC-32 does not match" : hl_strerror(st),
-                                        r->why, r->cap);
-            bigbuf_free(data, len);
+                member_error(r, m->key, st == HL_ERR_NOMEM ? strerror(ENOMEM) :
+                             st == HL_ERR_FORMAT ? "damaged: it does not inflate to its size or "
+                             "its CRC-32 does not match" : hl_strerror(st));
+            keep_free(r, data, len);
             data = npy;
             len = (size_t)m->usize;
             if (st != HL_OK && npy) {
-                bigbuf_free(npy, len);
+                keep_free(r, npy, len);
                 data = NULL;
             }
         }
     }
     if (st != HL_OK) {
-        bigbuf_free(data, len);
+        keep_free(r, data, len);
         return st;
     }
     *out = data;
@@ -316,20 +297,22 @@ static hl_status member_data(stream *r, record *m, bool keep, unsigned flags, un
     return HL_OK;
 }
 
-/* A local header, its signature read. */
-static hl_status local_header(stream *r, record *m)
+/* A local header, its signature (in h) read. */
+static hl_status local_header(stream *r, unsigned char h[LOCAL_FIXED], record *m)
 {
-    unsigned char h[26], var[2 * 0xFFFF];
-    hl_status st = need(r, h, sizeof h, "a member's header");
+    unsigned char var[2 * 0xFFFF];
+    hl_status st = need(r, h + 4, LOCAL_FIXED - 4, "a member's header");
     if (st != HL_OK)
         return st;
     memset(m, 0, sizeof *m);
-    m->flags = rd16(h + 2);
-    m->method = rd16(h + 4);
-    m->crc = rd32(h + 10);
-    m->csize = rd32(h + 14);
-    m->usize = rd32(h + 18);
-    const size_t nlen = rd16(h + 22), xlen = rd16(h + 24);
+    zip_local l;
+    hl_zip_local_read(h, &l);
+    m->flags = l.flags;
+    m->method = l.method;
+    m->crc = l.crc;
+    m->csize = l.csize;
+    m->usize = l.usize;
+    const size_t nlen = l.nlen, xlen = l.xlen;
     if ((st = need(r, var, nlen + xlen, "a member's header")) != HL_OK)
         return st;
     if (memchr(var, '\0', nlen) || nlen >= sizeof m->name) {
@@ -339,18 +322,21 @@ static hl_status local_header(stream *r, record *m)
     }
     memcpy(m->name, var, nlen);
     memcpy(m->key, var, nlen >= 4 && !memcmp(var + nlen - 4, ".npy", 4) ? nlen - 4 : nlen);
-    m->zip64 = zip64_sizes(var + nlen, xlen, &m->usize, &m->csize);
+    uint64_t no_offset = 0; /* a local header has none */
+    if (hl_zip64_extra(var + nlen, xlen, &m->usize, &m->csize, &no_offset, &m->zip64) != HL_OK) {
+        member_error(r, m->key, "its header's extra field is malformed");
+        return HL_ERR_FORMAT;
+    }
     if (m->flags & FLAG_ENCRYPTED) {
-        npy_source_member_error(r->label, m->key, "encrypted", r->why, r->cap);
+        member_error(r, m->key, "encrypted");
         return HL_ERR_UNSUPPORTED;
     }
     if (m->method != 0 && m->method != 8) {
-        npy_source_member_error(r->label, m->key, "compressed by a method other than deflate",
-                                r->why, r->cap);
+        member_error(r, m->key, "compressed by a method other than deflate");
         return HL_ERR_UNSUPPORTED;
     }
     if (!(m->flags & FLAG_DESCRIPTOR) && m->method == 0 && m->csize != m->usize) {
-        npy_source_member_error(r->label, m->key, "stored with two different sizes", r->why, r->cap);
+        member_error(r, m->key, "stored with two different sizes");
         return HL_ERR_FORMAT;
     }
     return HL_OK;
@@ -396,8 +382,8 @@ static hl_status directory(stream *r, uint32_t sig)
 
 /* An archive: its members in order, the one wanted kept; then the central
  * directory and end records, which are read past. */
-static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], const char *want,
-                            unsigned flags)
+static hl_status stream_zip(stream *r, unsigned char head[LOCAL_FIXED], const char *want,
+                            unsigned char **buf, size_t *buf_len, char *member)
 {
     uint64_t records = 0;
     bool found = false;
@@ -405,7 +391,7 @@ static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], con
     uint32_t sig = rd32(head);
     while (st == HL_OK && sig == SIG_LOCAL) {
         record m;
-        if ((st = local_header(r, &m)) != HL_OK)
+        if ((st = local_header(r, head, &m)) != HL_OK)
             break;
         records++;
         /* a name listed twice: the last entry, as NumPy reads (hl_npz_find) */
@@ -416,37 +402,44 @@ static hl_status stream_zip(npy_source *s, stream *r, unsigned char head[4], con
         }
         unsigned char *npy = NULL;
         size_t len = 0;
-        if ((st = member_data(r, &m, keep, flags, &npy, &len)) != HL_OK)
+        if ((st = member_data(r, &m, keep, &npy, &len)) != HL_OK)
             break;
         if (keep) {
             found = true;
-            bigbuf_free(s->buf, s->buf_len); /* an earlier entry of the name */
-            s->buf = s->map = npy;
-            s->buf_len = s->map_len = len;
-            memcpy(s->member, m.key, sizeof s->member);
-            if ((st = npy_source_parse(s, npy, len, r->label, r->why, r->cap)) != HL_OK)
-                break;
+            keep_free(r, *buf, *buf_len); /* an earlier entry of the name */
+            *buf = npy;
+            *buf_len = len;
+            memcpy(member, m.key, HL_NPZ_NAME_MAX);
         }
-        unsigned char next[4];
-        if ((st = need(r, next, 4, "the archive")) == HL_OK)
-            sig = rd32(next);
+        if ((st = need(r, head, 4, "the archive")) == HL_OK)
+            sig = rd32(head);
     }
     if (st != HL_OK)
         return st;
     if (!found && (sig == SIG_CENTRAL || sig == SIG_END)) {
-        npy_source_member_error(r->label, want, want ? hl_strerror(HL_ERR_NOT_FOUND)
-                                : "the archive holds no array", r->why, r->cap);
+        member_error(r, want, want ? hl_strerror(HL_ERR_NOT_FOUND) : "the archive holds no array");
         return HL_ERR_NOT_FOUND;
     }
     return directory(r, sig);
 }
 
-hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsigned flags,
-                                 const char *label, char *why, size_t cap)
+hl_status hl_npz_stream_read(int fd, const char *label, const hl_npz_stream_options *opt,
+                             void **npy, size_t *len, char *member, char *why, size_t cap)
 {
-    memset(s, 0, sizeof *s);
-    stream r = {fd, label, why, cap};
-    unsigned char head[NPY_PREAMBLE];
+    if (npy)
+        *npy = NULL;
+    if (len)
+        *len = 0;
+    if (member)
+        member[0] = '\0';
+    if (!label || !npy || !len || !member || (!why && cap > 0))
+        return HL_ERR_NULL;
+    const hl_npz_stream_options none = {0};
+    stream r = {fd, label, why, cap, opt ? opt : &none};
+    const char *want = r.opt->member;
+    unsigned char head[LOCAL_FIXED];
+    unsigned char *buf = NULL;
+    size_t buf_len = 0;
     int64_t got = take(&r, head, 4);
     hl_status st = HL_OK;
     if (got < 0) {
@@ -458,14 +451,19 @@ hl_status npy_source_from_stream(npy_source *s, int fd, const char *member, unsi
         snprintf(why, cap, "%s: not a .npy file, nor an .npz archive (%" PRId64 " bytes)", label, got);
         st = HL_ERR_FORMAT;
     } else if (head[0] == 'P' && head[1] == 'K') {
-        st = stream_zip(s, &r, head, member, flags);
-    } else if (member) {
-        snprintf(why, cap, "%s: not an .npz archive: no member '%s' to read", label, member);
+        st = stream_zip(&r, head, want, &buf, &buf_len, member);
+    } else if (want) {
+        snprintf(why, cap, "%s: not an .npz archive: no member '%s' to read", label, want);
         st = HL_ERR_ARG;
     } else {
-        st = stream_npy(s, &r, head);
+        st = stream_npy(&r, head, &buf, &buf_len);
     }
-    if (st != HL_OK)
-        npy_source_close(s);
-    return st;
+    if (st != HL_OK) {
+        keep_free(&r, buf, buf_len);
+        member[0] = '\0';
+        return st;
+    }
+    *npy = buf;
+    *len = buf_len;
+    return HL_OK;
 }

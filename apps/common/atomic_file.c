@@ -1,10 +1,10 @@
-/* hyperlayout internal — the atomic writer as a stream, for the
- * applications: atomic replacement of regular files (atomic.c's temporary,
- * permissions, commit step and table of live temporaries), write-through
- * to everything else, and the opt-in signal handlers. */
+/* The atomic writer as a stream, for the applications (atomic_file.h):
+ * atomic replacement of regular files (the library's temporary,
+ * permissions, commit step and table of live temporaries, src/io/atomic.c),
+ * write-through to everything else, and the opt-in signal handlers. */
 #define _GNU_SOURCE /* mkstemp, fsync, fchmod, fdopen, posix_fallocate */
 
-#include "io/atomic.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
