@@ -8,6 +8,7 @@
 #include "copy.h"
 #include "inplace.h"
 #include "core/threads.h"
+#include "hyperlayout/expert.h"
 
 typedef struct {
     hl_copy *copy;       /* NULL: out of place cell by cell */
@@ -118,11 +119,18 @@ static size_t cpu_describe(const hl_ir *ir, const void *state, int threads, char
         const int n = hl_inplace_passes(s->inplace);
         used += hl_appendf(buf, size, used, " %d pass%s\n", n, n == 1 ? "" : "es");
         used += hl_inplace_describe(s->inplace, buf, size, used);
-    } else if (ir->lowered && ir->nsteps > 1) /* composed: plan_stages.c runs it so */
+    } else if (ir->lowered && ir->nsteps > 1) /* composed: plan_composed.c runs it so */
         used += hl_appendf(buf, size, used, " through the plan's scratch (above)\n");
     else
         used += hl_appendf(buf, size, used, " cell cycles (serial)\n");
     return used;
+}
+
+/* A bad HL_ISA is planning's error, not a level quietly chosen in its
+ * place. */
+static hl_status cpu_usable(void)
+{
+    return hl_isa_usable() == HL_OK ? HL_OK : HL_ERR_ISA;
 }
 
 const hl_executor hl_cpu_executor = {
@@ -134,4 +142,9 @@ const hl_executor hl_cpu_executor = {
     .destroy = cpu_destroy,
     .in_place_by_passes = cpu_in_place_by_passes,
     .describe = cpu_describe,
+    .usable = cpu_usable,
+    .shares = true,          /* hl_execute_share: a share of cells */
+    .ranges = true,          /* cpu_prepare keeps no copy of the whole then */
+    .stages_in_place = true, /* any bijection, by passes where it has them */
+    .concurrent = true,      /* hl_execute from any number of threads */
 };

@@ -17,7 +17,7 @@
 // one launch for thousands of small boxes (a shift's or a crinkle's edges)
 // instead of a launch each.
 //
-// Plans of several stages (plan_stages.c) run stage by stage on the stream,
+// Plans of several stages (plan_staged.c) run stage by stage on the stream,
 // each stage prepared here, through device scratch made at prepare; in
 // place, an odd count of stages ends with a device-to-device copy.
 //
@@ -505,7 +505,7 @@ size_t cuda_describe(const hl_ir *ir, const void *state, int threads, char *buf,
 
 extern "C" {
 
-// Scratch of plans of several stages (plan_stages.c): device memory on the
+// Scratch of plans of several stages (plan_staged.c): device memory on the
 // current device, and a copy within it on the run's stream.
 void *cuda_scratch_alloc(size_t bytes)
 {
@@ -527,9 +527,15 @@ hl_status cuda_copy(void *dst, const void *src, size_t bytes, const hl_exec_ctx 
                : HL_ERR_DEVICE;
 }
 
+// The table's row (src/plan/executors.c declares it): always usable (no
+// device is refused when preparing), no shares of a run or output ranges
+// (team 0 is a whole run, of the whole pass), no stage in place, one run
+// at a time on the caller's stream.
+extern const hl_executor hl_cuda_executor;
 const hl_executor hl_cuda_executor = {
     "cuda", false, cuda_applicable, cuda_prepare, cuda_run, cuda_destroy, cuda_describe,
     cuda_scratch_alloc, cuda_scratch_free, cuda_copy, nullptr,
+    nullptr, false, false, false, false,
 };
 
 int hl_cuda_devices(void)

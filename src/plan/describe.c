@@ -1,5 +1,7 @@
 /* hyperlayout — hl_plan_describe: what planning produced and what each
- * prepared executor chose, as text (FFTW's fftw_print_plan). */
+ * prepared executor chose, as text (FFTW's fftw_print_plan): the problem
+ * and the steps here, then what the plan's kind says of itself, with the
+ * helpers here that the kinds share. */
 #include <inttypes.h>
 
 #include "plan_internal.h"
@@ -12,8 +14,7 @@ static size_t describe_layout(const hl_layout *lay, char *buf, size_t size, size
     return n > 0 ? (size_t)n : 0;
 }
 
-/* What p's executors chose. */
-static size_t describe_executors(const hl_plan *p, char *buf, size_t size, size_t used)
+size_t hl_describe_executors(const hl_plan *p, char *buf, size_t size, size_t used)
 {
     const size_t start = used;
     for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
@@ -24,41 +25,32 @@ static size_t describe_executors(const hl_plan *p, char *buf, size_t size, size_
     return used - start;
 }
 
-/* p's output ranges (hl_plan_options.range): how many, and the first's
- * solvers as an example of all. */
-static size_t describe_ranges(const hl_plan *p, char *buf, size_t size, size_t used)
+size_t hl_describe_stage_line(const hl_plan *q, int i, int step, char *buf, size_t size,
+                              size_t used)
 {
-    if (p->nranges == 0)
-        return 0;
-    const size_t start = used;
-    used += hl_appendf(buf, size, used,
-                       "  output in %d range%s of %" PRId64 " elements, each planned with the "
-                       "plan; range 0 of %" PRId64 " box%s:\n",
-                       p->nranges, p->nranges == 1 ? "" : "s", p->opt.range,
-                       p->ranges[0]->ir.nboxes, p->ranges[0]->ir.nboxes == 1 ? "" : "es");
-    used += describe_executors(p->ranges[0], buf, size, used);
-    return used - start;
+    if (q->ir.lowered && q->ir.nsteps > 1) /* steps composed into one pass (plan_stages.c) */
+        return hl_appendf(buf, size, used,
+                          "  stage %d: steps %d-%d composed, lowered to %" PRId64 " box%s\n", i,
+                          step, step + q->ir.nsteps - 1, q->ir.nboxes,
+                          q->ir.nboxes == 1 ? "" : "es");
+    if (q->ir.lowered)
+        return hl_appendf(buf, size, used, "  stage %d: step %d, lowered to %" PRId64 " box%s\n", i,
+                          step, q->ir.nboxes, q->ir.nboxes == 1 ? "" : "es");
+    return hl_appendf(buf, size, used, "  stage %d: step %d, no affine boxes within the limit, "
+                      "cell by cell\n", i, step);
 }
 
-/* Stage i of a plan: its boxes and what its executors chose. */
-static size_t describe_stage(const hl_plan *q, int i, int step, char *buf, size_t size,
-                             size_t used)
+size_t hl_describe_lowering(const hl_plan *p, char *buf, size_t size, size_t used)
 {
-    const size_t start = used;
-    if (q->ir.lowered && q->ir.nsteps > 1) /* steps composed into one pass (plan_stages.c) */
-        used += hl_appendf(buf, size, used,
-                           "  stage %d: steps %d-%d composed, lowered to %" PRId64 " box%s\n", i,
-                           step, step + q->ir.nsteps - 1, q->ir.nboxes,
-                           q->ir.nboxes == 1 ? "" : "es");
-    else if (q->ir.lowered)
-        used += hl_appendf(buf, size, used, "  stage %d: step %d, lowered to %" PRId64 " box%s\n", i,
-                           step, q->ir.nboxes, q->ir.nboxes == 1 ? "" : "es");
-    else
-        used += hl_appendf(buf, size, used, "  stage %d: step %d, no affine boxes within the limit, "
-                           "cell by cell\n", i, step);
-    used += describe_executors(q, buf, size, used);
-    used += describe_ranges(q, buf, size, used);
-    return used - start;
+    const hl_ir *ir = &p->ir;
+    if (ir->lowered)
+        return hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,
+                          ir->nboxes == 1 ? "" : "es");
+    if (p->opt.reference)
+        return hl_appendf(buf, size, used, "  not lowered: reference mode, cell by cell\n");
+    return hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
+                      ir->nsteps > 1 ? "a chain whose steps do not fold"
+                                     : "no affine boxes within the limit");
 }
 
 hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *length)
@@ -86,35 +78,8 @@ hl_status hl_plan_describe(const hl_plan *p, char *buf, size_t size, size_t *len
         used += describe_layout(&ir->steps[j].dst, buf, size, used);
         used += hl_appendf(buf, size, used, "\n");
     }
-    if (p->nstages > 0) {
-        used += hl_appendf(buf, size, used,
-                           "  %d stages, one pass each (a step each, or steps composed), "
-                           "through %d scratch buffer%s of %" PRId64 " bytes%s\n",
-                           p->nstages, p->nscratch, p->nscratch == 1 ? "" : "s", p->scratch_bytes,
-                           hl_plan_scratch_lent(p) ? " (the caller's)" : "");
-        for (int i = 0, step = 0; i < p->nstages; step += p->stages[i]->ir.nsteps, i++)
-            used += describe_stage(p->stages[i], i, step, buf, size, used);
-        if (length)
-            *length = used;
-        return used < size ? HL_OK : HL_ERR_BUFFER;
-    }
-    if (ir->lowered)
-        used += hl_appendf(buf, size, used, "  lowered to %" PRId64 " box%s\n", ir->nboxes,
-                           ir->nboxes == 1 ? "" : "es");
-    else if (p->opt.reference)
-        used += hl_appendf(buf, size, used, "  not lowered: reference mode, cell by cell\n");
-    else
-        used += hl_appendf(buf, size, used, "  not lowered: %s, cell by cell\n",
-                           ir->nsteps > 1 ? "a chain whose steps do not fold"
-                                          : "no affine boxes within the limit");
-    if (ir->lowered && ir->nsteps > 1)
-        used += hl_appendf(buf, size, used,
-                           "  %d steps composed into one pass of boxes%s\n", ir->nsteps,
-                           p->scratch && ir->in_place
-                               ? "; in place: the boxes into scratch, then a copy back"
-                               : "");
-    used += describe_executors(p, buf, size, used);
-    used += describe_ranges(p, buf, size, used);
+    /* what the plan's kind does with them */
+    used += p->kind->describe(p, p->data, -1, 0, buf, size, used);
     if (length)
         *length = used;
     return used < size ? HL_OK : HL_ERR_BUFFER;

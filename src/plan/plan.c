@@ -3,9 +3,11 @@
  * A plan is a chain of steps, each a pair of layouts (src, dst) over the
  * same logical extents.  Planning folds the chain where the layouts allow,
  * lowers it to the IR (ir.h: boxes, in-place passes, or the steps kept for
- * the cell-by-cell solvers) and has every eager executor (executor.h)
- * prepare its state.  Execution hands the IR to an executor: nothing here
- * knows how a box is copied. */
+ * the cell-by-cell solvers), makes it a plan of its kind (plan_internal.h:
+ * one pass, stages, output ranges) and has every eager executor
+ * (executor.h) prepare its state.  Execution (execute.c) hands the plan to
+ * its kind and the IR to an executor: nothing here knows how a box is
+ * copied, nor which executor copies it. */
 #include "hyperlayout/plan.h"
 #include "hyperlayout/expert.h"
 
@@ -25,10 +27,14 @@
  * them (threads.h), and describing the plan says which that is. */
 static hl_status check_options(const hl_plan_options *opt)
 {
-    /* the CPU executor is prepared with every plan: a bad HL_ISA is an
-     * error here, not a level quietly chosen in its place */
-    if (hl_isa_usable() != HL_OK)
-        return HL_ERR_ISA;
+    /* the eager executors are prepared with every plan: one that cannot
+     * run here (the CPU's bad HL_ISA) is an error of planning */
+    for (int j = 0; hl_executors[j]; j++) {
+        const hl_executor *e = hl_executors[j];
+        const hl_status st = e->eager && e->usable ? e->usable() : HL_OK;
+        if (st != HL_OK)
+            return st;
+    }
     if (opt && opt->effort != HL_EFFORT_ESTIMATE && opt->effort != HL_EFFORT_MEASURE)
         return HL_ERR_ARG;
     return opt && (opt->threads < 0 || opt->range < 0) ? HL_ERR_ARG : HL_OK;
@@ -39,42 +45,21 @@ static hl_plan_options options_of(const hl_plan_options *opt)
     return opt ? *opt : (hl_plan_options){0};
 }
 
-int64_t hl_executor_index(const hl_executor *e)
-{
-    for (int64_t j = 0; hl_executors[j]; j++)
-        if (hl_executors[j] == e)
-            return j;
-    return -1;
-}
-
-hl_status hl_plan_prepare_executor(hl_plan *p, const hl_executor *e)
-{
-    const int64_t j = hl_executor_index(e);
-    if (j < 0 || j >= HL_MAX_EXECUTORS)
-        return HL_ERR_UNSUPPORTED;
-    /* the stages, and the whole where it applies (shares of runs); a chain
-     * composed into one pass: its boxes, and the scratch it runs in place
-     * through (plan_stages.c) */
-    if (p->nstages > 0 || p->scratch) {
-        const hl_status st = hl_plan_prepare_stages(p, e);
-        if (st != HL_OK || !e->applicable(&p->ir))
-            return st;
-    } else if (!e->applicable(&p->ir)) {
-        return HL_ERR_UNSUPPORTED;
-    }
-    return p->exec[j] ? HL_OK : e->prepare(&p->ir, &p->opt, &p->exec[j]);
-}
-
-/* Prepares every eager executor that applies (to the stages, where there
- * are stages). */
+/* Prepares every eager executor that applies (to the parts, where the
+ * kind runs by parts). */
 static hl_status prepare_executors(hl_plan *p)
 {
     hl_status st = HL_OK;
     for (int j = 0; hl_executors[j] && st == HL_OK; j++)
-        if (hl_executors[j]->eager && (p->nstages > 0 || hl_executors[j]->applicable(&p->ir)))
+        if (hl_executors[j]->eager && (p->kind->by_parts || hl_executors[j]->applicable(&p->ir)))
             st = hl_plan_prepare_executor(p, hl_executors[j]);
     return st;
 }
+
+static hl_status plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt);
+
+/* What the kinds plan their children with (plan_internal.h). */
+static const hl_planner planner = {plan_unprepared, hl_plan_compose, hl_plan_from_boxes};
 
 /* The IR of a chain: spans, whether it runs in place, the in-place passes
  * and the boxes (single steps: a chain runs as stages, or composed). */
@@ -109,19 +94,22 @@ static hl_status plan_finish(hl_plan *p)
             return st;
     }
     if (ir->nsteps > 1 && !p->opt.reference) {
-        hl_status st = hl_plan_make_stages(p);
+        hl_status st = hl_plan_make_stages(p, &planner);
         if (st != HL_OK)
             return st;
     }
     if (p->opt.range > 0 && ir->lowered) {
-        hl_status st = hl_plan_make_ranges(p);
+        hl_status st = hl_plan_make_ranges(p, &planner);
         if (st != HL_OK)
             return st;
     }
     return HL_OK;
 }
 
-hl_status hl_plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
+/* Plans pr, which the plan takes (destroyed on failure), without preparing
+ * any executor: for the stages of a plan, which its own preparation
+ * prepares once it has decided which stages stay (plan_stages.c). */
+static hl_status plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
 {
     hl_status st = check_options(opt);
     hl_plan *p = st == HL_OK ? calloc(1, sizeof *p) : NULL;
@@ -134,6 +122,7 @@ hl_status hl_plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_optio
         hl_problem_destroy(pr);
         return st;
     }
+    p->kind = &hl_plan_single;
     p->problem = pr;
     p->opt = options_of(opt);
     /* fold steps where the layouts allow and the boxes stay, so that chains
@@ -155,7 +144,7 @@ hl_status hl_plan_unprepared(hl_plan **plan, hl_problem *pr, const hl_plan_optio
  * eager executors. */
 static hl_status plan_take(hl_plan **plan, hl_problem *pr, const hl_plan_options *opt)
 {
-    hl_status st = hl_plan_unprepared(plan, pr, opt);
+    hl_status st = plan_unprepared(plan, pr, opt);
     if (st == HL_OK && (st = prepare_executors(*plan)) != HL_OK) {
         hl_plan_destroy(*plan);
         *plan = NULL;
@@ -181,8 +170,6 @@ hl_status hl_plan_problem(hl_plan **plan, const hl_problem *pr, const hl_plan_op
     const hl_status st = hl_problem_copy(&copy, pr);
     return plan_built(plan, st, copy, opt);
 }
-
-const hl_problem *hl_plan_get_problem(const hl_plan *p) { return p ? p->problem : NULL; }
 
 hl_status hl_plan_create(hl_plan **plan, const hl_layout *src, const hl_layout *dst,
                          int64_t elem_size, const hl_plan_options *opt)
@@ -322,6 +309,7 @@ hl_status hl_plan_from_boxes(hl_plan **plan, const hl_box *boxes, int64_t nboxes
     hl_plan *p = calloc(1, sizeof *p);
     if (!p)
         return HL_ERR_NOMEM;
+    p->kind = &hl_plan_single;
     if ((st = hl_ir_pack_boxes(&p->ir, boxes, nboxes)) != HL_OK) {
         hl_plan_destroy(p);
         return st;
@@ -357,105 +345,21 @@ hl_status hl_plan_inverse(hl_plan **inverse, const hl_plan *q)
     return plan_built(inverse, st, pr, &opt);
 }
 
-void hl_plan_destroy(hl_plan *p)
+hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
+                               const hl_plan_options *opt)
 {
-    if (!p)
-        return;
-    for (int j = 0; hl_executors[j] && j < HL_MAX_EXECUTORS; j++)
-        if (p->exec[j])
-            hl_executors[j]->destroy(p->exec[j]);
-    hl_plan_free_stages(p);
-    for (int r = 0; r < p->nranges; r++)
-        hl_plan_destroy(p->ranges[r]);
-    free(p->ranges);
-    hl_ir_free(&p->ir);
-    hl_problem_destroy(p->problem);
-    free(p);
-}
-
-int64_t hl_plan_in_span(const hl_plan *p) { return p->ir.in_span; }
-int64_t hl_plan_out_span(const hl_plan *p) { return p->ir.out_span; }
-int64_t hl_plan_elem_size(const hl_plan *p) { return p->ir.elem_size; }
-const hl_shape *hl_plan_out_shape(const hl_plan *p) { return &p->out_shape; }
-int64_t hl_plan_boxes(const hl_plan *p) { return p->ir.lowered ? p->ir.nboxes : 0; }
-int hl_plan_stages(const hl_plan *p) { return p && p->nstages > 0 ? p->nstages : 1; }
-
-const hl_plan *hl_plan_stage(const hl_plan *p, int i)
-{
-    if (!p || i < 0 || i >= hl_plan_stages(p))
-        return NULL;
-    return p->nstages > 0 ? p->stages[i] : p;
-}
-
-/* ---- execution ----------------------------------------------------------- */
-
-/* Whether the bytes the plan reads, [in, in + in_span * elem), and those it
- * writes, [out, out + out_span * elem), share any byte.  Partly overlapping
- * buffers would have the engine read cells it has already overwritten (and
- * differently for every thread count), so they are refused rather than run.
- * Compared as integers: relational operators on pointers into different
- * objects are undefined in C.  The byte counts fit: the plan checked them. */
-static bool buffers_overlap(const hl_plan *p, const void *in, const void *out)
-{
-    const uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
-    const uintptr_t na = (uintptr_t)(p->ir.in_span * p->ir.elem_size);
-    const uintptr_t nb = (uintptr_t)(p->ir.out_span * p->ir.elem_size);
-    return na > 0 && nb > 0 && a < b + nb && b < a + na;
-}
-
-hl_status hl_plan_run(const hl_plan *p, const hl_executor *e, const void *in, void *out,
-                      const hl_exec_ctx *ctx)
-{
-    if (!p || !in || !out)
+    if (!range || !p)
         return HL_ERR_NULL;
-    if (in == out && !p->ir.in_place)
-        return HL_ERR_IN_PLACE;
-    if (in != out && buffers_overlap(p, in, out))
-        return HL_ERR_OVERLAP;
-    /* stages need every share of one before the next: a whole run (a
-     * share of a run, hl_execute_share, goes cell by cell) */
-    const bool staged = p->nstages > 0 || (p->scratch && in == out); /* composed, in place */
-    if (staged && (e != &hl_cpu_executor || ctx->team > 0))
-        return hl_plan_run_stages(p, e, in, out, ctx);
-    /* the CPU keeps no state of the whole where the ranges have theirs */
-    if (p->nranges > 0 && in != out && e == &hl_cpu_executor) {
-        hl_status st = HL_OK;
-        const int64_t es = p->ir.elem_size;
-        for (int r = 0; r < p->nranges && st == HL_OK; r++)
-            st = hl_plan_run(p->ranges[r], e, in, (char *)out + r * p->opt.range * es, ctx);
-        return st;
-    }
-    const int64_t j = hl_executor_index(e);
-    if (j < 0 || j >= HL_MAX_EXECUTORS || !p->exec[j])
+    *range = NULL;
+    if (first < 0 || count < 1 || first > p->ir.out_span - count)
+        return HL_ERR_RANGE;
+    if (!p->ir.lowered)
         return HL_ERR_UNSUPPORTED;
-    return e->run(&p->ir, p->exec[j], in, out, ctx);
-}
-
-hl_status hl_execute(const hl_plan *p, const void *in, void *out)
-{
-    if (!p)
-        return HL_ERR_NULL;
-    /* never a team the process cannot start: libgomp would end it */
-    const hl_exec_ctx ctx = {hl_threads_usable(p->opt.threads), 0, 1, NULL};
-    return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
-}
-
-hl_status hl_execute_within(const hl_plan *p, void *buf)
-{
-    if (!p || !buf)
-        return HL_ERR_NULL;
-    const int64_t j = hl_executor_index(&hl_cpu_executor);
-    if (p->nstages > 0 || p->nranges > 0 || p->ir.in_place || j < 0 || j >= HL_MAX_EXECUTORS ||
-        !p->exec[j])
-        return HL_ERR_UNSUPPORTED;
-    const hl_exec_ctx ctx = {0, 0, 1, NULL};
-    return hl_cpu_executor.run(&p->ir, p->exec[j], buf, buf, &ctx);
-}
-
-hl_status hl_execute_share(const hl_plan *p, const void *in, void *out, int share, int shares)
-{
-    if (shares < 1 || share < 0 || share >= shares)
-        return HL_ERR_ARG;
-    const hl_exec_ctx ctx = {0, share, shares, NULL};
-    return hl_plan_run(p, &hl_cpu_executor, in, out, &ctx);
+    hl_box *boxes = NULL;
+    int64_t n = 0;
+    hl_status st = hl_plan_cut_boxes(p, first, count, &boxes, &n);
+    if (st == HL_OK)
+        st = hl_plan_from_boxes(range, boxes, n, p->ir.elem_size, p->ir.in_span, count, opt);
+    free(boxes);
+    return st;
 }

@@ -1,7 +1,9 @@
-/* hyperlayout — the plan of one range of a plan's output:
- * its boxes cut to the range, so that a big output can be produced slab by
- * slab through a small buffer (the CLI writes files this way, keeping its
- * memory at the input plus one slab). */
+/* hyperlayout — plans of ranges of a plan's output: its boxes cut to a
+ * range, so that a big output can be produced slab by slab through a small
+ * buffer (the CLI writes files this way, keeping its memory at the input
+ * plus one slab); and the plan kind of a plan planned with its output's
+ * ranges (hl_plan_options.range), a child plan each. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,9 +107,8 @@ static hl_status cut(cut_list *c, const hl_box *b)
     return st;
 }
 
-/* The plan of p's boxes cut to output [first, first + count). */
-static hl_status plan_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
-                           const hl_plan_options *opt)
+hl_status hl_plan_cut_boxes(const hl_plan *p, int64_t first, int64_t count, hl_box **boxes,
+                            int64_t *n)
 {
     cut_list c = {NULL, 0, 0, first, first + count};
     hl_box b;
@@ -116,59 +117,155 @@ static hl_status plan_range(hl_plan **range, const hl_plan *p, int64_t first, in
         hl_ir_box(&p->ir, i, &b);
         st = cut(&c, &b);
     }
-    if (st == HL_OK)
-        st = hl_plan_from_boxes(range, c.boxes, c.n, p->ir.elem_size, p->ir.in_span, count, opt);
-    free(c.boxes);
+    if (st != HL_OK) {
+        free(c.boxes);
+        return st;
+    }
+    *boxes = c.boxes;
+    *n = c.n;
+    return HL_OK;
+}
+
+/* ---- the plan kind of output ranges ---------------------------------------- */
+
+/* Over the kind p had (a single or composed pass), which runs it in place,
+ * in shares, or with an executor that runs the whole pass. */
+typedef struct {
+    const hl_plan_kind *inner;
+    void *inner_data;
+    int nranges;
+    hl_plan **ranges;
+} ranged;
+
+static hl_status ranged_prepare(hl_plan *p, void *data, const hl_executor *e, int64_t j)
+{
+    const ranged *d = data;
+    return d->inner->prepare(p, d->inner_data, e, j);
+}
+
+static hl_status ranged_run(const hl_plan *p, void *data, const hl_executor *e, const void *in,
+                            void *out, const hl_exec_ctx *ctx)
+{
+    const ranged *d = data;
+    if (!e->ranges || in == out) /* e's state of the whole does it */
+        return d->inner->run(p, d->inner_data, e, in, out, ctx);
+    hl_status st = HL_OK;
+    const int64_t es = p->ir.elem_size;
+    for (int r = 0; r < d->nranges && st == HL_OK; r++)
+        st = hl_plan_run(d->ranges[r], e, in, (char *)out + r * p->opt.range * es, ctx);
     return st;
 }
 
-hl_status hl_plan_output_range(hl_plan **range, const hl_plan *p, int64_t first, int64_t count,
-                               const hl_plan_options *opt)
+/* The inner kind's text, then how many ranges and the first's solvers as
+ * an example of all. */
+static size_t ranged_describe(const hl_plan *p, const void *data, int stage, int step, char *buf,
+                              size_t size, size_t used)
 {
-    if (!range || !p)
-        return HL_ERR_NULL;
-    *range = NULL;
-    if (first < 0 || count < 1 || first > p->ir.out_span - count)
-        return HL_ERR_RANGE;
-    if (!p->ir.lowered)
-        return HL_ERR_UNSUPPORTED;
-    return plan_range(range, p, first, count, opt);
+    const ranged *d = data;
+    const size_t start = used;
+    used += d->inner->describe(p, d->inner_data, stage, step, buf, size, used);
+    const hl_plan *first = d->ranges[0];
+    used += hl_appendf(buf, size, used,
+                       "  output in %d range%s of %" PRId64 " elements, each planned with the "
+                       "plan; range 0 of %" PRId64 " box%s:\n",
+                       d->nranges, d->nranges == 1 ? "" : "s", p->opt.range, first->ir.nboxes,
+                       first->ir.nboxes == 1 ? "" : "es");
+    used += hl_describe_executors(first, buf, size, used);
+    return used - start;
 }
 
-hl_status hl_plan_make_ranges(hl_plan *p)
+static bool ranged_fast_in_place(const hl_plan *p, const void *data, const hl_executor *e)
+{
+    const ranged *d = data;
+    return d->inner->fast_in_place(p, d->inner_data, e);
+}
+
+static int64_t ranged_scratch_bytes(const hl_plan *p, const void *data)
+{
+    const ranged *d = data;
+    return d->inner->scratch_bytes ? d->inner->scratch_bytes(p, d->inner_data) : 0;
+}
+
+static void ranged_destroy(void *data)
+{
+    ranged *d = data;
+    for (int r = 0; r < d->nranges; r++)
+        hl_plan_destroy(d->ranges[r]);
+    free(d->ranges);
+    if (d->inner->destroy)
+        d->inner->destroy(d->inner_data);
+    free(d);
+}
+
+static const hl_plan_kind ranged_kind = {
+    .name = "ranged",
+    .by_parts = false,
+    .whole = false,
+    .prepare = ranged_prepare,
+    .run = ranged_run,
+    .describe = ranged_describe,
+    .fast_in_place = ranged_fast_in_place,
+    .scratch_bytes = ranged_scratch_bytes,
+    .destroy = ranged_destroy,
+};
+
+hl_status hl_plan_make_ranges(hl_plan *p, const hl_planner *planner)
 {
     const int64_t range = p->opt.range, n = p->ir.out_span;
     const int64_t k = n > 0 ? (n - 1) / range + 1 : 0;
     if (k > HL_PLAN_MAX_BOXES)
         return HL_ERR_ARG; /* ranges too small to be worth a plan each */
-    p->ranges = calloc((size_t)(k > 0 ? k : 1), sizeof *p->ranges);
-    if (!p->ranges)
+    if (k == 0)
+        return HL_OK; /* no output: nothing to cut */
+    ranged *d = calloc(1, sizeof *d);
+    if (!d || !(d->ranges = calloc((size_t)(k > 0 ? k : 1), sizeof *d->ranges))) {
+        free(d);
         return HL_ERR_NOMEM;
+    }
     hl_plan_options o = p->opt;
     o.range = 0;
-    for (int64_t r = 0; r < k; r++) {
-        const int64_t first = r * range;
-        const hl_status st = plan_range(&p->ranges[r], p, first, first + range <= n ? range : n - first,
-                                       &o);
-        if (st != HL_OK)
-            return st;
-        p->nranges = (int)r + 1;
+    hl_status st = HL_OK;
+    for (int64_t r = 0; r < k && st == HL_OK; r++) {
+        const int64_t first = r * range, count = first + range <= n ? range : n - first;
+        hl_box *boxes = NULL;
+        int64_t nboxes = 0;
+        st = hl_plan_cut_boxes(p, first, count, &boxes, &nboxes);
+        if (st == HL_OK)
+            st = planner->boxes(&d->ranges[r], boxes, nboxes, p->ir.elem_size, p->ir.in_span,
+                                count, &o);
+        free(boxes);
+        if (st == HL_OK)
+            d->nranges = (int)r + 1;
     }
+    d->inner = p->kind;
+    d->inner_data = p->data;
+    if (st != HL_OK) {
+        d->inner = &hl_plan_single; /* p keeps its data */
+        d->inner_data = NULL;
+        ranged_destroy(d);
+        return st;
+    }
+    p->kind = &ranged_kind;
+    p->data = d;
     return HL_OK;
 }
 
-int hl_plan_ranges(const hl_plan *p) { return p ? p->nranges : 0; }
+int hl_plan_ranges(const hl_plan *p)
+{
+    return p && p->kind == &ranged_kind ? ((const ranged *)p->data)->nranges : 0;
+}
 
 const hl_plan *hl_plan_range(const hl_plan *p, int i, int64_t *first, int64_t *count)
 {
-    if (!p || i < 0 || i >= p->nranges)
+    if (!p || i < 0 || i >= hl_plan_ranges(p))
         return NULL;
+    const hl_plan *q = ((const ranged *)p->data)->ranges[i];
     const int64_t at = (int64_t)i * p->opt.range;
     if (first)
         *first = at;
     if (count)
-        *count = p->ranges[i]->ir.out_span;
-    return p->ranges[i];
+        *count = q->ir.out_span;
+    return q;
 }
 
 /* Pages of one box's reads: its digits by increasing input stride, each

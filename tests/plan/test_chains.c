@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,10 +283,69 @@ static void test_random_chains(void **state)
                   (long long)in_place);
 }
 
+/* Plans that run through scratch (staged, and composed in place) run from
+ * several threads at once: a run that finds the plan's scratch taken uses
+ * scratch of its own (plan_staged.c, scratch.c), and every run's output
+ * equals the reference, out of place and in place. */
+static void test_concurrent_scratch(void **state)
+{
+    (void)state;
+    enum { THREADS = 6, ROUNDS = 8 };
+    /* two staged, two composed into one pass (on this shape, at estimate) */
+    const char *chains[] = {"tile:8,8 shift:3,77", "morton permute:1,0", "tile:8,8 permute:1,0",
+                            "tile:8,8 untile:4,4"};
+    hl_shape s;
+    assert_int_equal(hl_shape_parse(&s, "[64,128,uint32]"), HL_OK);
+    const hl_plan_options one = {1, false}, ref = {1, true};
+    int staged = 0, through_scratch = 0;
+    for (size_t c = 0; c < sizeof chains / sizeof *chains; c++) {
+        char why[256];
+        hl_plan *p, *pr;
+        if (hl_plan_ops(&p, &s, chains[c], 0, &one, why, sizeof why) != HL_OK)
+            fail_msg("planning '%s': %s", chains[c], why);
+        assert_int_equal(hl_plan_ops(&pr, &s, chains[c], 0, &ref, why, sizeof why), HL_OK);
+        staged += hl_plan_stages(p) > 1;
+        through_scratch += hl_plan_scratch_bytes(p) > 0;
+        const int64_t n = hl_plan_in_span(p);
+        assert_int_equal(hl_plan_out_span(p), n);
+        uint32_t *in = malloc((size_t)n * 4), *want = malloc((size_t)n * 4);
+        uint32_t *got = malloc((size_t)THREADS * (size_t)n * 4);
+        assert_non_null(in);
+        assert_non_null(want);
+        assert_non_null(got);
+        for (int64_t i = 0; i < n; i++)
+            in[i] = (uint32_t)i * 2654435761u;
+        assert_int_equal(hl_execute(pr, in, want), HL_OK);
+        int bad = 0;
+#pragma omp parallel num_threads(THREADS) reduction(+ : bad)
+        {
+            uint32_t *mine = got + (size_t)omp_get_thread_num() * (size_t)n;
+            for (int r = 0; r < ROUNDS; r++) {
+                memset(mine, 0, (size_t)n * 4);
+                bad += hl_execute(p, in, mine) != HL_OK || memcmp(mine, want, (size_t)n * 4) != 0;
+                memcpy(mine, in, (size_t)n * 4);
+                bad += hl_execute(p, mine, mine) != HL_OK || memcmp(mine, want, (size_t)n * 4) != 0;
+            }
+        }
+        if (bad)
+            fail_msg("'%s': %d of %d concurrent runs differ from the reference", chains[c], bad,
+                     THREADS * ROUNDS * 2);
+        free(in);
+        free(want);
+        free(got);
+        hl_plan_destroy(p);
+        hl_plan_destroy(pr);
+    }
+    /* the chains are meant to cover both kinds of plans with scratch */
+    assert_true(staged > 0);
+    assert_true(through_scratch > staged);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_chains),
+        cmocka_unit_test(test_concurrent_scratch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
