@@ -1,5 +1,5 @@
 /* hyperlayout internal — a file replaced atomically in one call (temporary
- * file, fsync, rename), and the steps the stream form (atomic_stream.c)
+ * file, fsync, rename), and the steps the stream form (apps/common/atomic_file.c)
  * shares with it.  Plain file descriptors: the library writes whole buffers
  * and needs no stream. */
 #define _GNU_SOURCE /* mkstemp, fsync, fchmod, copy_file_range, renameat2 */

@@ -1,5 +1,5 @@
-/* hyperlayout internal — the HDF5 helpers that the MPI part (src/mpi/darray_h5.c)
- * shares with src/io/h5.c.  Only with HDF5 (HL_HAVE_HDF5). */
+/* hyperlayout internal — the HDF5 helpers that the files of src/io/h5*.c
+ * and the MPI part (src/mpi/darray_h5.c) share.  Only with HDF5 (HL_HAVE_HDF5). */
 #ifndef HYPERLAYOUT_H5_INTERNAL_H
 #define HYPERLAYOUT_H5_INTERNAL_H
 

@@ -1,5 +1,5 @@
 /* hyperlayout internal — a plan seen as a map of cells, for layers that
- * place cells themselves (the MPI redistribution, src/mpi/redist.c)
+ * place cells themselves (the MPI redistribution, src/mpi/redist_plan_cells.c)
  * without reading the planner's internals (plan_internal.h). */
 #ifndef HYPERLAYOUT_PLAN_CELLS_H
 #define HYPERLAYOUT_PLAN_CELLS_H

@@ -1,5 +1,5 @@
 /* In-place passes of consecutive dimensions fused into one walk
- * (src/cpu/inplace.c, fuse_passes): flips, shifts and crinkles of several
+ * (src/cpu/inplace_fused.c, fuse_passes): flips, shifts and crinkles of several
  * dimensions, with and without dimension 0's gather of each row, on random
  * and chosen shapes, element sizes 1 to 16, 1-4 threads and shares of
  * hl_execute_share: the array permuted in place equals the plan run out of
