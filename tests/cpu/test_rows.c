@@ -30,9 +30,12 @@ typedef struct {
     hl_strided_fn *fn;
 } level;
 
+/* the levels with a strided kernel that this CPU runs (none on aarch64:
+ * NEON has no strided row kernel) */
 static int levels(level *l)
 {
     int n = 0;
+    (void)l;
 #if defined(__x86_64__) || defined(__i386__)
     l[n++] = (level){"sse2", hl_strided_sse2};
     if (__builtin_cpu_supports("avx2"))
